@@ -1,0 +1,100 @@
+#include "client/solve_command.h"
+
+#include <chrono>
+#include <memory>
+
+#include "core/strings.h"
+#include "core/live_solver.h"
+#include "core/registry.h"
+#include "google/protobuf/struct.pb.h"
+#include "proto/wire.h"
+
+namespace puzzledb {
+namespace {
+
+std::string ErrorJson(int case_number, std::string_view message) {
+  google::protobuf::Struct object;
+  (*object.mutable_fields())["id"].set_string_value(std::to_string(case_number));
+  (*object.mutable_fields())["error"].set_string_value(std::string(message));
+  return ToJsonLine(object);
+}
+
+template <PuzzleModel P>
+int SolveAll(const SolveCommandOptions& options, std::string_view input, std::ostream& out,
+             std::ostream& err) {
+  const auto cases = P::ParseOriginal(input);
+  SearchLimits limits;
+  // The knight's original output caps answers at 15 moves; the others have no cap.
+  const int default_cap = std::is_same_v<P, KnightPuzzle> ? 15 : 0;
+  limits.max_moves = options.max_moves.value_or(default_cap);
+  limits.max_nodes = options.node_budget;
+
+  std::unique_ptr<LiveSolver<P>> solver;  // rebuilt only when the parameters change
+  int status = kExitOk;
+  for (const auto& parsed : cases) {
+    if (!parsed.instance.ok()) {
+      const std::string_view message = Message(parsed.instance.status());
+      if (!options.json) {
+        out.flush();
+        err << "puzzledb: " << message << "\n";
+        return kExitBadInput;
+      }
+      out << ErrorJson(parsed.number, message) << "\n";
+      status = kExitBadInput;
+      continue;
+    }
+    const auto& instance = *parsed.instance;
+    if (solver == nullptr || !(solver->model().params() == instance.params)) {
+      solver = std::make_unique<LiveSolver<P>>(P(instance.params));
+    }
+    const auto started = std::chrono::steady_clock::now();
+    if (options.timeout_seconds > 0) {
+      limits.deadline = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(options.timeout_seconds));
+    }
+    auto solution = solver->Solve(instance.state, limits);
+    const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::steady_clock::now() - started)
+                            .count();
+    if (!solution.ok()) {
+      const std::string message =
+          Cat("case ", parsed.number, ": ", Message(solution.status()));
+      if (!options.json) {
+        out.flush();
+        err << "puzzledb: " << message << "\n";
+        return kExitFailure;
+      }
+      out << ErrorJson(parsed.number, message) << "\n";
+      if (status == kExitOk) status = kExitFailure;
+      continue;
+    }
+    if (options.json) {
+      v1::SolveResponse response;
+      SolutionToWire(solver->model(), instance, *solution, &response);
+      response.set_micros(static_cast<uint64_t>(micros));
+      response.set_id(static_cast<uint64_t>(parsed.number));
+      out << ToJsonLine(response) << "\n";
+    } else {
+      out << P::FormatOriginalAnswer(instance, solver->model(), *solution);
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
+int RunSolveCommand(const SolveCommandOptions& options, std::string_view input, std::ostream& out,
+                    std::ostream& err) {
+  int status = kExitBadInput;
+  const bool known = VisitPuzzle(options.puzzle, [&](auto model) {
+    status = SolveAll<typename decltype(model)::type>(options, input, out, err);
+  });
+  if (!known) {
+    err << "puzzledb: unknown puzzle '" << options.puzzle << "'; choose one of " << PuzzleNames()
+        << "\n";
+    return kExitBadInput;
+  }
+  return status;
+}
+
+}  // namespace puzzledb

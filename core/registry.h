@@ -1,0 +1,46 @@
+// The registration point of the puzzles: every binary reaches the models through this
+// list. Adding a puzzle means writing its model and adding it here (plus its message in the
+// wire API).
+#ifndef PUZZLEDB_CORE_REGISTRY_H_
+#define PUZZLEDB_CORE_REGISTRY_H_
+
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+
+#include "core/knight.h"
+#include "core/knobs.h"
+#include "core/rotation.h"
+
+namespace puzzledb {
+
+using AllPuzzles = std::tuple<KnightPuzzle, KnobsPuzzle, RotationPuzzle>;
+
+// Calls f(std::type_identity<P>{}) for the model named `name`; returns false if there is
+// none.
+template <class F>
+bool VisitPuzzle(std::string_view name, F&& f) {
+  return std::apply(
+      [&](auto... models) {
+        return ((decltype(models)::kName == name
+                     ? (f(std::type_identity<decltype(models)>{}), true)
+                     : false) ||
+                ...);
+      },
+      AllPuzzles{});
+}
+
+// Calls f(std::type_identity<P>{}) for every model, in registration order.
+template <class F>
+void ForEachPuzzle(F&& f) {
+  std::apply([&](auto... models) { (f(std::type_identity<decltype(models)>{}), ...); },
+             AllPuzzles{});
+}
+
+// "knight|knobs|rotation", for help texts and errors.
+std::string PuzzleNames(std::string_view separator = "|");
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_REGISTRY_H_

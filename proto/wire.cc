@@ -1,0 +1,113 @@
+#include "proto/wire.h"
+
+#include "core/strings.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace puzzledb {
+
+void InstanceToWire(const KnightPuzzle::Instance& instance, v1::Puzzle* out) {
+  out->mutable_knight()->set_board(KnightPuzzle::FormatCompact(instance));
+}
+
+void InstanceToWire(const KnobsPuzzle::Instance& instance, v1::Puzzle* out) {
+  auto* knobs = out->mutable_knobs();
+  knobs->clear_positions();
+  knobs->clear_wiring();
+  for (int knob = 0; knob < KnobsPuzzle::kKnobs; ++knob) {
+    knobs->add_positions(static_cast<uint32_t>(KnobsPuzzle::Knob(instance.state, knob)) + 1);
+  }
+  for (uint32_t t : instance.params.ToNumbers()) knobs->add_wiring(t);
+}
+
+void InstanceToWire(const RotationPuzzle::Instance& instance, v1::Puzzle* out) {
+  auto* rotation = out->mutable_rotation();
+  rotation->clear_cells();
+  for (int cell = 0; cell < RotationPuzzle::kCells; ++cell) {
+    rotation->add_cells(static_cast<uint32_t>(instance.state.Value(cell)));
+  }
+}
+
+namespace {
+
+absl::Status FieldError(std::string_view field, const absl::Status& status) {
+  return absl::InvalidArgumentError(Cat(field, ": ", Message(status)));
+}
+
+absl::Status WrongKind(const v1::Puzzle& puzzle, std::string_view expected) {
+  const std::string_view got = WirePuzzleName(puzzle);
+  return absl::InvalidArgumentError(Cat("puzzle: expected a ", expected, " puzzle, got ",
+                                                 got.empty() ? "none" : got));
+}
+
+}  // namespace
+
+template <>
+absl::StatusOr<KnightPuzzle::Instance> InstanceFromWire<KnightPuzzle>(const v1::Puzzle& puzzle) {
+  if (!puzzle.has_knight()) return WrongKind(puzzle, "knight");
+  auto board = KnightPuzzle::BoardFromCells(puzzle.knight().board());
+  if (!board.ok()) return FieldError("puzzle.knight.board", board.status());
+  return KnightPuzzle::Instance{{}, *board};
+}
+
+template <>
+absl::StatusOr<KnobsPuzzle::Instance> InstanceFromWire<KnobsPuzzle>(const v1::Puzzle& puzzle) {
+  if (!puzzle.has_knobs()) return WrongKind(puzzle, "knobs");
+  const auto& knobs = puzzle.knobs();
+  auto state = KnobsPuzzle::StateFromNumbers({knobs.positions().begin(), knobs.positions().end()});
+  if (!state.ok()) return FieldError("puzzle.knobs.positions", state.status());
+  auto wiring = KnobsWiring::FromNumbers({knobs.wiring().begin(), knobs.wiring().end()});
+  if (!wiring.ok()) return FieldError("puzzle.knobs.wiring", wiring.status());
+  return KnobsPuzzle::Instance{*wiring, *state};
+}
+
+template <>
+absl::StatusOr<RotationPuzzle::Instance> InstanceFromWire<RotationPuzzle>(
+    const v1::Puzzle& puzzle) {
+  if (!puzzle.has_rotation()) return WrongKind(puzzle, "rotation");
+  const auto& cells = puzzle.rotation().cells();
+  auto board = RotationPuzzle::BoardFromValues({cells.begin(), cells.end()});
+  if (!board.ok()) return FieldError("puzzle.rotation.cells", board.status());
+  return RotationPuzzle::Instance{{}, *board};
+}
+
+std::string_view WirePuzzleName(const v1::Puzzle& puzzle) {
+  switch (puzzle.kind_case()) {
+    case v1::Puzzle::kKnight:
+      return KnightPuzzle::kName;
+    case v1::Puzzle::kKnobs:
+      return KnobsPuzzle::kName;
+    case v1::Puzzle::kRotation:
+      return RotationPuzzle::kName;
+    case v1::Puzzle::KIND_NOT_SET:
+      break;
+  }
+  return "";
+}
+
+v1::Outcome OutcomeToWire(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kSolved:
+      return v1::SOLVED;
+    case Outcome::kNotWithinLimit:
+      return v1::NOT_WITHIN_LIMIT;
+    case Outcome::kUnsolvable:
+      return v1::UNSOLVABLE;
+  }
+  return v1::OUTCOME_UNSPECIFIED;
+}
+
+v1::Source SourceToWire(Source source) {
+  return source == Source::kTable ? v1::TABLE : v1::SEARCH;
+}
+
+std::string ToJsonLine(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  std::string json;
+  const auto status = google::protobuf::util::MessageToJsonString(message, &json, options);
+  if (!status.ok()) return Cat(R"({"error":"cannot print JSON"})");
+  return json;
+}
+
+}  // namespace puzzledb
