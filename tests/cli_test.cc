@@ -1,0 +1,116 @@
+// The real puzzledb binary on the golden samples of ../shared/samples (copied to
+// tests/golden): exactly the expected original output.
+#include <string>
+
+#include "gtest/gtest.h"
+#include "google/protobuf/util/json_util.h"
+#include "puzzledb/v1/solver.pb.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace {
+
+using testing::Golden;
+using testing::RunCommand;
+
+struct Sample {
+  std::string name;
+  std::string puzzle;
+};
+
+void PrintTo(const Sample& sample, std::ostream* os) { *os << sample.name; }
+
+class GoldenSampleTest : public ::testing::TestWithParam<Sample> {};
+
+TEST_P(GoldenSampleTest, PrintsTheExpectedOutput) {
+  const Sample& sample = GetParam();
+  const auto result = RunCommand(std::string(PUZZLEDB_CLI) + " solve --puzzle " + sample.puzzle,
+                                 Golden(sample.name + ".in"));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, Golden(sample.name + ".out"));
+  EXPECT_EQ(result.err, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Samples, GoldenSampleTest,
+    ::testing::Values(Sample{"knight_statement", "knight"}, Sample{"knight", "knight"},
+                      Sample{"knobs_9001", "knobs"}, Sample{"knobs_9002", "knobs"},
+                      Sample{"knobs_9003", "knobs"}, Sample{"knobs_9101_unsolvable", "knobs"},
+                      Sample{"rotation", "rotation"}, Sample{"rotation_statement", "rotation"}),
+    [](const auto& info) { return info.param.name; });
+
+std::vector<v1::SolveResponse> ParseJsonLines(const std::string& text) {
+  std::vector<v1::SolveResponse> responses;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    v1::SolveResponse response;
+    const auto status = google::protobuf::util::JsonStringToMessage(
+        text.substr(start, end - start), &response);
+    EXPECT_TRUE(status.ok()) << text.substr(start, end - start);
+    responses.push_back(response);
+    start = end + 1;
+  }
+  return responses;
+}
+
+TEST(CliJsonTest, OneObjectPerCaseInProtobufJson) {
+  const auto result =
+      RunCommand(std::string(PUZZLEDB_CLI) + " solve --puzzle knight --json", Golden("knight.in"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto responses = ParseJsonLines(result.out);
+  ASSERT_EQ(responses.size(), 10u);
+  EXPECT_EQ(responses[0].outcome(), v1::SOLVED);
+  EXPECT_EQ(responses[0].distance(), 3u);
+  EXPECT_EQ(responses[0].id(), 1u);
+  EXPECT_EQ(responses[0].source(), v1::SEARCH);
+  EXPECT_EQ(std::vector<std::string>(responses[0].moves().begin(), responses[0].moves().end()),
+            (std::vector<std::string>{"c1", "a2", "c3"}));
+  EXPECT_EQ(responses[0].final_state().knight().board(), "111110111100*110000100000");
+  EXPECT_EQ(responses[6].outcome(), v1::NOT_WITHIN_LIMIT);  // beyond the original 15
+  EXPECT_NE(result.out.find(R"("distance":3,"moves":["c1","a2","c3"])"), std::string::npos);
+}
+
+TEST(CliJsonTest, MaxMovesZeroLiftsTheKnightCap) {
+  // The 20-move board of knight_exact.txt.
+  const auto result = RunCommand(std::string(PUZZLEDB_CLI) +
+                                     " solve --puzzle knight --json --max-moves 0",
+                                 "1\n01110\n01010\n01001\n011*1\n00110\n");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto responses = ParseJsonLines(result.out);
+  ASSERT_EQ(responses.size(), 1u);
+  EXPECT_EQ(responses[0].outcome(), v1::SOLVED);
+  EXPECT_EQ(responses[0].distance(), 20u);
+  EXPECT_EQ(responses[0].moves(0), "c2");
+}
+
+TEST(CliJsonTest, RotationReportsTheCentreAndKnobsTheUnsolvable) {
+  auto result = RunCommand(std::string(PUZZLEDB_CLI) + " solve --puzzle rotation --json",
+                           Golden("rotation_statement.in"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto responses = ParseJsonLines(result.out);
+  ASSERT_EQ(responses.size(), 1u);
+  EXPECT_EQ(responses[0].distance(), 2u);
+  EXPECT_EQ(responses[0].moves(1), "C");
+  EXPECT_EQ(responses[0].final_state().rotation().cells(6), 2u);
+  result = RunCommand(std::string(PUZZLEDB_CLI) + " solve --puzzle knobs --json",
+                      Golden("knobs_9101_unsolvable.in"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  responses = ParseJsonLines(result.out);
+  ASSERT_EQ(responses.size(), 1u);
+  EXPECT_EQ(responses[0].outcome(), v1::UNSOLVABLE);
+}
+
+TEST(CliUsageTest, UnknownPuzzleAndMissingArgumentsAreUsageErrors) {
+  auto result = RunCommand(std::string(PUZZLEDB_CLI) + " solve --puzzle chess", "");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("chess"), std::string::npos) << result.err;
+  result = RunCommand(std::string(PUZZLEDB_CLI) + " solve", "");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--puzzle"), std::string::npos) << result.err;
+  result = RunCommand(std::string(PUZZLEDB_CLI) + " solve --puzzle knight --max-moves -3", "");
+  EXPECT_EQ(result.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace puzzledb

@@ -1,0 +1,105 @@
+#include "core/knight.h"
+
+#include <random>
+
+#include "gtest/gtest.h"
+#include "tests/brute_force.h"
+
+namespace puzzledb {
+namespace {
+
+KnightBoard Board(std::string_view cells) {
+  auto board = KnightPuzzle::BoardFromCells(cells);
+  EXPECT_TRUE(board.ok()) << board.status();
+  return *board;
+}
+
+TEST(KnightTest, RankIsABijectionAtTheEndsAndAtRandom) {
+  const KnightPuzzle knight;
+  EXPECT_EQ(knight.Size(), 67603900u);
+  for (uint64_t index : {uint64_t{0}, uint64_t{1}, knight.Size() / 2, knight.Size() - 1}) {
+    EXPECT_EQ(knight.Rank(knight.Unrank(index)), index);
+  }
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t index = rng() % knight.Size();
+    const KnightBoard board = knight.Unrank(index);
+    ASSERT_EQ(PopCount(board.white), 12);
+    ASSERT_EQ(board.white & (1u << board.blank), 0u);
+    ASSERT_EQ(knight.Rank(board), index);
+  }
+}
+
+TEST(KnightTest, GoalMatchesTheStatement) {
+  const KnightPuzzle knight;
+  EXPECT_EQ(Board("11111" "01111" "00*11" "00001" "00000"), KnightPuzzle::Goal());
+  EXPECT_TRUE(knight.IsGoal(Board("11111" "01111" "00*11" "00001" "00000")));
+  EXPECT_FALSE(knight.IsGoal(Board("11111" "01111" "0*011" "00001" "00000")));
+}
+
+TEST(KnightTest, MovesAreInDestinationOrderWithCellNames) {
+  const KnightPuzzle knight;
+  const KnightBoard goal = KnightPuzzle::Goal();
+  std::vector<std::string> names;
+  for (int m = 0; m < KnightPuzzle::kNumMoves; ++m) names.push_back(knight.MoveName(goal, m));
+  EXPECT_EQ(names, (std::vector<std::string>{"b1", "d1", "a2", "e2", "a4", "e4", "b5", "d5"}));
+  // From a corner only two jumps exist.
+  const KnightBoard corner = Board("*1111" "01111" "10011" "00001" "00000");
+  int legal = 0;
+  for (int m = 0; m < KnightPuzzle::kNumMoves; ++m) {
+    KnightBoard next;
+    if (knight.Apply(corner, m, &next)) {
+      ++legal;
+      EXPECT_TRUE(knight.MoveName(corner, m) == "c2" || knight.MoveName(corner, m) == "b3");
+    }
+  }
+  EXPECT_EQ(legal, 2);
+}
+
+TEST(KnightTest, UndoInvertsApplyOnRandomStates) {
+  const KnightPuzzle knight;
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 50000; ++i) {
+    const KnightBoard s = knight.Unrank(rng() % knight.Size());
+    for (int m = 0; m < KnightPuzzle::kNumMoves; ++m) {
+      KnightBoard next, back;
+      if (!knight.Apply(s, m, &next)) continue;
+      ASSERT_TRUE(knight.Undo(next, m, &back));
+      ASSERT_EQ(back, s);
+      ASSERT_EQ(PopCount(next.white), 12);
+    }
+  }
+}
+
+// The first layers of the breadth-first search equal PUZZLES.md's counts, which checks the
+// moves, and the bound is admissible with the right parity on every one of those states.
+TEST(KnightTest, LayersNearTheGoalAndTheBoundAgreeWithBreadthFirstSearch) {
+  const KnightPuzzle knight;
+  const auto distance = testing::DistancesWithin(knight, 10);
+  std::vector<int> histogram(11, 0);
+  for (const auto& [rank, d] : distance) {
+    ++histogram[d];
+    const KnightBoard s = knight.Unrank(rank);
+    ASSERT_LE(knight.LowerBound(s), d);
+    ASSERT_EQ(d % 2, KnightPuzzle::DistanceParity(s));
+  }
+  EXPECT_EQ(histogram, (std::vector<int>{1, 8, 14, 38, 148, 368, 1001, 2440, 6468, 14116, 32825}));
+}
+
+TEST(KnightTest, CompactFormRoundTripsAndRefusesBadBoards) {
+  const std::string text = "010100*000110001010111111";
+  auto instance = KnightPuzzle::ParseCompact(text);
+  ASSERT_TRUE(instance.ok()) << instance.status();
+  EXPECT_EQ(KnightPuzzle::FormatCompact(*instance), text);
+  EXPECT_EQ(KnightPuzzle::ParseCompact("0101").status().message(),
+            "a board has 25 cells, got 4 characters");
+  EXPECT_EQ(KnightPuzzle::ParseCompact("01010x*000110001010111111").status().message(),
+            "cell a2 holds 'x'; a cell holds '1' (white knight), '0' (black knight) or '*' (empty)");
+  EXPECT_EQ(KnightPuzzle::ParseCompact("0101000000110001010111111").status().message(),
+            "the board has 0 empty cells '*'; it must have exactly 1");
+  EXPECT_EQ(KnightPuzzle::ParseCompact("110100*000110001010111111").status().message(),
+            "the board has 13 white knights '1' and 11 black knights '0'; it must have 12 of each");
+}
+
+}  // namespace
+}  // namespace puzzledb

@@ -1,0 +1,77 @@
+#include "core/knobs.h"
+
+#include <random>
+
+#include "gtest/gtest.h"
+#include "tests/brute_force.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace {
+
+KnobsPuzzle::Instance Sample(const std::string& name) {
+  auto cases = KnobsPuzzle::ParseOriginal(testing::Golden(name));
+  EXPECT_EQ(cases.size(), 1u);
+  EXPECT_TRUE(cases[0].instance.ok()) << cases[0].instance.status();
+  return *cases[0].instance;
+}
+
+TEST(KnobsTest, RankIsTheIdentityOnPackedStates) {
+  const KnobsPuzzle knobs(Sample("knobs_9001.in").params);
+  EXPECT_EQ(knobs.Size(), 16777216u);
+  std::mt19937 rng(5);
+  for (int i = 0; i < 1000; ++i) {
+    const uint64_t index = rng() % knobs.Size();
+    EXPECT_EQ(knobs.Rank(knobs.Unrank(index)), index);
+  }
+  EXPECT_EQ(knobs.Rank(knobs.Unrank(knobs.Size() - 1)), knobs.Size() - 1);
+}
+
+TEST(KnobsTest, ATurnAdvancesTheKnobAndItsWiredKnob) {
+  const auto instance = Sample("knobs_9001.in");
+  const KnobsPuzzle knobs(instance.params);
+  // Knob 1 shows 1 and is wired to knob 10 in state 1: both advance.
+  uint32_t next;
+  knobs.Apply(instance.state, 0, &next);
+  EXPECT_EQ(KnobsPuzzle::Knob(next, 0), 1);
+  EXPECT_EQ(KnobsPuzzle::Knob(next, 9), (KnobsPuzzle::Knob(instance.state, 9) + 1) & 3);
+  for (int k = 1; k < 12; ++k) {
+    if (k != 9) {
+      EXPECT_EQ(KnobsPuzzle::Knob(next, k), KnobsPuzzle::Knob(instance.state, k));
+    }
+  }
+}
+
+TEST(KnobsTest, UndoInvertsApplyOnRandomStates) {
+  const KnobsPuzzle knobs(Sample("knobs_9002.in").params);
+  std::mt19937 rng(9);
+  for (int i = 0; i < 100000; ++i) {
+    const uint32_t s = rng() & 0xFFFFFF;
+    for (int m = 0; m < KnobsPuzzle::kNumMoves; ++m) {
+      uint32_t next, back;
+      ASSERT_TRUE(knobs.Apply(s, m, &next));
+      ASSERT_TRUE(knobs.Undo(next, m, &back));
+      ASSERT_EQ(back, s);
+    }
+  }
+}
+
+TEST(KnobsTest, WiringFingerprintsDiffer) {
+  const auto a = Sample("knobs_9001.in").params, b = Sample("knobs_9002.in").params;
+  EXPECT_NE(a.Fingerprint(), b.Fingerprint());
+  EXPECT_EQ(a.Fingerprint(), KnobsWiring::FromNumbers(a.ToNumbers())->Fingerprint());
+}
+
+TEST(KnobsTest, CompactFormRoundTrips) {
+  const auto instance = Sample("knobs_9003.in");
+  const std::string text = KnobsPuzzle::FormatCompact(instance);
+  auto parsed = KnobsPuzzle::ParseCompact(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->state, instance.state);
+  EXPECT_EQ(parsed->params, instance.params);
+  EXPECT_EQ(KnobsPuzzle::ParseCompact("1 2 3").status().message(),
+            "a knobs instance has 60 numbers (12 knobs: state and 4 targets), got 3");
+}
+
+}  // namespace
+}  // namespace puzzledb

@@ -1,0 +1,64 @@
+// Helpers shared by the test suites: files, golden samples, running the real binaries.
+#ifndef PUZZLEDB_TESTS_TEST_UTIL_H_
+#define PUZZLEDB_TESTS_TEST_UTIL_H_
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace puzzledb::testing {
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+inline void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+#ifdef PUZZLEDB_GOLDEN_DIR
+inline std::string Golden(const std::string& name) {
+  return ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/" + name);
+}
+#endif
+
+inline std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TMPDIR");
+  return std::string(dir ? dir : "/tmp") + "/puzzledb_test_" + std::to_string(::getpid()) + "_" +
+         name;
+}
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `command` through /bin/sh with `input` on stdin; captures stdout, stderr, status.
+inline CommandResult RunCommand(const std::string& command, const std::string& input) {
+  const std::string in = TempPath("stdin"), out = TempPath("stdout"), err = TempPath("stderr");
+  WriteFile(in, input);
+  const std::string line = command + " < '" + in + "' > '" + out + "' 2> '" + err + "'";
+  const int status = std::system(line.c_str());
+  CommandResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = ReadFile(out);
+  result.err = ReadFile(err);
+  std::remove(in.c_str());
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return result;
+}
+
+}  // namespace puzzledb::testing
+
+#endif  // PUZZLEDB_TESTS_TEST_UTIL_H_
