@@ -46,7 +46,7 @@ class KnightPuzzle {
   static constexpr LiveSearchKind kLiveSearch = LiveSearchKind::kIdaStar;
   // Moves around the goal whose states live search knows exactly (bench/ measures the
   // trade between building it and searching with it).
-  static constexpr int kPerimeterRadius = 12;
+  static constexpr int kPerimeterRadius = 11;
   static constexpr uint32_t kAllCells = (1u << kCells) - 1;
   static constexpr int kGoalBlank = 12;  // c3
   static constexpr uint32_t kGoalWhite = 0b00000'10000'11000'11110'11111;

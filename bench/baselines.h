@@ -1,0 +1,114 @@
+// The plain IDA* solvers the issues measure against, written the way a contest solution
+// is: a char board, the textbook bound, no perimeter. Not used by the project itself.
+#ifndef PUZZLEDB_BENCH_BASELINES_H_
+#define PUZZLEDB_BENCH_BASELINES_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace puzzledb::bench {
+
+// Knight puzzle, bound: the number of knights not on their goal cell.
+class PlainKnightIda {
+ public:
+  // Returns the distance if at most `cap`, else -1. `board` is the 25-character form.
+  int Solve(const std::string& board, int cap) {
+    for (int i = 0; i < 25; ++i) {
+      cell_[i] = board[i];
+      if (board[i] == '*') blank_ = i;
+    }
+    nodes_ = 0;
+    for (int limit = Misplaced(); limit <= cap; ++limit) {
+      if (Dfs(0, limit, -1)) return limit;
+    }
+    return -1;
+  }
+  uint64_t nodes() const { return nodes_; }
+
+ private:
+  int Misplaced() const {
+    static const char* kGoal = "111110111100*110000100000";
+    int count = 0;
+    for (int i = 0; i < 25; ++i) count += (cell_[i] != kGoal[i] && cell_[i] != '*');
+    return count;
+  }
+  bool Dfs(int g, int limit, int came_from) {
+    ++nodes_;
+    const int h = Misplaced();
+    if (h == 0) return true;
+    if (g + h > limit) return false;
+    static const int dr[8] = {-2, -2, -1, -1, 1, 1, 2, 2};
+    static const int dc[8] = {-1, 1, -2, 2, -2, 2, -1, 1};
+    const int r = blank_ / 5, c = blank_ % 5;
+    for (int m = 0; m < 8; ++m) {
+      const int nr = r + dr[m], nc = c + dc[m];
+      if (nr < 0 || nr > 4 || nc < 0 || nc > 4) continue;
+      const int to = nr * 5 + nc;
+      if (to == came_from) continue;
+      const int from = blank_;
+      std::swap(cell_[from], cell_[to]);
+      blank_ = to;
+      if (Dfs(g + 1, limit, from)) return true;
+      blank_ = from;
+      std::swap(cell_[from], cell_[to]);
+    }
+    return false;
+  }
+  char cell_[25];
+  int blank_ = 0;
+  uint64_t nodes_ = 0;
+};
+
+// Rotation game (POJ 2286), bound: 8 minus the largest count of one value in the centre.
+class PlainRotationIda {
+ public:
+  // Returns the move letters of the shortest, lexicographically smallest solution.
+  std::string Solve(const std::vector<int>& cells) {
+    std::copy(cells.begin(), cells.end(), board_);
+    path_.clear();
+    for (int limit = Bound();; ++limit) {
+      if (Dfs(0, limit, -1)) return path_;
+    }
+  }
+
+ private:
+  static constexpr int kLines[8][7] = {{0, 2, 6, 11, 15, 20, 22},   {1, 3, 8, 12, 17, 21, 23},
+                                       {10, 9, 8, 7, 6, 5, 4},      {19, 18, 17, 16, 15, 14, 13},
+                                       {23, 21, 17, 12, 8, 3, 1},   {22, 20, 15, 11, 6, 2, 0},
+                                       {13, 14, 15, 16, 17, 18, 19}, {4, 5, 6, 7, 8, 9, 10}};
+  static constexpr int kReverse[8] = {5, 4, 7, 6, 1, 0, 3, 2};
+  static constexpr int kCentre[8] = {6, 7, 8, 11, 12, 15, 16, 17};
+
+  int Bound() const {
+    int count[4] = {0, 0, 0, 0};
+    for (int c : kCentre) ++count[board_[c]];
+    return 8 - std::max({count[1], count[2], count[3]});
+  }
+  void Shift(int m) {
+    const int first = board_[kLines[m][0]];
+    for (int i = 0; i < 6; ++i) board_[kLines[m][i]] = board_[kLines[m][i + 1]];
+    board_[kLines[m][6]] = first;
+  }
+  bool Dfs(int g, int limit, int last) {
+    const int h = Bound();
+    if (h == 0) return true;
+    if (g + h > limit) return false;
+    for (int m = 0; m < 8; ++m) {
+      if (last >= 0 && m == kReverse[last]) continue;
+      Shift(m);
+      path_.push_back(static_cast<char>('A' + m));
+      if (Dfs(g + 1, limit, m)) return true;
+      path_.pop_back();
+      Shift(kReverse[m]);
+    }
+    return false;
+  }
+  int board_[24];
+  std::string path_;
+};
+
+}  // namespace puzzledb::bench
+
+#endif  // PUZZLEDB_BENCH_BASELINES_H_
