@@ -6,17 +6,18 @@
 #include "core/strings.h"
 #include "core/live_solver.h"
 #include "core/registry.h"
-#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/wrappers.pb.h"
 #include "proto/wire.h"
 
 namespace puzzledb {
 namespace {
 
+// {"id":"<case>","error":"<message>"}: the id as protobuf's JSON mapping prints a uint64,
+// the message escaped by protobuf's JSON printer (a StringValue prints as a JSON string).
 std::string ErrorJson(int case_number, std::string_view message) {
-  google::protobuf::Struct object;
-  (*object.mutable_fields())["id"].set_string_value(std::to_string(case_number));
-  (*object.mutable_fields())["error"].set_string_value(std::string(message));
-  return ToJsonLine(object);
+  google::protobuf::StringValue text;
+  text.set_value(std::string(message));
+  return Cat(R"({"id":")", case_number, R"(","error":)", ToJsonLine(text), "}");
 }
 
 template <PuzzleModel P>

@@ -150,7 +150,7 @@ TEST(BadInputJsonTest, BadCaseGetsAnErrorObjectAndTheRestAreAnswered) {
   std::getline(lines, second);
   std::getline(lines, third);
   EXPECT_NE(first.find(R"("moves":["A","C"])"), std::string::npos) << first;
-  EXPECT_EQ(second, R"({"error":"case 2, line 2: cell 23 holds 9; cells hold 1, 2 or 3","id":"2"})");
+  EXPECT_EQ(second, R"({"id":"2","error":"case 2, line 2: cell 23 holds 9; cells hold 1, 2 or 3"})");
   EXPECT_NE(third.find(R"("id":"3")"), std::string::npos) << third;
   EXPECT_EQ(run.err, "");
 }
