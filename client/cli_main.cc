@@ -29,6 +29,12 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   solve_cmd->add_option("--node-budget", solve.node_budget,
                         "Give up a case after expanding this many search nodes (0: no budget)");
+  solve_cmd->add_option("--db", solve.db,
+                        "Answer from the tables of this database (read-only), searching only "
+                        "what they do not cover");
+  solve_cmd->add_option("--policy", solve.policy, "table-then-search, table-only or search-only")
+      ->check(CLI::IsMember({"table-then-search", "table-only", "search-only"}))
+      ->capture_default_str();
 
   try {
     app.parse(argc, argv);

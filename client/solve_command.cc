@@ -4,8 +4,9 @@
 #include <memory>
 
 #include "core/strings.h"
-#include "core/live_solver.h"
 #include "core/registry.h"
+#include "core/solver.h"
+#include "core/table_store.h"
 #include "google/protobuf/wrappers.pb.h"
 #include "proto/wire.h"
 
@@ -21,16 +22,16 @@ std::string ErrorJson(int case_number, std::string_view message) {
 }
 
 template <PuzzleModel P>
-int SolveAll(const SolveCommandOptions& options, std::string_view input, std::ostream& out,
-             std::ostream& err) {
+int SolveAll(const SolveCommandOptions& options, Solver& solver, Policy policy,
+             std::string_view input, std::ostream& out, std::ostream& err) {
   const auto cases = P::ParseOriginal(input);
-  SearchLimits limits;
+  SolveOptions solve;
+  solve.policy = policy;
   // The knight's original output caps answers at 15 moves; the others have no cap.
   const int default_cap = std::is_same_v<P, KnightPuzzle> ? 15 : 0;
-  limits.max_moves = options.max_moves.value_or(default_cap);
-  limits.max_nodes = options.node_budget;
+  solve.limits.max_moves = options.max_moves.value_or(default_cap);
+  solve.limits.max_nodes = options.node_budget;
 
-  std::unique_ptr<LiveSolver<P>> solver;  // rebuilt only when the parameters change
   int status = kExitOk;
   for (const auto& parsed : cases) {
     if (!parsed.instance.ok()) {
@@ -45,21 +46,18 @@ int SolveAll(const SolveCommandOptions& options, std::string_view input, std::os
       continue;
     }
     const auto& instance = *parsed.instance;
-    if (solver == nullptr || !(solver->model().params() == instance.params)) {
-      solver = std::make_unique<LiveSolver<P>>(P(instance.params));
-    }
     const auto started = std::chrono::steady_clock::now();
     if (options.timeout_seconds > 0) {
-      limits.deadline = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                      std::chrono::duration<double>(options.timeout_seconds));
+      solve.limits.deadline =
+          started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(options.timeout_seconds));
     }
-    auto solution = solver->Solve(instance.state, limits);
+    auto solution = solver.Solve<P>(instance, solve);
     const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                             std::chrono::steady_clock::now() - started)
                             .count();
     if (!solution.ok()) {
-      const std::string message =
-          Cat("case ", parsed.number, ": ", Message(solution.status()));
+      const std::string message = Cat("case ", parsed.number, ": ", Message(solution.status()));
       if (!options.json) {
         out.flush();
         err << "puzzledb: " << message << "\n";
@@ -69,14 +67,15 @@ int SolveAll(const SolveCommandOptions& options, std::string_view input, std::os
       if (status == kExitOk) status = kExitFailure;
       continue;
     }
+    const P model(instance.params);
     if (options.json) {
       v1::SolveResponse response;
-      SolutionToWire(solver->model(), instance, *solution, &response);
+      SolutionToWire(model, instance, *solution, &response);
       response.set_micros(static_cast<uint64_t>(micros));
       response.set_id(static_cast<uint64_t>(parsed.number));
       out << ToJsonLine(response) << "\n";
     } else {
-      out << P::FormatOriginalAnswer(instance, solver->model(), *solution);
+      out << P::FormatOriginalAnswer(instance, model, *solution);
     }
   }
   return status;
@@ -86,9 +85,31 @@ int SolveAll(const SolveCommandOptions& options, std::string_view input, std::os
 
 int RunSolveCommand(const SolveCommandOptions& options, std::string_view input, std::ostream& out,
                     std::ostream& err) {
+  Policy policy;
+  if (options.policy == "table-then-search") {
+    policy = Policy::kTableThenSearch;
+  } else if (options.policy == "table-only") {
+    policy = Policy::kTableOnly;
+  } else if (options.policy == "search-only") {
+    policy = Policy::kSearchOnly;
+  } else {
+    err << "puzzledb: unknown policy '" << options.policy
+        << "'; choose table-then-search, table-only or search-only\n";
+    return kExitBadInput;
+  }
+  std::shared_ptr<TableStore> store;
+  if (!options.db.empty()) {
+    auto opened = TableStore::Open(options.db, TableStore::Mode::kReadOnly);
+    if (!opened.ok()) {
+      err << "puzzledb: " << Message(opened.status()) << "\n";
+      return kExitFailure;
+    }
+    store = std::move(*opened);
+  }
+  Solver solver(store, [&err](std::string_view line) { err << "puzzledb: " << line << "\n"; });
   int status = kExitBadInput;
   const bool known = VisitPuzzle(options.puzzle, [&](auto model) {
-    status = SolveAll<typename decltype(model)::type>(options, input, out, err);
+    status = SolveAll<typename decltype(model)::type>(options, solver, policy, input, out, err);
   });
   if (!known) {
     err << "puzzledb: unknown puzzle '" << options.puzzle << "'; choose one of " << PuzzleNames()

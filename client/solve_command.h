@@ -17,6 +17,8 @@ struct SolveCommandOptions {
   bool json = false;                 // one JSON object per case instead of the original output
   double timeout_seconds = 0;        // per case; 0: none
   uint64_t node_budget = 0;          // per case; 0: none
+  std::string db;                    // a database to read tables from; empty: live search only
+  std::string policy = "table-then-search";  // or "table-only", "search-only"
 };
 
 // Exit statuses of the command line.

@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <vector>
 
 #if defined(PUZZLEDB_HAVE_BMI2)
 #include <immintrin.h>
@@ -99,8 +100,12 @@ class SubsetRanker {
     return rank;
   }
 
-  // REQUIRES: rank < kCount.
-  static uint32_t Unrank(uint64_t rank) {
+  // REQUIRES: rank < kCount. A lookup in a table of every mask by rank (built on first
+  // use: C(24,12) masks take 10.8 MB), so that scans over the whole space stay cheap.
+  static uint32_t Unrank(uint64_t rank) { return MasksByRank()[rank]; }
+
+  // The same by walking down from the top bit; builds nothing.
+  static uint32_t UnrankSlowly(uint64_t rank) {
     uint32_t mask = 0;
     int k = K;
     for (int n = N - 1; n >= 0 && k > 0; --n) {
@@ -112,6 +117,20 @@ class SubsetRanker {
       }
     }
     return mask;
+  }
+
+  // Every mask in rank (colexicographic) order.
+  static const uint32_t* MasksByRank() {
+    static const std::vector<uint32_t>* masks = [] {
+      auto* out = new std::vector<uint32_t>(kCount);
+      uint32_t mask = First();
+      for (uint64_t r = 0; r < kCount; ++r) {
+        (*out)[r] = mask;
+        if (K > 0) mask = NextSubset(mask);
+      }
+      return out;
+    }();
+    return masks->data();
   }
 
   // The mask of rank 0: the K lowest bits.

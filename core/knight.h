@@ -121,6 +121,14 @@ class KnightPuzzle {
   // Compact form: the 25 characters of the board, row-major.
   static absl::StatusOr<Instance> ParseCompact(std::string_view text);
   static std::string FormatCompact(const Instance& instance);
+  // One table; distances modulo 3 (moves are undone by moves, so a neighbour is at most one
+  // closer or farther).
+  static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kDistanceMod3;
+  static std::string TableId(const Params&) { return std::string(kName); }
+  static std::string EncodeParams(const Params&) { return {}; }
+  static absl::StatusOr<Params> DecodeParams(std::string_view bytes);
+  static std::string DescribeParams(const Params&) { return {}; }
+
   // Original output: the distance, or -1 when it is not within the move limit.
   static std::string FormatOriginalAnswer(const Instance& instance, const KnightPuzzle& model,
                                           const Solution& solution);

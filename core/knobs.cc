@@ -44,6 +44,36 @@ uint64_t KnobsWiring::Fingerprint() const {
   return hash;
 }
 
+std::string KnobsPuzzle::TableId(const Params& wiring) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string id = "knobs-";
+  const uint64_t fingerprint = wiring.Fingerprint();
+  for (int shift = 60; shift >= 0; shift -= 4) id += kDigits[(fingerprint >> shift) & 15];
+  return id;
+}
+
+std::string KnobsPuzzle::EncodeParams(const Params& wiring) {
+  std::string bytes;
+  for (uint32_t t : wiring.ToNumbers()) bytes.push_back(static_cast<char>(t));
+  return bytes;
+}
+
+absl::StatusOr<KnobsPuzzle::Params> KnobsPuzzle::DecodeParams(std::string_view bytes) {
+  std::vector<uint32_t> numbers;
+  for (char c : bytes) numbers.push_back(static_cast<uint8_t>(c));
+  return KnobsWiring::FromNumbers(numbers);
+}
+
+std::string KnobsPuzzle::DescribeParams(const Params& wiring) {
+  std::string text = "wiring";
+  const auto numbers = wiring.ToNumbers();
+  for (int knob = 0; knob < kKnobs; ++knob) {
+    text += knob == 0 ? " " : " | ";
+    for (int s = 0; s < 4; ++s) text += Cat(s == 0 ? "" : " ", numbers[4 * knob + s]);
+  }
+  return text;
+}
+
 int KnobsPuzzle::LowerBound(State s) const {
   int steps = 0;
   for (int knob = 0; knob < kKnobs; ++knob) steps += (4 - Knob(s, knob)) & 3;

@@ -94,6 +94,15 @@ class KnobsPuzzle {
   // Compact form: the original's 60 numbers on one line.
   static absl::StatusOr<Instance> ParseCompact(std::string_view text);
   static std::string FormatCompact(const Instance& instance);
+  // A table per wiring, named by the wiring's fingerprint. Exact distances: a turn cannot
+  // always be undone by a turn, so a successor may be many moves farther.
+  static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kDistanceByte;
+  static std::string TableId(const Params& wiring);
+  // 48 bytes, the knob numbers 1..12.
+  static std::string EncodeParams(const Params& wiring);
+  static absl::StatusOr<Params> DecodeParams(std::string_view bytes);
+  static std::string DescribeParams(const Params& wiring);
+
   // Original output: the number of turns, then the knobs turned; -1 when there is no answer.
   static std::string FormatOriginalAnswer(const Instance& instance, const KnobsPuzzle& model,
                                           const Solution& solution);

@@ -52,6 +52,13 @@ enum class LiveSearchKind {
   kBidirectional,  // breadth-first from both ends over dense arrays (small spaces only)
 };
 
+// How a model's tables store distances (docs/FORMAT.md).
+enum class TableEncodingKind {
+  kDistanceByte,  // the exact distance in a byte; any puzzle
+  kDistanceMod3,  // the distance modulo 3 in two bits; REQUIRES every move has an inverse
+                  // move (neighbours differ by at most one) and kMaxKeys == 1
+};
+
 // A puzzle model. `Instance` is what one case of the input describes: the parameters
 // (e.g. the knobs wiring) and the state.
 template <class P>
@@ -84,6 +91,13 @@ concept PuzzleModel =
       { P::ParseOriginal(text) } -> std::same_as<std::vector<ParsedCase<typename P::Instance>>>;
       { P::ParseCompact(text) } -> std::same_as<absl::StatusOr<typename P::Instance>>;
       { P::FormatCompact(instance) } -> std::same_as<std::string>;
+      // Tables: how entries are stored, the table's id for given parameters, and the
+      // parameters as bytes (stored in the table's metadata) and as text for people.
+      { P::kTableEncoding } -> std::convertible_to<TableEncodingKind>;
+      { P::TableId(instance.params) } -> std::same_as<std::string>;
+      { P::EncodeParams(instance.params) } -> std::same_as<std::string>;
+      { P::DecodeParams(text) } -> std::same_as<absl::StatusOr<typename P::Params>>;
+      { P::DescribeParams(instance.params) } -> std::same_as<std::string>;
     };
 
 enum class Outcome { kSolved, kNotWithinLimit, kUnsolvable };

@@ -143,6 +143,14 @@ class RotationPuzzle {
   // Compact form: the 24 values as digits ("11132...") or as 24 numbers.
   static absl::StatusOr<Instance> ParseCompact(std::string_view text);
   static std::string FormatCompact(const Instance& instance);
+  // One table over placements. Exact distances: a board looks up three placements and
+  // compares them, which a residue cannot do.
+  static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kDistanceByte;
+  static std::string TableId(const Params&) { return std::string(kName); }
+  static std::string EncodeParams(const Params&) { return {}; }
+  static absl::StatusOr<Params> DecodeParams(std::string_view bytes);
+  static std::string DescribeParams(const Params&) { return {}; }
+
   // Original output: the move letters (or "No moves needed"), then the centre's value.
   static std::string FormatOriginalAnswer(const Instance& instance, const RotationPuzzle& model,
                                           const Solution& solution);

@@ -1,0 +1,215 @@
+// The answer to a solve: from a table where one covers the state, else by live search,
+// as the policy allows. Shared by the command line (in-process) and the server.
+#ifndef PUZZLEDB_CORE_SOLVER_H_
+#define PUZZLEDB_CORE_SOLVER_H_
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/ida_star.h"
+#include "core/live_solver.h"
+#include "core/puzzle.h"
+#include "core/registry.h"
+#include "core/strings.h"
+#include "core/table_store.h"
+#include "core/table_walker.h"
+
+namespace puzzledb {
+
+enum class Policy { kTableThenSearch, kTableOnly, kSearchOnly };
+
+struct SolveOptions {
+  Policy policy = Policy::kTableThenSearch;
+  SearchLimits limits;
+};
+
+struct MoveAnalysis {
+  int move = 0;
+  std::string name;
+  Outcome outcome = Outcome::kSolved;
+  int distance = 0;  // exact when kSolved
+};
+
+struct Analysis {
+  Solution position;
+  std::vector<MoveAnalysis> moves;  // every legal move, best first, ties in canonical order
+};
+
+// Thread-safe. Tables are loaded from the store on first use and kept; a table that fails
+// its checks (on load or during a walk) is refused from then on, and its states go to live
+// search.
+class Solver {
+ public:
+  // `store` may be null: live search only.
+  explicit Solver(std::shared_ptr<TableStore> store = nullptr,
+                  std::function<void(std::string_view)> log = nullptr)
+      : store_(std::move(store)), log_(std::move(log)) {}
+
+  TableStore* store() const { return store_.get(); }
+
+  template <PuzzleModel P>
+  absl::StatusOr<Solution> Solve(const typename P::Instance& instance, const SolveOptions& options);
+
+  template <PuzzleModel P>
+  absl::StatusOr<Analysis> Analyze(const typename P::Instance& instance,
+                                   const SolveOptions& options);
+
+  // Loads every table in the store now (instead of at first use); returns how many loaded.
+  int Preload();
+  // Forgets what is known about a table (after it was built or rebuilt), so that the next
+  // query loads it again.
+  void Forget(const std::string& table_id);
+  // Tables refused so far, with the reason.
+  std::map<std::string, std::string> Refused() const;
+  // Ids of the tables loaded now.
+  std::vector<std::string> Loaded() const;
+
+ private:
+  template <PuzzleModel P>
+  std::shared_ptr<const TableWalker<P>> WalkerFor(const P& model);
+  template <PuzzleModel P>
+  std::shared_ptr<const LiveSolver<P>> LiveFor(const P& model);
+  void Refuse(const std::string& table_id, const absl::Status& why);
+
+  const std::shared_ptr<TableStore> store_;
+  const std::function<void(std::string_view)> log_;
+  mutable std::mutex mutex_;
+  // Walkers by table id; a null entry records that the store has no such table.
+  std::map<std::string, std::shared_ptr<const void>> walkers_;
+  std::map<std::string, std::string> refused_;
+  std::map<std::string, std::shared_ptr<const void>> live_;  // by table id
+};
+
+// ---------------------------------------------------------------- implementation
+
+template <PuzzleModel P>
+std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
+  const std::string id = P::TableId(model.params());
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (refused_.count(id) != 0 || store_ == nullptr) return nullptr;
+  if (auto it = walkers_.find(id); it != walkers_.end()) {
+    return std::static_pointer_cast<const TableWalker<P>>(it->second);
+  }
+  auto table = store_->Load(id);
+  if (!table.ok()) {
+    if (absl::IsNotFound(table.status())) {
+      walkers_[id] = nullptr;
+    } else {
+      refused_[id] = std::string(Message(table.status()));
+      if (log_) log_(Cat("refusing table ", id, ": ", Message(table.status())));
+    }
+    return nullptr;
+  }
+  const TableMetadata& m = (*table)->metadata;
+  if (m.puzzle() != P::kName || m.parameters() != P::EncodeParams(model.params()) ||
+      m.state_count() != model.space().Size()) {
+    refused_[id] = "its metadata does not match the puzzle and parameters it is named after";
+    if (log_) log_(Cat("refusing table ", id, ": ", refused_[id]));
+    return nullptr;
+  }
+  auto walker = std::make_shared<const TableWalker<P>>(model, *table);
+  walkers_[id] = walker;
+  return walker;
+}
+
+template <PuzzleModel P>
+std::shared_ptr<const LiveSolver<P>> Solver::LiveFor(const P& model) {
+  if constexpr (P::kLiveSearch == LiveSearchKind::kBidirectional) {
+    return std::make_shared<const LiveSolver<P>>(model);  // nothing to build or keep
+  } else {
+    const std::string id = P::TableId(model.params());
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& slot = live_[id];
+    if (slot == nullptr) slot = std::make_shared<const LiveSolver<P>>(model);
+    return std::static_pointer_cast<const LiveSolver<P>>(slot);
+  }
+}
+
+template <PuzzleModel P>
+absl::StatusOr<Solution> Solver::Solve(const typename P::Instance& instance,
+                                       const SolveOptions& options) {
+  const P model(instance.params);
+  const int max_moves = options.limits.max_moves;
+  std::shared_ptr<const TableWalker<P>> walker;
+  if (options.policy != Policy::kSearchOnly) walker = WalkerFor(model);
+  bool partial_table_bound = false;
+  if (walker != nullptr) {
+    uint64_t lookups = 0;
+    auto lookup = walker->Lookup(instance.state, &lookups);
+    if (!lookup.ok()) {
+      Refuse(P::TableId(model.params()), lookup.status());
+      walker = nullptr;
+    } else if (lookup->kind == TableLookup::Kind::kCovered) {
+      auto walk = walker->Walk(instance.state, max_moves);
+      if (walk.ok()) {
+        walk->lookups += lookups;
+        return walk;
+      }
+      Refuse(P::TableId(model.params()), walk.status());
+      walker = nullptr;
+    } else if (lookup->kind == TableLookup::Kind::kUncovered) {
+      Solution answer;
+      answer.source = Source::kTable;
+      answer.lookups = lookups;
+      if (walker->complete()) {
+        answer.outcome = Outcome::kUnsolvable;
+        return answer;
+      }
+      if (max_moves > 0 && max_moves < walker->UncoveredBound()) {
+        answer.outcome = Outcome::kNotWithinLimit;
+        return answer;
+      }
+      partial_table_bound = true;
+    }
+  }
+  if (options.policy == Policy::kTableOnly) {
+    return absl::FailedPreconditionError(
+        walker != nullptr ? "the table does not cover this state and the policy forbids search"
+                          : Cat("no usable ", P::kName,
+                                " table for these parameters and the policy forbids search"));
+  }
+  if constexpr (P::kLiveSearch == LiveSearchKind::kIdaStar) {
+    if (partial_table_bound) {
+      const TableBound<P> bound(model, *walker);
+      return IdaStar<P, TableBound<P>>(model, bound, options.limits).Run(instance.state);
+    }
+  }
+  return LiveFor(model)->Solve(instance.state, options.limits);
+}
+
+template <PuzzleModel P>
+absl::StatusOr<Analysis> Solver::Analyze(const typename P::Instance& instance,
+                                         const SolveOptions& options) {
+  const P model(instance.params);
+  Analysis analysis;
+  auto position = Solve<P>(instance, options);
+  if (!position.ok()) return position.status();
+  analysis.position = *position;
+  for (int m = 0; m < P::kNumMoves; ++m) {
+    typename P::Instance child = instance;
+    if (!model.Apply(instance.state, m, &child.state)) continue;
+    auto answer = Solve<P>(child, options);
+    if (!answer.ok()) return answer.status();
+    analysis.moves.push_back(
+        {m, model.MoveName(instance.state, m), answer->outcome, answer->distance});
+  }
+  auto rank = [](const MoveAnalysis& a) {
+    return a.outcome == Outcome::kSolved ? 0 : a.outcome == Outcome::kNotWithinLimit ? 1 : 2;
+  };
+  std::stable_sort(analysis.moves.begin(), analysis.moves.end(),
+                   [&](const MoveAnalysis& a, const MoveAnalysis& b) {
+                     if (rank(a) != rank(b)) return rank(a) < rank(b);
+                     return rank(a) == 0 && a.distance < b.distance;
+                   });
+  return analysis;
+}
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_SOLVER_H_
