@@ -7,6 +7,7 @@
 #include <charconv>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -78,6 +79,13 @@ rocksdb::Options DatabaseOptions(bool create) {
   return options;
 }
 
+// Fault injection for the crash tests: with PUZZLEDB_CRASH_AT=<point> in the environment a
+// table write ends the process abruptly (exit status 86, no cleanup) at that point.
+void CrashPoint(std::string_view point) {
+  const char* at = std::getenv("PUZZLEDB_CRASH_AT");
+  if (at != nullptr && point == at) std::_Exit(86);
+}
+
 uint64_t PageCount(uint64_t entries, uint32_t per_page) {
   return per_page == 0 ? 0 : (entries + per_page - 1) / per_page;
 }
@@ -115,6 +123,9 @@ absl::StatusOr<std::string> DecodePage(const std::string& value, TableEncoding e
                                        uint64_t first_entry, uint32_t entry_count) {
   if (value.size() < kPageHeader || std::memcmp(value.data(), kPageMagic, 4) != 0) {
     return absl::DataLossError("not a page (bad header)");
+  }
+  if (value[5] != 0 || value[6] != 0 || value[7] != 0) {
+    return absl::DataLossError("page header has nonzero reserved bytes");
   }
   if (static_cast<uint8_t>(value[4]) != encoding) {
     return absl::DataLossError(Cat("page encoding ", static_cast<int>(value[4]),
@@ -318,11 +329,13 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
       return FromRocks(s, Cat("table ", id, ": writing ", file));
     }
   }
+  CrashPoint("before-ingest");
   rocksdb::IngestExternalFileOptions ingest;
   ingest.move_files = true;
   const rocksdb::Status s = db_->IngestExternalFile({file}, ingest);
   std::filesystem::remove(file, ec);
   if (!s.ok()) return FromRocks(s, Cat("table ", id, ": ingesting ", file));
+  CrashPoint("after-ingest");
   // The new table is live; the pages of earlier generations (also those a crash left
   // behind) are garbage now.
   return DeleteOlderGenerations(id, generation);

@@ -1,0 +1,170 @@
+// Solving from tables (small or partial ones, built here) agrees with live search and
+// brute force; partial tables bound the search; policies and analysis.
+#include <filesystem>
+#include <random>
+
+#include "core/knight.h"
+#include "core/knobs.h"
+#include "core/rotation.h"
+#include "core/solver.h"
+#include "core/table_builder.h"
+#include "gtest/gtest.h"
+#include "tests/brute_force.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace {
+
+// One database for the suite: rotation (full), knight (to depth 10), knobs 9001 (full).
+class TableSolverTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(testing::TempPath("table_solver_db"));
+    std::filesystem::remove_all(*dir_);
+    auto store = TableStore::Open(*dir_, TableStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE(BuildTable(RotationPuzzle(), **store, BuildOptions{}).ok());
+    BuildOptions partial;
+    partial.max_depth = 10;
+    ASSERT_TRUE(BuildTable(KnightPuzzle(), **store, partial).ok());
+    ASSERT_TRUE(BuildTable(KnobsPuzzle(Knobs9001().params), **store, BuildOptions{}).ok());
+    solver_ = new Solver(std::shared_ptr<TableStore>(std::move(*store)));
+  }
+  static void TearDownTestSuite() {
+    delete solver_;
+    std::filesystem::remove_all(*dir_);
+    delete dir_;
+  }
+  static KnobsPuzzle::Instance Knobs9001() {
+    return *KnobsPuzzle::ParseOriginal(testing::Golden("knobs_9001.in"))[0].instance;
+  }
+  static SolveOptions Options(Policy policy = Policy::kTableThenSearch, int max_moves = 0) {
+    SolveOptions options;
+    options.policy = policy;
+    options.limits.max_moves = max_moves;
+    return options;
+  }
+
+  static std::string* dir_;
+  static Solver* solver_;
+};
+std::string* TableSolverTest::dir_ = nullptr;
+Solver* TableSolverTest::solver_ = nullptr;
+
+TEST_F(TableSolverTest, RotationTableEqualsLiveSearch) {
+  const RotationPuzzle rotation;
+  std::mt19937 rng(40);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<uint32_t> values;
+    for (uint32_t k = 1; k <= 3; ++k) values.insert(values.end(), 8, k);
+    std::shuffle(values.begin(), values.end(), rng);
+    const RotationPuzzle::Instance instance{{}, *RotationPuzzle::BoardFromValues(values)};
+    auto table = solver_->Solve<RotationPuzzle>(instance, Options());
+    auto live = solver_->Solve<RotationPuzzle>(instance, Options(Policy::kSearchOnly));
+    ASSERT_TRUE(table.ok() && live.ok());
+    EXPECT_EQ(table->source, Source::kTable);
+    EXPECT_EQ(live->source, Source::kSearch);
+    ASSERT_EQ(table->distance, live->distance);
+    ASSERT_EQ(table->moves, live->moves);
+    ASSERT_TRUE(testing::Replays(rotation, instance.state, table->moves));
+  }
+  // Nine 1s: no table answers it; search does.
+  const auto nine = RotationPuzzle::ParseCompact("111111111222222223333333");
+  auto answer = solver_->Solve<RotationPuzzle>(*nine, Options());
+  ASSERT_TRUE(answer.ok());
+  EXPECT_EQ(answer->source, Source::kSearch);
+  EXPECT_TRUE(testing::Replays(rotation, nine->state, answer->moves));
+}
+
+TEST_F(TableSolverTest, KnobsTableEqualsBidirectionalSearchAndKnowsTheUnsolvable) {
+  const auto instance = Knobs9001();
+  const KnobsPuzzle knobs(instance.params);
+  std::mt19937 rng(41);
+  int unsolvable = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const KnobsPuzzle::Instance random{instance.params, static_cast<uint32_t>(rng() & 0xFFFFFF)};
+    auto table = solver_->Solve<KnobsPuzzle>(random, Options());
+    auto live = solver_->Solve<KnobsPuzzle>(random, Options(Policy::kSearchOnly));
+    ASSERT_TRUE(table.ok() && live.ok());
+    ASSERT_EQ(table->source, Source::kTable);
+    ASSERT_EQ(table->outcome, live->outcome);
+    ASSERT_EQ(table->distance, live->distance);
+    ASSERT_EQ(table->moves, live->moves);
+    unsolvable += table->outcome == Outcome::kUnsolvable;
+  }
+  EXPECT_GT(unsolvable, 100);  // about half the states have odd parity
+  // A wiring without a table is searched.
+  const auto other = *KnobsPuzzle::ParseOriginal(testing::Golden("knobs_9002.in"))[0].instance;
+  auto searched = solver_->Solve<KnobsPuzzle>(other, Options());
+  ASSERT_TRUE(searched.ok());
+  EXPECT_EQ(searched->source, Source::kSearch);
+  EXPECT_EQ(searched->distance, 15);
+  auto refused = solver_->Solve<KnobsPuzzle>(other, Options(Policy::kTableOnly));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// A depth-10 knight table answers what it covers, says NOT_WITHIN_LIMIT at once for caps it
+// proves, and bounds the search beyond (a state outside is at least 11 away).
+TEST_F(TableSolverTest, PartialKnightTableAnswersAndBoundsTheSearch) {
+  const KnightPuzzle knight;
+  const LiveSolver<KnightPuzzle> reference(knight);
+  std::mt19937 rng(42);
+  int from_table = 0, searched = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    KnightBoard s = KnightPuzzle::Goal();
+    const int steps = 4 + static_cast<int>(rng() % 20);
+    for (int i = 0; i < steps; ++i) {
+      KnightBoard t;
+      while (!knight.Apply(s, static_cast<int>(rng() % 8), &t)) {
+      }
+      s = t;
+    }
+    const KnightPuzzle::Instance instance{{}, s};
+    auto answer = solver_->Solve<KnightPuzzle>(instance, Options(Policy::kTableThenSearch, 16));
+    auto live = reference.Solve(s, SearchLimits{16, 0, std::nullopt});
+    ASSERT_TRUE(answer.ok() && live.ok()) << answer.status();
+    ASSERT_EQ(answer->outcome, live->outcome);
+    ASSERT_EQ(answer->distance, live->distance);
+    ASSERT_EQ(answer->moves, live->moves);
+    (answer->source == Source::kTable ? from_table : searched)++;
+    if (answer->source == Source::kTable && answer->outcome == Outcome::kSolved) {
+      EXPECT_LE(answer->distance, 10);
+    }
+    // A cap below the table's reach is decided by the table alone.
+    auto capped = solver_->Solve<KnightPuzzle>(instance, Options(Policy::kTableThenSearch, 9));
+    ASSERT_TRUE(capped.ok());
+    if (live->outcome == Outcome::kSolved && live->distance > 10) {
+      EXPECT_EQ(capped->outcome, Outcome::kNotWithinLimit);
+      EXPECT_EQ(capped->source, Source::kTable);
+    }
+  }
+  EXPECT_GT(from_table, 10);
+  EXPECT_GT(searched, 10);
+}
+
+TEST_F(TableSolverTest, AnalyzeListsEveryMoveBestFirst) {
+  // Three moves from the goal: c1 a2 c3 (knight_exact.txt, first line).
+  const auto start = KnightPuzzle::ParseCompact("1111111111000*10000100000");
+  auto analysis = solver_->Analyze<KnightPuzzle>(*start, Options());
+  ASSERT_TRUE(analysis.ok()) << analysis.status();
+  EXPECT_EQ(analysis->position.distance, 3);
+  ASSERT_FALSE(analysis->moves.empty());
+  EXPECT_EQ(analysis->moves[0].name, "c1");
+  EXPECT_EQ(analysis->moves[0].distance, 2);
+  for (size_t i = 1; i < analysis->moves.size(); ++i) {
+    const auto& a = analysis->moves[i - 1];
+    const auto& b = analysis->moves[i];
+    EXPECT_TRUE(a.distance < b.distance || (a.distance == b.distance && a.move < b.move));
+  }
+  // Every legal move appears, and distances differ from 3 by one (moves are reversible).
+  int legal = 0;
+  for (int m = 0; m < 8; ++m) {
+    KnightBoard t;
+    legal += KnightPuzzle().Apply(start->state, m, &t);
+  }
+  EXPECT_EQ(static_cast<int>(analysis->moves.size()), legal);
+  for (const auto& move : analysis->moves) EXPECT_TRUE(move.distance == 2 || move.distance == 4);
+}
+
+}  // namespace
+}  // namespace puzzledb

@@ -1,0 +1,136 @@
+#include "core/table_store.h"
+
+#include <filesystem>
+#include <random>
+
+#include "core/knobs.h"
+#include "core/retrograde_bfs.h"
+#include "core/rotation.h"
+#include "core/table_builder.h"
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace {
+
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name) : path_(testing::TempPath(name)) {
+    std::filesystem::remove_all(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+TEST(PackedTableTest, ModThreeKeepsResiduesAndUncovered) {
+  std::vector<uint8_t> distance = {0, 1, 2, 3, 4, 5, 255, 39, 38};
+  PackedTable table(storage::v1::DISTANCE_MOD3, distance.size());
+  table.FromDistances(distance);
+  const std::vector<uint8_t> expected = {0, 1, 2, 0, 1, 2, 3, 0, 2};
+  for (size_t i = 0; i < distance.size(); ++i) EXPECT_EQ(table.Get(i), expected[i]) << i;
+  PackedTable bytes(storage::v1::DISTANCE_BYTE, distance.size());
+  bytes.FromDistances(distance);
+  for (size_t i = 0; i < distance.size(); ++i) EXPECT_EQ(bytes.Get(i), distance[i]);
+}
+
+TEST(PageTest, RoundTripsAndDetectsDamage) {
+  std::string payload(4096, '\0');
+  std::mt19937 rng(1);
+  for (char& c : payload) c = static_cast<char>(rng() % 3);
+  const std::string page = EncodePage(storage::v1::DISTANCE_BYTE, 8192, 4096, payload, 3);
+  auto decoded = DecodePage(page, storage::v1::DISTANCE_BYTE, 8192, 4096);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, payload);
+  // Wrong place, wrong encoding, and every single flipped byte are refused.
+  EXPECT_EQ(DecodePage(page, storage::v1::DISTANCE_BYTE, 0, 4096).status().code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(DecodePage(page, storage::v1::DISTANCE_MOD3, 8192, 4096).status().code(),
+            absl::StatusCode::kDataLoss);
+  for (size_t i = 0; i < page.size(); ++i) {
+    std::string damaged = page;
+    damaged[i] = static_cast<char>(damaged[i] ^ 0x5A);
+    ASSERT_FALSE(DecodePage(damaged, storage::v1::DISTANCE_BYTE, 8192, 4096).ok()) << "byte " << i;
+  }
+}
+
+TEST(TableStoreTest, ReadOnlyOpenOfAMissingDatabaseSaysHowToBuildOne) {
+  TempDir dir("missing_db");
+  auto store = TableStore::Open(dir.path(), TableStore::Mode::kReadOnly);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(std::string(Message(store.status())).find("puzzledb-build --db"), std::string::npos);
+}
+
+TEST(TableStoreTest, OneWriterAtATime) {
+  TempDir dir("locked_db");
+  auto first = TableStore::Open(dir.path(), TableStore::Mode::kReadWrite);
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = TableStore::Open(dir.path(), TableStore::Mode::kReadWrite);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(std::string(Message(second.status())).find("in use"), std::string::npos);
+}
+
+// Build, read back, rebuild (a new generation replaces the old), remove.
+TEST(TableStoreTest, WritesLoadsReplacesAndRemovesATable) {
+  TempDir dir("store_db");
+  auto opened = TableStore::Open(dir.path(), TableStore::Mode::kReadWrite);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  TableStore& store = **opened;
+  const RotationPuzzle rotation;
+  BuildOptions options;
+  options.max_depth = 5;
+  auto partial = BuildTable(rotation, store, options);
+  ASSERT_TRUE(partial.ok()) << partial.status();
+  EXPECT_EQ(partial->generation(), 1u);
+  EXPECT_FALSE(partial->complete());
+  EXPECT_EQ(partial->coverage_depth(), 5u);
+  EXPECT_EQ(partial->covered_states(), 1u + 8 + 44 + 208 + 876 + 3220);
+
+  auto full = BuildTable(rotation, store, BuildOptions{});
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_EQ(full->generation(), 2u);
+  EXPECT_TRUE(full->complete());
+  auto tables = store.List();
+  ASSERT_TRUE(tables.ok());
+  ASSERT_EQ(tables->size(), 1u);
+
+  auto loaded = store.Load("rotation");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const BfsResult bfs = RetrogradeBfs<CentrePlacementSpace>(rotation.space()).Run({});
+  for (uint64_t i = 0; i < bfs.distance.size(); ++i) {
+    ASSERT_EQ((*loaded)->entries.Get(i), bfs.distance[i]);
+  }
+  EXPECT_TRUE(VerifyTable(rotation, **loaded, 0).ok());
+  EXPECT_GT(store.SizeOnDisk("rotation"), 0u);
+
+  ASSERT_TRUE(store.Remove("rotation").ok());
+  EXPECT_EQ(store.Load("rotation").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(store.List()->empty());
+}
+
+TEST(TableStoreTest, VerifyNamesADamagedEntry) {
+  TempDir dir("verify_db");
+  auto store = TableStore::Open(dir.path(), TableStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok());
+  auto cases = KnobsPuzzle::ParseOriginal(testing::Golden("knobs_9001.in"));
+  const KnobsPuzzle knobs(cases[0].instance->params);
+  ASSERT_TRUE(BuildTable(knobs, **store, BuildOptions{}).ok());
+  auto loaded = (*store)->Load(KnobsPuzzle::TableId(knobs.params()));
+  ASSERT_TRUE(loaded.ok());
+  LoadedTable damaged = **loaded;
+  damaged.entries.Set(12345, static_cast<uint8_t>(damaged.entries.Get(12345) ^ 1));
+  const absl::Status status = VerifyTable(knobs, damaged, 0);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(std::string(Message(status)).find("entry 12345"), std::string::npos) << status;
+  LoadedTable wrong_histogram = **loaded;
+  wrong_histogram.metadata.set_histogram(3, 1);
+  EXPECT_NE(std::string(Message(VerifyTable(knobs, wrong_histogram, 0))).find("distance 3"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace puzzledb
