@@ -1,0 +1,196 @@
+// Table builds and table walks: the figures of docs/PERFORMANCE.md.
+//
+//   build/bench/table_bench                       # builds its own database in $TMPDIR
+//   PUZZLEDB_BENCH_DB=var/db build/bench/table_bench --benchmark_filter=Walk
+//
+// Walk figures are per solve (the whole optimal path), measured one solve at a time:
+// median_us and p99_us. Build figures are seconds of one build; peak_rss_mb is the
+// process's peak resident memory so far (the knight build runs first).
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "benchmark/benchmark.h"
+#include "core/knight.h"
+#include "core/knobs.h"
+#include "core/rotation.h"
+#include "core/solver.h"
+#include "core/table_builder.h"
+#include "core/table_store.h"
+
+namespace puzzledb {
+namespace {
+
+double PeakRssMegabytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  }
+  return 0;
+}
+
+const std::string& DbPath() {
+  static const std::string* path = [] {
+    const char* given = std::getenv("PUZZLEDB_BENCH_DB");
+    if (given != nullptr) return new std::string(given);
+    const char* tmp = std::getenv("TMPDIR");
+    auto* p = new std::string(std::string(tmp ? tmp : "/tmp") + "/puzzledb_bench_db_" +
+                              std::to_string(::getpid()));
+    return p;
+  }();
+  return *path;
+}
+
+TableStore& WritableStore() {
+  static TableStore* store = [] {
+    std::filesystem::remove_all(DbPath());
+    auto opened = TableStore::Open(DbPath(), TableStore::Mode::kReadWrite);
+    if (!opened.ok()) std::abort();
+    return opened->release();
+  }();
+  return *store;
+}
+
+KnobsWiring SampleWiring(const char* name) {
+  static const std::string dir = PUZZLEDB_WIRINGS_DIR;
+  std::ifstream in(dir + "/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return KnobsPuzzle::ParseOriginal(text.str())[0].instance->params;
+}
+
+template <PuzzleModel P>
+void BuildOnce(benchmark::State& state, const P& model) {
+  BuildOptions options;
+  options.threads = static_cast<int>(state.range(0));
+  absl::StatusOr<TableMetadata> m;
+  for (auto _ : state) m = BuildTable(model, WritableStore(), options);
+  if (!m.ok()) state.SkipWithError(std::string(Message(m.status())).c_str());
+  state.counters["seconds"] = m.ok() ? m->build_seconds() : 0;
+  state.counters["stored_mb"] = m.ok() ? m->stored_bytes() / 1e6 : 0;
+  state.counters["peak_rss_mb"] = PeakRssMegabytes();
+}
+
+void BM_BuildKnight(benchmark::State& state) { BuildOnce(state, KnightPuzzle()); }
+BENCHMARK(BM_BuildKnight)->Arg(2)->Arg(1)->Iterations(1)->Unit(benchmark::kSecond);
+
+void BM_BuildKnobs(benchmark::State& state) {
+  BuildOnce(state, KnobsPuzzle(SampleWiring("knobs_9002.in")));
+}
+BENCHMARK(BM_BuildKnobs)->Arg(2)->Arg(1)->Iterations(1)->Unit(benchmark::kSecond);
+
+void BM_BuildRotation(benchmark::State& state) { BuildOnce(state, RotationPuzzle()); }
+BENCHMARK(BM_BuildRotation)->Arg(2)->Iterations(1)->Unit(benchmark::kSecond);
+
+void BM_DatabaseSize(benchmark::State& state) {
+  for (auto _ : state) {
+    for (const char* w : {"knobs_9001.in", "knobs_9003.in"}) {
+      (void)BuildTable(KnobsPuzzle(SampleWiring(w)), WritableStore(), BuildOptions{});
+    }
+  }
+  uint64_t bytes = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(DbPath())) {
+    if (e.is_regular_file()) bytes += e.file_size();
+  }
+  state.counters["db_mb"] = bytes / 1e6;
+}
+BENCHMARK(BM_DatabaseSize)->Iterations(1)->Unit(benchmark::kSecond);
+
+// ---------------------------------------------------------------- walks
+
+Solver& ReadSolver() {
+  static Solver* solver = [] {
+    auto store = TableStore::Open(DbPath(), TableStore::Mode::kReadOnly);
+    if (!store.ok()) std::abort();
+    auto* s = new Solver(std::shared_ptr<TableStore>(std::move(*store)));
+    s->Preload();
+    return s;
+  }();
+  return *solver;
+}
+
+template <PuzzleModel P>
+void WalkAll(benchmark::State& state, const std::vector<typename P::Instance>& instances) {
+  Solver& solver = ReadSolver();
+  std::vector<double> micros;
+  micros.reserve(instances.size());
+  uint64_t lookups = 0, moves = 0;
+  int from_table = 0;
+  for (auto _ : state) {
+    micros.clear();
+    for (const auto& instance : instances) {
+      const auto start = std::chrono::steady_clock::now();
+      const auto solution = solver.Solve<P>(instance, SolveOptions{});
+      micros.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count());
+      lookups += solution->lookups;
+      moves += solution->moves.size();
+      from_table += solution->source == Source::kTable;
+    }
+  }
+  std::sort(micros.begin(), micros.end());
+  state.counters["median_us"] = micros[micros.size() / 2];
+  state.counters["p99_us"] = micros[micros.size() * 99 / 100];
+  state.counters["lookups_per_solve"] =
+      static_cast<double>(lookups) / static_cast<double>(state.iterations() * instances.size());
+  state.counters["moves_per_solve"] =
+      static_cast<double>(moves) / static_cast<double>(state.iterations() * instances.size());
+  state.counters["from_table"] = from_table / static_cast<double>(state.iterations());
+}
+
+void BM_WalkKnight(benchmark::State& state) {
+  const KnightPuzzle knight;
+  std::mt19937_64 rng(1);
+  std::vector<KnightPuzzle::Instance> instances;
+  for (int i = 0; i < 20000; ++i) instances.push_back({{}, knight.Unrank(rng() % knight.Size())});
+  WalkAll<KnightPuzzle>(state, instances);
+}
+BENCHMARK(BM_WalkKnight)->Iterations(3)->Unit(benchmark::kMillisecond);
+
+void BM_WalkKnobs(benchmark::State& state) {
+  const KnobsWiring wiring = SampleWiring("knobs_9002.in");
+  std::mt19937 rng(2);
+  std::vector<KnobsPuzzle::Instance> instances;
+  while (instances.size() < 20000) {
+    const uint32_t s = rng() & 0xFFFFFF;
+    if (!KnobsPuzzle::ProvablyUnsolvable(s)) instances.push_back({wiring, s});
+  }
+  WalkAll<KnobsPuzzle>(state, instances);
+}
+BENCHMARK(BM_WalkKnobs)->Iterations(3)->Unit(benchmark::kMillisecond);
+
+void BM_WalkRotation(benchmark::State& state) {
+  std::mt19937 rng(3);
+  std::vector<RotationPuzzle::Instance> instances;
+  for (int i = 0; i < 20000; ++i) {
+    std::vector<uint32_t> values;
+    for (uint32_t k = 1; k <= 3; ++k) values.insert(values.end(), 8, k);
+    std::shuffle(values.begin(), values.end(), rng);
+    instances.push_back({{}, *RotationPuzzle::BoardFromValues(values)});
+  }
+  WalkAll<RotationPuzzle>(state, instances);
+}
+BENCHMARK(BM_WalkRotation)->Iterations(3)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace puzzledb
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (std::getenv("PUZZLEDB_BENCH_DB") == nullptr) {
+    std::filesystem::remove_all(puzzledb::DbPath());  // the database this run built
+  }
+  return 0;
+}
