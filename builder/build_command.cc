@@ -1,0 +1,256 @@
+#include "builder/build_command.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <type_traits>
+
+#include "core/registry.h"
+#include "core/strings.h"
+#include "core/table_builder.h"
+#include "core/table_store.h"
+#include "google/protobuf/util/json_util.h"
+#include "puzzledb/storage/v1/table.pb.h"
+
+namespace puzzledb {
+namespace {
+
+constexpr int kExitOk = 0, kExitFailure = 1, kExitBadInput = 2;
+
+// 67603900 -> "67,603,900".
+std::string Thousands(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string Megabytes(uint64_t bytes) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return buffer;
+}
+
+std::string Seconds(double s) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f s", s);
+  return buffer;
+}
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(Cat(path, ": cannot open"));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// The parameter sets to build for a puzzle: one for a puzzle without parameters; for one
+// with parameters (the knobs wiring), those of every instance in the given files.
+template <PuzzleModel P>
+absl::StatusOr<std::vector<typename P::Params>> ParamsToBuild(const BuildCommandOptions& options) {
+  if constexpr (std::is_empty_v<typename P::Params>) {
+    return std::vector<typename P::Params>{typename P::Params{}};
+  } else {
+    std::vector<std::string> files = options.wirings;
+    if (files.empty()) {
+      std::error_code ec;
+      for (const auto& entry : std::filesystem::directory_iterator(options.wirings_dir, ec)) {
+        if (entry.path().extension() == ".in") files.push_back(entry.path().string());
+      }
+      if (ec) {
+        return absl::NotFoundError(Cat("cannot read the wirings folder ", options.wirings_dir, ": ",
+                                       ec.message(), " (name files with --wiring)"));
+      }
+      std::sort(files.begin(), files.end());
+    }
+    std::vector<typename P::Params> all;
+    for (const std::string& file : files) {
+      auto text = ReadWholeFile(file);
+      if (!text.ok()) return text.status();
+      for (const auto& parsed : P::ParseOriginal(*text)) {
+        if (!parsed.instance.ok()) {
+          return absl::InvalidArgumentError(Cat(file, ": ", Message(parsed.instance.status())));
+        }
+        if (std::find(all.begin(), all.end(), parsed.instance->params) == all.end()) {
+          all.push_back(parsed.instance->params);
+        }
+      }
+    }
+    return all;
+  }
+}
+
+template <PuzzleModel P>
+int BuildPuzzle(const BuildCommandOptions& options, TableStore& store, std::ostream& out,
+                std::ostream& err) {
+  auto all = ParamsToBuild<P>(options);
+  if (!all.ok()) {
+    err << "puzzledb-build: " << Message(all.status()) << "\n";
+    return absl::IsInvalidArgument(all.status()) ? kExitBadInput : kExitFailure;
+  }
+  for (const auto& params : *all) {
+    const P model(params);
+    const std::string id = P::TableId(params);
+    BuildOptions build;
+    build.max_depth = options.max_depth;
+    build.threads = options.threads;
+    build.compression_level = options.compression_level;
+    if (!options.quiet) {
+      err << "building " << id << " (" << Thousands(model.space().Size()) << " states"
+          << (options.max_depth >= 0 ? Cat(", to depth ", options.max_depth) : std::string()) << ")\n";
+      build.on_layer = [&err, &id](const BfsLayer& layer) {
+        err << "  " << id << "  depth " << layer.depth << ": " << Thousands(layer.states)
+            << " states, " << Thousands(layer.total) << " in all, " << Seconds(layer.seconds)
+            << (layer.bottom_up ? " (bottom-up)" : "") << "\n";
+      };
+    }
+    auto metadata = BuildTable(model, store, build);
+    if (!metadata.ok()) {
+      err << "puzzledb-build: " << id << ": " << Message(metadata.status()) << "\n";
+      return kExitFailure;
+    }
+    out << id << ": " << Thousands(metadata->covered_states()) << " of "
+        << Thousands(metadata->state_count()) << " states, "
+        << (metadata->complete() ? "complete" : Cat("to depth ", metadata->coverage_depth()))
+        << ", largest distance " << metadata->max_distance() << ", "
+        << Megabytes(metadata->stored_bytes()) << ", built in " << Seconds(metadata->build_seconds())
+        << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream& err) {
+  bool known = options.puzzle == "all";
+  if (!known) VisitPuzzle(options.puzzle, [&](auto) { known = true; });
+  if (!known) {
+    err << "puzzledb-build: unknown puzzle '" << options.puzzle << "'; choose one of "
+        << PuzzleNames() << "|all\n";
+    return kExitBadInput;
+  }
+  auto store = TableStore::Open(options.db, TableStore::Mode::kReadWrite);
+  if (!store.ok()) {
+    err << "puzzledb-build: " << Message(store.status()) << "\n";
+    return kExitFailure;
+  }
+  int status = kExitOk;
+  ForEachPuzzle([&](auto type) {
+    using P = typename decltype(type)::type;
+    if (status != kExitOk || (options.puzzle != "all" && options.puzzle != P::kName)) return;
+    status = BuildPuzzle<P>(options, **store, out, err);
+  });
+  return status;
+}
+
+int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostream& err) {
+  auto store = TableStore::Open(db, TableStore::Mode::kReadOnly);
+  if (!store.ok()) {
+    err << "puzzledb-build verify: " << Message(store.status()) << "\n";
+    return kExitFailure;
+  }
+  auto tables = (*store)->List();
+  if (!tables.ok()) {
+    err << "puzzledb-build verify: " << Message(tables.status()) << "\n";
+    return kExitFailure;
+  }
+  if (tables->empty()) {
+    err << "puzzledb-build verify: " << db << " holds no tables\n";
+    return kExitFailure;
+  }
+  int failures = 0;
+  for (const TableMetadata& m : *tables) {
+    const auto started = std::chrono::steady_clock::now();
+    absl::Status status = absl::DataLossError(Cat("table ", m.table_id(), ": unknown puzzle '",
+                                                  m.puzzle(), "'"));
+    VisitPuzzle(m.puzzle(), [&](auto type) {
+      using P = typename decltype(type)::type;
+      auto params = P::DecodeParams(m.parameters());
+      if (!params.ok()) {
+        status = absl::DataLossError(Cat("table ", m.table_id(), ": unreadable parameters: ",
+                                         Message(params.status())));
+        return;
+      }
+      if (P::TableId(*params) != m.table_id()) {
+        status = absl::DataLossError(Cat("table ", m.table_id(), ": its parameters name table ",
+                                         P::TableId(*params)));
+        return;
+      }
+      auto table = (*store)->Load(m.table_id());
+      status = table.ok() ? VerifyTable(P(*params), **table, threads) : table.status();
+    });
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (status.ok()) {
+      out << m.table_id() << ": ok (" << Thousands(m.state_count()) << " entries, "
+          << Seconds(seconds) << ")\n";
+    } else {
+      ++failures;
+      out << m.table_id() << ": FAILED: " << Message(status) << "\n";
+      err << "puzzledb-build verify: " << Message(status) << "\n";
+    }
+  }
+  return failures == 0 ? kExitOk : kExitFailure;
+}
+
+int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& err) {
+  auto store = TableStore::Open(db, TableStore::Mode::kReadOnly);
+  if (!store.ok()) {
+    err << "puzzledb-build info: " << Message(store.status()) << "\n";
+    return kExitFailure;
+  }
+  auto tables = (*store)->List();
+  if (!tables.ok()) {
+    err << "puzzledb-build info: " << Message(tables.status()) << "\n";
+    return kExitFailure;
+  }
+  storage::v1::DatabaseInfo info;
+  info.set_db(db);
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(db, ec)) {
+    if (entry.is_regular_file(ec)) info.set_size_on_disk(info.size_on_disk() + entry.file_size(ec));
+  }
+  for (const TableMetadata& m : *tables) {
+    auto* table = info.add_tables();
+    *table->mutable_metadata() = m;
+    table->set_size_on_disk((*store)->SizeOnDisk(m.table_id()));
+  }
+  if (json) {
+    google::protobuf::util::JsonPrintOptions options;
+    options.preserve_proto_field_names = true;
+    options.always_print_primitive_fields = true;
+    options.add_whitespace = true;
+    std::string text;
+    (void)google::protobuf::util::MessageToJsonString(info, &text, options);
+    out << text;
+    return kExitOk;
+  }
+  out << db << ": " << info.tables_size() << " tables, " << Megabytes(info.size_on_disk())
+      << " on disk\n";
+  for (const auto& t : info.tables()) {
+    const TableMetadata& m = t.metadata();
+    out << "\n" << m.table_id() << "\n";
+    out << "  puzzle        " << m.puzzle()
+        << (m.parameters_text().empty() ? "" : Cat(", ", m.parameters_text())) << "\n";
+    out << "  states        " << Thousands(m.covered_states()) << " of "
+        << Thousands(m.state_count()) << " covered, "
+        << (m.complete() ? "complete" : Cat("to depth ", m.coverage_depth())) << "\n";
+    out << "  distances     largest " << m.max_distance() << "; per distance";
+    for (int d = 0; d < m.histogram_size(); ++d) out << " " << m.histogram(d);
+    out << "\n";
+    out << "  encoding      "
+        << (m.encoding() == storage::v1::DISTANCE_MOD3 ? "distance mod 3, 2 bits" : "distance, 1 byte")
+        << ", " << m.page_count() << " pages of " << Thousands(m.entries_per_page()) << " entries\n";
+    out << "  size          " << Megabytes(m.stored_bytes()) << " stored, "
+        << Megabytes(t.size_on_disk()) << " on disk\n";
+    out << "  built         " << Seconds(m.build_seconds()) << ", generation " << m.generation()
+        << ", format " << m.format_version() << ", crc32 " << m.content_crc32() << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace puzzledb

@@ -1,0 +1,29 @@
+// puzzledb-build: builds, verifies and describes the tables of a database.
+#ifndef PUZZLEDB_BUILDER_BUILD_COMMAND_H_
+#define PUZZLEDB_BUILDER_BUILD_COMMAND_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace puzzledb {
+
+struct BuildCommandOptions {
+  std::string db = "var/db";
+  std::string puzzle = "all";         // a registered name or "all"
+  int max_depth = -1;                 // -1: the whole space
+  std::vector<std::string> wirings;   // knobs wiring files; empty: every file of wirings_dir
+  std::string wirings_dir;            // the shipped wirings
+  int threads = 0;
+  int compression_level = 9;
+  bool quiet = false;                 // no per-layer progress
+};
+
+// Each returns the process exit status: 0 ok, 1 a failure, 2 bad input.
+int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream& err);
+int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostream& err);
+int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& err);
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_BUILDER_BUILD_COMMAND_H_
