@@ -34,6 +34,7 @@ TEST(SubsetRankerTest, ExhaustiveBijectionOnTwelveChooseFive) {
   for (uint64_t rank = 0; rank < Ranker::kCount; ++rank) {
     ASSERT_EQ(Ranker::Rank(mask), rank) << "mask " << mask;
     ASSERT_EQ(Ranker::Unrank(rank), mask);
+    ASSERT_EQ(Ranker::UnrankSlowly(rank), mask);
     mask = NextSubset(mask);
   }
   EXPECT_GE(mask, 1u << 12);  // enumeration left the 12-bit range exactly at the end
