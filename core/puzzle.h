@@ -19,6 +19,7 @@
 #include <array>
 #include <chrono>
 #include <concepts>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -124,6 +125,8 @@ struct SearchLimits {
   int max_moves = 0;       // 0: no limit; otherwise answers longer than this are NOT_WITHIN_LIMIT
   uint64_t max_nodes = 0;  // 0: no budget
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // Asked now and then (with the clock); true stops the search with CANCELLED.
+  std::function<bool()> cancelled;
 };
 
 }  // namespace puzzledb

@@ -121,7 +121,9 @@ TEST_F(TableSolverTest, PartialKnightTableAnswersAndBoundsTheSearch) {
     }
     const KnightPuzzle::Instance instance{{}, s};
     auto answer = solver_->Solve<KnightPuzzle>(instance, Options(Policy::kTableThenSearch, 16));
-    auto live = reference.Solve(s, SearchLimits{16, 0, std::nullopt});
+    SearchLimits cap;
+    cap.max_moves = 16;
+    auto live = reference.Solve(s, cap);
     ASSERT_TRUE(answer.ok() && live.ok()) << answer.status();
     ASSERT_EQ(answer->outcome, live->outcome);
     ASSERT_EQ(answer->distance, live->distance);

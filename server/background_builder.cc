@@ -1,0 +1,84 @@
+#include "server/background_builder.h"
+
+#include <chrono>
+
+#include "core/strings.h"
+
+namespace puzzledb {
+
+BackgroundBuilder::BackgroundBuilder(TableStore* store, Solver* solver,
+                                     BackgroundBuilderOptions options,
+                                     std::function<void(std::string_view)> log)
+    : store_(store), solver_(solver), options_(options), log_(std::move(log)) {
+  build_options_.threads = options_.threads;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+BackgroundBuilder::~BackgroundBuilder() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    queue_.clear();
+  }
+  ready_.notify_all();
+  thread_.join();
+}
+
+bool BackgroundBuilder::Enqueue(const std::string& id, std::function<absl::Status()> build) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopping_ || pending_.count(id) != 0) return false;
+  if (queue_.size() >= options_.max_queued) {
+    if (log_) log_(Cat("background build of ", id, " skipped: ", queue_.size(), " builds queued"));
+    return false;
+  }
+  if (store_->ReadMetadata(id).ok()) return false;  // built meanwhile
+  pending_.insert(id);
+  queue_.emplace_back(id, std::move(build));
+  ready_.notify_one();
+  return true;
+}
+
+std::vector<std::string> BackgroundBuilder::Pending() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return {pending_.begin(), pending_.end()};
+}
+
+uint64_t BackgroundBuilder::built() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return built_;
+}
+
+void BackgroundBuilder::Loop() {
+  while (true) {
+    std::pair<std::string, std::function<absl::Status()>> job;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    const std::string& id = job.first;
+    absl::Status status;
+    auto tables = store_->List();
+    if (tables.ok() && tables->size() >= options_.max_tables) {
+      status = absl::ResourceExhaustedError(
+          Cat("the database holds ", tables->size(), " tables, the cap (--max-tables)"));
+    } else {
+      const auto started = std::chrono::steady_clock::now();
+      status = job.second();
+      if (status.ok() && log_) {
+        log_(Cat("built table ", id, " in the background in ",
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+                 " s"));
+      }
+    }
+    if (!status.ok() && log_) log_(Cat("background build of ", id, " failed: ", Message(status)));
+    solver_->Forget(id);  // the next query loads the new table
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_.erase(id);
+    if (status.ok()) ++built_;
+  }
+}
+
+}  // namespace puzzledb

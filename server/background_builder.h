@@ -1,0 +1,73 @@
+// Builds missing tables in the background: when a query had to search because its
+// parameters (a knobs wiring) have no table, the table is built and stored, so that later
+// queries with those parameters are table lookups. One build at a time, a bounded queue, a
+// cap on the number of tables in the database.
+#ifndef PUZZLEDB_SERVER_BACKGROUND_BUILDER_H_
+#define PUZZLEDB_SERVER_BACKGROUND_BUILDER_H_
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/solver.h"
+#include "core/table_builder.h"
+#include "core/table_store.h"
+
+namespace puzzledb {
+
+struct BackgroundBuilderOptions {
+  size_t max_queued = 8;    // requests beyond this are dropped (the query was answered anyway)
+  size_t max_tables = 64;   // no build once the database holds this many tables
+  int threads = 1;          // threads of one build; the rest of the machine keeps serving
+};
+
+// Thread-safe.
+class BackgroundBuilder {
+ public:
+  // `store` (read-write) and `solver` must outlive this object.
+  BackgroundBuilder(TableStore* store, Solver* solver, BackgroundBuilderOptions options,
+                    std::function<void(std::string_view)> log);
+  // Finishes the build in progress, drops the queued ones, joins.
+  ~BackgroundBuilder();
+
+  // Queues a build of P's table for `params` unless it is queued, running, present, or the
+  // limits say no. Returns true if queued.
+  template <PuzzleModel P>
+  bool Request(const typename P::Params& params) {
+    const std::string id = P::TableId(params);
+    return Enqueue(id, [this, params]() {
+      return BuildTable(P(params), *store_, build_options_).status();
+    });
+  }
+
+  // Table ids queued or being built.
+  std::vector<std::string> Pending() const;
+  uint64_t built() const;
+
+ private:
+  bool Enqueue(const std::string& id, std::function<absl::Status()> build);
+  void Loop();
+
+  TableStore* const store_;
+  Solver* const solver_;
+  const BackgroundBuilderOptions options_;
+  const std::function<void(std::string_view)> log_;
+  BuildOptions build_options_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::pair<std::string, std::function<absl::Status()>>> queue_;
+  std::set<std::string> pending_;
+  uint64_t built_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_SERVER_BACKGROUND_BUILDER_H_

@@ -1,0 +1,233 @@
+#include "server/request_handler.h"
+
+#include <type_traits>
+
+#include "core/registry.h"
+#include "core/strings.h"
+#include "proto/wire.h"
+
+namespace puzzledb {
+
+grpc::Status ToGrpc(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  // absl and gRPC share the canonical code numbers.
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(Message(status)));
+}
+
+namespace {
+
+constexpr uint32_t kMaxMovesLimit = 1000;
+
+grpc::Status Invalid(std::string message) {
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::move(message));
+}
+
+// Checks the fields every request has; fills the policy.
+template <class Request>
+grpc::Status CheckCommon(const Request& request, Policy* policy) {
+  switch (request.policy()) {
+    case v1::TABLE_THEN_SEARCH:
+      *policy = Policy::kTableThenSearch;
+      break;
+    case v1::TABLE_ONLY:
+      *policy = Policy::kTableOnly;
+      break;
+    case v1::SEARCH_ONLY:
+      *policy = Policy::kSearchOnly;
+      break;
+    default:
+      return Invalid(Cat("policy: unknown value ", static_cast<int>(request.policy()),
+                         "; use TABLE_THEN_SEARCH (0), TABLE_ONLY (1) or SEARCH_ONLY (2)"));
+  }
+  if (request.max_moves() > kMaxMovesLimit) {
+    return Invalid(Cat("max_moves: ", request.max_moves(), " is more than ", kMaxMovesLimit,
+                       "; use 0 for no limit"));
+  }
+  if (WirePuzzleName(request.puzzle()).empty()) {
+    return Invalid(Cat("puzzle: no puzzle given; set one of ", PuzzleNames(", ")));
+  }
+  return grpc::Status::OK;
+}
+
+template <PuzzleModel P>
+void Fill(const P& model, const typename P::Instance& instance, const Solution& solution,
+          v1::SolveResponse* response) {
+  SolutionToWire(model, instance, solution, response);
+}
+
+template <PuzzleModel P>
+void Fill(const P& model, const typename P::Instance&, const Analysis& analysis,
+          v1::AnalyzeResponse* response) {
+  response->set_outcome(OutcomeToWire(analysis.position.outcome));
+  response->set_distance(static_cast<uint32_t>(analysis.position.distance));
+  response->set_source(SourceToWire(analysis.position.source));
+  for (const MoveAnalysis& move : analysis.moves) {
+    auto* out = response->add_moves();
+    out->set_move(move.name);
+    out->set_outcome(OutcomeToWire(move.outcome));
+    out->set_distance(static_cast<uint32_t>(move.distance));
+  }
+}
+
+}  // namespace
+
+template <class Request, class Response>
+grpc::Status RequestHandler::Answer(const Request& request, Policy policy, SearchLimits limits,
+                                    Response* response) {
+  grpc::Status status;
+  VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
+    using P = typename decltype(type)::type;
+    auto instance = InstanceFromWire<P>(request.puzzle());
+    if (!instance.ok()) {
+      status = ToGrpc(instance.status());
+      return;
+    }
+    SolveOptions options;
+    options.policy = policy;
+    options.limits = std::move(limits);
+    options.limits.max_moves = static_cast<int>(request.max_moves());
+    const P model(instance->params);
+    Solution position;
+    if constexpr (std::is_same_v<Response, v1::SolveResponse>) {
+      auto solution = solver_->Solve<P>(*instance, options);
+      if (!solution.ok()) {
+        status = ToGrpc(solution.status());
+        return;
+      }
+      Fill(model, *instance, *solution, response);
+      position = *solution;
+    } else {
+      auto analysis = solver_->Analyze<P>(*instance, options);
+      if (!analysis.ok()) {
+        status = ToGrpc(analysis.status());
+        return;
+      }
+      Fill(model, *instance, *analysis, response);
+      position = analysis->position;
+    }
+    // A search for parameters without a table: build it for next time.
+    if constexpr (!std::is_empty_v<typename P::Params>) {
+      if (builder_ != nullptr && position.source == Source::kSearch) {
+        builder_->Request<P>(instance->params);
+      }
+    }
+  });
+  return status;
+}
+
+RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& request,
+                                                      v1::SolveResponse* response,
+                                                      grpc::Status* status) {
+  Policy policy;
+  *status = CheckCommon(request, &policy);
+  if (!status->ok()) return Route::kAnswered;
+  if (policy == Policy::kSearchOnly) {
+    // Still refuse a malformed puzzle here, without a search thread.
+    VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
+      using P = typename decltype(type)::type;
+      *status = ToGrpc(InstanceFromWire<P>(request.puzzle()).status());
+    });
+    return status->ok() ? Route::kNeedsSearch : Route::kAnswered;
+  }
+  *status = Answer(request, Policy::kTableOnly, SearchLimits{}, response);
+  if (status->error_code() == grpc::StatusCode::FAILED_PRECONDITION &&
+      policy == Policy::kTableThenSearch) {
+    response->Clear();
+    return Route::kNeedsSearch;
+  }
+  return Route::kAnswered;
+}
+
+grpc::Status RequestHandler::SolveWithSearch(const v1::SolveRequest& request, SearchLimits limits,
+                                             v1::SolveResponse* response) {
+  Policy policy;
+  grpc::Status status = CheckCommon(request, &policy);
+  if (!status.ok()) return status;
+  limits.max_nodes = options_.search_node_budget;
+  return Answer(request, policy, std::move(limits), response);
+}
+
+RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest& request,
+                                                        v1::AnalyzeResponse* response,
+                                                        grpc::Status* status) {
+  Policy policy;
+  *status = CheckCommon(request, &policy);
+  if (!status->ok()) return Route::kAnswered;
+  if (policy == Policy::kSearchOnly) {
+    VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
+      using P = typename decltype(type)::type;
+      *status = ToGrpc(InstanceFromWire<P>(request.puzzle()).status());
+    });
+    return status->ok() ? Route::kNeedsSearch : Route::kAnswered;
+  }
+  *status = Answer(request, Policy::kTableOnly, SearchLimits{}, response);
+  if (status->error_code() == grpc::StatusCode::FAILED_PRECONDITION &&
+      policy == Policy::kTableThenSearch) {
+    response->Clear();
+    return Route::kNeedsSearch;
+  }
+  return Route::kAnswered;
+}
+
+grpc::Status RequestHandler::AnalyzeWithSearch(const v1::AnalyzeRequest& request,
+                                               SearchLimits limits,
+                                               v1::AnalyzeResponse* response) {
+  Policy policy;
+  grpc::Status status = CheckCommon(request, &policy);
+  if (!status.ok()) return status;
+  limits.max_nodes = options_.search_node_budget;
+  return Answer(request, policy, std::move(limits), response);
+}
+
+v1::ListTablesResponse RequestHandler::ListTables() const {
+  v1::ListTablesResponse response;
+  TableStore* store = solver_->store();
+  if (store != nullptr) {
+    const auto refused = solver_->Refused();
+    const auto loaded = solver_->Loaded();
+    auto tables = store->List();
+    if (tables.ok()) {
+      for (const TableMetadata& m : *tables) {
+        auto* t = response.add_tables();
+        t->set_table_id(m.table_id());
+        t->set_puzzle(m.puzzle());
+        t->set_parameters(m.parameters_text());
+        if (m.puzzle() == KnobsPuzzle::kName) {
+          for (char c : m.parameters()) t->add_wiring(static_cast<uint8_t>(c));
+        }
+        t->set_coverage_depth(m.coverage_depth());
+        t->set_complete(m.complete());
+        t->set_states(m.state_count());
+        t->set_covered_states(m.covered_states());
+        for (uint64_t h : m.histogram()) t->add_histogram(h);
+        t->set_max_distance(m.max_distance());
+        t->set_size_bytes(m.stored_bytes());
+        t->set_built_unix_micros(m.build_unix_micros());
+        t->set_build_seconds(m.build_seconds());
+        if (auto it = refused.find(m.table_id()); it != refused.end()) {
+          t->set_status("REFUSED: " + it->second);
+        } else if (std::find(loaded.begin(), loaded.end(), m.table_id()) != loaded.end()) {
+          t->set_status("LOADED");
+        } else {
+          t->set_status("AVAILABLE");
+        }
+      }
+    }
+    // Refused tables whose metadata cannot even be listed still show.
+    for (const auto& [id, why] : refused) {
+      bool listed = false;
+      for (const auto& t : response.tables()) listed |= t.table_id() == id;
+      if (!listed) {
+        auto* t = response.add_tables();
+        t->set_table_id(id);
+        t->set_status("REFUSED: " + why);
+      }
+    }
+  }
+  if (builder_ != nullptr) {
+    for (const std::string& id : builder_->Pending()) response.add_building(id);
+  }
+  return response;
+}
+
+}  // namespace puzzledb

@@ -1,0 +1,59 @@
+// Request parsing, solving and response shaping for the service, apart from gRPC's
+// plumbing: every request is first answered from the tables alone where it can be (on the
+// calling thread), and otherwise handed to a search (on a search thread).
+#ifndef PUZZLEDB_SERVER_REQUEST_HANDLER_H_
+#define PUZZLEDB_SERVER_REQUEST_HANDLER_H_
+
+#include <cstdint>
+
+#include "core/solver.h"
+#include "grpcpp/support/status.h"
+#include "puzzledb/v1/solver.pb.h"
+#include "server/background_builder.h"
+
+namespace puzzledb {
+
+grpc::Status ToGrpc(const absl::Status& status);
+
+struct HandlerOptions {
+  uint64_t search_node_budget = 0;  // per search; 0: none
+};
+
+// Thread-safe.
+class RequestHandler {
+ public:
+  // `solver` must outlive this; `builder` may be null (no background builds).
+  RequestHandler(Solver* solver, BackgroundBuilder* builder, HandlerOptions options)
+      : solver_(solver), builder_(builder), options_(options) {}
+
+  enum class Route {
+    kAnswered,     // *status (and *response if OK) hold the answer
+    kNeedsSearch,  // nothing written; call the WithSearch variant on a search thread
+  };
+
+  Route SolveFromTables(const v1::SolveRequest& request, v1::SolveResponse* response,
+                        grpc::Status* status);
+  // `limits` carries the deadline and cancellation; the handler adds the node budget.
+  grpc::Status SolveWithSearch(const v1::SolveRequest& request, SearchLimits limits,
+                               v1::SolveResponse* response);
+
+  Route AnalyzeFromTables(const v1::AnalyzeRequest& request, v1::AnalyzeResponse* response,
+                          grpc::Status* status);
+  grpc::Status AnalyzeWithSearch(const v1::AnalyzeRequest& request, SearchLimits limits,
+                                 v1::AnalyzeResponse* response);
+
+  v1::ListTablesResponse ListTables() const;
+
+ private:
+  template <class Request, class Response>
+  grpc::Status Answer(const Request& request, Policy policy, SearchLimits limits,
+                      Response* response);
+
+  Solver* const solver_;
+  BackgroundBuilder* const builder_;
+  const HandlerOptions options_;
+};
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_SERVER_REQUEST_HANDLER_H_

@@ -1,0 +1,60 @@
+#include "server/search_pool.h"
+
+#include <algorithm>
+
+namespace puzzledb {
+
+SearchPool::SearchPool(int threads) : capacity_(std::max(1, threads)) {
+  for (int i = 0; i < capacity_; ++i) threads_.emplace_back([this] { Loop(); });
+}
+
+SearchPool::~SearchPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  ready_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+bool SearchPool::TrySubmit(std::function<void()> work) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_ || accepted_ >= capacity_) {
+      ++refused_;
+      return false;
+    }
+    ++accepted_;
+    queue_.push_back(std::move(work));
+  }
+  ready_.notify_one();
+  return true;
+}
+
+int SearchPool::running() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return accepted_;
+}
+
+uint64_t SearchPool::refused() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return refused_;
+}
+
+void SearchPool::Loop() {
+  while (true) {
+    std::function<void()> work;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, nothing left
+      work = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    work();
+    std::lock_guard<std::mutex> lock(mutex_);
+    --accepted_;
+  }
+}
+
+}  // namespace puzzledb

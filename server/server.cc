@@ -1,0 +1,114 @@
+#include "server/server.h"
+
+#include <thread>
+
+#include "core/solver.h"
+#include "core/strings.h"
+#include "core/table_store.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/grpcpp.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "server/background_builder.h"
+
+namespace puzzledb {
+
+absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const ServerOptions& options,
+                                                                      Log log) {
+  std::unique_ptr<PuzzledbServer> server(new PuzzledbServer());
+  server->log_ = log;
+  const auto started = std::chrono::steady_clock::now();
+
+  auto existing = TableStore::Open(options.db, TableStore::Mode::kReadOnly);
+  if (!existing.ok()) return existing.status();  // no database: say how to build one
+  existing->reset();
+  auto store = TableStore::Open(options.db, TableStore::Mode::kReadWrite);
+  if (!store.ok()) return store.status();
+  server->store_ = std::move(*store);
+  server->solver_ = std::make_unique<Solver>(server->store_, log);
+  const int loaded = server->solver_->Preload();
+
+  const int searches = options.max_concurrent_searches > 0
+                           ? options.max_concurrent_searches
+                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  server->pool_ = std::make_unique<SearchPool>(searches);
+  if (options.build_missing_tables) {
+    BackgroundBuilderOptions build;
+    build.max_tables = options.max_tables;
+    server->builder_ = std::make_unique<BackgroundBuilder>(server->store_.get(),
+                                                           server->solver_.get(), build, log);
+  }
+  HandlerOptions handler;
+  handler.search_node_budget = options.search_node_budget;
+  server->handler_ = std::make_unique<RequestHandler>(server->solver_.get(), server->builder_.get(),
+                                                      handler);
+  ServiceOptions service;
+  service.default_search_deadline = options.default_search_deadline;
+  server->service_ = std::make_unique<SolverService>(server->handler_.get(), server->pool_.get(),
+                                                     service);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &server->port_);
+  builder.RegisterService(server->service_.get());
+  builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+  if (options.threads > 0) {
+    grpc::ResourceQuota quota("puzzledb-server");
+    quota.SetMaxThreads(options.threads);
+    builder.SetResourceQuota(quota);
+  }
+  server->server_ = builder.BuildAndStart();
+  if (server->server_ == nullptr || server->port_ == 0) {
+    return absl::UnavailableError(Cat("cannot listen on ", options.listen,
+                                      " (address in use, or not an address of this machine?)"));
+  }
+  auto* health = server->server_->GetHealthCheckService();
+  health->SetServingStatus("puzzledb.v1.Solver", true);
+  health->SetServingStatus(true);
+
+  if (log) {
+    const auto refused = server->solver_->Refused();
+    std::string tables = Join(server->solver_->Loaded(), ", ");
+    std::string refusals;
+    for (const auto& [id, why] : refused) refusals += Cat("; refused ", id, ": ", why);
+    const std::string host = options.listen.substr(0, options.listen.rfind(':'));
+    log(Cat("listening on ", host, ":", server->port_, "; database ", options.db, ": ", loaded,
+            " tables loaded (", tables, ")", refusals, "; searches: ", searches,
+            " at a time, default deadline ", options.default_search_deadline.count(), " ms, budget ",
+            options.search_node_budget, " nodes; background builds ",
+            options.build_missing_tables ? "on" : "off", "; started in ",
+            std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::steady_clock::now() - started)
+                .count(),
+            " ms"));
+  }
+  return server;
+}
+
+const ServiceCounters& PuzzledbServer::counters() const { return service_->counters(); }
+
+void PuzzledbServer::Shutdown(std::chrono::milliseconds grace) {
+  if (shut_down_) return;
+  shut_down_ = true;
+  if (auto* health = server_->GetHealthCheckService()) health->Shutdown();
+  // Waits for the calls in flight; those still running at the deadline are cancelled
+  // (their searches see it and stop).
+  server_->Shutdown(std::chrono::system_clock::now() + grace);
+  server_->Wait();
+  pool_.reset();     // every accepted search has finished its call by now
+  builder_.reset();  // finishes the build in progress
+  const auto& c = service_->counters();
+  if (log_) {
+    log_(Cat("stopped: ", c.table_answers.load(), " table answers, ", c.searches.load(),
+             " searches, ", c.refused_searches.load(), " searches refused, ", c.errors.load(),
+             " errors"));
+  }
+  solver_.reset();
+  store_.reset();  // closes the database
+}
+
+PuzzledbServer::~PuzzledbServer() {
+  if (!shut_down_ && server_ != nullptr) Shutdown(std::chrono::milliseconds(0));
+}
+
+}  // namespace puzzledb

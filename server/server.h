@@ -1,0 +1,72 @@
+// puzzledb-server as an object: opens the database, loads the tables, serves
+// puzzledb.v1.Solver (with health checking and reflection) until shut down. The binary's
+// main() and the in-process tests both use it.
+#ifndef PUZZLEDB_SERVER_SERVER_H_
+#define PUZZLEDB_SERVER_SERVER_H_
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "server/solver_service.h"
+
+namespace grpc {
+class Server;
+}
+
+namespace puzzledb {
+
+class BackgroundBuilder;
+class Solver;
+class TableStore;
+
+struct ServerOptions {
+  std::string db = "var/db";
+  std::string listen = "127.0.0.1:50051";  // port 0 picks a free port (see port())
+  int threads = 0;                         // cap on gRPC's threads; 0: gRPC's default
+  int max_concurrent_searches = 0;         // 0: one per core
+  uint64_t search_node_budget = 500'000'000;
+  std::chrono::milliseconds default_search_deadline{10000};
+  bool build_missing_tables = true;
+  size_t max_tables = 64;
+  int max_message_bytes = 64 << 10;
+};
+
+class PuzzledbServer {
+ public:
+  using Log = std::function<void(std::string_view)>;
+
+  // Opens the database (read-write: background builds store their tables), loads every
+  // table, starts listening. Errors name what failed (no database, address in use, ...).
+  static absl::StatusOr<std::unique_ptr<PuzzledbServer>> Start(const ServerOptions& options,
+                                                               Log log);
+  // Shuts down if still running.
+  ~PuzzledbServer();
+
+  int port() const { return port_; }
+  const ServiceCounters& counters() const;
+
+  // Stops accepting calls, lets the calls in flight finish (cancelling those still running
+  // after `grace`), stops the searches and builds, closes the database. Idempotent.
+  void Shutdown(std::chrono::milliseconds grace);
+
+ private:
+  PuzzledbServer() = default;
+
+  Log log_;
+  std::shared_ptr<TableStore> store_;
+  std::unique_ptr<Solver> solver_;
+  std::unique_ptr<BackgroundBuilder> builder_;
+  std::unique_ptr<SearchPool> pool_;
+  std::unique_ptr<RequestHandler> handler_;
+  std::unique_ptr<SolverService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  bool shut_down_ = false;
+};
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_SERVER_SERVER_H_

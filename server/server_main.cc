@@ -1,0 +1,96 @@
+// puzzledb-server: serves puzzledb.v1.Solver from a database built by puzzledb-build.
+// Binds localhost unless told otherwise; stops cleanly on SIGINT or SIGTERM.
+#include <csignal>
+#include <ctime>
+#include <iostream>
+#include <mutex>
+
+#include <pthread.h>
+
+#include "CLI/CLI.hpp"
+#include "server/server.h"
+
+namespace {
+
+std::mutex log_mutex;
+
+void Log(std::string_view line) {
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  std::lock_guard<std::mutex> lock(log_mutex);
+  std::cerr << stamp << " puzzledb-server: " << line << std::endl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace puzzledb;
+  CLI::App app{"puzzledb-server: exact puzzle answers over gRPC (puzzledb.v1.Solver)"};
+  ServerOptions options;
+  double default_deadline_s = 10;
+  double grace_s = 5;
+  app.add_option("--db", options.db, "Database folder (built by puzzledb-build)")
+      ->capture_default_str();
+  app.add_option("--listen", options.listen,
+                 "Address to listen on; use 0.0.0.0:PORT to accept other machines, port 0 for "
+                 "any free port")
+      ->capture_default_str();
+  app.add_option("--threads", options.threads, "Cap on gRPC's threads (0: gRPC's default)")
+      ->check(CLI::Range(0, 1024));
+  app.add_option("--max-concurrent-searches", options.max_concurrent_searches,
+                 "Live searches running at once; more are refused with RESOURCE_EXHAUSTED "
+                 "(0: one per core)")
+      ->check(CLI::Range(0, 1024));
+  app.add_option("--search-node-budget", options.search_node_budget,
+                 "Nodes one search may expand before it gives up with RESOURCE_EXHAUSTED "
+                 "(0: no budget)")
+      ->capture_default_str();
+  app.add_option("--default-deadline", default_deadline_s,
+                 "Seconds a search may run for a call that sets no deadline")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
+  app.add_flag("--build-missing-tables,!--no-build-missing-tables", options.build_missing_tables,
+               "Build the table of a knobs wiring that had to be searched, in the background "
+               "(default: on)");
+  app.add_option("--max-tables", options.max_tables,
+                 "No background build once the database holds this many tables")
+      ->capture_default_str();
+  app.add_option("--max-message-bytes", options.max_message_bytes,
+                 "Largest request message accepted")
+      ->check(CLI::Range(1024, 64 << 20))
+      ->capture_default_str();
+  app.add_option("--grace", grace_s, "Seconds calls in flight get to finish on shutdown")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  options.default_search_deadline =
+      std::chrono::milliseconds(static_cast<int64_t>(default_deadline_s * 1000));
+
+  // SIGINT and SIGTERM are taken by sigwait below, in this thread only; block them before
+  // any other thread starts so that every thread inherits the mask.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  auto server = PuzzledbServer::Start(options, Log);
+  if (!server.ok()) {
+    Log(std::string("cannot start: ") + std::string(server.status().message()));
+    return 1;
+  }
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  Log(std::string("received ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
+      ": finishing the calls in flight");
+  (*server)->Shutdown(std::chrono::milliseconds(static_cast<int64_t>(grace_s * 1000)));
+  server->reset();
+  return 0;
+}

@@ -1,0 +1,69 @@
+// The gRPC service puzzledb.v1.Solver: a thin adapter between gRPC's callback API and the
+// request handler. Table answers are given on gRPC's own threads, at once; searches run on
+// the search pool, never more than its capacity at a time.
+#ifndef PUZZLEDB_SERVER_SOLVER_SERVICE_H_
+#define PUZZLEDB_SERVER_SOLVER_SERVICE_H_
+
+#include <atomic>
+#include <chrono>
+
+#include "puzzledb/v1/solver.grpc.pb.h"
+#include "server/request_handler.h"
+#include "server/search_pool.h"
+
+namespace puzzledb {
+
+struct ServiceOptions {
+  // Deadline of a search when the call sets none.
+  std::chrono::milliseconds default_search_deadline{10000};
+  // Responses a stream may have waiting to be written before it stops reading.
+  size_t stream_window = 4096;
+};
+
+// Counters for the log and the tests.
+struct ServiceCounters {
+  std::atomic<uint64_t> table_answers{0};
+  std::atomic<uint64_t> searches{0};
+  std::atomic<uint64_t> refused_searches{0};
+  std::atomic<uint64_t> errors{0};
+};
+
+class SolverService final : public v1::Solver::CallbackService {
+ public:
+  // `handler` and `pool` must outlive the service.
+  SolverService(RequestHandler* handler, SearchPool* pool, ServiceOptions options)
+      : handler_(handler), pool_(pool), options_(options) {}
+
+  grpc::ServerUnaryReactor* Solve(grpc::CallbackServerContext* context,
+                                  const v1::SolveRequest* request,
+                                  v1::SolveResponse* response) override;
+  grpc::ServerUnaryReactor* Analyze(grpc::CallbackServerContext* context,
+                                    const v1::AnalyzeRequest* request,
+                                    v1::AnalyzeResponse* response) override;
+  grpc::ServerBidiReactor<v1::SolveRequest, v1::SolveResponse>* SolveStream(
+      grpc::CallbackServerContext* context) override;
+  grpc::ServerUnaryReactor* ListTables(grpc::CallbackServerContext* context,
+                                       const v1::ListTablesRequest* request,
+                                       v1::ListTablesResponse* response) override;
+
+  const ServiceCounters& counters() const { return counters_; }
+
+  // The limits of a search for a call: its deadline (or the default) and its cancellation.
+  SearchLimits LimitsFor(grpc::CallbackServerContext* context) const;
+  RequestHandler* handler() const { return handler_; }
+  SearchPool* pool() const { return pool_; }
+  ServiceCounters& mutable_counters() { return counters_; }
+  const ServiceOptions& options() const { return options_; }
+
+ private:
+  RequestHandler* const handler_;
+  SearchPool* const pool_;
+  const ServiceOptions options_;
+  ServiceCounters counters_;
+};
+
+grpc::Status SearchRefused(const SearchPool& pool);
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_SERVER_SOLVER_SERVICE_H_
