@@ -1,40 +1,66 @@
-// puzzledb: the command line. Solves puzzles given in their original input format.
+// puzzledb: the command line. Solves and analyses puzzles given in their original input
+// format, in-process (live search, or the tables of --db) or through a server (--server).
 #include <iostream>
 #include <iterator>
 #include <string>
 
 #include "CLI/CLI.hpp"
-#include "client/solve_command.h"
+#include "client/commands.h"
 #include "core/registry.h"
+
+namespace {
+
+// --puzzle, --max-moves, --policy, --json for solve and analyze.
+void AddCaseOptions(CLI::App* command, puzzledb::SolveCommandOptions* options, int* max_moves,
+                    const std::string& cap_help) {
+  command->add_option("--puzzle,-p", options->puzzle, "Which puzzle: " + puzzledb::PuzzleNames())
+      ->required()
+      ->check(CLI::IsMember({"knight", "knobs", "rotation"}));
+  command->add_option("--max-moves", *max_moves, cap_help)->check(CLI::Range(0, 1000));
+  command->add_option("--policy", options->policy, "table-then-search, table-only or search-only")
+      ->check(CLI::IsMember({"table-then-search", "table-only", "search-only"}))
+      ->capture_default_str();
+  command->add_flag("--json", options->json, "Print one JSON object per case");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace puzzledb;
   CLI::App app{"puzzledb: exact answers for the knight, knobs and rotation puzzles"};
   app.require_subcommand(1);
+  app.fallthrough();  // global options may also follow the subcommand
+
+  BackendOptions backend;
+  app.add_option("--server", backend.server,
+                 "Ask the puzzledb-server at this address (e.g. 127.0.0.1:50051)");
+  app.add_option("--db", backend.db,
+                 "In-process: answer from the tables of this database (read-only), searching "
+                 "only what they do not cover");
+  app.add_option("--timeout", backend.timeout_seconds,
+                 "Give up a case after this many seconds (0: never in-process, an hour against "
+                 "a server)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--node-budget", backend.node_budget,
+                 "In-process: give up a search after this many nodes (0: no budget)");
 
   SolveCommandOptions solve;
-  int max_moves = -1;
+  int solve_cap = -1;
   CLI::App* solve_cmd = app.add_subcommand(
       "solve", "Read the puzzle's original input on stdin and print the original output");
-  solve_cmd->add_option("--puzzle,-p", solve.puzzle, "Which puzzle: " + PuzzleNames())
-      ->required()
-      ->check(CLI::IsMember({"knight", "knobs", "rotation"}));
-  solve_cmd
-      ->add_option("--max-moves", max_moves,
-                   "Answer -1 (NOT_WITHIN_LIMIT) beyond this many moves; 0: no limit "
-                   "(default: knight 15 as in the original problem, others no limit)")
-      ->check(CLI::Range(0, 1000));
-  solve_cmd->add_flag("--json", solve.json, "Print one JSON object per case");
-  solve_cmd->add_option("--timeout", solve.timeout_seconds, "Give up a case after this many seconds (0: never)")
-      ->check(CLI::NonNegativeNumber);
-  solve_cmd->add_option("--node-budget", solve.node_budget,
-                        "Give up a case after expanding this many search nodes (0: no budget)");
-  solve_cmd->add_option("--db", solve.db,
-                        "Answer from the tables of this database (read-only), searching only "
-                        "what they do not cover");
-  solve_cmd->add_option("--policy", solve.policy, "table-then-search, table-only or search-only")
-      ->check(CLI::IsMember({"table-then-search", "table-only", "search-only"}))
-      ->capture_default_str();
+  AddCaseOptions(solve_cmd, &solve, &solve_cap,
+                 "Answer -1 (NOT_WITHIN_LIMIT) beyond this many moves; 0: no limit (default: "
+                 "knight 15 as in the original problem, others no limit)");
+
+  SolveCommandOptions analyze;
+  int analyze_cap = -1;
+  CLI::App* analyze_cmd = app.add_subcommand(
+      "analyze", "For every case: its distance and the distance after every legal move, best first");
+  AddCaseOptions(analyze_cmd, &analyze, &analyze_cap, "Treat longer answers as beyond reach (default: no limit)");
+
+  bool tables_json = false;
+  CLI::App* tables_cmd = app.add_subcommand("tables", "List the tables (of --db, or of the server)");
+  tables_cmd->add_flag("--json", tables_json, "Print JSON");
 
   try {
     app.parse(argc, argv);
@@ -43,10 +69,14 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
 
+  if (tables_cmd->parsed()) return RunTablesCommand(backend, tables_json, std::cout, std::cerr);
+  const std::string input{std::istreambuf_iterator<char>(std::cin), {}};
   if (solve_cmd->parsed()) {
-    if (max_moves >= 0) solve.max_moves = max_moves;
-    const std::string input{std::istreambuf_iterator<char>(std::cin), {}};
+    if (solve_cap >= 0) solve.max_moves = solve_cap;
+    solve.backend = backend;
     return RunSolveCommand(solve, input, std::cout, std::cerr);
   }
-  return kExitBadInput;
+  if (analyze_cap >= 0) analyze.max_moves = analyze_cap;
+  analyze.backend = backend;
+  return RunAnalyzeCommand(analyze, input, std::cout, std::cerr);
 }

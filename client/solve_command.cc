@@ -1,12 +1,10 @@
-#include "client/solve_command.h"
-
 #include <chrono>
 #include <memory>
+#include <type_traits>
 
-#include "core/strings.h"
+#include "client/commands.h"
 #include "core/registry.h"
-#include "core/solver.h"
-#include "core/table_store.h"
+#include "core/strings.h"
 #include "google/protobuf/wrappers.pb.h"
 #include "proto/wire.h"
 
@@ -21,63 +19,115 @@ std::string ErrorJson(int case_number, std::string_view message) {
   return Cat(R"({"id":")", case_number, R"(","error":)", ToJsonLine(text), "}");
 }
 
-template <PuzzleModel P>
-int SolveAll(const SolveCommandOptions& options, Solver& solver, Policy policy,
-             std::string_view input, std::ostream& out, std::ostream& err) {
-  const auto cases = P::ParseOriginal(input);
-  SolveOptions solve;
-  solve.policy = policy;
-  // The knight's original output caps answers at 15 moves; the others have no cap.
-  const int default_cap = std::is_same_v<P, KnightPuzzle> ? 15 : 0;
-  solve.limits.max_moves = options.max_moves.value_or(default_cap);
-  solve.limits.max_nodes = options.node_budget;
+absl::StatusOr<v1::Policy> ParsePolicy(const std::string& name) {
+  if (name == "table-then-search") return v1::TABLE_THEN_SEARCH;
+  if (name == "table-only") return v1::TABLE_ONLY;
+  if (name == "search-only") return v1::SEARCH_ONLY;
+  return absl::InvalidArgumentError(
+      Cat("unknown policy '", name, "'; choose table-then-search, table-only or search-only"));
+}
 
-  int status = kExitOk;
-  for (const auto& parsed : cases) {
-    if (!parsed.instance.ok()) {
-      const std::string_view message = Message(parsed.instance.status());
-      if (!options.json) {
-        out.flush();
-        err << "puzzledb: " << message << "\n";
-        return kExitBadInput;
-      }
-      out << ErrorJson(parsed.number, message) << "\n";
-      status = kExitBadInput;
-      continue;
-    }
-    const auto& instance = *parsed.instance;
-    const auto started = std::chrono::steady_clock::now();
-    if (options.timeout_seconds > 0) {
-      solve.limits.deadline =
-          started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                        std::chrono::duration<double>(options.timeout_seconds));
-    }
-    auto solution = solver.Solve<P>(instance, solve);
-    const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                            std::chrono::steady_clock::now() - started)
-                            .count();
-    if (!solution.ok()) {
-      const std::string message = Cat("case ", parsed.number, ": ", Message(solution.status()));
-      if (!options.json) {
-        out.flush();
-        err << "puzzledb: " << message << "\n";
-        return kExitFailure;
-      }
-      out << ErrorJson(parsed.number, message) << "\n";
-      if (status == kExitOk) status = kExitFailure;
-      continue;
-    }
-    const P model(instance.params);
-    if (options.json) {
-      v1::SolveResponse response;
-      SolutionToWire(model, instance, *solution, &response);
-      response.set_micros(static_cast<uint64_t>(micros));
-      response.set_id(static_cast<uint64_t>(parsed.number));
-      out << ToJsonLine(response) << "\n";
-    } else {
-      out << P::FormatOriginalAnswer(instance, model, *solution);
-    }
+enum class Mode { kSolve, kAnalyze };
+
+// The answer to one case in the chosen format, or the reason there is none.
+template <PuzzleModel P>
+absl::StatusOr<std::string> AnswerCase(Mode mode, const SolveCommandOptions& options,
+                                       v1::Policy policy, int max_moves, int number,
+                                       const typename P::Instance& instance, Backend& backend) {
+  const P model(instance.params);
+  if (mode == Mode::kSolve) {
+    v1::SolveRequest request;
+    InstanceToWire(instance, request.mutable_puzzle());
+    request.set_max_moves(static_cast<uint32_t>(max_moves));
+    request.set_policy(policy);
+    request.set_id(static_cast<uint64_t>(number));
+    auto response = backend.Solve(request);
+    if (!response.ok()) return response.status();
+    // Even the JSON is printed only for an answer that replays to the goal.
+    auto solution = SolutionFromWire(model, instance, *response);
+    if (!solution.ok()) return solution.status();
+    if (options.json) return ToJsonLine(*response) + "\n";
+    return P::FormatOriginalAnswer(instance, model, *solution);
   }
+  v1::AnalyzeRequest request;
+  InstanceToWire(instance, request.mutable_puzzle());
+  request.set_max_moves(static_cast<uint32_t>(max_moves));
+  request.set_policy(policy);
+  auto response = backend.Analyze(request);
+  if (!response.ok()) return response.status();
+  if (options.json) return ToJsonLine(*response) + "\n";
+  auto describe = [](v1::Outcome outcome, uint32_t distance) -> std::string {
+    if (outcome == v1::SOLVED) return std::to_string(distance);
+    return outcome == v1::UNSOLVABLE ? "unsolvable" : "beyond the limit";
+  };
+  std::string text = Cat("case ", number, ": ", describe(response->outcome(), response->distance()),
+                         " (", v1::Source_Name(response->source()), ")\n");
+  for (const auto& move : response->moves()) {
+    text += Cat("  ", move.move(), " ", describe(move.outcome(), move.distance()), "\n");
+  }
+  return text;
+}
+
+template <PuzzleModel P>
+int RunCases(Mode mode, const SolveCommandOptions& options, v1::Policy policy,
+             std::string_view input, Backend& backend, std::ostream& out, std::ostream& err) {
+  // The knight's original output caps answers at 15 moves; the others have no cap, and
+  // neither has an analysis unless asked.
+  const int default_cap = mode == Mode::kSolve && std::is_same_v<P, KnightPuzzle> ? 15 : 0;
+  const int max_moves = options.max_moves.value_or(default_cap);
+  int status = kExitOk;
+  for (const auto& parsed : P::ParseOriginal(input)) {
+    absl::StatusOr<std::string> answer =
+        parsed.instance.ok()
+            ? AnswerCase<P>(mode, options, policy, max_moves, parsed.number, *parsed.instance,
+                            backend)
+            : absl::StatusOr<std::string>(parsed.instance.status());
+    if (answer.ok()) {
+      out << *answer;
+      continue;
+    }
+    // Input errors name their case and line already; others get the case.
+    const bool bad_input = !parsed.instance.ok();
+    const std::string message =
+        bad_input ? std::string(Message(answer.status()))
+                  : Cat("case ", parsed.number, ": ", Message(answer.status()));
+    const int code = bad_input ? kExitBadInput : kExitFailure;
+    if (!options.json) {
+      out.flush();
+      err << "puzzledb: " << message << "\n";
+      return code;
+    }
+    out << ErrorJson(parsed.number, message) << "\n";
+    status = std::max(status, code);
+  }
+  return status;
+}
+
+int Run(Mode mode, const SolveCommandOptions& options, std::string_view input, std::ostream& out,
+        std::ostream& err) {
+  auto policy = ParsePolicy(options.policy);
+  if (!policy.ok()) {
+    err << "puzzledb: " << Message(policy.status()) << "\n";
+    return kExitBadInput;
+  }
+  bool known = false;
+  VisitPuzzle(options.puzzle, [&](auto) { known = true; });
+  if (!known) {
+    err << "puzzledb: unknown puzzle '" << options.puzzle << "'; choose one of " << PuzzleNames()
+        << "\n";
+    return kExitBadInput;
+  }
+  auto backend = MakeBackend(options.backend,
+                             [&err](std::string_view line) { err << "puzzledb: " << line << "\n"; });
+  if (!backend.ok()) {
+    err << "puzzledb: " << Message(backend.status()) << "\n";
+    return absl::IsInvalidArgument(backend.status()) ? kExitBadInput : kExitFailure;
+  }
+  int status = kExitBadInput;
+  VisitPuzzle(options.puzzle, [&](auto type) {
+    status = RunCases<typename decltype(type)::type>(mode, options, *policy, input, **backend, out,
+                                                     err);
+  });
   return status;
 }
 
@@ -85,38 +135,12 @@ int SolveAll(const SolveCommandOptions& options, Solver& solver, Policy policy,
 
 int RunSolveCommand(const SolveCommandOptions& options, std::string_view input, std::ostream& out,
                     std::ostream& err) {
-  Policy policy;
-  if (options.policy == "table-then-search") {
-    policy = Policy::kTableThenSearch;
-  } else if (options.policy == "table-only") {
-    policy = Policy::kTableOnly;
-  } else if (options.policy == "search-only") {
-    policy = Policy::kSearchOnly;
-  } else {
-    err << "puzzledb: unknown policy '" << options.policy
-        << "'; choose table-then-search, table-only or search-only\n";
-    return kExitBadInput;
-  }
-  std::shared_ptr<TableStore> store;
-  if (!options.db.empty()) {
-    auto opened = TableStore::Open(options.db, TableStore::Mode::kReadOnly);
-    if (!opened.ok()) {
-      err << "puzzledb: " << Message(opened.status()) << "\n";
-      return kExitFailure;
-    }
-    store = std::move(*opened);
-  }
-  Solver solver(store, [&err](std::string_view line) { err << "puzzledb: " << line << "\n"; });
-  int status = kExitBadInput;
-  const bool known = VisitPuzzle(options.puzzle, [&](auto model) {
-    status = SolveAll<typename decltype(model)::type>(options, solver, policy, input, out, err);
-  });
-  if (!known) {
-    err << "puzzledb: unknown puzzle '" << options.puzzle << "'; choose one of " << PuzzleNames()
-        << "\n";
-    return kExitBadInput;
-  }
-  return status;
+  return Run(Mode::kSolve, options, input, out, err);
+}
+
+int RunAnalyzeCommand(const SolveCommandOptions& options, std::string_view input,
+                      std::ostream& out, std::ostream& err) {
+  return Run(Mode::kAnalyze, options, input, out, err);
 }
 
 }  // namespace puzzledb

@@ -58,6 +58,51 @@ void SolutionToWire(const P& model, const typename P::Instance& instance, const 
   InstanceToWire(reached, out->mutable_final_state());
 }
 
+// The solution a response describes, checked against the puzzle: every move must be legal
+// where it is made and, when SOLVED, the moves must reach the goal in `distance` moves.
+// DATA_LOSS otherwise: an answer that does not hold is never passed on.
+template <PuzzleModel P>
+absl::StatusOr<Solution> SolutionFromWire(const P& model, const typename P::Instance& instance,
+                                          const v1::SolveResponse& response) {
+  Solution solution;
+  switch (response.outcome()) {
+    case v1::SOLVED:
+      solution.outcome = Outcome::kSolved;
+      break;
+    case v1::NOT_WITHIN_LIMIT:
+      solution.outcome = Outcome::kNotWithinLimit;
+      break;
+    case v1::UNSOLVABLE:
+      solution.outcome = Outcome::kUnsolvable;
+      break;
+    default:
+      return absl::DataLossError("the answer has no outcome");
+  }
+  solution.distance = static_cast<int>(response.distance());
+  solution.source = response.source() == v1::TABLE ? Source::kTable : Source::kSearch;
+  solution.lookups = response.lookups();
+  solution.nodes = response.nodes();
+  typename P::State state = instance.state;
+  for (const std::string& name : response.moves()) {
+    int found = -1;
+    typename P::State next;
+    for (int m = 0; m < P::kNumMoves && found < 0; ++m) {
+      if (model.Apply(state, m, &next) && model.MoveName(state, m) == name) found = m;
+    }
+    if (found < 0) {
+      return absl::DataLossError(std::string("the answer's move '") + name +
+                                 "' is not a legal move where it is made");
+    }
+    model.Apply(state, found, &state);
+    solution.moves.push_back(static_cast<uint8_t>(found));
+  }
+  if (solution.outcome == Outcome::kSolved &&
+      (!model.IsGoal(state) || solution.moves.size() != response.distance())) {
+    return absl::DataLossError("the answer's moves do not reach the goal in its distance");
+  }
+  return solution;
+}
+
 // One JSON object on one line, in protobuf's JSON mapping with the .proto field names and
 // every field printed (zeros included).
 std::string ToJsonLine(const google::protobuf::Message& message);

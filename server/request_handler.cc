@@ -8,23 +8,15 @@
 
 namespace puzzledb {
 
-grpc::Status ToGrpc(const absl::Status& status) {
-  if (status.ok()) return grpc::Status::OK;
-  // absl and gRPC share the canonical code numbers.
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(Message(status)));
-}
-
 namespace {
 
 constexpr uint32_t kMaxMovesLimit = 1000;
 
-grpc::Status Invalid(std::string message) {
-  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::move(message));
-}
+absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
 
 // Checks the fields every request has; fills the policy.
 template <class Request>
-grpc::Status CheckCommon(const Request& request, Policy* policy) {
+absl::Status CheckCommon(const Request& request, Policy* policy) {
   switch (request.policy()) {
     case v1::TABLE_THEN_SEARCH:
       *policy = Policy::kTableThenSearch;
@@ -46,7 +38,7 @@ grpc::Status CheckCommon(const Request& request, Policy* policy) {
   if (WirePuzzleName(request.puzzle()).empty()) {
     return Invalid(Cat("puzzle: no puzzle given; set one of ", PuzzleNames(", ")));
   }
-  return grpc::Status::OK;
+  return absl::OkStatus();
 }
 
 template <PuzzleModel P>
@@ -72,14 +64,14 @@ void Fill(const P& model, const typename P::Instance&, const Analysis& analysis,
 }  // namespace
 
 template <class Request, class Response>
-grpc::Status RequestHandler::Answer(const Request& request, Policy policy, SearchLimits limits,
+absl::Status RequestHandler::Answer(const Request& request, Policy policy, SearchLimits limits,
                                     Response* response) {
-  grpc::Status status;
+  absl::Status status;
   VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
     using P = typename decltype(type)::type;
     auto instance = InstanceFromWire<P>(request.puzzle());
     if (!instance.ok()) {
-      status = ToGrpc(instance.status());
+      status = (instance.status());
       return;
     }
     SolveOptions options;
@@ -91,7 +83,7 @@ grpc::Status RequestHandler::Answer(const Request& request, Policy policy, Searc
     if constexpr (std::is_same_v<Response, v1::SolveResponse>) {
       auto solution = solver_->Solve<P>(*instance, options);
       if (!solution.ok()) {
-        status = ToGrpc(solution.status());
+        status = (solution.status());
         return;
       }
       Fill(model, *instance, *solution, response);
@@ -99,7 +91,7 @@ grpc::Status RequestHandler::Answer(const Request& request, Policy policy, Searc
     } else {
       auto analysis = solver_->Analyze<P>(*instance, options);
       if (!analysis.ok()) {
-        status = ToGrpc(analysis.status());
+        status = (analysis.status());
         return;
       }
       Fill(model, *instance, *analysis, response);
@@ -117,7 +109,7 @@ grpc::Status RequestHandler::Answer(const Request& request, Policy policy, Searc
 
 RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& request,
                                                       v1::SolveResponse* response,
-                                                      grpc::Status* status) {
+                                                      absl::Status* status) {
   Policy policy;
   *status = CheckCommon(request, &policy);
   if (!status->ok()) return Route::kAnswered;
@@ -125,12 +117,12 @@ RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& re
     // Still refuse a malformed puzzle here, without a search thread.
     VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
       using P = typename decltype(type)::type;
-      *status = ToGrpc(InstanceFromWire<P>(request.puzzle()).status());
+      *status = (InstanceFromWire<P>(request.puzzle()).status());
     });
     return status->ok() ? Route::kNeedsSearch : Route::kAnswered;
   }
   *status = Answer(request, Policy::kTableOnly, SearchLimits{}, response);
-  if (status->error_code() == grpc::StatusCode::FAILED_PRECONDITION &&
+  if (absl::IsFailedPrecondition(*status) &&
       policy == Policy::kTableThenSearch) {
     response->Clear();
     return Route::kNeedsSearch;
@@ -138,10 +130,10 @@ RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& re
   return Route::kAnswered;
 }
 
-grpc::Status RequestHandler::SolveWithSearch(const v1::SolveRequest& request, SearchLimits limits,
+absl::Status RequestHandler::SolveWithSearch(const v1::SolveRequest& request, SearchLimits limits,
                                              v1::SolveResponse* response) {
   Policy policy;
-  grpc::Status status = CheckCommon(request, &policy);
+  absl::Status status = CheckCommon(request, &policy);
   if (!status.ok()) return status;
   limits.max_nodes = options_.search_node_budget;
   return Answer(request, policy, std::move(limits), response);
@@ -149,19 +141,19 @@ grpc::Status RequestHandler::SolveWithSearch(const v1::SolveRequest& request, Se
 
 RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest& request,
                                                         v1::AnalyzeResponse* response,
-                                                        grpc::Status* status) {
+                                                        absl::Status* status) {
   Policy policy;
   *status = CheckCommon(request, &policy);
   if (!status->ok()) return Route::kAnswered;
   if (policy == Policy::kSearchOnly) {
     VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
       using P = typename decltype(type)::type;
-      *status = ToGrpc(InstanceFromWire<P>(request.puzzle()).status());
+      *status = (InstanceFromWire<P>(request.puzzle()).status());
     });
     return status->ok() ? Route::kNeedsSearch : Route::kAnswered;
   }
   *status = Answer(request, Policy::kTableOnly, SearchLimits{}, response);
-  if (status->error_code() == grpc::StatusCode::FAILED_PRECONDITION &&
+  if (absl::IsFailedPrecondition(*status) &&
       policy == Policy::kTableThenSearch) {
     response->Clear();
     return Route::kNeedsSearch;
@@ -169,11 +161,11 @@ RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest
   return Route::kAnswered;
 }
 
-grpc::Status RequestHandler::AnalyzeWithSearch(const v1::AnalyzeRequest& request,
+absl::Status RequestHandler::AnalyzeWithSearch(const v1::AnalyzeRequest& request,
                                                SearchLimits limits,
                                                v1::AnalyzeResponse* response) {
   Policy policy;
-  grpc::Status status = CheckCommon(request, &policy);
+  absl::Status status = CheckCommon(request, &policy);
   if (!status.ok()) return status;
   limits.max_nodes = options_.search_node_budget;
   return Answer(request, policy, std::move(limits), response);

@@ -1,19 +1,17 @@
-// Request parsing, solving and response shaping for the service, apart from gRPC's
-// plumbing: every request is first answered from the tables alone where it can be (on the
-// calling thread), and otherwise handed to a search (on a search thread).
+// Request parsing, solving and response shaping for the service, apart from any transport
+// (no gRPC here: the command line uses it in-process too): every request is first answered
+// from the tables alone where it can be (on the calling thread), and otherwise handed to a
+// search (on a search thread).
 #ifndef PUZZLEDB_SERVER_REQUEST_HANDLER_H_
 #define PUZZLEDB_SERVER_REQUEST_HANDLER_H_
 
 #include <cstdint>
 
 #include "core/solver.h"
-#include "grpcpp/support/status.h"
 #include "puzzledb/v1/solver.pb.h"
 #include "server/background_builder.h"
 
 namespace puzzledb {
-
-grpc::Status ToGrpc(const absl::Status& status);
 
 struct HandlerOptions {
   uint64_t search_node_budget = 0;  // per search; 0: none
@@ -32,21 +30,21 @@ class RequestHandler {
   };
 
   Route SolveFromTables(const v1::SolveRequest& request, v1::SolveResponse* response,
-                        grpc::Status* status);
+                        absl::Status* status);
   // `limits` carries the deadline and cancellation; the handler adds the node budget.
-  grpc::Status SolveWithSearch(const v1::SolveRequest& request, SearchLimits limits,
+  absl::Status SolveWithSearch(const v1::SolveRequest& request, SearchLimits limits,
                                v1::SolveResponse* response);
 
   Route AnalyzeFromTables(const v1::AnalyzeRequest& request, v1::AnalyzeResponse* response,
-                          grpc::Status* status);
-  grpc::Status AnalyzeWithSearch(const v1::AnalyzeRequest& request, SearchLimits limits,
+                          absl::Status* status);
+  absl::Status AnalyzeWithSearch(const v1::AnalyzeRequest& request, SearchLimits limits,
                                  v1::AnalyzeResponse* response);
 
   v1::ListTablesResponse ListTables() const;
 
  private:
   template <class Request, class Response>
-  grpc::Status Answer(const Request& request, Policy policy, SearchLimits limits,
+  absl::Status Answer(const Request& request, Policy policy, SearchLimits limits,
                       Response* response);
 
   Solver* const solver_;

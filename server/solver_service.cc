@@ -16,6 +16,12 @@ uint64_t MicrosSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
+grpc::Status ToGrpc(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  // absl and gRPC share the canonical code numbers.
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(Message(status)));
+}
+
 grpc::Status SearchRefused(const SearchPool& pool) {
   return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                       Cat("the server runs at most ", pool.capacity(),
@@ -44,22 +50,22 @@ grpc::ServerUnaryReactor* SolverService::Solve(grpc::CallbackServerContext* cont
                                                v1::SolveResponse* response) {
   const auto started = std::chrono::steady_clock::now();
   auto* reactor = context->DefaultReactor();
-  grpc::Status status;
+  absl::Status status;
   if (handler_->SolveFromTables(*request, response, &status) ==
       RequestHandler::Route::kAnswered) {
     (status.ok() ? counters_.table_answers : counters_.errors)++;
     response->set_micros(MicrosSince(started));
     response->set_id(request->id());
-    reactor->Finish(status);
+    reactor->Finish(ToGrpc(status));
     return reactor;
   }
   SearchLimits limits = LimitsFor(context);
   const bool accepted = pool_->TrySubmit([this, reactor, request, response, started, limits] {
-    const grpc::Status searched = handler_->SolveWithSearch(*request, limits, response);
+    const absl::Status searched = handler_->SolveWithSearch(*request, limits, response);
     (searched.ok() ? counters_.searches : counters_.errors)++;
     response->set_micros(MicrosSince(started));
     response->set_id(request->id());
-    reactor->Finish(searched);
+    reactor->Finish(ToGrpc(searched));
   });
   if (!accepted) {
     counters_.refused_searches++;
@@ -73,20 +79,20 @@ grpc::ServerUnaryReactor* SolverService::Analyze(grpc::CallbackServerContext* co
                                                  v1::AnalyzeResponse* response) {
   const auto started = std::chrono::steady_clock::now();
   auto* reactor = context->DefaultReactor();
-  grpc::Status status;
+  absl::Status status;
   if (handler_->AnalyzeFromTables(*request, response, &status) ==
       RequestHandler::Route::kAnswered) {
     (status.ok() ? counters_.table_answers : counters_.errors)++;
     response->set_micros(MicrosSince(started));
-    reactor->Finish(status);
+    reactor->Finish(ToGrpc(status));
     return reactor;
   }
   SearchLimits limits = LimitsFor(context);
   const bool accepted = pool_->TrySubmit([this, reactor, request, response, started, limits] {
-    const grpc::Status searched = handler_->AnalyzeWithSearch(*request, limits, response);
+    const absl::Status searched = handler_->AnalyzeWithSearch(*request, limits, response);
     (searched.ok() ? counters_.searches : counters_.errors)++;
     response->set_micros(MicrosSince(started));
-    reactor->Finish(searched);
+    reactor->Finish(ToGrpc(searched));
   });
   if (!accepted) {
     counters_.refused_searches++;
@@ -129,13 +135,13 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     }
     const auto started = std::chrono::steady_clock::now();
     v1::SolveResponse response;
-    grpc::Status status;
+    absl::Status status;
     RequestHandler* handler = service_->handler();
     if (handler->SolveFromTables(request_, &response, &status) ==
         RequestHandler::Route::kAnswered) {
       (status.ok() ? service_->mutable_counters().table_answers
                    : service_->mutable_counters().errors)++;
-      Answer(request_.id(), started, status, std::move(response));
+      Answer(request_.id(), started, ToGrpc(status), std::move(response));
     } else {
       {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -145,9 +151,9 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
       const bool accepted =
           service_->pool()->TrySubmit([this, request = request_, started, limits] {
             v1::SolveResponse searched;
-            const grpc::Status s = service_->handler()->SolveWithSearch(request, limits, &searched);
+            const absl::Status s = service_->handler()->SolveWithSearch(request, limits, &searched);
             (s.ok() ? service_->mutable_counters().searches : service_->mutable_counters().errors)++;
-            Answer(request.id(), started, s, std::move(searched), /*from_search=*/true);
+            Answer(request.id(), started, ToGrpc(s), std::move(searched), /*from_search=*/true);
           });
       if (!accepted) {
         service_->mutable_counters().refused_searches++;

@@ -63,6 +63,7 @@ class SolverService final : public v1::Solver::CallbackService {
 };
 
 grpc::Status SearchRefused(const SearchPool& pool);
+grpc::Status ToGrpc(const absl::Status& status);
 
 }  // namespace puzzledb
 

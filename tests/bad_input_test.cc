@@ -3,7 +3,7 @@
 #include <sstream>
 #include <string>
 
-#include "client/solve_command.h"
+#include "client/commands.h"
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
 

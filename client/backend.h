@@ -1,0 +1,38 @@
+// Where the command line's answers come from: in-process (the tables of a local database,
+// or live search) or a puzzledb-server. Both speak the wire API's messages.
+#ifndef PUZZLEDB_CLIENT_BACKEND_H_
+#define PUZZLEDB_CLIENT_BACKEND_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "puzzledb/v1/solver.pb.h"
+
+namespace puzzledb {
+
+struct BackendOptions {
+  std::string server;          // a puzzledb-server address; empty: in-process
+  std::string db;              // in-process: a database to read tables from; empty: none
+  double timeout_seconds = 0;  // per call; 0: none in-process, an hour against a server
+  uint64_t node_budget = 0;    // in-process searches; 0: none (a server has its own)
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual absl::StatusOr<v1::SolveResponse> Solve(const v1::SolveRequest& request) = 0;
+  virtual absl::StatusOr<v1::AnalyzeResponse> Analyze(const v1::AnalyzeRequest& request) = 0;
+  virtual absl::StatusOr<v1::ListTablesResponse> ListTables() = 0;
+};
+
+// Opens the database (read-only) or connects to the server. `log` gets warnings (a refused
+// table, ...).
+absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& options,
+                                                     std::function<void(std::string_view)> log);
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CLIENT_BACKEND_H_

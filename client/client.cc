@@ -1,0 +1,139 @@
+#include "puzzledb/client.h"
+
+#include <thread>
+
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "puzzledb/v1/solver.grpc.pb.h"
+
+namespace puzzledb {
+namespace {
+
+absl::Status FromGrpc(const grpc::Status& status) {
+  if (status.ok()) return absl::OkStatus();
+  // gRPC and absl share the canonical code numbers.
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
+}
+
+void SetDeadline(grpc::ClientContext* context, std::chrono::milliseconds timeout) {
+  context->set_deadline(std::chrono::system_clock::now() + timeout);
+}
+
+}  // namespace
+
+struct Client::Stubs {
+  std::unique_ptr<v1::Solver::Stub> solver;
+  std::unique_ptr<grpc::health::v1::Health::Stub> health;
+};
+
+Client::Client(ClientOptions options) : options_(std::move(options)), stubs_(new Stubs) {
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(16 << 20);
+  channel_ = grpc::CreateCustomChannel(options_.target, grpc::InsecureChannelCredentials(), arguments);
+  stubs_->solver = v1::Solver::NewStub(channel_);
+  stubs_->health = grpc::health::v1::Health::NewStub(channel_);
+}
+
+Client::~Client() = default;
+
+absl::StatusOr<v1::SolveResponse> Client::Solve(const v1::SolveRequest& request) const {
+  return Solve(request, options_.timeout);
+}
+
+absl::StatusOr<v1::SolveResponse> Client::Solve(const v1::SolveRequest& request,
+                                                std::chrono::milliseconds timeout) const {
+  grpc::ClientContext context;
+  SetDeadline(&context, timeout);
+  v1::SolveResponse response;
+  const grpc::Status status = stubs_->solver->Solve(&context, request, &response);
+  if (!status.ok()) return FromGrpc(status);
+  return response;
+}
+
+absl::StatusOr<v1::AnalyzeResponse> Client::Analyze(const v1::AnalyzeRequest& request) const {
+  return Analyze(request, options_.timeout);
+}
+
+absl::StatusOr<v1::AnalyzeResponse> Client::Analyze(const v1::AnalyzeRequest& request,
+                                                    std::chrono::milliseconds timeout) const {
+  grpc::ClientContext context;
+  SetDeadline(&context, timeout);
+  v1::AnalyzeResponse response;
+  const grpc::Status status = stubs_->solver->Analyze(&context, request, &response);
+  if (!status.ok()) return FromGrpc(status);
+  return response;
+}
+
+absl::StatusOr<v1::ListTablesResponse> Client::ListTables() const {
+  grpc::ClientContext context;
+  SetDeadline(&context, options_.timeout);
+  v1::ListTablesResponse response;
+  const grpc::Status status =
+      stubs_->solver->ListTables(&context, v1::ListTablesRequest(), &response);
+  if (!status.ok()) return FromGrpc(status);
+  return response;
+}
+
+absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
+    const std::vector<v1::SolveRequest>& requests, std::chrono::milliseconds timeout) const {
+  grpc::ClientContext context;
+  SetDeadline(&context, timeout);
+  auto stream = stubs_->solver->SolveStream(&context);
+  // Write everything from a second thread while this one reads, so that neither side's
+  // flow-control window can stall the other.
+  std::thread writer([&] {
+    grpc::WriteOptions buffered;
+    buffered.set_buffer_hint();
+    for (size_t i = 0; i < requests.size(); ++i) {
+      v1::SolveRequest request = requests[i];
+      request.set_id(i);
+      const bool last = i + 1 == requests.size();
+      if (!stream->Write(request, last ? grpc::WriteOptions() : buffered)) break;
+    }
+    stream->WritesDone();
+  });
+  std::vector<v1::SolveResponse> answers(requests.size());
+  std::vector<bool> seen(requests.size(), false);
+  size_t received = 0;
+  v1::SolveResponse response;
+  while (stream->Read(&response)) {
+    const uint64_t id = response.id();
+    if (id < answers.size() && !seen[id]) {
+      seen[id] = true;
+      answers[id] = std::move(response);
+      ++received;
+    }
+  }
+  writer.join();
+  const grpc::Status status = stream->Finish();
+  if (!status.ok()) return FromGrpc(status);
+  if (received != requests.size()) {
+    return absl::DataLossError("the server's stream ended before every request was answered");
+  }
+  return answers;
+}
+
+absl::Status Client::WaitUntilServing(std::chrono::milliseconds timeout) const {
+  const auto deadline = std::chrono::system_clock::now() + timeout;
+  absl::Status last = absl::UnavailableError("no answer yet");
+  while (std::chrono::system_clock::now() < deadline) {
+    grpc::ClientContext context;
+    context.set_deadline(std::min(deadline, std::chrono::system_clock::now() +
+                                                std::chrono::milliseconds(500)));
+    context.set_wait_for_ready(true);
+    grpc::health::v1::HealthCheckRequest request;
+    request.set_service("puzzledb.v1.Solver");
+    grpc::health::v1::HealthCheckResponse response;
+    const grpc::Status status = stubs_->health->Check(&context, request, &response);
+    if (status.ok() && response.status() == grpc::health::v1::HealthCheckResponse::SERVING) {
+      return absl::OkStatus();
+    }
+    last = status.ok() ? absl::UnavailableError("the server is not serving yet") : FromGrpc(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return absl::UnavailableError(
+      std::string("no puzzledb server serving at ") + options_.target + ": " +
+      std::string(last.message()));
+}
+
+}  // namespace puzzledb

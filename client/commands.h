@@ -1,0 +1,45 @@
+// The puzzledb command line's subcommands: solve, analyze, tables. Each reads the puzzle's
+// original input (solve, analyze), asks a backend (in-process or a server) and prints the
+// original output or JSON. Each returns the process exit status.
+#ifndef PUZZLEDB_CLIENT_COMMANDS_H_
+#define PUZZLEDB_CLIENT_COMMANDS_H_
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "client/backend.h"
+
+namespace puzzledb {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;   // a case could not be answered (deadline, server, ...)
+inline constexpr int kExitBadInput = 2;  // the input or the command line is wrong
+
+struct SolveCommandOptions {
+  std::string puzzle;                        // a registered puzzle name
+  std::optional<int> max_moves;              // unset: the original's cap (knight 15), else none
+  bool json = false;                         // one JSON object per case
+  std::string policy = "table-then-search";  // or "table-only", "search-only"
+  BackendOptions backend;
+};
+
+// Answers every case of `input`. Text mode stops at the first bad case, after the answers
+// before it, with its error on `err`; JSON mode prints an object with "error" for it and
+// goes on.
+int RunSolveCommand(const SolveCommandOptions& options, std::string_view input, std::ostream& out,
+                    std::ostream& err);
+
+// For every case: the distance, then every legal move with the distance after it, best
+// first. No move limit unless --max-moves says so.
+int RunAnalyzeCommand(const SolveCommandOptions& options, std::string_view input,
+                      std::ostream& out, std::ostream& err);
+
+int RunTablesCommand(const BackendOptions& options, bool json, std::ostream& out,
+                     std::ostream& err);
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CLIENT_COMMANDS_H_
