@@ -176,6 +176,10 @@ class BidirectionalSearch {
           return absl::DeadlineExceededError(
               Cat("search passed its deadline after ", nodes_, " nodes"));
         }
+        if (limits_.cancelled && limits_.cancelled()) {
+          layers.push_back(std::move(next));
+          return absl::CancelledError(Cat("search cancelled after ", nodes_, " nodes"));
+        }
       }
       const State s = model_.Unrank(r);
       for (int m = 0; m < P::kNumMoves; ++m) {

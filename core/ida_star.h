@@ -85,11 +85,16 @@ class IdaStar {
           Cat("search stopped after its budget of ", limits_.max_nodes, " nodes"));
       return Step::kAborted;
     }
-    if (limits_.deadline && nodes_ % kClockEvery == 0 &&
-        std::chrono::steady_clock::now() >= *limits_.deadline) {
-      abort_status_ = absl::DeadlineExceededError(
-          Cat("search passed its deadline after ", nodes_, " nodes"));
-      return Step::kAborted;
+    if (nodes_ % kClockEvery == 0) {
+      if (limits_.deadline && std::chrono::steady_clock::now() >= *limits_.deadline) {
+        abort_status_ =
+            absl::DeadlineExceededError(Cat("search passed its deadline after ", nodes_, " nodes"));
+        return Step::kAborted;
+      }
+      if (limits_.cancelled && limits_.cancelled()) {
+        abort_status_ = absl::CancelledError(Cat("search cancelled after ", nodes_, " nodes"));
+        return Step::kAborted;
+      }
     }
     const Estimate e = bound_.Evaluate(s);
     const int f = g + e.lower;

@@ -29,7 +29,8 @@ grpc::Status SearchRefused(const SearchPool& pool) {
                           "later"));
 }
 
-SearchLimits SolverService::LimitsFor(grpc::CallbackServerContext* context) const {
+SearchLimits SolverService::LimitsFor(grpc::CallbackServerContext* context,
+                                      const std::atomic<bool>* cancelled) const {
   SearchLimits limits;
   const auto now_system = std::chrono::system_clock::now();
   const auto now_steady = std::chrono::steady_clock::now();
@@ -41,64 +42,73 @@ SearchLimits SolverService::LimitsFor(grpc::CallbackServerContext* context) cons
   } else {
     limits.deadline = now_steady + options_.default_search_deadline;
   }
-  limits.cancelled = [context] { return context->IsCancelled(); };
+  limits.cancelled = [cancelled] { return cancelled->load(std::memory_order_relaxed); };
   return limits;
+}
+
+namespace {
+
+// A unary call answered by a search: finished from a search thread, and told when the
+// call is cancelled so that the search stops.
+class SearchCallReactor final : public grpc::ServerUnaryReactor {
+ public:
+  std::atomic<bool>* cancelled() { return &cancelled_; }
+  void OnCancel() override { cancelled_ = true; }
+  void OnDone() override { delete this; }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
+}  // namespace
+
+// A unary call: answered from the tables on this (gRPC) thread when possible, else by a
+// search on the pool, or refused when the pool is full.
+template <class Request, class Response>
+grpc::ServerUnaryReactor* SolverService::Unary(
+    grpc::CallbackServerContext* context, const Request* request, Response* response,
+    RequestHandler::Route (RequestHandler::*from_tables)(const Request&, Response*, absl::Status*),
+    absl::Status (RequestHandler::*with_search)(const Request&, SearchLimits, Response*)) {
+  const auto started = std::chrono::steady_clock::now();
+  auto finish = [this, started, request, response](grpc::ServerUnaryReactor* reactor,
+                                                    const absl::Status& status) {
+    response->set_micros(MicrosSince(started));
+    if constexpr (requires { response->set_id(request->id()); }) response->set_id(request->id());
+    reactor->Finish(ToGrpc(status));
+  };
+  absl::Status status;
+  if ((handler_->*from_tables)(*request, response, &status) == RequestHandler::Route::kAnswered) {
+    (status.ok() ? counters_.table_answers : counters_.errors)++;
+    auto* reactor = context->DefaultReactor();
+    finish(reactor, status);
+    return reactor;
+  }
+  auto* reactor = new SearchCallReactor();
+  SearchLimits limits = LimitsFor(context, reactor->cancelled());
+  const bool accepted = pool_->TrySubmit([=, this] {
+    const absl::Status searched = (handler_->*with_search)(*request, limits, response);
+    (searched.ok() ? counters_.searches : counters_.errors)++;
+    finish(reactor, searched);
+  });
+  if (!accepted) {
+    counters_.refused_searches++;
+    reactor->Finish(SearchRefused(*pool_));
+  }
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* SolverService::Solve(grpc::CallbackServerContext* context,
                                                const v1::SolveRequest* request,
                                                v1::SolveResponse* response) {
-  const auto started = std::chrono::steady_clock::now();
-  auto* reactor = context->DefaultReactor();
-  absl::Status status;
-  if (handler_->SolveFromTables(*request, response, &status) ==
-      RequestHandler::Route::kAnswered) {
-    (status.ok() ? counters_.table_answers : counters_.errors)++;
-    response->set_micros(MicrosSince(started));
-    response->set_id(request->id());
-    reactor->Finish(ToGrpc(status));
-    return reactor;
-  }
-  SearchLimits limits = LimitsFor(context);
-  const bool accepted = pool_->TrySubmit([this, reactor, request, response, started, limits] {
-    const absl::Status searched = handler_->SolveWithSearch(*request, limits, response);
-    (searched.ok() ? counters_.searches : counters_.errors)++;
-    response->set_micros(MicrosSince(started));
-    response->set_id(request->id());
-    reactor->Finish(ToGrpc(searched));
-  });
-  if (!accepted) {
-    counters_.refused_searches++;
-    reactor->Finish(SearchRefused(*pool_));
-  }
-  return reactor;
+  return Unary(context, request, response, &RequestHandler::SolveFromTables,
+               &RequestHandler::SolveWithSearch);
 }
 
 grpc::ServerUnaryReactor* SolverService::Analyze(grpc::CallbackServerContext* context,
                                                  const v1::AnalyzeRequest* request,
                                                  v1::AnalyzeResponse* response) {
-  const auto started = std::chrono::steady_clock::now();
-  auto* reactor = context->DefaultReactor();
-  absl::Status status;
-  if (handler_->AnalyzeFromTables(*request, response, &status) ==
-      RequestHandler::Route::kAnswered) {
-    (status.ok() ? counters_.table_answers : counters_.errors)++;
-    response->set_micros(MicrosSince(started));
-    reactor->Finish(ToGrpc(status));
-    return reactor;
-  }
-  SearchLimits limits = LimitsFor(context);
-  const bool accepted = pool_->TrySubmit([this, reactor, request, response, started, limits] {
-    const absl::Status searched = handler_->AnalyzeWithSearch(*request, limits, response);
-    (searched.ok() ? counters_.searches : counters_.errors)++;
-    response->set_micros(MicrosSince(started));
-    reactor->Finish(ToGrpc(searched));
-  });
-  if (!accepted) {
-    counters_.refused_searches++;
-    reactor->Finish(SearchRefused(*pool_));
-  }
-  return reactor;
+  return Unary(context, request, response, &RequestHandler::AnalyzeFromTables,
+               &RequestHandler::AnalyzeWithSearch);
 }
 
 grpc::ServerUnaryReactor* SolverService::ListTables(grpc::CallbackServerContext* context,
@@ -147,7 +157,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
         std::lock_guard<std::mutex> lock(mutex_);
         ++searching_;
       }
-      SearchLimits limits = service_->LimitsFor(context_);
+      SearchLimits limits = service_->LimitsFor(context_, &cancelled_);
       const bool accepted =
           service_->pool()->TrySubmit([this, request = request_, started, limits] {
             v1::SolveResponse searched;
@@ -195,6 +205,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
   }
 
   void OnCancel() override {
+    cancelled_ = true;
     std::unique_lock<std::mutex> lock(mutex_);
     broken_ = true;
     MaybeFinishLocked(lock);
@@ -256,6 +267,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
   bool read_paused_ = false;
   bool broken_ = false;
   bool finished_ = false;
+  std::atomic<bool> cancelled_{false};  // read by this stream's searches
 };
 
 }  // namespace

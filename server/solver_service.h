@@ -48,14 +48,23 @@ class SolverService final : public v1::Solver::CallbackService {
 
   const ServiceCounters& counters() const { return counters_; }
 
-  // The limits of a search for a call: its deadline (or the default) and its cancellation.
-  SearchLimits LimitsFor(grpc::CallbackServerContext* context) const;
+  // The limits of a search for a call: its deadline (or the default), and `cancelled`, which
+  // the call's reactor sets in OnCancel (the client went away, or the server shuts down).
+  SearchLimits LimitsFor(grpc::CallbackServerContext* context,
+                         const std::atomic<bool>* cancelled) const;
   RequestHandler* handler() const { return handler_; }
   SearchPool* pool() const { return pool_; }
   ServiceCounters& mutable_counters() { return counters_; }
   const ServiceOptions& options() const { return options_; }
 
  private:
+  template <class Request, class Response>
+  grpc::ServerUnaryReactor* Unary(
+      grpc::CallbackServerContext* context, const Request* request, Response* response,
+      RequestHandler::Route (RequestHandler::*from_tables)(const Request&, Response*,
+                                                           absl::Status*),
+      absl::Status (RequestHandler::*with_search)(const Request&, SearchLimits, Response*));
+
   RequestHandler* const handler_;
   SearchPool* const pool_;
   const ServiceOptions options_;

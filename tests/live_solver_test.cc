@@ -154,6 +154,25 @@ TEST_F(KnightLiveTest, LimitsStopTheSearchWithTheRightStatus) {
   late.deadline = std::chrono::steady_clock::now();
   auto b = solver.Solve(far->state, late);
   EXPECT_EQ(b.status().code(), absl::StatusCode::kDeadlineExceeded);
+  SearchLimits cancelled;
+  cancelled.cancelled = [] { return true; };
+  auto c = solver.Solve(far->state, cancelled);
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kCancelled);
+  // The bidirectional search too, on a knobs instance that needs a few thousand states.
+  const auto knobs = *KnobsPuzzle::ParseOriginal(testing::Golden("knobs_9002.in"))[0].instance;
+  const LiveSolver<KnobsPuzzle> bidirectional{KnobsPuzzle(knobs.params)};
+  EXPECT_EQ(bidirectional.Solve(knobs.state, late).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(bidirectional.Solve(knobs.state, cancelled).status().code(),
+            absl::StatusCode::kCancelled);
+  SearchLimits small_budget;
+  small_budget.max_nodes = 100;
+  EXPECT_EQ(bidirectional.Solve(knobs.state, small_budget).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  // And afterwards it still answers (its scratch arrays were cleaned).
+  auto answer = bidirectional.Solve(knobs.state, NoLimit());
+  ASSERT_TRUE(answer.ok());
+  EXPECT_EQ(answer->distance, 15);
 }
 
 // ---------------------------------------------------------------- rotation

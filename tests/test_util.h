@@ -3,6 +3,7 @@
 #define PUZZLEDB_TESTS_TEST_UTIL_H_
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -57,6 +58,41 @@ inline CommandResult RunCommand(const std::string& command, const std::string& i
   std::remove(out.c_str());
   std::remove(err.c_str());
   return result;
+}
+
+// A program started in the background, its stderr going to a file.
+struct Process {
+  pid_t pid = -1;
+  std::string stderr_path;
+};
+
+inline Process StartProcess(const std::vector<std::string>& argv, const std::string& stderr_path) {
+  Process process;
+  process.stderr_path = stderr_path;
+  process.pid = ::fork();
+  if (process.pid == 0) {
+    FILE* err = std::freopen(stderr_path.c_str(), "w", stderr);
+    (void)err;
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    std::_Exit(127);
+  }
+  return process;
+}
+
+// Waits up to `seconds` for the process to exit; its exit status, or -1 on a timeout or a
+// signal.
+inline int WaitProcess(const Process& process, double seconds) {
+  for (int i = 0; i < static_cast<int>(seconds * 100); ++i) {
+    int status = 0;
+    if (::waitpid(process.pid, &status, WNOHANG) == process.pid) {
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    ::usleep(10000);
+  }
+  return -1;
 }
 
 }  // namespace puzzledb::testing

@@ -1,0 +1,468 @@
+// The server in-process, through the client library: every RPC, every error code, the
+// stream's ids under concurrency, deadlines, the search limit, background builds, health,
+// reflection, and shutdown with calls in flight.
+#include <atomic>
+#include <filesystem>
+#include <future>
+#include <random>
+#include <thread>
+
+#include "core/knight.h"
+#include "core/knobs.h"
+#include "core/rotation.h"
+#include "core/table_builder.h"
+#include "reflection_subset.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "proto/wire.h"
+#include "puzzledb/client.h"
+#include "server/server.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace {
+
+using namespace std::chrono_literals;
+
+const char* const kFarKnight = "010100*000110001010111111";  // 34 moves
+
+KnobsPuzzle::Instance Knobs(const std::string& sample) {
+  return *KnobsPuzzle::ParseOriginal(testing::Golden(sample))[0].instance;
+}
+
+v1::SolveRequest KnightRequest(const std::string& board, uint32_t max_moves = 0,
+                               v1::Policy policy = v1::TABLE_THEN_SEARCH) {
+  v1::SolveRequest request;
+  request.mutable_puzzle()->mutable_knight()->set_board(board);
+  request.set_max_moves(max_moves);
+  request.set_policy(policy);
+  return request;
+}
+
+template <class Instance>
+v1::SolveRequest RequestFor(const Instance& instance, uint64_t id = 0) {
+  v1::SolveRequest request;
+  InstanceToWire(instance, request.mutable_puzzle());
+  request.set_id(id);
+  return request;
+}
+
+// A database with rotation (full), knight (to depth 12) and knobs 9001 (full); a server on
+// a free port with one search at a time.
+class ServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    db_ = new std::string(testing::TempPath("server_db"));
+    std::filesystem::remove_all(*db_);
+    {
+      auto store = TableStore::Open(*db_, TableStore::Mode::kReadWrite);
+      ASSERT_TRUE(store.ok()) << store.status();
+      ASSERT_TRUE(BuildTable(RotationPuzzle(), **store, BuildOptions{}).ok());
+      BuildOptions partial;
+      partial.max_depth = 12;
+      ASSERT_TRUE(BuildTable(KnightPuzzle(), **store, partial).ok());
+      ASSERT_TRUE(BuildTable(KnobsPuzzle(Knobs("knobs_9001.in").params), **store, BuildOptions{}).ok());
+    }
+    reference_store_ = nullptr;
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*db_);
+    delete db_;
+  }
+
+  void SetUp() override { StartServer(); }
+  void TearDown() override {
+    client_.reset();
+    if (server_ != nullptr) server_->Shutdown(1000ms);
+    server_.reset();
+  }
+
+  void StartServer(int searches = 1) {
+    ServerOptions options;
+    options.db = *db_;
+    options.listen = "127.0.0.1:0";
+    options.max_concurrent_searches = searches;
+    options.default_search_deadline = 3000ms;
+    auto started = PuzzledbServer::Start(options, [this](std::string_view line) {
+      std::lock_guard<std::mutex> lock(log_mutex_);
+      log_ += std::string(line) + "\n";
+    });
+    ASSERT_TRUE(started.ok()) << started.status();
+    server_ = std::move(*started);
+    client_ = std::make_unique<Client>(
+        ClientOptions{"127.0.0.1:" + std::to_string(server_->port()), 10000ms});
+    ASSERT_TRUE(client_->WaitUntilServing(5000ms).ok());
+  }
+
+  std::string Log() {
+    std::lock_guard<std::mutex> lock(log_mutex_);
+    return log_;
+  }
+
+  static std::string* db_;
+  static TableStore* reference_store_;
+  std::unique_ptr<PuzzledbServer> server_;
+  std::unique_ptr<Client> client_;
+  std::mutex log_mutex_;
+  std::string log_;
+};
+std::string* ServerTest::db_ = nullptr;
+TableStore* ServerTest::reference_store_ = nullptr;
+
+TEST_F(ServerTest, StartUpLogSaysWhatWasLoaded) {
+  EXPECT_NE(Log().find("3 tables loaded (knight, knobs-"), std::string::npos) << Log();
+  EXPECT_NE(Log().find("listening on 127.0.0.1:" + std::to_string(server_->port())),
+            std::string::npos);
+}
+
+TEST_F(ServerTest, SolvesEveryPuzzleFromItsTable) {
+  auto knight = client_->Solve(KnightRequest("1111111111000*10000100000"));
+  ASSERT_TRUE(knight.ok()) << knight.status();
+  EXPECT_EQ(knight->outcome(), v1::SOLVED);
+  EXPECT_EQ(knight->distance(), 3u);
+  EXPECT_EQ(knight->source(), v1::TABLE);
+  EXPECT_EQ(std::vector<std::string>(knight->moves().begin(), knight->moves().end()),
+            (std::vector<std::string>{"c1", "a2", "c3"}));
+
+  auto knobs = client_->Solve(RequestFor(Knobs("knobs_9001.in"), 7));
+  ASSERT_TRUE(knobs.ok()) << knobs.status();
+  EXPECT_EQ(knobs->distance(), 10u);
+  EXPECT_EQ(knobs->source(), v1::TABLE);
+  EXPECT_EQ(knobs->id(), 7u);
+  EXPECT_EQ(knobs->moves(0), "2");
+
+  auto rotation = RotationPuzzle::ParseCompact("111132323132231222312133");
+  auto answer = client_->Solve(RequestFor(*rotation));
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->source(), v1::TABLE);
+  EXPECT_EQ(answer->final_state().rotation().cells(6), answer->final_state().rotation().cells(17));
+}
+
+TEST_F(ServerTest, SearchesWhatNoTableCoversAndHonoursPolicies) {
+  // 20 moves: beyond the depth-12 table, so searched with the table as bound.
+  auto far = client_->Solve(KnightRequest("011100101001001011*100110"));
+  ASSERT_TRUE(far.ok()) << far.status();
+  EXPECT_EQ(far->source(), v1::SEARCH);
+  EXPECT_EQ(far->distance(), 20u);
+  auto capped = client_->Solve(KnightRequest("011100101001001011*100110", 10));
+  ASSERT_TRUE(capped.ok());
+  EXPECT_EQ(capped->outcome(), v1::NOT_WITHIN_LIMIT);
+  EXPECT_EQ(capped->source(), v1::TABLE);  // the table proves "more than 12"
+  auto search_only = client_->Solve(KnightRequest("1111111111000*10000100000", 0, v1::SEARCH_ONLY));
+  ASSERT_TRUE(search_only.ok());
+  EXPECT_EQ(search_only->source(), v1::SEARCH);
+  EXPECT_EQ(search_only->distance(), 3u);
+  auto table_only = client_->Solve(KnightRequest("011100101001001011*100110", 0, v1::TABLE_ONLY));
+  EXPECT_EQ(table_only.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(ServerTest, AnalyzeListsMovesBestFirst) {
+  v1::AnalyzeRequest request;
+  request.mutable_puzzle()->mutable_knight()->set_board("1111111111000*10000100000");
+  auto analysis = client_->Analyze(request);
+  ASSERT_TRUE(analysis.ok()) << analysis.status();
+  EXPECT_EQ(analysis->distance(), 3u);
+  ASSERT_GE(analysis->moves_size(), 2);
+  EXPECT_EQ(analysis->moves(0).move(), "c1");
+  EXPECT_EQ(analysis->moves(0).distance(), 2u);
+  for (int i = 1; i < analysis->moves_size(); ++i) {
+    EXPECT_LE(analysis->moves(i - 1).distance(), analysis->moves(i).distance());
+  }
+}
+
+TEST_F(ServerTest, ListTablesDescribesEveryTable) {
+  auto tables = client_->ListTables();
+  ASSERT_TRUE(tables.ok()) << tables.status();
+  ASSERT_EQ(tables->tables_size(), 3);
+  for (const auto& t : tables->tables()) {
+    EXPECT_EQ(t.status(), "LOADED") << t.table_id();
+    EXPECT_GT(t.size_bytes(), 0u);
+    if (t.table_id() == "knight") {
+      EXPECT_EQ(t.coverage_depth(), 12u);
+      EXPECT_FALSE(t.complete());
+      EXPECT_EQ(t.covered_states(), 259471u);
+      EXPECT_EQ(t.histogram(12), 137262u);
+    }
+    if (t.puzzle() == "knobs") {
+      EXPECT_EQ(t.wiring_size(), 48);
+    }
+  }
+}
+
+TEST_F(ServerTest, MalformedRequestsAreInvalidArgumentNamingTheField) {
+  auto expect_invalid = [&](const v1::SolveRequest& request, const std::string& message) {
+    auto answer = client_->Solve(request);
+    EXPECT_EQ(answer.status().code(), absl::StatusCode::kInvalidArgument) << answer.status();
+    EXPECT_EQ(std::string(answer.status().message()), message);
+  };
+  expect_invalid(v1::SolveRequest(), "puzzle: no puzzle given; set one of knight, knobs, rotation");
+  expect_invalid(KnightRequest("01*"), "puzzle.knight.board: a board has 25 cells, got 3 characters");
+  expect_invalid(KnightRequest("0111001010010010111*0011x"),
+                 "puzzle.knight.board: cell e5 holds 'x'; a cell holds '1' (white knight), '0' "
+                 "(black knight) or '*' (empty)");
+  expect_invalid(KnightRequest("1111111111000*10000100000", 5000),
+                 "max_moves: 5000 is more than 1000; use 0 for no limit");
+  auto bad_policy = KnightRequest("1111111111000*10000100000");
+  bad_policy.set_policy(static_cast<v1::Policy>(9));
+  expect_invalid(bad_policy, "policy: unknown value 9; use TABLE_THEN_SEARCH (0), TABLE_ONLY (1) "
+                             "or SEARCH_ONLY (2)");
+  auto knobs = RequestFor(Knobs("knobs_9001.in"));
+  knobs.mutable_puzzle()->mutable_knobs()->set_wiring(4, 2);
+  expect_invalid(knobs, "puzzle.knobs.wiring: knob 2's wiring for state 1 points at knob 2 itself; "
+                        "a turn must also advance another knob");
+  knobs = RequestFor(Knobs("knobs_9001.in"));
+  knobs.mutable_puzzle()->mutable_knobs()->set_positions(11, 5);
+  expect_invalid(knobs, "puzzle.knobs.positions: knob 12's state is 5; states are 1..4");
+  knobs.mutable_puzzle()->mutable_knobs()->clear_wiring();
+  knobs.mutable_puzzle()->mutable_knobs()->set_positions(11, 1);
+  expect_invalid(knobs, "puzzle.knobs.wiring: a wiring has 48 knob numbers (4 per knob), got 0");
+  v1::SolveRequest rotation;
+  for (int i = 0; i < 24; ++i) rotation.mutable_puzzle()->mutable_rotation()->add_cells(i % 3 + 1);
+  rotation.mutable_puzzle()->mutable_rotation()->set_cells(3, 4);
+  expect_invalid(rotation, "puzzle.rotation.cells: cell 3 holds 4; cells hold 1, 2 or 3");
+  rotation.mutable_puzzle()->mutable_rotation()->add_cells(1);
+  expect_invalid(rotation, "puzzle.rotation.cells: a board has 24 cells, got 25 values");
+  // The same for SEARCH_ONLY (refused before any search) and for Analyze.
+  expect_invalid(KnightRequest("01*", 0, v1::SEARCH_ONLY),
+                 "puzzle.knight.board: a board has 25 cells, got 3 characters");
+  v1::AnalyzeRequest analyze;
+  analyze.mutable_puzzle()->mutable_knight()->set_board("***");
+  EXPECT_EQ(client_->Analyze(analyze).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(ServerTest, ASearchPastTheCallDeadlineIsDeadlineExceeded) {
+  const auto started = std::chrono::steady_clock::now();
+  auto answer = client_->Solve(KnightRequest(kFarKnight, 0, v1::SEARCH_ONLY), 200ms);
+  EXPECT_EQ(answer.status().code(), absl::StatusCode::kDeadlineExceeded) << answer.status();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
+  // The search stopped: the one search slot is free again soon.
+  std::this_thread::sleep_for(300ms);
+  auto next = client_->Solve(KnightRequest("1111111111000*10000100000", 0, v1::SEARCH_ONLY));
+  EXPECT_TRUE(next.ok()) << next.status();
+}
+
+TEST_F(ServerTest, SearchesBeyondTheLimitAreRefusedAndTableAnswersDoNotWait) {
+  // One search slot: a long search holds it...
+  auto long_search = std::async(std::launch::async, [&] {
+    return client_->Solve(KnightRequest(kFarKnight, 0, v1::SEARCH_ONLY), 1500ms);
+  });
+  std::this_thread::sleep_for(300ms);
+  // ... so the next search is refused at once,
+  auto refused = client_->Solve(KnightRequest("011100101001001011*100110", 0, v1::SEARCH_ONLY));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted) << refused.status();
+  EXPECT_NE(std::string(refused.status().message()).find("--max-concurrent-searches"),
+            std::string::npos);
+  // while table answers go on at full speed.
+  const auto started = std::chrono::steady_clock::now();
+  for (int i = 0; i < 100; ++i) {
+    auto answer = client_->Solve(KnightRequest("1111111111000*10000100000"));
+    ASSERT_TRUE(answer.ok());
+    ASSERT_EQ(answer->source(), v1::TABLE);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 1000ms);
+  EXPECT_EQ(long_search.get().status().code(), absl::StatusCode::kDeadlineExceeded);
+}
+
+// Random table-covered requests of all three puzzles, some malformed, with their answers
+// computed one by one first.
+std::vector<v1::SolveRequest> MixedRequests(int count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const KnightPuzzle knight;
+  const auto wiring = Knobs("knobs_9001.in").params;
+  std::vector<v1::SolveRequest> requests;
+  for (int i = 0; i < count; ++i) {
+    v1::SolveRequest r;
+    switch (i % 4) {
+      case 0: {  // knight within the depth-12 table
+        KnightBoard s = KnightPuzzle::Goal();
+        for (int k = 0; k < 8; ++k) {
+          KnightBoard t;
+          while (!knight.Apply(s, static_cast<int>(rng() % 8), &t)) {
+          }
+          s = t;
+        }
+        r = RequestFor(KnightPuzzle::Instance{{}, s});
+        break;
+      }
+      case 1:
+        r = RequestFor(KnobsPuzzle::Instance{wiring, static_cast<uint32_t>(rng() & 0xFFFFFF)});
+        break;
+      case 2: {
+        std::vector<uint32_t> values;
+        for (uint32_t k = 1; k <= 3; ++k) values.insert(values.end(), 8, k);
+        std::shuffle(values.begin(), values.end(), rng);
+        r = RequestFor(RotationPuzzle::Instance{{}, *RotationPuzzle::BoardFromValues(values)});
+        break;
+      }
+      case 3:
+        r.mutable_puzzle()->mutable_knight()->set_board(i % 8 == 3 ? "bad" : "1111111111000*10000100000");
+        break;
+    }
+    r.set_id(static_cast<uint64_t>(1000 + i));
+    requests.push_back(r);
+  }
+  return requests;
+}
+
+TEST_F(ServerTest, StreamsEchoIdsAndMatchUnaryAnswersUnderConcurrency) {
+  const auto requests = MixedRequests(1200, 5);
+  // The reference: one client, one unary call at a time.
+  std::vector<std::string> expected;
+  for (const auto& r : requests) {
+    auto answer = client_->Solve(r);
+    expected.push_back(answer.ok() ? Cat(answer->distance(), ":", Join(answer->moves(), ","))
+                                   : Cat("error ", static_cast<int>(answer.status().code())));
+  }
+  // Four streams and four unary callers at once.
+  std::atomic<int> mismatches{0}, answered{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      grpc::ClientContext context;
+      auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                                         grpc::InsecureChannelCredentials());
+      auto stub = v1::Solver::NewStub(channel);
+      auto stream = stub->SolveStream(&context);
+      std::thread writer([&] {
+        for (const auto& r : requests) stream->Write(r);
+        stream->WritesDone();
+      });
+      std::vector<int> seen(requests.size(), 0);
+      uint64_t last_id = 0;
+      bool ordered = true;
+      v1::SolveResponse response;
+      while (stream->Read(&response)) {
+        const uint64_t index = response.id() - 1000;
+        if (index >= requests.size()) {
+          ++mismatches;
+          continue;
+        }
+        ++seen[index];
+        ordered &= response.id() > last_id;  // table answers come in request order
+        last_id = response.id();
+        const std::string got =
+            response.has_error() ? Cat("error ", response.error().code())
+                                 : Cat(response.distance(), ":", Join(response.moves(), ","));
+        if (got != expected[index]) ++mismatches;
+        ++answered;
+      }
+      writer.join();
+      if (!stream->Finish().ok() || !ordered) ++mismatches;
+      for (int s : seen) mismatches += s != 1;
+    });
+    threads.emplace_back([&, t] {
+      for (size_t i = t; i < requests.size(); i += 4) {
+        auto answer = client_->Solve(requests[i]);
+        const std::string got = answer.ok()
+                                    ? Cat(answer->distance(), ":", Join(answer->moves(), ","))
+                                    : Cat("error ", static_cast<int>(answer.status().code()));
+        if (got != expected[i]) ++mismatches;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(answered.load(), 4 * static_cast<int>(requests.size()));
+}
+
+TEST_F(ServerTest, ClientSolveAllReturnsAnswersInRequestOrder) {
+  auto requests = MixedRequests(200, 6);
+  requests.push_back(KnightRequest("011100101001001011*100110"));  // needs a search
+  auto answers = client_->SolveAll(requests, 20000ms);
+  ASSERT_TRUE(answers.ok()) << answers.status();
+  ASSERT_EQ(answers->size(), requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    auto one = client_->Solve(requests[i]);
+    if (one.ok()) {
+      ASSERT_FALSE((*answers)[i].has_error()) << i;
+      ASSERT_EQ((*answers)[i].distance(), one->distance()) << i;
+    } else {
+      ASSERT_EQ((*answers)[i].error().code(), static_cast<int>(one.status().code())) << i;
+    }
+  }
+  EXPECT_EQ(answers->back().source(), v1::SEARCH);
+  EXPECT_EQ(answers->back().distance(), 20u);
+}
+
+TEST_F(ServerTest, ANewWiringIsSearchedAtOnceAndThenBuiltInTheBackground) {
+  const auto instance = Knobs("knobs_9002.in");
+  auto first = client_->Solve(RequestFor(instance));
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->source(), v1::SEARCH);
+  EXPECT_EQ(first->distance(), 15u);
+  const std::string id = KnobsPuzzle::TableId(instance.params);
+  bool listed = false;
+  for (int i = 0; i < 300 && !listed; ++i) {
+    auto tables = client_->ListTables();
+    ASSERT_TRUE(tables.ok());
+    for (const auto& t : tables->tables()) listed |= t.table_id() == id;
+    for (const auto& b : tables->building()) listed &= b != id;
+    if (!listed) std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_TRUE(listed) << Log();
+  auto second = client_->Solve(RequestFor(instance));
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->source(), v1::TABLE);
+  EXPECT_EQ(Join(second->moves(), " "), Join(first->moves(), " "));
+  EXPECT_NE(Log().find("built table " + id), std::string::npos) << Log();
+  // Leave the suite's database as it was.
+  server_->Shutdown(1000ms);
+  server_.reset();
+  auto store = TableStore::Open(*db_, TableStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)->Remove(id).ok());
+}
+
+TEST_F(ServerTest, HealthAndReflectionAnswer) {
+  EXPECT_TRUE(client_->WaitUntilServing(1000ms).ok());
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = grpc::reflection::v1alpha::ServerReflection::NewStub(channel);
+  grpc::ClientContext context;
+  auto stream = stub->ServerReflectionInfo(&context);
+  grpc::reflection::v1alpha::ServerReflectionRequest request;
+  request.set_list_services("*");
+  ASSERT_TRUE(stream->Write(request));
+  stream->WritesDone();
+  grpc::reflection::v1alpha::ServerReflectionResponse response;
+  ASSERT_TRUE(stream->Read(&response));
+  std::vector<std::string> services;
+  for (const auto& s : response.list_services_response().service()) services.push_back(s.name());
+  EXPECT_NE(std::find(services.begin(), services.end(), "puzzledb.v1.Solver"), services.end());
+  EXPECT_NE(std::find(services.begin(), services.end(), "grpc.health.v1.Health"), services.end());
+  while (stream->Read(&response)) {
+  }
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+TEST_F(ServerTest, ShutdownWithCallsInFlightEndsThemCleanly) {
+  auto in_flight = std::async(std::launch::async, [&] {
+    return client_->Solve(KnightRequest(kFarKnight, 0, v1::SEARCH_ONLY), 10000ms);
+  });
+  std::atomic<bool> stop{false};
+  auto table_calls = std::async(std::launch::async, [&] {
+    int wrong = 0;
+    while (!stop) {
+      auto answer = client_->Solve(KnightRequest("1111111111000*10000100000"), 2000ms);
+      if (answer.ok() && answer->distance() != 3) ++wrong;  // errors are fine, wrong answers not
+    }
+    return wrong;
+  });
+  std::this_thread::sleep_for(300ms);
+  const auto started = std::chrono::steady_clock::now();
+  server_->Shutdown(300ms);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+  stop = true;
+  EXPECT_EQ(table_calls.get(), 0);
+  const auto status = in_flight.get().status();
+  EXPECT_TRUE(absl::IsCancelled(status) || absl::IsUnavailable(status) ||
+              absl::IsDeadlineExceeded(status))
+      << status;
+  server_.reset();
+  EXPECT_NE(Log().find("stopped:"), std::string::npos);
+  // The database is closed: another writer can open it.
+  EXPECT_TRUE(TableStore::Open(*db_, TableStore::Mode::kReadWrite).ok());
+}
+
+}  // namespace
+}  // namespace puzzledb
