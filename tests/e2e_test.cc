@@ -1,0 +1,97 @@
+// End to end: the real puzzledb-server binary on a free port, queried by the real puzzledb
+// CLI with the golden samples, stopped with SIGTERM.
+#include <signal.h>
+
+#include <filesystem>
+#include <regex>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::Golden;
+using testing::RunCommand;
+
+TEST(EndToEndTest, ServerAnswersTheCliAndStopsOnSigterm) {
+  // A copy of the default database: the server may add tables to it.
+  const std::string db = testing::TempPath("e2e_db");
+  fs::remove_all(db);
+  fs::copy(PUZZLEDB_TEST_DB, db, fs::copy_options::recursive);
+  const std::string log = testing::TempPath("e2e_server.log");
+  const auto server = testing::StartProcess(
+      {PUZZLEDB_SERVER, "--db", db, "--listen", "127.0.0.1:0", "--grace", "2"}, log);
+  ASSERT_GT(server.pid, 0);
+
+  // The start-up line names the port it got.
+  std::string address;
+  for (int i = 0; i < 200 && address.empty(); ++i) {
+    std::smatch match;
+    const std::string text = testing::ReadFile(log);
+    if (std::regex_search(text, match, std::regex(R"(listening on (127\.0\.0\.1:\d+))"))) {
+      address = match[1];
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  ASSERT_FALSE(address.empty()) << testing::ReadFile(log);
+  EXPECT_NE(testing::ReadFile(log).find("5 tables loaded"), std::string::npos)
+      << testing::ReadFile(log);
+
+  const std::string cli = std::string(PUZZLEDB_CLI) + " --server " + address;
+  for (const auto& [sample, puzzle] :
+       std::vector<std::pair<std::string, std::string>>{{"knight_statement", "knight"},
+                                                        {"knight", "knight"},
+                                                        {"knobs_9001", "knobs"},
+                                                        {"knobs_9002", "knobs"},
+                                                        {"knobs_9003", "knobs"},
+                                                        {"knobs_9101_unsolvable", "knobs"},
+                                                        {"rotation", "rotation"},
+                                                        {"rotation_statement", "rotation"}}) {
+    const auto result = RunCommand(cli + " solve --puzzle " + puzzle, Golden(sample + ".in"));
+    EXPECT_EQ(result.exit_code, 0) << sample << ": " << result.err;
+    EXPECT_EQ(result.out, Golden(sample + ".out")) << sample;
+  }
+  const auto json = RunCommand(cli + " solve --json --puzzle knight --max-moves 0",
+                               "1\n01010\n0*000\n11000\n10101\n11111\n");
+  EXPECT_NE(json.out.find(R"("distance":34)"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find(R"("source":"TABLE")"), std::string::npos) << json.out;
+  const auto tables = RunCommand(cli + " tables", "");
+  EXPECT_EQ(tables.exit_code, 0) << tables.err;
+  EXPECT_NE(tables.out.find("knight  LOADED"), std::string::npos) << tables.out;
+  const auto analysis = RunCommand(cli + " analyze --puzzle knight", Golden("knight_statement.in"));
+  EXPECT_NE(analysis.out.find("case 1: 7 (TABLE)"), std::string::npos) << analysis.out;
+  // A malformed case: the server's INVALID_ARGUMENT does not get that far; the CLI refuses it.
+  const auto bad = RunCommand(cli + " solve --puzzle knight", "1\n11111\n");
+  EXPECT_EQ(bad.exit_code, 2);
+
+  ASSERT_EQ(::kill(server.pid, SIGTERM), 0);
+  EXPECT_EQ(testing::WaitProcess(server, 10), 0) << testing::ReadFile(log);
+  const std::string text = testing::ReadFile(log);
+  EXPECT_NE(text.find("received SIGTERM"), std::string::npos) << text;
+  EXPECT_NE(text.find("stopped:"), std::string::npos) << text;
+
+  // Against no server: a clear error and exit status 1.
+  const auto down = RunCommand(cli + " --timeout 2 solve --puzzle knight", Golden("knight.in"));
+  EXPECT_EQ(down.exit_code, 1);
+  EXPECT_NE(down.err.find("no answer from a puzzledb server at " + address), std::string::npos)
+      << down.err;
+  fs::remove_all(db);
+  std::remove(log.c_str());
+}
+
+TEST(EndToEndTest, ServerRefusesToStartWithoutADatabase) {
+  const std::string log = testing::TempPath("e2e_nodb.log");
+  const auto server = testing::StartProcess(
+      {PUZZLEDB_SERVER, "--db", testing::TempPath("no_such_db"), "--listen", "127.0.0.1:0"}, log);
+  EXPECT_EQ(testing::WaitProcess(server, 10), 1);
+  EXPECT_NE(testing::ReadFile(log).find("puzzledb-build --db"), std::string::npos)
+      << testing::ReadFile(log);
+  std::remove(log.c_str());
+}
+
+}  // namespace
+}  // namespace puzzledb
