@@ -1,0 +1,39 @@
+// hint_service: an example of embedding puzzledb::Client in a program of your own. For each
+// knight board (25 characters) read from stdin it asks puzzledb-server for the position's
+// analysis and prints a hint: the best move and how far the goal then is.
+//
+//   hint_service 127.0.0.1:50051 <<< "1111111111000*10000100000"
+//   1111111111000*10000100000: 3 moves from the goal; play c1 (then 2)
+#include <iostream>
+#include <string>
+
+#include "puzzledb/client.h"
+
+int main(int argc, char** argv) {
+  const std::string address = argc > 1 ? argv[1] : "127.0.0.1:50051";
+  puzzledb::Client client({.target = address, .timeout = std::chrono::seconds(5)});
+  if (absl::Status up = client.WaitUntilServing(std::chrono::seconds(3)); !up.ok()) {
+    std::cerr << "hint_service: " << up.message() << "\n";
+    return 1;
+  }
+  std::string board;
+  int status = 0;
+  while (std::cin >> board) {
+    puzzledb::v1::AnalyzeRequest request;
+    request.mutable_puzzle()->mutable_knight()->set_board(board);
+    absl::StatusOr<puzzledb::v1::AnalyzeResponse> analysis = client.Analyze(request);
+    if (!analysis.ok()) {
+      // INVALID_ARGUMENT says which rule the board breaks.
+      std::cerr << board << ": " << analysis.status().message() << "\n";
+      status = 1;
+      continue;
+    }
+    std::cout << board << ": " << analysis->distance() << " moves from the goal";
+    if (analysis->moves_size() > 0 && analysis->distance() > 0) {
+      std::cout << "; play " << analysis->moves(0).move() << " (then "
+                << analysis->moves(0).distance() << ")";
+    }
+    std::cout << "\n";
+  }
+  return status;
+}

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Installs puzzledb's client package from the build tree into a scratch prefix, builds the
+# embedding example against it with find_package(puzzledb), and runs the example against a
+# real server on a free port.
+set -eu
+build_dir=$1
+source_dir=$2
+db=$3
+scratch=$(mktemp -d)
+trap 'kill $server 2>/dev/null || true; rm -rf "$scratch"' EXIT
+cmake --install "$build_dir" --prefix "$scratch/prefix" >/dev/null
+test -f "$scratch/prefix/lib/cmake/puzzledb/puzzledbConfig.cmake"
+test -f "$scratch/prefix/include/puzzledb/client.h"
+cmake -S "$source_dir/examples/embedding" -B "$scratch/example" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
+cmake --build "$scratch/example" >/dev/null
+cp -r "$db" "$scratch/db"
+"$scratch/prefix/bin/puzzledb-server" --db "$scratch/db" --listen 127.0.0.1:0 2>"$scratch/log" &
+server=$!
+for i in $(seq 100); do
+  port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\);.*/\1/p' "$scratch/log")
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+out=$(echo "1111111111000*10000100000" | "$scratch/example/hint_service" "127.0.0.1:$port")
+echo "$out"
+[ "$out" = "1111111111000*10000100000: 3 moves from the goal; play c1 (then 2)" ]
