@@ -62,6 +62,25 @@ int main(int argc, char** argv) {
   CLI::App* tables_cmd = app.add_subcommand("tables", "List the tables (of --db, or of the server)");
   tables_cmd->add_flag("--json", tables_json, "Print JSON");
 
+  BenchCommandOptions bench;
+  CLI::App* bench_cmd = app.add_subcommand(
+      "bench", "Load a server (--server) with random solves; print throughput and latency");
+  bench_cmd->add_option("--puzzle,-p", bench.puzzle, "Which puzzle: " + PuzzleNames())
+      ->check(CLI::IsMember({"knight", "knobs", "rotation"}))
+      ->capture_default_str();
+  bench_cmd->add_option("--seconds", bench.seconds, "How long")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  bench_cmd->add_option("--concurrency", bench.concurrency, "Callers (unary) or streams")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  bench_cmd->add_option("--mode", bench.mode, "unary or stream")
+      ->check(CLI::IsMember({"unary", "stream"}))
+      ->capture_default_str();
+  bench_cmd->add_flag("--uncovered", bench.uncovered,
+                      "Ask for live search (SEARCH_ONLY) instead of table answers");
+  bench_cmd->add_flag("--json", bench.json, "Print one JSON object");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -70,6 +89,10 @@ int main(int argc, char** argv) {
   }
 
   if (tables_cmd->parsed()) return RunTablesCommand(backend, tables_json, std::cout, std::cerr);
+  if (bench_cmd->parsed()) {
+    bench.server = backend.server;
+    return RunBenchCommand(bench, std::cout, std::cerr);
+  }
   const std::string input{std::istreambuf_iterator<char>(std::cin), {}};
   if (solve_cmd->parsed()) {
     if (solve_cap >= 0) solve.max_moves = solve_cap;

@@ -40,6 +40,20 @@ int RunAnalyzeCommand(const SolveCommandOptions& options, std::string_view input
 int RunTablesCommand(const BackendOptions& options, bool json, std::ostream& out,
                      std::ostream& err);
 
+struct BenchCommandOptions {
+  std::string server;
+  std::string puzzle = "knight";
+  double seconds = 5;
+  int concurrency = 8;
+  std::string mode = "unary";  // or "stream"
+  bool uncovered = false;      // SEARCH_ONLY: measure live search instead of the tables
+  bool json = false;
+};
+
+// A load generator against a server: random valid states for `seconds`, from `concurrency`
+// callers (unary) or streams; prints throughput and latency percentiles.
+int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::ostream& err);
+
 }  // namespace puzzledb
 
 #endif  // PUZZLEDB_CLIENT_COMMANDS_H_

@@ -101,6 +101,12 @@ class KnightPuzzle {
   // colouring), and the goal blank c3 is on colour 0, so the distance has the parity of the
   // blank's colour; a bound of the other parity can be raised by one.
   int LowerBound(const State& s) const;
+  // A uniformly random board.
+  template <class Rng>
+  State RandomState(Rng& rng) const {
+    return Unrank(static_cast<uint64_t>(rng()) % Size());
+  }
+
   // Every board is solvable (PUZZLES.md).
   static bool ProvablyUnsolvable(const State&) { return false; }
   // The parity every path length from `s` to the goal has.

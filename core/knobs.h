@@ -80,6 +80,15 @@ class KnobsPuzzle {
   // Half the remaining steps, rounded up. Admissible: a turn advances exactly two knobs by
   // one step, and knob i still needs (1 - state) mod 4 steps.
   int LowerBound(State s) const;
+  // A uniformly random state of even parity (the half that may be solvable).
+  template <class Rng>
+  State RandomState(Rng& rng) const {
+    State s;
+    do s = static_cast<State>(rng()) & 0xFFFFFF;
+    while (ProvablyUnsolvable(s));
+    return s;
+  }
+
   // Every turn adds 2 to the sum of (state - 1), so an odd sum can never reach 0.
   static bool ProvablyUnsolvable(State s);
 

@@ -22,6 +22,7 @@
 #include <functional>
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,6 +86,8 @@ concept PuzzleModel =
       { model.LowerBound(state) } -> std::same_as<int>;
       // True only for states that certainly cannot reach the goal (e.g. the knobs' parity).
       { model.ProvablyUnsolvable(state) } -> std::same_as<bool>;
+      // A random state (for benchmarks and tests); `rng` is a standard random engine.
+      { model.RandomState(*static_cast<std::mt19937_64*>(nullptr)) } -> std::same_as<typename P::State>;
       // Writes the space ranks whose smallest distance is the state's distance; returns how
       // many, or 0 when no table can answer for this state.
       { model.Project(state, keys) } -> std::same_as<int>;

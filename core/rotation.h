@@ -125,6 +125,25 @@ class RotationPuzzle {
   // The value whose eight copies fill the centre, or 0 if the centre is not uniform.
   static int CentreValue(const State& s);
 
+  // A uniformly random board with eight of each value.
+  template <class Rng>
+  State RandomState(Rng& rng) const {
+    State s;
+    uint32_t free = (1u << kCells) - 1;
+    for (int k = 0; k < 2; ++k) {
+      for (int placed = 0; placed < 8;) {
+        const int cell = static_cast<int>(rng() % kCells);
+        if (free & (1u << cell)) {
+          free &= ~(1u << cell);
+          s.masks[k] |= 1u << cell;
+          ++placed;
+        }
+      }
+    }
+    s.masks[2] = free;
+    return s;
+  }
+
   // The fewest centre cells some value that has at least eight copies is missing.
   // Admissible: a move shifts one line, which takes one cell out of the centre and brings
   // one in, so the centre's count of any value changes by at most one per move.

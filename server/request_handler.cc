@@ -184,6 +184,7 @@ v1::ListTablesResponse RequestHandler::ListTables() const {
         t->set_table_id(m.table_id());
         t->set_puzzle(m.puzzle());
         t->set_parameters(m.parameters_text());
+        t->set_parameters_bytes(m.parameters());
         if (m.puzzle() == KnobsPuzzle::kName) {
           for (char c : m.parameters()) t->add_wiring(static_cast<uint8_t>(c));
         }

@@ -1,0 +1,218 @@
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "client/commands.h"
+#include "core/registry.h"
+#include "core/strings.h"
+#include "grpcpp/grpcpp.h"
+#include "proto/wire.h"
+#include "puzzledb/v1/solver.grpc.pb.h"
+
+namespace puzzledb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Random valid requests of one puzzle; for a puzzle with parameters, those of a table the
+// server has (so that the answers come from it), unless the table is to be avoided.
+template <PuzzleModel P>
+absl::StatusOr<std::vector<v1::SolveRequest>> MakeRequests(const BenchCommandOptions& options,
+                                                           v1::Solver::Stub& stub) {
+  typename P::Params params{};
+  if constexpr (!std::is_empty_v<typename P::Params>) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    v1::ListTablesResponse tables;
+    const grpc::Status status = stub.ListTables(&context, v1::ListTablesRequest(), &tables);
+    if (!status.ok()) return absl::UnavailableError(status.error_message());
+    bool found = false;
+    for (const auto& t : tables.tables()) {
+      if (t.puzzle() != P::kName || found) continue;
+      auto decoded = P::DecodeParams(t.parameters_bytes());
+      if (decoded.ok()) {
+        params = *decoded;
+        found = true;
+      }
+    }
+    if (!found) {
+      return absl::FailedPreconditionError(
+          Cat("the server has no ", P::kName, " table to benchmark against"));
+    }
+  }
+  const P model(params);
+  std::mt19937_64 rng(2024);
+  std::vector<v1::SolveRequest> requests(4096);
+  for (auto& r : requests) {
+    InstanceToWire(typename P::Instance{params, model.RandomState(rng)}, r.mutable_puzzle());
+    r.set_policy(options.uncovered ? v1::SEARCH_ONLY : v1::TABLE_THEN_SEARCH);
+  }
+  return requests;
+}
+
+struct Tally {
+  std::mutex mutex;
+  std::vector<uint32_t> micros;
+  std::map<int, uint64_t> errors;  // by gRPC code
+  void Add(const std::vector<uint32_t>& more, const std::map<int, uint64_t>& failed) {
+    std::lock_guard<std::mutex> lock(mutex);
+    micros.insert(micros.end(), more.begin(), more.end());
+    for (const auto& [code, n] : failed) errors[code] += n;
+  }
+};
+
+uint32_t MicrosSince(Clock::time_point t) {
+  return static_cast<uint32_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t).count());
+}
+
+void RunUnary(v1::Solver::Stub& stub, const std::vector<v1::SolveRequest>& requests, int worker,
+              Clock::time_point end, Tally* tally) {
+  std::vector<uint32_t> micros;
+  std::map<int, uint64_t> errors;
+  for (size_t i = static_cast<size_t>(worker) * 977; Clock::now() < end; ++i) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    v1::SolveResponse response;
+    const auto sent = Clock::now();
+    const grpc::Status status = stub.Solve(&context, requests[i % requests.size()], &response);
+    if (status.ok()) {
+      micros.push_back(MicrosSince(sent));
+    } else {
+      ++errors[status.error_code()];
+    }
+  }
+  tally->Add(micros, errors);
+}
+
+// One stream kept `window` requests ahead of its answers; latency is from a request's write
+// to its answer's read.
+void RunStream(v1::Solver::Stub& stub, const std::vector<v1::SolveRequest>& requests, int worker,
+               Clock::time_point end, Tally* tally) {
+  constexpr uint64_t kWindow = 512;
+  grpc::ClientContext context;
+  auto stream = stub.SolveStream(&context);
+  std::vector<Clock::time_point> sent_at(kWindow);
+  std::atomic<uint64_t> sent{0}, received{0};
+  std::mutex slot_mutex;
+  std::thread writer([&] {
+    grpc::WriteOptions buffered;
+    buffered.set_buffer_hint();
+    for (uint64_t id = 0; Clock::now() < end; ++id) {
+      while (id - received.load() >= kWindow) std::this_thread::yield();
+      v1::SolveRequest request = requests[(id + static_cast<uint64_t>(worker) * 977) % requests.size()];
+      request.set_id(id);
+      {
+        std::lock_guard<std::mutex> lock(slot_mutex);
+        sent_at[id % kWindow] = Clock::now();
+      }
+      // Flush when the window is nearly full; buffer otherwise.
+      const bool flush = id - received.load() >= kWindow / 2;
+      if (!stream->Write(request, flush ? grpc::WriteOptions() : buffered)) break;
+      sent = id + 1;
+    }
+    stream->WritesDone();
+  });
+  std::vector<uint32_t> micros;
+  std::map<int, uint64_t> errors;
+  v1::SolveResponse response;
+  while (stream->Read(&response)) {
+    Clock::time_point at;
+    {
+      std::lock_guard<std::mutex> lock(slot_mutex);
+      at = sent_at[response.id() % kWindow];
+    }
+    if (response.has_error()) {
+      ++errors[response.error().code()];
+    } else {
+      micros.push_back(MicrosSince(at));
+    }
+    ++received;
+  }
+  writer.join();
+  const grpc::Status status = stream->Finish();
+  if (!status.ok()) ++errors[status.error_code()];
+  tally->Add(micros, errors);
+}
+
+}  // namespace
+
+int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.server.empty()) {
+    err << "puzzledb bench: give the server to load with --server ADDR\n";
+    return kExitBadInput;
+  }
+  if (options.mode != "unary" && options.mode != "stream") {
+    err << "puzzledb bench: --mode is unary or stream\n";
+    return kExitBadInput;
+  }
+  // One channel per caller, each its own connection, as separate clients would have.
+  std::vector<std::unique_ptr<v1::Solver::Stub>> stubs;
+  for (int i = 0; i < options.concurrency; ++i) {
+    grpc::ChannelArguments arguments;
+    arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    stubs.push_back(v1::Solver::NewStub(
+        grpc::CreateCustomChannel(options.server, grpc::InsecureChannelCredentials(), arguments)));
+  }
+  absl::StatusOr<std::vector<v1::SolveRequest>> requests =
+      absl::InvalidArgumentError(Cat("unknown puzzle '", options.puzzle, "'"));
+  VisitPuzzle(options.puzzle, [&](auto type) {
+    requests = MakeRequests<typename decltype(type)::type>(options, *stubs[0]);
+  });
+  if (!requests.ok()) {
+    err << "puzzledb bench: " << Message(requests.status()) << "\n";
+    return absl::IsInvalidArgument(requests.status()) ? kExitBadInput : kExitFailure;
+  }
+  Tally tally;
+  const auto started = Clock::now();
+  const auto end = started + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(options.seconds));
+  std::vector<std::thread> workers;
+  for (int i = 0; i < options.concurrency; ++i) {
+    workers.emplace_back([&, i] {
+      if (options.mode == "unary") {
+        RunUnary(*stubs[i], *requests, i, end, &tally);
+      } else {
+        RunStream(*stubs[i], *requests, i, end, &tally);
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+  auto& micros = tally.micros;
+  std::sort(micros.begin(), micros.end());
+  auto percentile = [&](double p) -> uint32_t {
+    if (micros.empty()) return 0;
+    return micros[std::min(micros.size() - 1, static_cast<size_t>(p * static_cast<double>(micros.size())))];
+  };
+  uint64_t errors = 0;
+  std::string by_code;
+  for (const auto& [code, n] : tally.errors) {
+    errors += n;
+    by_code += Cat(by_code.empty() ? "" : ",", "\"", code, "\":", n);
+  }
+  const double throughput = static_cast<double>(micros.size()) / elapsed;
+  if (options.json) {
+    out << Cat("{\"puzzle\":\"", options.puzzle, "\",\"mode\":\"", options.mode,
+               "\",\"concurrency\":", options.concurrency, ",\"seconds\":", elapsed,
+               ",\"solves\":", micros.size(), ",\"errors\":", errors, ",\"errors_by_code\":{",
+               by_code, "},\"throughput\":", throughput, ",\"p50_us\":", percentile(0.5),
+               ",\"p90_us\":", percentile(0.9), ",\"p99_us\":", percentile(0.99),
+               ",\"max_us\":", micros.empty() ? 0 : micros.back(), "}\n");
+  } else {
+    out << options.puzzle << ", " << options.mode << ", " << options.concurrency
+        << (options.mode == "unary" ? " callers" : " streams") << ", " << elapsed << " s: "
+        << micros.size() << " solves, " << static_cast<uint64_t>(throughput)
+        << " solves/s; latency p50 " << percentile(0.5) << " us, p90 " << percentile(0.9)
+        << " us, p99 " << percentile(0.99) << " us, max " << (micros.empty() ? 0 : micros.back())
+        << " us; " << errors << " errors" << (by_code.empty() ? "" : " {" + by_code + "}")
+        << "\n";
+  }
+  return micros.empty() ? kExitFailure : kExitOk;
+}
+
+}  // namespace puzzledb
