@@ -110,8 +110,8 @@ void RunStream(v1::Solver::Stub& stub, const std::vector<v1::SolveRequest>& requ
         std::lock_guard<std::mutex> lock(slot_mutex);
         sent_at[id % kWindow] = Clock::now();
       }
-      // Flush when the window is nearly full; buffer otherwise.
-      const bool flush = id - received.load() >= kWindow / 2;
+      // Flush every 32 requests (and when the window fills); buffer in between.
+      const bool flush = id % 32 == 31 || id + 1 - received.load() >= kWindow;
       if (!stream->Write(request, flush ? grpc::WriteOptions() : buffered)) break;
       sent = id + 1;
     }

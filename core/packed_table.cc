@@ -7,13 +7,13 @@ namespace puzzledb {
 PackedTable::PackedTable(TableEncoding encoding, uint64_t size)
     : encoding_(encoding), size_(size) {
   if (encoding_ == storage::v1::DISTANCE_MOD3) {
-    bytes_.assign((size + 3) / 4, 0xFF);  // every 2-bit entry 3: uncovered
+    bytes_ = HugeBuffer((size + 3) / 4, 0xFF);  // every 2-bit entry 3: uncovered
   } else {
-    bytes_.assign(size, kByteUncovered);
+    bytes_ = HugeBuffer(size, kByteUncovered);
   }
 }
 
-void PackedTable::FromDistances(const std::vector<uint8_t>& distance) {
+void PackedTable::FromDistances(const HugeBuffer& distance) {
   if (encoding_ != storage::v1::DISTANCE_MOD3) {
     bytes_ = distance;
     return;

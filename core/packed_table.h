@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/huge_buffer.h"
 #include "puzzledb/storage/v1/table.pb.h"
 
 namespace puzzledb {
@@ -48,7 +49,7 @@ class PackedTable {
   }
 
   // Fills the table from BFS distances (0xFF unseen), converting to the encoding.
-  void FromDistances(const std::vector<uint8_t>& distance);
+  void FromDistances(const HugeBuffer& distance);
 
   // The bytes of entries [first, first + count) as stored in a page. REQUIRES: for mod 3,
   // `first` is a multiple of 4.
@@ -63,7 +64,7 @@ class PackedTable {
  private:
   TableEncoding encoding_ = storage::v1::DISTANCE_BYTE;
   uint64_t size_ = 0;
-  std::vector<uint8_t> bytes_;
+  HugeBuffer bytes_;
 };
 
 }  // namespace puzzledb

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/huge_buffer.h"
 #include "core/puzzle.h"
 
 namespace puzzledb {
@@ -40,7 +41,7 @@ struct BfsOptions {
 
 struct BfsResult {
   static constexpr uint8_t kUnseen = 0xFF;
-  std::vector<uint8_t> distance;   // per rank; kUnseen where not reached
+  HugeBuffer distance;             // per rank; kUnseen where not reached
   std::vector<uint64_t> histogram; // states per distance, 0..max_distance
   bool complete = false;           // the search ran out of states (not stopped by max_depth)
   double seconds = 0;
@@ -65,7 +66,7 @@ class RetrogradeBfs {
     const auto started = std::chrono::steady_clock::now();
     const uint64_t n = space_.Size();
     BfsResult result;
-    result.distance.assign(n, kUnseen);
+    result.distance = HugeBuffer(n, kUnseen);
     dist_ = result.distance.data();
     threads_ = options.threads > 0 ? options.threads
                                    : std::max(1u, std::thread::hardware_concurrency());

@@ -108,22 +108,23 @@ class TableWalker {
     return best;
   }
 
-  // Exact distances: from distance d take the smallest move to d - 1; every move's result
-  // is read, and one closer than d - 1 means the table is wrong.
+  // Exact distances: from distance d take the smallest move to d - 1. The moves before it are
+  // read too, and one of them closer than d - 1 means the table is wrong; the moves after it
+  // are not read (they cannot change the answer).
   absl::Status DescendExact(State s, int distance, std::vector<uint8_t>* moves,
                             uint64_t* lookups) const {
     std::array<uint64_t, P::kMaxKeys> keys;
     for (int d = distance; d > 0; --d) {
       int chosen = -1;
       State chosen_state{};
-      for (int m = 0; m < P::kNumMoves; ++m) {
+      for (int m = 0; m < P::kNumMoves && chosen < 0; ++m) {
         State t;
         if (!model_.Apply(s, m, &t)) continue;
         const int n = model_.Project(t, &keys);
         const int dt = n == 0 ? -1 : Minimum(keys, n, lookups);
         if (dt < 0) continue;
         if (dt < d - 1) return Broken(Cat("a state at distance ", d, " has a move to distance ", dt));
-        if (dt == d - 1 && chosen < 0) {
+        if (dt == d - 1) {
           chosen = m;
           chosen_state = t;
         }

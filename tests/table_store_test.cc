@@ -26,7 +26,9 @@ class TempDir {
 };
 
 TEST(PackedTableTest, ModThreeKeepsResiduesAndUncovered) {
-  std::vector<uint8_t> distance = {0, 1, 2, 3, 4, 5, 255, 39, 38};
+  const std::vector<uint8_t> values = {0, 1, 2, 3, 4, 5, 255, 39, 38};
+  HugeBuffer distance(values.size(), 0);
+  std::copy(values.begin(), values.end(), distance.begin());
   PackedTable table(storage::v1::DISTANCE_MOD3, distance.size());
   table.FromDistances(distance);
   const std::vector<uint8_t> expected = {0, 1, 2, 0, 1, 2, 3, 0, 2};

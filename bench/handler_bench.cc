@@ -1,0 +1,78 @@
+// The server's per-request work without gRPC: parse the puzzle, walk the table, shape the
+// response, serialize it. Needs a database: PUZZLEDB_BENCH_DB (default var/db).
+//
+//   PUZZLEDB_BENCH_DB=var/db build/bench/handler_bench
+#include <cstdlib>
+#include <random>
+
+#include "benchmark/benchmark.h"
+#include "core/knight.h"
+#include "core/solver.h"
+#include "proto/wire.h"
+#include "server/request_handler.h"
+
+namespace puzzledb {
+namespace {
+
+struct Fixture {
+  Fixture() {
+    const char* db = std::getenv("PUZZLEDB_BENCH_DB");
+    auto store = TableStore::Open(db ? db : "var/db", TableStore::Mode::kReadOnly);
+    if (!store.ok()) {
+      std::fprintf(stderr, "handler_bench: %s\n", std::string(store.status().message()).c_str());
+      std::exit(1);
+    }
+    solver = std::make_unique<Solver>(std::shared_ptr<TableStore>(std::move(*store)));
+    solver->Preload();
+    handler = std::make_unique<RequestHandler>(solver.get(), nullptr, HandlerOptions{});
+    std::mt19937_64 rng(7);
+    const KnightPuzzle knight;
+    for (int i = 0; i < 4096; ++i) {
+      v1::SolveRequest r;
+      InstanceToWire(KnightPuzzle::Instance{{}, knight.RandomState(rng)}, r.mutable_puzzle());
+      requests.push_back(r.SerializeAsString());
+    }
+  }
+  std::unique_ptr<Solver> solver;
+  std::unique_ptr<RequestHandler> handler;
+  std::vector<std::string> requests;
+};
+
+Fixture& Get() {
+  static Fixture* f = new Fixture;
+  return *f;
+}
+
+void BM_HandlerKnight(benchmark::State& state) {
+  Fixture& f = Get();
+  size_t i = 0;
+  for (auto _ : state) {
+    v1::SolveRequest request;
+    request.ParseFromString(f.requests[i++ % f.requests.size()]);
+    v1::SolveResponse response;
+    absl::Status status;
+    f.handler->SolveFromTables(request, &response, &status);
+    benchmark::DoNotOptimize(response.SerializeAsString());
+  }
+}
+BENCHMARK(BM_HandlerKnight);
+
+void BM_SolverOnlyKnight(benchmark::State& state) {
+  Fixture& f = Get();
+  const KnightPuzzle knight;
+  std::mt19937_64 rng(7);
+  std::vector<KnightPuzzle::Instance> instances;
+  for (int i = 0; i < 4096; ++i) instances.push_back({{}, knight.RandomState(rng)});
+  size_t i = 0;
+  SolveOptions options;
+  options.policy = Policy::kTableOnly;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(f.solver->Solve<KnightPuzzle>(instances[i++ % instances.size()], options));
+  }
+}
+BENCHMARK(BM_SolverOnlyKnight);
+
+}  // namespace
+}  // namespace puzzledb
+
+BENCHMARK_MAIN();
