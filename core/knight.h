@@ -42,6 +42,8 @@ class KnightPuzzle {
   static constexpr std::string_view kName = "knight";
   static constexpr int kCells = 25;
   static constexpr int kNumMoves = 8;
+  // Whether the goal is one state (else which goal a solution reaches is worth telling).
+  static constexpr bool kSingleGoal = true;
   static constexpr int kMaxKeys = 1;
   static constexpr LiveSearchKind kLiveSearch = LiveSearchKind::kIdaStar;
   // Moves around the goal whose states live search knows exactly (bench/ measures the

@@ -73,6 +73,7 @@ concept PuzzleModel =
       typename P::Instance;
       { P::kName } -> std::convertible_to<std::string_view>;
       { P::kNumMoves } -> std::convertible_to<int>;
+      { P::kSingleGoal } -> std::convertible_to<bool>;
       { P::kLiveSearch } -> std::convertible_to<LiveSearchKind>;
       { instance.params } -> std::convertible_to<typename P::Params>;
       { instance.state } -> std::convertible_to<typename P::State>;

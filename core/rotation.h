@@ -105,6 +105,8 @@ class RotationPuzzle {
   static constexpr std::string_view kName = "rotation";
   static constexpr int kCells = RotationMoves::kCells;
   static constexpr int kNumMoves = RotationMoves::kCount;
+  // Whether the goal is one state (else which goal a solution reaches is worth telling).
+  static constexpr bool kSingleGoal = false;
   static constexpr int kMaxKeys = 3;
   static constexpr LiveSearchKind kLiveSearch = LiveSearchKind::kIdaStar;
   // Moves around the goal whose states live search knows exactly (bench/ measures the

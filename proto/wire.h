@@ -37,7 +37,8 @@ v1::Outcome OutcomeToWire(Outcome outcome);
 v1::Source SourceToWire(Source source);
 
 // Fills a response from a solution of `instance`: outcome, distance, move names (each named
-// from the state it is made in), source, costs and the state the moves reach.
+// from the state it is made in), source, costs and (for puzzles with several goal states)
+// the state the moves reach.
 template <PuzzleModel P>
 void SolutionToWire(const P& model, const typename P::Instance& instance, const Solution& solution,
                     v1::SolveResponse* out) {
@@ -55,7 +56,8 @@ void SolutionToWire(const P& model, const typename P::Instance& instance, const 
     model.Apply(reached.state, m, &next);
     reached.state = next;
   }
-  InstanceToWire(reached, out->mutable_final_state());
+  // Which goal was reached says something only where there are several.
+  if constexpr (!P::kSingleGoal) InstanceToWire(reached, out->mutable_final_state());
 }
 
 // The solution a response describes, checked against the puzzle: every move must be legal

@@ -122,11 +122,21 @@ grpc::ServerUnaryReactor* SolverService::ListTables(grpc::CallbackServerContext*
 
 namespace {
 
-// One SolveStream call. Requests are read one at a time; table answers are queued for
-// writing at once, searches go to the pool and queue their answer when done. One write is
-// in flight at a time (gRPC's rule), with the buffer hint while more answers wait, so that
-// a burst goes out in few frames. Reading pauses while too many answers wait. The call
-// finishes once the client has stopped sending and every answer is written.
+// One SolveStream call.
+//
+// Reading: the next read is started as soon as a request has arrived, before it is
+// answered, so that receiving and answering overlap (and two requests may be answered at
+// once on two threads: answers carry the request's id, and their order is not promised).
+// Reading pauses while `stream_window` answers wait to be written.
+//
+// Writing: one write in flight at a time (gRPC's rule). Answers are held back while another
+// request is being answered from the tables (its answer is a few microseconds away) and
+// then written as a batch, all but the last with the buffer hint, so that a burst of
+// answers leaves in a few frames and system calls instead of one each. Nothing is held
+// for a search: its answer is written when it comes.
+//
+// The call finishes once the client has stopped sending, every search has ended and every
+// answer is written, or early when the client goes away.
 class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest, v1::SolveResponse> {
  public:
   SolveStreamReactor(SolverService* service, grpc::CallbackServerContext* context)
@@ -136,72 +146,69 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
   }
 
   void OnReadDone(bool ok) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    read_pending_ = false;
     if (!ok) {
-      std::unique_lock<std::mutex> lock(mutex_);
-      read_pending_ = false;
       reads_done_ = true;
+      WriteNextLocked(lock);
       MaybeFinishLocked(lock);
       return;
     }
     const auto started = std::chrono::steady_clock::now();
-    v1::SolveResponse response;
+    v1::SolveRequest request = std::move(request_);
+    ++answering_;
+    const bool read_more = StartReadIfRoomLocked();
+    lock.unlock();
+    if (read_more) StartRead(&request_);
+
+    std::unique_ptr<v1::SolveResponse> response = TakeResponse();
     absl::Status status;
-    RequestHandler* handler = service_->handler();
-    if (handler->SolveFromTables(request_, &response, &status) ==
+    if (service_->handler()->SolveFromTables(request, response.get(), &status) ==
         RequestHandler::Route::kAnswered) {
       (status.ok() ? service_->mutable_counters().table_answers
                    : service_->mutable_counters().errors)++;
-      Answer(request_.id(), started, ToGrpc(status), std::move(response));
-    } else {
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        ++searching_;
-      }
-      SearchLimits limits = service_->LimitsFor(context_, &cancelled_);
-      const bool accepted =
-          service_->pool()->TrySubmit([this, request = request_, started, limits] {
-            v1::SolveResponse searched;
-            const absl::Status s = service_->handler()->SolveWithSearch(request, limits, &searched);
-            (s.ok() ? service_->mutable_counters().searches : service_->mutable_counters().errors)++;
-            Answer(request.id(), started, ToGrpc(s), std::move(searched), /*from_search=*/true);
-          });
-      if (!accepted) {
-        service_->mutable_counters().refused_searches++;
-        Answer(request_.id(), started, SearchRefused(*service_->pool()), v1::SolveResponse(),
-               /*from_search=*/true);
-      }
-    }
-    std::unique_lock<std::mutex> lock(mutex_);
-    read_pending_ = false;
-    if (broken_) {
-      MaybeFinishLocked(lock);
+      Answer(request.id(), started, ToGrpc(status), std::move(response), Phase::kTables);
       return;
     }
-    if (queue_.size() >= service_->options().stream_window) {
-      read_paused_ = true;  // OnWriteDone resumes
-      return;
-    }
-    read_pending_ = true;
+    lock.lock();
+    --answering_;
+    ++searching_;
+    WriteNextLocked(lock);  // what was held for this request is not held for its search
     lock.unlock();
-    StartRead(&request_);
+    SearchLimits limits = service_->LimitsFor(context_, &cancelled_);
+    const uint64_t id = request.id();
+    response->Clear();
+    auto* searched = response.release();  // owned by the search (or by the refusal below)
+    const bool accepted = service_->pool()->TrySubmit(
+        [this, request = std::move(request), started, limits, searched] {
+          std::unique_ptr<v1::SolveResponse> answer(searched);
+          const absl::Status s = service_->handler()->SolveWithSearch(request, limits, answer.get());
+          (s.ok() ? service_->mutable_counters().searches : service_->mutable_counters().errors)++;
+          Answer(request.id(), started, ToGrpc(s), std::move(answer), Phase::kSearch);
+        });
+    if (!accepted) {
+      service_->mutable_counters().refused_searches++;
+      Answer(id, started, SearchRefused(*service_->pool()),
+             std::unique_ptr<v1::SolveResponse>(searched), Phase::kSearch);
+    }
   }
 
   void OnWriteDone(bool ok) override {
     std::unique_lock<std::mutex> lock(mutex_);
+    if (spare_.size() < kBatch) spare_.push_back(std::move(queue_.front()));
     queue_.pop_front();
     writing_ = false;
     if (!ok) broken_ = true;  // the client is gone; drop what is left
     if (broken_) queue_.clear();
-    const bool resume =
-        read_paused_ && !broken_ && queue_.size() < service_->options().stream_window / 2;
-    if (resume) {
+    bool read_more = false;
+    if (read_paused_ && queue_.size() < service_->options().stream_window / 2) {
       read_paused_ = false;
-      read_pending_ = true;
+      read_more = StartReadIfRoomLocked();
     }
     WriteNextLocked(lock);
     MaybeFinishLocked(lock);
     lock.unlock();
-    if (resume) StartRead(&request_);
+    if (read_more) StartRead(&request_);
   }
 
   void OnCancel() override {
@@ -214,40 +221,68 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
   void OnDone() override { delete this; }
 
  private:
+  enum class Phase { kTables, kSearch };
+  static constexpr size_t kBatch = 64;  // answers held back at most
+
+  // Marks a read as started if there is room for more answers; the caller starts it after
+  // unlocking.
+  bool StartReadIfRoomLocked() {
+    if (broken_ || reads_done_ || read_pending_) return false;
+    if (queue_.size() >= service_->options().stream_window) {
+      read_paused_ = true;  // OnWriteDone resumes
+      return false;
+    }
+    read_pending_ = true;
+    return true;
+  }
+
+  // A response object to fill: a written one, cleared, when there is one (its repeated
+  // fields keep their allocations), else a new one.
+  std::unique_ptr<v1::SolveResponse> TakeResponse() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (spare_.empty()) return std::make_unique<v1::SolveResponse>();
+    std::unique_ptr<v1::SolveResponse> response = std::move(spare_.back());
+    spare_.pop_back();
+    response->Clear();
+    return response;
+  }
+
   void Answer(uint64_t id, std::chrono::steady_clock::time_point started, const grpc::Status& status,
-              v1::SolveResponse response, bool from_search = false) {
-    response.set_id(id);
-    response.set_micros(MicrosSince(started));
+              std::unique_ptr<v1::SolveResponse> response, Phase phase) {
     if (!status.ok()) {
-      response.Clear();
-      response.set_id(id);
-      response.mutable_error()->set_code(status.error_code());
-      response.mutable_error()->set_message(status.error_message());
+      response->Clear();
+      response->mutable_error()->set_code(status.error_code());
+      response->mutable_error()->set_message(status.error_message());
     }
+    response->set_id(id);
+    response->set_micros(MicrosSince(started));
     std::unique_lock<std::mutex> lock(mutex_);
-    if (from_search) --searching_;
+    (phase == Phase::kTables ? answering_ : searching_)--;
     if (!broken_) queue_.push_back(std::move(response));
-    if (!writing_) {
-      WriteNextLocked(lock);
-      if (!lock.owns_lock()) lock.lock();
-    }
+    WriteNextLocked(lock);
     MaybeFinishLocked(lock);
   }
 
-  // Starts the next write if none is in flight. May unlock.
+  // Starts the next write unless one is in flight, or the answer is worth holding back for
+  // the one being computed. May unlock.
   void WriteNextLocked(std::unique_lock<std::mutex>& lock) {
     if (writing_ || queue_.empty()) return;
+    if (answering_ > 0 && queue_.size() < kBatch && !broken_) return;
     writing_ = true;
-    const v1::SolveResponse* next = &queue_.front();
+    const v1::SolveResponse* next = queue_.front().get();
     grpc::WriteOptions options;
-    if (queue_.size() > 1) options.set_buffer_hint();
+    // More answers are queued, or one is a moment away: let gRPC gather them.
+    if (queue_.size() > 1 || answering_ > 0) options.set_buffer_hint();
     lock.unlock();
     StartWrite(next, options);
     lock.lock();
   }
 
   void MaybeFinishLocked(std::unique_lock<std::mutex>& lock) {
-    if (finished_ || searching_ > 0 || writing_ || !queue_.empty() || read_pending_) return;
+    if (finished_ || searching_ > 0 || answering_ > 0 || writing_ || !queue_.empty() ||
+        read_pending_) {
+      return;
+    }
     if (!reads_done_ && !broken_) return;
     finished_ = true;
     lock.unlock();
@@ -257,10 +292,12 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
 
   SolverService* const service_;
   grpc::CallbackServerContext* const context_;
-  v1::SolveRequest request_;
+  v1::SolveRequest request_;  // where the pending read lands
   std::mutex mutex_;
-  std::deque<v1::SolveResponse> queue_;  // front() is being written when writing_
-  int searching_ = 0;
+  std::deque<std::unique_ptr<v1::SolveResponse>> queue_;  // front() is being written when writing_
+  std::vector<std::unique_ptr<v1::SolveResponse>> spare_;  // written, for reuse
+  int answering_ = 0;  // requests being answered from the tables now
+  int searching_ = 0;  // requests being searched
   bool writing_ = false;
   bool reads_done_ = false;
   bool read_pending_ = false;

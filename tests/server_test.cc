@@ -328,8 +328,6 @@ TEST_F(ServerTest, StreamsEchoIdsAndMatchUnaryAnswersUnderConcurrency) {
         stream->WritesDone();
       });
       std::vector<int> seen(requests.size(), 0);
-      uint64_t last_id = 0;
-      bool ordered = true;
       v1::SolveResponse response;
       while (stream->Read(&response)) {
         const uint64_t index = response.id() - 1000;
@@ -338,8 +336,6 @@ TEST_F(ServerTest, StreamsEchoIdsAndMatchUnaryAnswersUnderConcurrency) {
           continue;
         }
         ++seen[index];
-        ordered &= response.id() > last_id;  // table answers come in request order
-        last_id = response.id();
         const std::string got =
             response.has_error() ? Cat("error ", response.error().code())
                                  : Cat(response.distance(), ":", Join(response.moves(), ","));
@@ -347,7 +343,7 @@ TEST_F(ServerTest, StreamsEchoIdsAndMatchUnaryAnswersUnderConcurrency) {
         ++answered;
       }
       writer.join();
-      if (!stream->Finish().ok() || !ordered) ++mismatches;
+      if (!stream->Finish().ok()) ++mismatches;
       for (int s : seen) mismatches += s != 1;
     });
     threads.emplace_back([&, t] {
