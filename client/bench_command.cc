@@ -70,21 +70,51 @@ uint32_t MicrosSince(Clock::time_point t) {
       std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t).count());
 }
 
-void RunUnary(v1::Solver::Stub& stub, const std::vector<v1::SolveRequest>& requests, int worker,
-              Clock::time_point end, Tally* tally) {
+// `stubs.size()` callers, each with one call outstanding at a time, driven from one thread
+// through a completion queue (so that the load generator's own threads cost little).
+void RunUnary(std::vector<std::unique_ptr<v1::Solver::Stub>>& stubs,
+              const std::vector<v1::SolveRequest>& requests, Clock::time_point end, Tally* tally) {
+  struct Call {
+    std::unique_ptr<grpc::ClientContext> context;
+    v1::SolveResponse response;
+    grpc::Status status;
+    std::unique_ptr<grpc::ClientAsyncResponseReader<v1::SolveResponse>> reader;
+    Clock::time_point sent;
+    size_t next = 0;
+  };
+  grpc::CompletionQueue queue;
+  std::vector<Call> calls(stubs.size());
+  auto start = [&](size_t slot) {
+    Call& call = calls[slot];
+    call.context = std::make_unique<grpc::ClientContext>();
+    call.context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    call.sent = Clock::now();
+    const auto& request = requests[(slot * 977 + call.next++) % requests.size()];
+    call.reader = stubs[slot]->AsyncSolve(call.context.get(), request, &queue);
+    call.reader->Finish(&call.response, &call.status, reinterpret_cast<void*>(slot));
+  };
+  for (size_t slot = 0; slot < calls.size(); ++slot) start(slot);
   std::vector<uint32_t> micros;
   std::map<int, uint64_t> errors;
-  for (size_t i = static_cast<size_t>(worker) * 977; Clock::now() < end; ++i) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    v1::SolveResponse response;
-    const auto sent = Clock::now();
-    const grpc::Status status = stub.Solve(&context, requests[i % requests.size()], &response);
-    if (status.ok()) {
-      micros.push_back(MicrosSince(sent));
+  size_t outstanding = calls.size();
+  void* tag;
+  bool ok;
+  while (outstanding > 0 && queue.Next(&tag, &ok)) {
+    const size_t slot = reinterpret_cast<size_t>(tag);
+    Call& call = calls[slot];
+    if (ok && call.status.ok()) {
+      micros.push_back(MicrosSince(call.sent));
     } else {
-      ++errors[status.error_code()];
+      ++errors[ok ? call.status.error_code() : grpc::StatusCode::UNKNOWN];
     }
+    if (Clock::now() < end) {
+      start(slot);
+    } else {
+      --outstanding;
+    }
+  }
+  queue.Shutdown();
+  while (queue.Next(&tag, &ok)) {
   }
   tally->Add(micros, errors);
 }
@@ -171,17 +201,15 @@ int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::
   const auto started = Clock::now();
   const auto end = started + std::chrono::duration_cast<Clock::duration>(
                                  std::chrono::duration<double>(options.seconds));
-  std::vector<std::thread> workers;
-  for (int i = 0; i < options.concurrency; ++i) {
-    workers.emplace_back([&, i] {
-      if (options.mode == "unary") {
-        RunUnary(*stubs[i], *requests, i, end, &tally);
-      } else {
-        RunStream(*stubs[i], *requests, i, end, &tally);
-      }
-    });
+  if (options.mode == "unary") {
+    RunUnary(stubs, *requests, end, &tally);
+  } else {
+    std::vector<std::thread> streams;
+    for (int i = 0; i < options.concurrency; ++i) {
+      streams.emplace_back([&, i] { RunStream(*stubs[i], *requests, i, end, &tally); });
+    }
+    for (auto& t : streams) t.join();
   }
-  for (auto& w : workers) w.join();
   const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
   auto& micros = tally.micros;
   std::sort(micros.begin(), micros.end());

@@ -64,6 +64,15 @@ TEST(EndToEndTest, ServerAnswersTheCliAndStopsOnSigterm) {
   EXPECT_NE(tables.out.find("knight  LOADED"), std::string::npos) << tables.out;
   const auto analysis = RunCommand(cli + " analyze --puzzle knight", Golden("knight_statement.in"));
   EXPECT_NE(analysis.out.find("case 1: 7 (TABLE)"), std::string::npos) << analysis.out;
+  // The load generator (a short smoke run: that it runs and reports, not how fast).
+  const auto bench = RunCommand(cli + " bench --puzzle knight --seconds 0.5 --concurrency 2 --json", "");
+  EXPECT_EQ(bench.exit_code, 0) << bench.err;
+  EXPECT_NE(bench.out.find(R"("throughput":)"), std::string::npos) << bench.out;
+  EXPECT_NE(bench.out.find(R"("p50_us":)"), std::string::npos) << bench.out;
+  EXPECT_NE(bench.out.find(R"("errors":0,)"), std::string::npos) << bench.out;
+  const auto stream = RunCommand(cli + " bench --puzzle knobs --mode stream --seconds 0.5", "");
+  EXPECT_EQ(stream.exit_code, 0) << stream.err;
+  EXPECT_NE(stream.out.find("solves/s"), std::string::npos) << stream.out;
   // A malformed case: the server's INVALID_ARGUMENT does not get that far; the CLI refuses it.
   const auto bad = RunCommand(cli + " solve --puzzle knight", "1\n11111\n");
   EXPECT_EQ(bad.exit_code, 2);
