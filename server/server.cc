@@ -52,6 +52,9 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &server->port_);
   builder.RegisterService(server->service_.get());
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+  // gRPC lets several servers share a port by default (SO_REUSEPORT), which would make a
+  // second puzzledb-server on the same address quietly take half the calls. Fail instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   if (options.threads > 0) {
     grpc::ResourceQuota quota("puzzledb-server");
     quota.SetMaxThreads(options.threads);

@@ -77,6 +77,18 @@ TEST(EndToEndTest, ServerAnswersTheCliAndStopsOnSigterm) {
   const auto bad = RunCommand(cli + " solve --puzzle knight", "1\n11111\n");
   EXPECT_EQ(bad.exit_code, 2);
 
+  // A second server on the same address is refused, not allowed to share the port.
+  const std::string second_log = testing::TempPath("e2e_second.log");
+  fs::remove_all(db + "_second");
+  fs::copy(PUZZLEDB_TEST_DB, db + "_second", fs::copy_options::recursive);
+  const auto second = testing::StartProcess(
+      {PUZZLEDB_SERVER, "--db", db + "_second", "--listen", address}, second_log);
+  EXPECT_EQ(testing::WaitProcess(second, 10), 1);
+  EXPECT_NE(testing::ReadFile(second_log).find("cannot listen on " + address), std::string::npos)
+      << testing::ReadFile(second_log);
+  fs::remove_all(db + "_second");
+  std::remove(second_log.c_str());
+
   ASSERT_EQ(::kill(server.pid, SIGTERM), 0);
   EXPECT_EQ(testing::WaitProcess(server, 10), 0) << testing::ReadFile(log);
   const std::string text = testing::ReadFile(log);
