@@ -70,8 +70,7 @@ class LocalBackend final : public Backend {
 
 class RemoteBackend final : public Backend {
  public:
-  explicit RemoteBackend(const BackendOptions& options)
-      : client_(ClientOptions{options.server, Timeout(options)}) {}
+  explicit RemoteBackend(const BackendOptions& options) : client_(ClientOptionsOf(options)) {}
 
   absl::StatusOr<v1::SolveResponse> Solve(const v1::SolveRequest& request) override {
     return Explain(client_.Solve(request));
@@ -82,8 +81,22 @@ class RemoteBackend final : public Backend {
   absl::StatusOr<v1::ListTablesResponse> ListTables() override {
     return Explain(client_.ListTables());
   }
+  absl::Status Problem() const {
+    auto checked = Client::Connect(client_.options());
+    return checked.ok() ? absl::OkStatus() : checked.status();
+  }
 
  private:
+  static ClientOptions ClientOptionsOf(const BackendOptions& options) {
+    ClientOptions client;
+    client.target = options.server;
+    client.timeout = Timeout(options);
+    client.tls_ca_file = options.tls_ca_file;
+    client.tls_cert_file = options.tls_cert_file;
+    client.tls_key_file = options.tls_key_file;
+    client.tls_server_name = options.tls_server_name;
+    return client;
+  }
   static std::chrono::milliseconds Timeout(const BackendOptions& options) {
     return options.timeout_seconds > 0
                ? std::chrono::milliseconds(static_cast<int64_t>(options.timeout_seconds * 1000))
@@ -109,7 +122,10 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& optio
       return absl::InvalidArgumentError("--server and --db exclude each other: the server has "
                                         "its own database");
     }
-    return std::unique_ptr<Backend>(new RemoteBackend(options));
+    auto backend = std::make_unique<RemoteBackend>(options);
+    // Unreadable TLS files or a bad address list: say so now, not at the first case.
+    if (absl::Status problem = backend->Problem(); !problem.ok()) return problem;
+    return std::unique_ptr<Backend>(std::move(backend));
   }
   std::shared_ptr<TableStore> store;
   if (!options.db.empty()) {

@@ -18,6 +18,11 @@ struct BackendOptions {
   std::string db;              // in-process: a database to read tables from; empty: none
   double timeout_seconds = 0;  // per call; 0: none in-process, an hour against a server
   uint64_t node_budget = 0;    // in-process searches; 0: none (a server has its own)
+  // TLS towards the server (see ClientOptions): CA, client certificate and key, name.
+  std::string tls_ca_file;
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_server_name;
 };
 
 class Backend {

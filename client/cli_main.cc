@@ -43,6 +43,13 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--node-budget", backend.node_budget,
                  "In-process: give up a search after this many nodes (0: no budget)");
+  app.add_option("--tls-ca", backend.tls_ca_file,
+                 "Talk TLS to the server, trusting the CA in this PEM file");
+  app.add_option("--tls-cert", backend.tls_cert_file,
+                 "This client's certificate (PEM), for servers that require one");
+  app.add_option("--tls-key", backend.tls_key_file, "The key of --tls-cert (PEM)");
+  app.add_option("--tls-server-name", backend.tls_server_name,
+                 "The name the server's certificate must carry, if not the --server host");
 
   SolveCommandOptions solve;
   int solve_cap = -1;

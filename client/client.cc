@@ -1,5 +1,7 @@
 #include "puzzledb/client.h"
 
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -19,6 +21,44 @@ void SetDeadline(grpc::ClientContext* context, std::chrono::milliseconds timeout
   context->set_deadline(std::chrono::system_clock::now() + timeout);
 }
 
+absl::StatusOr<std::string> ReadPem(const std::string& path, const char* what) {
+  std::ifstream in(path);
+  if (!in) return absl::FailedPreconditionError(std::string("cannot read the TLS ") + what + " " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// "a:1,b:2" names several replicas; gRPC takes a list of IP addresses as "ipv4:a:1,b:2".
+absl::StatusOr<std::string> ChannelTarget(const std::string& target) {
+  if (target.find(',') == std::string::npos) return target;
+  if (target.find("://") != std::string::npos || target.rfind("ipv4:", 0) == 0 ||
+      target.rfind("ipv6:", 0) == 0) {
+    return target;
+  }
+  const bool ipv6 = target.front() == '[';
+  for (char c : target) {
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == ':' || c == ',' ||
+          c == '[' || c == ']' || std::isxdigit(static_cast<unsigned char>(c)))) {
+      return absl::InvalidArgumentError(
+          "several addresses must be IP addresses (\"10.0.0.1:50051,10.0.0.2:50051\"); for "
+          "host names use one DNS name that resolves to every replica");
+    }
+  }
+  return (ipv6 ? "ipv6:" : "ipv4:") + target;
+}
+
+// Round-robin over every address, and retries of UNAVAILABLE calls with backoff.
+std::string ServiceConfig(int max_attempts) {
+  std::string config = R"({"loadBalancingConfig":[{"round_robin":{}}])";
+  if (max_attempts > 1) {
+    config += R"(,"methodConfig":[{"name":[{"service":"puzzledb.v1.Solver"}],"retryPolicy":{"maxAttempts":)" +
+              std::to_string(std::min(max_attempts, 5)) +
+              R"(,"initialBackoff":"0.05s","maxBackoff":"1s","backoffMultiplier":2,"retryableStatusCodes":["UNAVAILABLE"]}}])";
+  }
+  return config + "}";
+}
+
 }  // namespace
 
 struct Client::Stubs {
@@ -26,10 +66,43 @@ struct Client::Stubs {
   std::unique_ptr<grpc::health::v1::Health::Stub> health;
 };
 
+absl::StatusOr<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
+  auto client = std::make_unique<Client>(std::move(options));
+  if (!client->init_error_.ok()) return client->init_error_;
+  return client;
+}
+
 Client::Client(ClientOptions options) : options_(std::move(options)), stubs_(new Stubs) {
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(16 << 20);
-  channel_ = grpc::CreateCustomChannel(options_.target, grpc::InsecureChannelCredentials(), arguments);
+  arguments.SetServiceConfigJSON(ServiceConfig(options_.max_attempts));
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (!options_.tls_ca_file.empty() || !options_.tls_cert_file.empty()) {
+    grpc::SslCredentialsOptions ssl;
+    auto ca = ReadPem(options_.tls_ca_file, "CA certificate");
+    if (!options_.tls_ca_file.empty()) {
+      if (ca.ok()) ssl.pem_root_certs = *ca;
+      else init_error_ = ca.status();
+    }
+    if (!options_.tls_cert_file.empty() || !options_.tls_key_file.empty()) {
+      auto cert = ReadPem(options_.tls_cert_file, "client certificate");
+      auto key = ReadPem(options_.tls_key_file, "client key");
+      if (!cert.ok()) init_error_ = cert.status();
+      if (!key.ok()) init_error_ = key.status();
+      if (cert.ok() && key.ok()) {
+        ssl.pem_cert_chain = *cert;
+        ssl.pem_private_key = *key;
+      }
+    }
+    credentials = grpc::SslCredentials(ssl);
+    if (!options_.tls_server_name.empty()) {
+      arguments.SetSslTargetNameOverride(options_.tls_server_name);
+    }
+  }
+  auto target = ChannelTarget(options_.target);
+  if (!target.ok() && init_error_.ok()) init_error_ = target.status();
+  channel_ = grpc::CreateCustomChannel(target.ok() ? *target : options_.target, credentials,
+                                       arguments);
   stubs_->solver = v1::Solver::NewStub(channel_);
   stubs_->health = grpc::health::v1::Health::NewStub(channel_);
 }
@@ -42,6 +115,7 @@ absl::StatusOr<v1::SolveResponse> Client::Solve(const v1::SolveRequest& request)
 
 absl::StatusOr<v1::SolveResponse> Client::Solve(const v1::SolveRequest& request,
                                                 std::chrono::milliseconds timeout) const {
+  if (!Check().ok()) return Check();
   grpc::ClientContext context;
   SetDeadline(&context, timeout);
   v1::SolveResponse response;
@@ -56,6 +130,7 @@ absl::StatusOr<v1::AnalyzeResponse> Client::Analyze(const v1::AnalyzeRequest& re
 
 absl::StatusOr<v1::AnalyzeResponse> Client::Analyze(const v1::AnalyzeRequest& request,
                                                     std::chrono::milliseconds timeout) const {
+  if (!Check().ok()) return Check();
   grpc::ClientContext context;
   SetDeadline(&context, timeout);
   v1::AnalyzeResponse response;
@@ -65,6 +140,7 @@ absl::StatusOr<v1::AnalyzeResponse> Client::Analyze(const v1::AnalyzeRequest& re
 }
 
 absl::StatusOr<v1::ListTablesResponse> Client::ListTables() const {
+  if (!Check().ok()) return Check();
   grpc::ClientContext context;
   SetDeadline(&context, options_.timeout);
   v1::ListTablesResponse response;
@@ -76,6 +152,7 @@ absl::StatusOr<v1::ListTablesResponse> Client::ListTables() const {
 
 absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
     const std::vector<v1::SolveRequest>& requests, std::chrono::milliseconds timeout) const {
+  if (!Check().ok()) return Check();
   grpc::ClientContext context;
   SetDeadline(&context, timeout);
   auto stream = stubs_->solver->SolveStream(&context);
@@ -114,6 +191,7 @@ absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
 }
 
 absl::Status Client::WaitUntilServing(std::chrono::milliseconds timeout) const {
+  if (!Check().ok()) return Check();
   const auto deadline = std::chrono::system_clock::now() + timeout;
   absl::Status last = absl::UnavailableError("no answer yet");
   while (std::chrono::system_clock::now() < deadline) {

@@ -75,9 +75,12 @@ void BackgroundBuilder::Loop() {
     }
     if (!status.ok() && log_) log_(Cat("background build of ", id, " failed: ", Message(status)));
     solver_->Forget(id);  // the next query loads the new table
-    std::lock_guard<std::mutex> lock(mutex_);
-    pending_.erase(id);
-    if (status.ok()) ++built_;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_.erase(id);
+      if (status.ok()) ++built_;
+    }
+    if (status.ok() && options_.on_built) options_.on_built(id);
   }
 }
 

@@ -24,6 +24,7 @@ struct BackgroundBuilderOptions {
   size_t max_queued = 8;    // requests beyond this are dropped (the query was answered anyway)
   size_t max_tables = 64;   // no build once the database holds this many tables
   int threads = 1;          // threads of one build; the rest of the machine keeps serving
+  std::function<void(const std::string&)> on_built;  // after each table is stored
 };
 
 // Thread-safe.

@@ -1,5 +1,7 @@
 #include "server/server.h"
 
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "core/solver.h"
@@ -11,9 +13,45 @@
 #include "server/background_builder.h"
 
 namespace puzzledb {
+namespace {
+
+absl::StatusOr<std::string> ReadPem(const std::string& path, std::string_view what) {
+  std::ifstream in(path);
+  if (!in) return absl::FailedPreconditionError(Cat("cannot read the TLS ", what, " ", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Plaintext, TLS, or TLS with client certificates, as the options say.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerOptions& options) {
+  if (options.tls_cert_file.empty() && options.tls_key_file.empty()) {
+    if (!options.tls_client_ca_file.empty()) {
+      return absl::InvalidArgumentError("--tls-client-ca needs --tls-cert and --tls-key");
+    }
+    return grpc::InsecureServerCredentials();
+  }
+  auto cert = ReadPem(options.tls_cert_file, "certificate");
+  if (!cert.ok()) return cert.status();
+  auto key = ReadPem(options.tls_key_file, "key");
+  if (!key.ok()) return key.status();
+  grpc::SslServerCredentialsOptions ssl;
+  ssl.pem_key_cert_pairs.push_back({*key, *cert});
+  if (!options.tls_client_ca_file.empty()) {
+    auto ca = ReadPem(options.tls_client_ca_file, "client CA");
+    if (!ca.ok()) return ca.status();
+    ssl.pem_root_certs = *ca;
+    ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  return grpc::SslServerCredentials(ssl);
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const ServerOptions& options,
                                                                       Log log) {
+  auto credentials = Credentials(options);
+  if (!credentials.ok()) return credentials.status();
   std::unique_ptr<PuzzledbServer> server(new PuzzledbServer());
   server->log_ = log;
   const auto started = std::chrono::steady_clock::now();
@@ -34,6 +72,7 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   if (options.build_missing_tables) {
     BackgroundBuilderOptions build;
     build.max_tables = options.max_tables;
+    build.on_built = options.on_table_built;
     server->builder_ = std::make_unique<BackgroundBuilder>(server->store_.get(),
                                                            server->solver_.get(), build, log);
   }
@@ -49,7 +88,7 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &server->port_);
+  builder.AddListeningPort(options.listen, *credentials, &server->port_);
   builder.RegisterService(server->service_.get());
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   // gRPC lets several servers share a port by default (SO_REUSEPORT), which would make a
@@ -75,7 +114,11 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
     std::string refusals;
     for (const auto& [id, why] : refused) refusals += Cat("; refused ", id, ": ", why);
     const std::string host = options.listen.substr(0, options.listen.rfind(':'));
-    log(Cat("listening on ", host, ":", server->port_, "; database ", options.db, ": ", loaded,
+    log(Cat("listening on ", host, ":", server->port_,
+            options.tls_cert_file.empty() ? " (plaintext)"
+            : options.tls_client_ca_file.empty() ? " (TLS)"
+                                                 : " (TLS, client certificates required)",
+            "; database ", options.db, ": ", loaded,
             " tables loaded (", tables, ")", refusals, "; searches: ", searches,
             " at a time, default deadline ", options.default_search_deadline.count(), " ms, budget ",
             options.search_node_budget, " nodes; background builds ",

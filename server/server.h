@@ -32,6 +32,13 @@ struct ServerOptions {
   bool build_missing_tables = true;
   size_t max_tables = 64;
   int max_message_bytes = 64 << 10;
+  // TLS: the server's certificate chain and key (PEM files); both empty: plaintext.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // TLS: require clients to present a certificate signed by this CA (PEM file).
+  std::string tls_client_ca_file;
+  // Called with each table a background build finished (tests wait on it).
+  std::function<void(const std::string&)> on_table_built;
 };
 
 class PuzzledbServer {

@@ -61,6 +61,11 @@ int main(int argc, char** argv) {
                  "Largest request message accepted")
       ->check(CLI::Range(1024, 64 << 20))
       ->capture_default_str();
+  app.add_option("--tls-cert", options.tls_cert_file,
+                 "Serve TLS with this certificate chain (PEM); with --tls-key");
+  app.add_option("--tls-key", options.tls_key_file, "The key of --tls-cert (PEM)");
+  app.add_option("--tls-client-ca", options.tls_client_ca_file,
+                 "Require client certificates signed by this CA (PEM)");
   app.add_option("--grace", grace_s, "Seconds calls in flight get to finish on shutdown")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();

@@ -89,8 +89,9 @@ class ServerTest : public ::testing::Test {
     });
     ASSERT_TRUE(started.ok()) << started.status();
     server_ = std::move(*started);
-    client_ = std::make_unique<Client>(
-        ClientOptions{"127.0.0.1:" + std::to_string(server_->port()), 10000ms});
+    ClientOptions client;
+    client.target = "127.0.0.1:" + std::to_string(server_->port());
+    client_ = std::make_unique<Client>(client);
     ASSERT_TRUE(client_->WaitUntilServing(5000ms).ok());
   }
 

@@ -29,14 +29,29 @@ class Channel;
 namespace puzzledb {
 
 struct ClientOptions {
-  // The server: "host:port" (a gRPC target, e.g. "127.0.0.1:50051" or "dns:///db.example:50051").
+  // The server: "host:port" (any gRPC target, e.g. "dns:///db.example:50051", whose
+  // addresses are all used), or several replicas "10.0.0.1:50051,10.0.0.2:50051" (IP
+  // addresses). Calls are balanced round-robin over the addresses that answer.
   std::string target = "127.0.0.1:50051";
   // Deadline of a call that gives none.
   std::chrono::milliseconds timeout{10000};
+  // Attempts of a call that fails with UNAVAILABLE (every puzzledb call is idempotent),
+  // with exponential backoff from 50 ms, within the call's deadline. 1: no retry.
+  int max_attempts = 4;
+  // TLS: the PEM file of the CA that signed the server's certificate; empty: plaintext.
+  std::string tls_ca_file;
+  // TLS: this client's certificate and key (PEM), for servers that require one.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // TLS: the name the server's certificate must carry, if not the target's host.
+  std::string tls_server_name;
 };
 
 class Client {
  public:
+  // Checks the options (readable TLS files, a usable target) before connecting.
+  static absl::StatusOr<std::unique_ptr<Client>> Connect(ClientOptions options);
+  // Connects without the checks; a problem with the options makes every call fail with it.
   explicit Client(ClientOptions options);
   ~Client();
   Client(const Client&) = delete;
@@ -64,7 +79,10 @@ class Client {
 
  private:
   struct Stubs;
+  absl::Status Check() const { return init_error_; }
+
   ClientOptions options_;
+  absl::Status init_error_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<Stubs> stubs_;
 };
