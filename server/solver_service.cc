@@ -62,22 +62,19 @@ class SearchCallReactor final : public grpc::ServerUnaryReactor {
 
 }  // namespace
 
-// A unary call: answered from the tables on this (gRPC) thread when possible, else by a
-// search on the pool, or refused when the pool is full.
-template <class Request, class Response>
-grpc::ServerUnaryReactor* SolverService::Unary(
-    grpc::CallbackServerContext* context, const Request* request, Response* response,
-    RequestHandler::Route (RequestHandler::*from_tables)(const Request&, Response*, absl::Status*),
-    absl::Status (RequestHandler::*with_search)(const Request&, SearchLimits, Response*)) {
+template <class Request, class Response, class FromTables, class WithSearch>
+grpc::ServerUnaryReactor* SolverService::Unary(grpc::CallbackServerContext* context,
+                                               const Request* request, Response* response,
+                                               FromTables from_tables, WithSearch with_search) {
   const auto started = std::chrono::steady_clock::now();
-  auto finish = [this, started, request, response](grpc::ServerUnaryReactor* reactor,
-                                                    const absl::Status& status) {
+  auto finish = [started, request, response](grpc::ServerUnaryReactor* reactor,
+                                             const absl::Status& status) {
     response->set_micros(MicrosSince(started));
     if constexpr (requires { response->set_id(request->id()); }) response->set_id(request->id());
     reactor->Finish(ToGrpc(status));
   };
   absl::Status status;
-  if ((handler_->*from_tables)(*request, response, &status) == RequestHandler::Route::kAnswered) {
+  if (from_tables(*request, response, &status) == RequestHandler::Route::kAnswered) {
     (status.ok() ? counters_.table_answers : counters_.errors)++;
     auto* reactor = context->DefaultReactor();
     finish(reactor, status);
@@ -85,11 +82,13 @@ grpc::ServerUnaryReactor* SolverService::Unary(
   }
   auto* reactor = new SearchCallReactor();
   SearchLimits limits = LimitsFor(context, reactor->cancelled());
-  const bool accepted = pool_->TrySubmit([=, this] {
-    const absl::Status searched = (handler_->*with_search)(*request, limits, response);
-    (searched.ok() ? counters_.searches : counters_.errors)++;
-    finish(reactor, searched);
-  });
+  ServiceCounters* counters = &counters_;
+  const bool accepted =
+      pool_->TrySubmit([counters, reactor, request, response, limits, finish, with_search] {
+        const absl::Status searched = with_search(*request, limits, response);
+        (searched.ok() ? counters->searches : counters->errors)++;
+        finish(reactor, searched);
+      });
   if (!accepted) {
     counters_.refused_searches++;
     reactor->Finish(SearchRefused(*pool_));
@@ -100,15 +99,29 @@ grpc::ServerUnaryReactor* SolverService::Unary(
 grpc::ServerUnaryReactor* SolverService::Solve(grpc::CallbackServerContext* context,
                                                const v1::SolveRequest* request,
                                                v1::SolveResponse* response) {
-  return Unary(context, request, response, &RequestHandler::SolveFromTables,
-               &RequestHandler::SolveWithSearch);
+  RequestHandler* handler = handler_;
+  return Unary(
+      context, request, response,
+      [handler](const v1::SolveRequest& r, v1::SolveResponse* out, absl::Status* status) {
+        return handler->SolveFromTables(r, out, status);
+      },
+      [handler](const v1::SolveRequest& r, SearchLimits limits, v1::SolveResponse* out) {
+        return handler->SolveWithSearch(r, std::move(limits), out);
+      });
 }
 
 grpc::ServerUnaryReactor* SolverService::Analyze(grpc::CallbackServerContext* context,
                                                  const v1::AnalyzeRequest* request,
                                                  v1::AnalyzeResponse* response) {
-  return Unary(context, request, response, &RequestHandler::AnalyzeFromTables,
-               &RequestHandler::AnalyzeWithSearch);
+  RequestHandler* handler = handler_;
+  return Unary(
+      context, request, response,
+      [handler](const v1::AnalyzeRequest& r, v1::AnalyzeResponse* out, absl::Status* status) {
+        return handler->AnalyzeFromTables(r, out, status);
+      },
+      [handler](const v1::AnalyzeRequest& r, SearchLimits limits, v1::AnalyzeResponse* out) {
+        return handler->AnalyzeWithSearch(r, std::move(limits), out);
+      });
 }
 
 grpc::ServerUnaryReactor* SolverService::ListTables(grpc::CallbackServerContext* context,

@@ -58,12 +58,12 @@ class SolverService final : public v1::Solver::CallbackService {
   const ServiceOptions& options() const { return options_; }
 
  private:
-  template <class Request, class Response>
-  grpc::ServerUnaryReactor* Unary(
-      grpc::CallbackServerContext* context, const Request* request, Response* response,
-      RequestHandler::Route (RequestHandler::*from_tables)(const Request&, Response*,
-                                                           absl::Status*),
-      absl::Status (RequestHandler::*with_search)(const Request&, SearchLimits, Response*));
+  // A unary call: answered from the tables on this (gRPC) thread when possible, else by a
+  // search on the pool, or refused when the pool is full.
+  template <class Request, class Response, class FromTables, class WithSearch>
+  grpc::ServerUnaryReactor* Unary(grpc::CallbackServerContext* context, const Request* request,
+                                  Response* response, FromTables from_tables,
+                                  WithSearch with_search);
 
   RequestHandler* const handler_;
   SearchPool* const pool_;
