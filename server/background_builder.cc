@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/strings.h"
+#include "server/search_pool.h"
 
 namespace puzzledb {
 
@@ -11,7 +12,10 @@ BackgroundBuilder::BackgroundBuilder(TableStore* store, Solver* solver,
                                      std::function<void(std::string_view)> log)
     : store_(store), solver_(solver), options_(options), log_(std::move(log)) {
   build_options_.threads = options_.threads;
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    LowerThisThreadsPriority();
+    Loop();
+  });
 }
 
 BackgroundBuilder::~BackgroundBuilder() {

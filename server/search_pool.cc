@@ -1,5 +1,10 @@
 #include "server/search_pool.h"
 
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 namespace puzzledb {
@@ -41,7 +46,18 @@ uint64_t SearchPool::refused() const {
   return refused_;
 }
 
+void LowerThisThreadsPriority() {
+  // Searches are background work next to table answers: under SCHED_IDLE a search only
+  // gets CPU time that no other thread of the machine wants, so gRPC's threads answering
+  // from tables never wait for it (a search starved for long runs into its deadline).
+  sched_param param{};
+  if (sched_setscheduler(static_cast<pid_t>(syscall(SYS_gettid)), SCHED_IDLE, &param) != 0) {
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
+  }
+}
+
 void SearchPool::Loop() {
+  LowerThisThreadsPriority();
   while (true) {
     std::function<void()> work;
     {

@@ -40,6 +40,10 @@ class SearchPool {
   std::vector<std::thread> threads_;
 };
 
+// Gives the calling thread the lowest CPU priority (SCHED_IDLE), for searches and table
+// builds.
+void LowerThisThreadsPriority();
+
 }  // namespace puzzledb
 
 #endif  // PUZZLEDB_SERVER_SEARCH_POOL_H_
