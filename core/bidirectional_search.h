@@ -45,8 +45,10 @@ class BidirectionalSearch {
  public:
   using State = typename P::State;
 
-  BidirectionalSearch(const P& model, const SearchLimits& limits)
-      : model_(model), limits_(limits) {}
+  // With max_expanded > 0 the search gives up (ABORTED) after expanding that many states:
+  // the caller then does better with a breadth-first search of the whole space.
+  BidirectionalSearch(const P& model, const SearchLimits& limits, uint64_t max_expanded = 0)
+      : model_(model), limits_(limits), max_expanded_(max_expanded) {}
 
   absl::StatusOr<Solution> Run(const State& start) {
     Solution solution;
@@ -166,6 +168,10 @@ class BidirectionalSearch {
     const auto value = static_cast<uint8_t>(radius + 1);
     for (uint32_t r : layers.back()) {
       if (++nodes_ % kClockEvery == 0) {
+        if (max_expanded_ != 0 && nodes_ > max_expanded_) {
+          layers.push_back(std::move(next));
+          return absl::AbortedError(Cat("bidirectional search gave up after ", nodes_, " states"));
+        }
         if (limits_.max_nodes != 0 && nodes_ > limits_.max_nodes) {
           layers.push_back(std::move(next));  // so Clean() resets what was marked
           return absl::ResourceExhaustedError(
@@ -210,6 +216,7 @@ class BidirectionalSearch {
 
   const P& model_;
   const SearchLimits limits_;
+  const uint64_t max_expanded_;
   std::unique_ptr<DenseScratchPool::Arrays> arrays_;
   std::vector<std::vector<uint32_t>> forward_layers_;
   std::vector<std::vector<uint32_t>> backward_layers_;

@@ -37,6 +37,8 @@ struct BfsOptions {
   int threads = 0;     // 0: one per hardware thread
   // Called after every layer (from the calling thread).
   std::function<void(const BfsLayer&)> on_layer;
+  // Asked before every layer; true stops the search (the result is then incomplete).
+  std::function<bool()> stop;
 };
 
 struct BfsResult {
@@ -44,6 +46,7 @@ struct BfsResult {
   HugeBuffer distance;             // per rank; kUnseen where not reached
   std::vector<uint64_t> histogram; // states per distance, 0..max_distance
   bool complete = false;           // the search ran out of states (not stopped by max_depth)
+  bool stopped = false;            // BfsOptions::stop ended it early
   double seconds = 0;
 
   int max_distance() const { return static_cast<int>(histogram.size()) - 1; }
@@ -85,6 +88,10 @@ class RetrogradeBfs {
     // Layers are numbered in a byte; 254 is the deepest a table can hold.
     const int last = options.max_depth < 0 ? 254 : std::min(options.max_depth, 254);
     for (int d = 0; d < last && layer > 0; ++d) {
+      if (options.stop && options.stop()) {
+        result.stopped = true;
+        break;
+      }
       // Bottom-up reads each unseen state and usually stops at its first move into layer
       // d; top-down expands every move of every state in layer d.
       const bool bottom_up = layer * S::kNumMoves > unseen * 2;
@@ -95,7 +102,7 @@ class RetrogradeBfs {
       result.histogram.push_back(layer);
       Report(options, result, d + 1, layer, bottom_up, started);
     }
-    result.complete = layer == 0 || unseen == 0;
+    result.complete = !result.stopped && (layer == 0 || unseen == 0);
     result.seconds = Seconds(started);
     return result;
   }

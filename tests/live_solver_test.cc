@@ -303,6 +303,31 @@ TEST_P(KnobsLiveTest, RandomStatesMatchTheFullBreadthFirstSearch) {
   }
 }
 
+// The farthest states make both balls of the bidirectional search large; the solver then
+// switches to a breadth-first search of the whole space, with the same answers.
+TEST_P(KnobsLiveTest, TheFarthestStatesAreExactToo) {
+  auto cases = KnobsPuzzle::ParseOriginal(testing::Golden(GetParam()));
+  const KnobsPuzzle knobs(cases[0].instance->params);
+  const auto table = testing::AllDistances(knobs);
+  const int8_t farthest = *std::max_element(table.begin(), table.end());
+  auto distance_of = [&](uint32_t s) { return static_cast<int>(table[s]); };
+  const LiveSolver<KnobsPuzzle> solver(knobs);
+  int checked = 0;
+  for (uint32_t s = 0; s < table.size() && checked < 3; ++s) {
+    if (table[s] != farthest) continue;
+    auto solution = solver.Solve(s, NoLimit());
+    ASSERT_TRUE(solution.ok()) << solution.status();
+    ASSERT_EQ(solution->distance, farthest);
+    ASSERT_EQ(solution->moves, GreedyPath(knobs, s, distance_of));
+    EXPECT_EQ(solution->nodes, 8388608u);  // the whole-space search answered
+    auto capped = solver.Solve(s, Cap(farthest - 1));
+    ASSERT_TRUE(capped.ok());
+    ASSERT_EQ(capped->outcome, Outcome::kNotWithinLimit);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3);
+}
+
 INSTANTIATE_TEST_SUITE_P(SampleWirings, KnobsLiveTest,
                          ::testing::Values("knobs_9001.in", "knobs_9002.in", "knobs_9003.in"));
 
