@@ -18,7 +18,7 @@ cp -r "$db" "$scratch/db"
 "$scratch/prefix/bin/puzzledb-server" --db "$scratch/db" --listen 127.0.0.1:0 2>"$scratch/log" &
 server=$!
 for i in $(seq 100); do
-  port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\);.*/\1/p' "$scratch/log")
+  port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$scratch/log")
   [ -n "$port" ] && break
   sleep 0.1
 done
