@@ -31,6 +31,17 @@ bool VisitPuzzle(std::string_view name, F&& f) {
       AllPuzzles{});
 }
 
+inline constexpr size_t kPuzzleCount = std::tuple_size_v<AllPuzzles>;
+
+// Calls f(std::type_identity<P>{}) for the model registered at `index` (< kPuzzleCount).
+template <class F>
+void VisitPuzzleAt(size_t index, F&& f) {
+  size_t i = 0;
+  std::apply([&](auto... models) {
+    ((i++ == index ? f(std::type_identity<decltype(models)>{}) : void()), ...);
+  }, AllPuzzles{});
+}
+
 // Calls f(std::type_identity<P>{}) for every model, in registration order.
 template <class F>
 void ForEachPuzzle(F&& f) {

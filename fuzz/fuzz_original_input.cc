@@ -42,16 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   // The first byte picks the puzzle; the rest is the input.
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 3) {
-    case 0:
-      Check<puzzledb::KnightPuzzle>(text);
-      break;
-    case 1:
-      Check<puzzledb::KnobsPuzzle>(text);
-      break;
-    default:
-      Check<puzzledb::RotationPuzzle>(text);
-      break;
-  }
+  puzzledb::VisitPuzzleAt(data[0] % puzzledb::kPuzzleCount,
+                          [&](auto type) { Check<typename decltype(type)::type>(text); });
   return 0;
 }

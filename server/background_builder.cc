@@ -3,7 +3,6 @@
 #include <chrono>
 
 #include "core/strings.h"
-#include "server/search_pool.h"
 
 namespace puzzledb {
 
@@ -13,7 +12,7 @@ BackgroundBuilder::BackgroundBuilder(TableStore* store, Solver* solver,
     : store_(store), solver_(solver), options_(options), log_(std::move(log)) {
   build_options_.threads = options_.threads;
   thread_ = std::thread([this] {
-    LowerThisThreadsPriority();
+    SetThisThreadsPriority(options_.priority);
     Loop();
   });
 }

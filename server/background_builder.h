@@ -17,6 +17,7 @@
 #include "core/solver.h"
 #include "core/table_builder.h"
 #include "core/table_store.h"
+#include "server/search_pool.h"
 
 namespace puzzledb {
 
@@ -25,6 +26,7 @@ struct BackgroundBuilderOptions {
   size_t max_tables = 64;   // no build once the database holds this many tables
   int threads = 1;          // threads of one build; the rest of the machine keeps serving
   std::function<void(const std::string&)> on_built;  // after each table is stored
+  SearchPriority priority = SearchPriority::kLow;      // of the building thread
 };
 
 // Thread-safe.

@@ -107,9 +107,9 @@ absl::Status RequestHandler::Answer(const Request& request, Policy policy, Searc
   return status;
 }
 
-RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& request,
-                                                      v1::SolveResponse* response,
-                                                      absl::Status* status) {
+template <class Request, class Response>
+RequestHandler::Route RequestHandler::FromTables(const Request& request, Response* response,
+                                                 absl::Status* status) {
   Policy policy;
   *status = CheckCommon(request, &policy);
   if (!status->ok()) return Route::kAnswered;
@@ -117,58 +117,49 @@ RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& re
     // Still refuse a malformed puzzle here, without a search thread.
     VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
       using P = typename decltype(type)::type;
-      *status = (InstanceFromWire<P>(request.puzzle()).status());
+      *status = InstanceFromWire<P>(request.puzzle()).status();
     });
     return status->ok() ? Route::kNeedsSearch : Route::kAnswered;
   }
   *status = Answer(request, Policy::kTableOnly, SearchLimits{}, response);
-  if (absl::IsFailedPrecondition(*status) &&
-      policy == Policy::kTableThenSearch) {
+  if (absl::IsFailedPrecondition(*status) && policy == Policy::kTableThenSearch) {
     response->Clear();
     return Route::kNeedsSearch;
   }
   return Route::kAnswered;
 }
 
-absl::Status RequestHandler::SolveWithSearch(const v1::SolveRequest& request, SearchLimits limits,
-                                             v1::SolveResponse* response) {
+template <class Request, class Response>
+absl::Status RequestHandler::WithSearch(const Request& request, SearchLimits limits,
+                                        Response* response) {
   Policy policy;
   absl::Status status = CheckCommon(request, &policy);
   if (!status.ok()) return status;
   limits.max_nodes = options_.search_node_budget;
   return Answer(request, policy, std::move(limits), response);
+}
+
+RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& request,
+                                                      v1::SolveResponse* response,
+                                                      absl::Status* status) {
+  return FromTables(request, response, status);
+}
+
+absl::Status RequestHandler::SolveWithSearch(const v1::SolveRequest& request, SearchLimits limits,
+                                             v1::SolveResponse* response) {
+  return WithSearch(request, std::move(limits), response);
 }
 
 RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest& request,
                                                         v1::AnalyzeResponse* response,
                                                         absl::Status* status) {
-  Policy policy;
-  *status = CheckCommon(request, &policy);
-  if (!status->ok()) return Route::kAnswered;
-  if (policy == Policy::kSearchOnly) {
-    VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
-      using P = typename decltype(type)::type;
-      *status = (InstanceFromWire<P>(request.puzzle()).status());
-    });
-    return status->ok() ? Route::kNeedsSearch : Route::kAnswered;
-  }
-  *status = Answer(request, Policy::kTableOnly, SearchLimits{}, response);
-  if (absl::IsFailedPrecondition(*status) &&
-      policy == Policy::kTableThenSearch) {
-    response->Clear();
-    return Route::kNeedsSearch;
-  }
-  return Route::kAnswered;
+  return FromTables(request, response, status);
 }
 
 absl::Status RequestHandler::AnalyzeWithSearch(const v1::AnalyzeRequest& request,
                                                SearchLimits limits,
                                                v1::AnalyzeResponse* response) {
-  Policy policy;
-  absl::Status status = CheckCommon(request, &policy);
-  if (!status.ok()) return status;
-  limits.max_nodes = options_.search_node_budget;
-  return Answer(request, policy, std::move(limits), response);
+  return WithSearch(request, std::move(limits), response);
 }
 
 v1::ListTablesResponse RequestHandler::ListTables() const {

@@ -44,6 +44,10 @@ class RequestHandler {
 
  private:
   template <class Request, class Response>
+  Route FromTables(const Request& request, Response* response, absl::Status* status);
+  template <class Request, class Response>
+  absl::Status WithSearch(const Request& request, SearchLimits limits, Response* response);
+  template <class Request, class Response>
   absl::Status Answer(const Request& request, Policy policy, SearchLimits limits,
                       Response* response);
 

@@ -9,7 +9,8 @@
 
 namespace puzzledb {
 
-SearchPool::SearchPool(int threads) : capacity_(std::max(1, threads)) {
+SearchPool::SearchPool(int threads, SearchPriority priority)
+    : capacity_(std::max(1, threads)), priority_(priority) {
   for (int i = 0; i < capacity_; ++i) threads_.emplace_back([this] { Loop(); });
 }
 
@@ -46,18 +47,26 @@ uint64_t SearchPool::refused() const {
   return refused_;
 }
 
-void LowerThisThreadsPriority() {
-  // Searches are background work next to table answers: under SCHED_IDLE a search only
-  // gets CPU time that no other thread of the machine wants, so gRPC's threads answering
-  // from tables never wait for it (a search starved for long runs into its deadline).
-  sched_param param{};
-  if (sched_setscheduler(static_cast<pid_t>(syscall(SYS_gettid)), SCHED_IDLE, &param) != 0) {
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
+void SetThisThreadsPriority(SearchPriority priority) {
+  const auto tid = static_cast<pid_t>(syscall(SYS_gettid));
+  switch (priority) {
+    case SearchPriority::kNormal:
+      break;
+    case SearchPriority::kLow:
+      setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 10);
+      break;
+    case SearchPriority::kIdle: {
+      sched_param param{};
+      if (sched_setscheduler(tid, SCHED_IDLE, &param) != 0) {
+        setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 19);
+      }
+      break;
+    }
   }
 }
 
 void SearchPool::Loop() {
-  LowerThisThreadsPriority();
+  SetThisThreadsPriority(priority_);
   while (true) {
     std::function<void()> work;
     {

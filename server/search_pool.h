@@ -14,9 +14,20 @@
 namespace puzzledb {
 
 // Thread-safe.
+// How much CPU searches (and background builds) may take from table answers.
+enum class SearchPriority {
+  kNormal,  // like every other thread
+  kLow,     // nice 10: a tenth of a table answer's share when both want a core
+  kIdle,    // SCHED_IDLE: only CPU time nothing else wants; best for table latency on a
+            // dedicated machine, but searches stall while the machine is busy otherwise
+};
+
+// Gives the calling thread `priority`.
+void SetThisThreadsPriority(SearchPriority priority);
+
 class SearchPool {
  public:
-  explicit SearchPool(int threads);
+  explicit SearchPool(int threads, SearchPriority priority = SearchPriority::kLow);
   // Runs what was accepted, then joins the threads.
   ~SearchPool();
 
@@ -31,6 +42,7 @@ class SearchPool {
   void Loop();
 
   const int capacity_;
+  const SearchPriority priority_;
   mutable std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<std::function<void()>> queue_;
@@ -39,10 +51,6 @@ class SearchPool {
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };
-
-// Gives the calling thread the lowest CPU priority (SCHED_IDLE), for searches and table
-// builds.
-void LowerThisThreadsPriority();
 
 }  // namespace puzzledb
 

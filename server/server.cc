@@ -68,11 +68,12 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   const int searches = options.max_concurrent_searches > 0
                            ? options.max_concurrent_searches
                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  server->pool_ = std::make_unique<SearchPool>(searches);
+  server->pool_ = std::make_unique<SearchPool>(searches, options.search_priority);
   if (options.build_missing_tables) {
     BackgroundBuilderOptions build;
     build.max_tables = options.max_tables;
     build.on_built = options.on_table_built;
+    build.priority = options.search_priority;
     server->builder_ = std::make_unique<BackgroundBuilder>(server->store_.get(),
                                                            server->solver_.get(), build, log);
   }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "server/search_pool.h"
 #include "server/solver_service.h"
 
 namespace grpc {
@@ -27,6 +28,7 @@ struct ServerOptions {
   std::string listen = "127.0.0.1:50051";  // port 0 picks a free port (see port())
   int threads = 0;                         // cap on gRPC's threads; 0: gRPC's default
   int max_concurrent_searches = 0;         // 0: one per core
+  SearchPriority search_priority = SearchPriority::kLow;  // of searches and background builds
   uint64_t search_node_budget = 500'000'000;
   std::chrono::milliseconds default_search_deadline{10000};
   bool build_missing_tables = true;

@@ -43,6 +43,13 @@ int main(int argc, char** argv) {
                  "Live searches running at once; more are refused with RESOURCE_EXHAUSTED "
                  "(0: one per core)")
       ->check(CLI::Range(0, 1024));
+  std::string priority = "low";
+  app.add_option("--search-priority", priority,
+                 "CPU priority of searches and background builds: low (nice 10), idle "
+                 "(SCHED_IDLE: best table latency on a dedicated machine, but searches stall "
+                 "while anything else runs) or normal")
+      ->check(CLI::IsMember({"low", "idle", "normal"}))
+      ->capture_default_str();
   app.add_option("--search-node-budget", options.search_node_budget,
                  "Nodes one search may expand before it gives up with RESOURCE_EXHAUSTED "
                  "(0: no budget)")
@@ -75,6 +82,9 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+  options.search_priority = priority == "idle"     ? SearchPriority::kIdle
+                            : priority == "normal" ? SearchPriority::kNormal
+                                                   : SearchPriority::kLow;
   options.default_search_deadline =
       std::chrono::milliseconds(static_cast<int64_t>(default_deadline_s * 1000));
 

@@ -74,7 +74,8 @@ TEST(OverloadTest, TableQueriesKeepTheirLatencyAndEverythingElseEndsCleanly) {
   }
 
   testing::ServerProcess server(PUZZLEDB_SERVER, db,
-                                {"--max-concurrent-searches", "1", "--max-message-bytes", "65536",
+                                {"--max-concurrent-searches", "1", "--search-priority", "idle",
+                                 "--max-message-bytes", "65536",
                                  "--search-node-budget", "50000000"},
                                 testing::TempPath("overload_server.log"));
   ASSERT_FALSE(server.address().empty()) << server.Log();
