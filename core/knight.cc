@@ -103,14 +103,6 @@ std::string KnightPuzzle::MoveName(const State& s, int move) const {
   return to < 0 ? std::string("?") : CellName(to);
 }
 
-int KnightPuzzle::ParseMove(const State& s, std::string_view name) const {
-  for (int m = 0; m < kNumMoves; ++m) {
-    const int to = Destination(s.blank, m);
-    if (to >= 0 && CellName(to) == name) return m;
-  }
-  return -1;
-}
-
 absl::StatusOr<KnightBoard> KnightPuzzle::BoardFromCells(std::string_view cells) {
   if (cells.size() != kCells) {
     return absl::InvalidArgumentError(

@@ -121,8 +121,6 @@ class KnightPuzzle {
 
   static std::string CellName(int cell);
   std::string MoveName(const State& s, int move) const;
-  // The move (0..7) whose destination from `s` is the named cell, or -1.
-  int ParseMove(const State& s, std::string_view name) const;
 
   // Original format: a line with T, then T boards of five lines of five characters.
   static std::vector<ParsedCase<Instance>> ParseOriginal(std::string_view text);

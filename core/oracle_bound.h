@@ -55,12 +55,6 @@ class OracleBound {
     return {lower, false};
   }
 
-  // The distance of `s` if the oracle covers it, else -1 (only exact answers).
-  int ExactDistance(const State& s) const {
-    const Estimate e = Evaluate(s);
-    return e.exact ? e.lower : -1;
-  }
-
   // Appends the lexicographically smallest optimal path from `s`, whose exact distance is
   // `distance`: from each state the smallest move to a state at distance d - 1. Every step is
   // checked: a successor must not be closer than d - 1, and one at d - 1 must exist; an

@@ -27,9 +27,6 @@ class PackedTable {
 
   TableEncoding encoding() const { return encoding_; }
   uint64_t size() const { return size_; }
-  uint8_t uncovered() const {
-    return encoding_ == storage::v1::DISTANCE_MOD3 ? kMod3Uncovered : kByteUncovered;
-  }
 
   uint8_t Get(uint64_t index) const {
     if (encoding_ == storage::v1::DISTANCE_MOD3) {
@@ -58,8 +55,6 @@ class PackedTable {
   bool Assign(uint64_t first, uint64_t count, const std::string& bytes);
   // Bytes used by `count` entries of this encoding.
   uint64_t BytesFor(uint64_t count) const;
-
-  size_t memory_bytes() const { return bytes_.size(); }
 
  private:
   TableEncoding encoding_ = storage::v1::DISTANCE_BYTE;

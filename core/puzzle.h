@@ -108,9 +108,6 @@ concept PuzzleModel =
 enum class Outcome { kSolved, kNotWithinLimit, kUnsolvable };
 enum class Source { kTable, kSearch };
 
-std::string_view OutcomeName(Outcome outcome);
-std::string_view SourceName(Source source);
-
 // The answer to one solve: the exact distance and the lexicographically smallest optimal
 // move sequence (moves are indices in the model's canonical order), where it came from and
 // what it cost.

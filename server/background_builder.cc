@@ -46,11 +46,6 @@ std::vector<std::string> BackgroundBuilder::Pending() const {
   return {pending_.begin(), pending_.end()};
 }
 
-uint64_t BackgroundBuilder::built() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return built_;
-}
-
 void BackgroundBuilder::Loop() {
   while (true) {
     std::pair<std::string, std::function<absl::Status()>> job;
@@ -81,7 +76,6 @@ void BackgroundBuilder::Loop() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       pending_.erase(id);
-      if (status.ok()) ++built_;
     }
     if (status.ok() && options_.on_built) options_.on_built(id);
   }

@@ -50,7 +50,6 @@ class BackgroundBuilder {
 
   // Table ids queued or being built.
   std::vector<std::string> Pending() const;
-  uint64_t built() const;
 
  private:
   bool Enqueue(const std::string& id, std::function<absl::Status()> build);
@@ -66,7 +65,6 @@ class BackgroundBuilder {
   std::condition_variable ready_;
   std::deque<std::pair<std::string, std::function<absl::Status()>>> queue_;
   std::set<std::string> pending_;
-  uint64_t built_ = 0;
   bool stopping_ = false;
   std::thread thread_;
 };

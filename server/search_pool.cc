@@ -26,25 +26,12 @@ SearchPool::~SearchPool() {
 bool SearchPool::TrySubmit(std::function<void()> work) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_ || accepted_ >= capacity_) {
-      ++refused_;
-      return false;
-    }
+    if (stopping_ || accepted_ >= capacity_) return false;
     ++accepted_;
     queue_.push_back(std::move(work));
   }
   ready_.notify_one();
   return true;
-}
-
-int SearchPool::running() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return accepted_;
-}
-
-uint64_t SearchPool::refused() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return refused_;
 }
 
 void SetThisThreadsPriority(SearchPriority priority) {

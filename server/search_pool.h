@@ -35,8 +35,6 @@ class SearchPool {
   // Runs `work` on a pool thread if fewer than capacity() searches are running; false (and
   // `work` is not run) otherwise.
   bool TrySubmit(std::function<void()> work);
-  int running() const;
-  uint64_t refused() const;
 
  private:
   void Loop();
@@ -47,7 +45,6 @@ class SearchPool {
   std::condition_variable ready_;
   std::deque<std::function<void()>> queue_;
   int accepted_ = 0;  // queued or running
-  uint64_t refused_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

@@ -63,7 +63,6 @@ class ServerTest : public ::testing::Test {
       ASSERT_TRUE(BuildTable(KnightPuzzle(), **store, partial).ok());
       ASSERT_TRUE(BuildTable(KnobsPuzzle(Knobs("knobs_9001.in").params), **store, BuildOptions{}).ok());
     }
-    reference_store_ = nullptr;
   }
   static void TearDownTestSuite() {
     std::filesystem::remove_all(*db_);
@@ -101,14 +100,12 @@ class ServerTest : public ::testing::Test {
   }
 
   static std::string* db_;
-  static TableStore* reference_store_;
   std::unique_ptr<PuzzledbServer> server_;
   std::unique_ptr<Client> client_;
   std::mutex log_mutex_;
   std::string log_;
 };
 std::string* ServerTest::db_ = nullptr;
-TableStore* ServerTest::reference_store_ = nullptr;
 
 TEST_F(ServerTest, StartUpLogSaysWhatWasLoaded) {
   EXPECT_NE(Log().find("3 tables loaded (knight, knobs-"), std::string::npos) << Log();
