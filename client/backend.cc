@@ -70,23 +70,25 @@ class LocalBackend final : public Backend {
 
 class RemoteBackend final : public Backend {
  public:
-  explicit RemoteBackend(const BackendOptions& options) : client_(ClientOptionsOf(options)) {}
+  // Checks the options (readable TLS files, a usable address list) before the first case.
+  static absl::StatusOr<std::unique_ptr<Backend>> Make(const BackendOptions& options) {
+    auto client = Client::Connect(ClientOptionsOf(options));
+    if (!client.ok()) return client.status();
+    return std::unique_ptr<Backend>(new RemoteBackend(std::move(*client)));
+  }
 
   absl::StatusOr<v1::SolveResponse> Solve(const v1::SolveRequest& request) override {
-    return Explain(client_.Solve(request));
+    return Explain(client_->Solve(request));
   }
   absl::StatusOr<v1::AnalyzeResponse> Analyze(const v1::AnalyzeRequest& request) override {
-    return Explain(client_.Analyze(request));
+    return Explain(client_->Analyze(request));
   }
   absl::StatusOr<v1::ListTablesResponse> ListTables() override {
-    return Explain(client_.ListTables());
+    return Explain(client_->ListTables());
   }
-  absl::Status Problem() const {
-    auto checked = Client::Connect(client_.options());
-    return checked.ok() ? absl::OkStatus() : checked.status();
-  }
-
  private:
+  explicit RemoteBackend(std::unique_ptr<Client> client) : client_(std::move(client)) {}
+
   static ClientOptions ClientOptionsOf(const BackendOptions& options) {
     ClientOptions client;
     client.target = options.server;
@@ -107,10 +109,10 @@ class RemoteBackend final : public Backend {
   absl::StatusOr<T> Explain(absl::StatusOr<T> result) const {
     if (result.ok() || !absl::IsUnavailable(result.status())) return result;
     return absl::UnavailableError(Cat("no answer from a puzzledb server at ",
-                                      client_.options().target, ": ", Message(result.status())));
+                                      client_->options().target, ": ", Message(result.status())));
   }
 
-  Client client_;
+  std::unique_ptr<Client> client_;
 };
 
 }  // namespace
@@ -122,10 +124,7 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& optio
       return absl::InvalidArgumentError("--server and --db exclude each other: the server has "
                                         "its own database");
     }
-    auto backend = std::make_unique<RemoteBackend>(options);
-    // Unreadable TLS files or a bad address list: say so now, not at the first case.
-    if (absl::Status problem = backend->Problem(); !problem.ok()) return problem;
-    return std::unique_ptr<Backend>(std::move(backend));
+    return RemoteBackend::Make(options);
   }
   std::shared_ptr<TableStore> store;
   if (!options.db.empty()) {

@@ -161,11 +161,11 @@ TableStore::~TableStore() = default;
 absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(const std::string& dir, Mode mode) {
   rocksdb::DB* db = nullptr;
   rocksdb::Status s;
+  if (mode != Mode::kReadWrite && !std::filesystem::exists(std::filesystem::path(dir) / "CURRENT")) {
+    return absl::NotFoundError(
+        Cat("no puzzledb database at ", dir, " (build one with: puzzledb-build --db ", dir, ")"));
+  }
   if (mode == Mode::kReadOnly) {
-    if (!std::filesystem::exists(std::filesystem::path(dir) / "CURRENT")) {
-      return absl::NotFoundError(
-          Cat("no puzzledb database at ", dir, " (build one with: puzzledb-build --db ", dir, ")"));
-    }
     s = rocksdb::DB::OpenForReadOnly(DatabaseOptions(false), dir, &db);
   } else {
     std::error_code ec;
@@ -256,7 +256,7 @@ absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
 
 absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entries,
                                const TableWriteOptions& options) {
-  if (mode_ != Mode::kReadWrite) return absl::FailedPreconditionError("the database is read-only");
+  if (mode_ == Mode::kReadOnly) return absl::FailedPreconditionError("the database is read-only");
   std::lock_guard<std::mutex> lock(write_mutex_);
   const std::string id = metadata.table_id();
   // The newest generation with pages (which a damaged metadata record cannot hide).
@@ -357,7 +357,7 @@ absl::Status TableStore::DeleteOlderGenerations(const std::string& table_id, uin
 }
 
 absl::Status TableStore::Remove(const std::string& table_id) {
-  if (mode_ != Mode::kReadWrite) return absl::FailedPreconditionError("the database is read-only");
+  if (mode_ == Mode::kReadOnly) return absl::FailedPreconditionError("the database is read-only");
   std::lock_guard<std::mutex> lock(write_mutex_);
   const std::string begin = Cat("P/", table_id, "/");
   const std::string end = Cat("P/", table_id, "0");

@@ -47,7 +47,8 @@ class TableStore {
  public:
   enum class Mode {
     kReadOnly,   // never writes; fails if the database does not exist
-    kReadWrite,  // creates the database if missing; one read-write user at a time
+    kReadWrite,          // creates the database if missing; one read-write user at a time
+    kReadWriteExisting,  // as kReadWrite, but NOT_FOUND (saying how to build one) if missing
   };
 
   static absl::StatusOr<std::unique_ptr<TableStore>> Open(const std::string& dir, Mode mode);

@@ -56,10 +56,9 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   server->log_ = log;
   const auto started = std::chrono::steady_clock::now();
 
-  auto existing = TableStore::Open(options.db, TableStore::Mode::kReadOnly);
-  if (!existing.ok()) return existing.status();  // no database: say how to build one
-  existing->reset();
-  auto store = TableStore::Open(options.db, TableStore::Mode::kReadWrite);
+  // Read-write: background builds store their tables. A missing database is an error that
+  // says how to build one.
+  auto store = TableStore::Open(options.db, TableStore::Mode::kReadWriteExisting);
   if (!store.ok()) return store.status();
   server->store_ = std::move(*store);
   server->solver_ = std::make_unique<Solver>(server->store_, log);

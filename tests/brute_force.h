@@ -4,6 +4,8 @@
 #define PUZZLEDB_TESTS_BRUTE_FORCE_H_
 
 #include <cstdint>
+#include <sstream>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -81,6 +83,41 @@ bool Replays(const P& model, typename P::State s, const std::vector<uint8_t>& mo
     s = t;
   }
   return model.IsGoal(s);
+}
+
+// One line of ../shared/samples/knight_exact.txt: a board (25 characters), its exact
+// distance and its lexicographically smallest optimal sequence (cell names).
+struct KnightExactSample {
+  std::string board;
+  int distance = 0;
+  std::vector<std::string> moves;
+};
+
+inline std::vector<KnightExactSample> ParseKnightExact(const std::string& text) {
+  std::vector<KnightExactSample> samples;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    KnightExactSample sample;
+    fields >> sample.board >> sample.distance;
+    for (std::string name; fields >> name;) sample.moves.push_back(name);
+    samples.push_back(sample);
+  }
+  return samples;
+}
+
+// The names of `moves` made from `s`, in order (knight moves are named from where they are
+// made).
+template <PuzzleModel P>
+std::vector<std::string> MoveNames(const P& model, typename P::State s,
+                                   const std::vector<uint8_t>& moves) {
+  std::vector<std::string> names;
+  for (uint8_t m : moves) {
+    names.push_back(model.MoveName(s, m));
+    model.Apply(s, m, &s);
+  }
+  return names;
 }
 
 }  // namespace puzzledb::testing

@@ -80,27 +80,17 @@ TEST_F(FullDbTest, TheDefaultDatabaseFitsIn32Megabytes) {
 }
 
 TEST_F(FullDbTest, KnightExactSamplesComeFromTheTable) {
-  std::istringstream lines(testing::Golden("knight_exact.txt"));
-  std::string line;
+  const KnightPuzzle knight;
   int checked = 0;
-  while (std::getline(lines, line)) {
-    std::istringstream fields(line);
-    std::string board, name;
-    int distance;
-    fields >> board >> distance;
-    const auto instance = KnightPuzzle::ParseCompact(board);
-    SolveOptions options;
-    auto solution = solver_->Solve<KnightPuzzle>(*instance, options);
+  for (const auto& sample : testing::ParseKnightExact(testing::Golden("knight_exact.txt"))) {
+    const auto instance = KnightPuzzle::ParseCompact(sample.board);
+    auto solution = solver_->Solve<KnightPuzzle>(*instance, SolveOptions{});
     ASSERT_TRUE(solution.ok()) << solution.status();
     EXPECT_EQ(solution->source, Source::kTable);
-    ASSERT_EQ(solution->distance, distance) << board;
-    KnightBoard s = instance->state;
-    for (uint8_t m : solution->moves) {
-      ASSERT_TRUE(fields >> name);
-      EXPECT_EQ(KnightPuzzle().MoveName(s, m), name) << board;
-      KnightPuzzle().Apply(s, m, &s);
-    }
-    EXPECT_TRUE(KnightPuzzle().IsGoal(s));
+    ASSERT_EQ(solution->distance, sample.distance) << sample.board;
+    EXPECT_EQ(testing::MoveNames(knight, instance->state, solution->moves), sample.moves)
+        << sample.board;
+    EXPECT_TRUE(testing::Replays(knight, instance->state, solution->moves));
     ++checked;
   }
   EXPECT_EQ(checked, 10);

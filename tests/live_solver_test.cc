@@ -111,32 +111,21 @@ TEST_F(KnightLiveTest, ScramblesUnderTheOriginalCap) {
 TEST_F(KnightLiveTest, ExactSamplesWithoutACap) {
   const KnightPuzzle knight;
   const LiveSolver<KnightPuzzle> solver(knight);
-  std::istringstream lines(testing::Golden("knight_exact.txt"));
-  std::string line;
   int checked = 0;
-  while (std::getline(lines, line)) {
-    std::istringstream fields(line);
-    std::string board, name;
-    int distance;
-    fields >> board >> distance;
-    if (distance > 30) continue;
-    const auto instance = KnightPuzzle::ParseCompact(board);
+  for (const auto& sample : testing::ParseKnightExact(testing::Golden("knight_exact.txt"))) {
+    if (sample.distance > 30) continue;
+    const auto instance = KnightPuzzle::ParseCompact(sample.board);
     ASSERT_TRUE(instance.ok());
     auto solution = solver.Solve(instance->state, NoLimit());
     ASSERT_TRUE(solution.ok());
-    ASSERT_EQ(solution->distance, distance) << board;
-    KnightBoard s = instance->state;
-    for (uint8_t m : solution->moves) {
-      ASSERT_TRUE(fields >> name);
-      EXPECT_EQ(knight.MoveName(s, m), name) << board;
-      KnightBoard t;
-      knight.Apply(s, m, &t);
-      s = t;
-    }
-    EXPECT_TRUE(knight.IsGoal(s));
+    ASSERT_EQ(solution->distance, sample.distance) << sample.board;
+    EXPECT_EQ(testing::MoveNames(knight, instance->state, solution->moves), sample.moves)
+        << sample.board;
+    EXPECT_TRUE(Replays(knight, instance->state, solution->moves));
     auto capped = solver.Solve(instance->state, Cap(15));
     ASSERT_TRUE(capped.ok());
-    EXPECT_EQ(capped->outcome, distance <= 15 ? Outcome::kSolved : Outcome::kNotWithinLimit);
+    EXPECT_EQ(capped->outcome,
+              sample.distance <= 15 ? Outcome::kSolved : Outcome::kNotWithinLimit);
     ++checked;
   }
   EXPECT_EQ(checked, 9);
