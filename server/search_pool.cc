@@ -9,8 +9,8 @@
 
 namespace puzzledb {
 
-SearchPool::SearchPool(int threads, SearchPriority priority)
-    : capacity_(std::max(1, threads)), priority_(priority) {
+SearchPool::SearchPool(int threads, size_t queue_limit, SearchPriority priority)
+    : capacity_(std::max(1, threads)), queue_limit_(queue_limit), priority_(priority) {
   for (int i = 0; i < capacity_; ++i) threads_.emplace_back([this] { Loop(); });
 }
 
@@ -23,15 +23,32 @@ SearchPool::~SearchPool() {
   for (auto& t : threads_) t.join();
 }
 
-bool SearchPool::TrySubmit(std::function<void()> work) {
+bool SearchPool::Enqueue(Work work, bool may_refuse) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_ || accepted_ >= capacity_) return false;
-    ++accepted_;
+    if (stopping_) return false;
+    if (may_refuse && static_cast<size_t>(running_) + queue_.size() >=
+                          static_cast<size_t>(capacity_) + queue_limit_) {
+      return false;
+    }
     queue_.push_back(std::move(work));
   }
   ready_.notify_one();
   return true;
+}
+
+bool SearchPool::TrySubmit(Work work) { return Enqueue(std::move(work), true); }
+
+bool SearchPool::Submit(Work work) { return Enqueue(std::move(work), false); }
+
+int SearchPool::running() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return running_;
+}
+
+size_t SearchPool::waiting() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return queue_.size();
 }
 
 void SetThisThreadsPriority(SearchPriority priority) {
@@ -55,17 +72,21 @@ void SetThisThreadsPriority(SearchPriority priority) {
 void SearchPool::Loop() {
   SetThisThreadsPriority(priority_);
   while (true) {
-    std::function<void()> work;
+    Work work;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, nothing left
       work = std::move(queue_.front());
       queue_.pop_front();
+      ++running_;
     }
-    work();
-    std::lock_guard<std::mutex> lock(mutex_);
-    --accepted_;
+    std::function<void()> deliver = work();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --running_;  // the slot is free before the answer leaves
+    }
+    if (deliver) deliver();
   }
 }
 

@@ -1,10 +1,19 @@
 // The threads that run live searches, apart from the threads that answer from tables, so
-// that a table answer never waits behind a search. At most `threads` searches run at once;
-// more are refused at once (the caller answers RESOURCE_EXHAUSTED) rather than queued.
+// that a table answer never waits behind a search. At most capacity() searches run at
+// once; others wait in a queue. Admission rules (docs/OPERATIONS.md, "Searches"):
+//   - TrySubmit (unary calls) accepts while fewer than capacity() + queue_limit() searches
+//     are running or waiting; beyond that it refuses and the caller answers
+//     RESOURCE_EXHAUSTED.
+//   - Submit (streams) always accepts: a stream bounds its own searches in flight and stops
+//     reading while they wait, so it never refuses its own requests.
+// A search's slot is free again before its answer is sent (a search returns its delivery,
+// which runs after the slot is released), so a caller that waits for each answer before it
+// asks again always finds a free slot when nothing else runs.
 #ifndef PUZZLEDB_SERVER_SEARCH_POOL_H_
 #define PUZZLEDB_SERVER_SEARCH_POOL_H_
 
 #include <condition_variable>
+#include <cstddef>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -13,7 +22,6 @@
 
 namespace puzzledb {
 
-// Thread-safe.
 // How much CPU searches (and background builds) may take from table answers.
 enum class SearchPriority {
   kNormal,  // like every other thread
@@ -25,26 +33,41 @@ enum class SearchPriority {
 // Gives the calling thread `priority`.
 void SetThisThreadsPriority(SearchPriority priority);
 
+// Thread-safe.
 class SearchPool {
  public:
-  explicit SearchPool(int threads, SearchPriority priority = SearchPriority::kLow);
+  // A search: runs on a pool thread and returns its delivery (e.g. sending the answer),
+  // which the same thread runs once the search's slot is free again. May return nullptr.
+  using Work = std::function<std::function<void()>()>;
+
+  SearchPool(int threads, size_t queue_limit, SearchPriority priority = SearchPriority::kLow);
   // Runs what was accepted, then joins the threads.
   ~SearchPool();
 
   int capacity() const { return capacity_; }
-  // Runs `work` on a pool thread if fewer than capacity() searches are running; false (and
-  // `work` is not run) otherwise.
-  bool TrySubmit(std::function<void()> work);
+  size_t queue_limit() const { return queue_limit_; }
+
+  // Queues `work` if fewer than capacity() + queue_limit() searches are running or
+  // waiting; false (and `work` is never run) otherwise, or when the pool is stopping.
+  bool TrySubmit(Work work);
+  // Queues `work` whatever the queue holds; false only when the pool is stopping.
+  bool Submit(Work work);
+
+  // For metrics and tests.
+  int running() const;
+  size_t waiting() const;
 
  private:
+  bool Enqueue(Work work, bool may_refuse);
   void Loop();
 
   const int capacity_;
+  const size_t queue_limit_;
   const SearchPriority priority_;
   mutable std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<std::function<void()>> queue_;
-  int accepted_ = 0;  // queued or running
+  std::deque<Work> queue_;
+  int running_ = 0;  // searches taken off the queue whose delivery has not begun
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/address.h"
 #include "core/solver.h"
 #include "core/strings.h"
 #include "core/table_store.h"
@@ -25,6 +26,11 @@ absl::StatusOr<std::string> ReadPem(const std::string& path, std::string_view wh
 
 // Plaintext, TLS, or TLS with client certificates, as the options say.
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerOptions& options) {
+  if (options.tls_cert_file.empty() != options.tls_key_file.empty()) {
+    return absl::InvalidArgumentError(options.tls_cert_file.empty()
+                                          ? "--tls-key needs --tls-cert (the certificate chain)"
+                                          : "--tls-cert needs --tls-key (the certificate's key)");
+  }
   if (options.tls_cert_file.empty() && options.tls_key_file.empty()) {
     if (!options.tls_client_ca_file.empty()) {
       return absl::InvalidArgumentError("--tls-client-ca needs --tls-cert and --tls-key");
@@ -50,6 +56,10 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const Serve
 
 absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const ServerOptions& options,
                                                                       Log log) {
+  if (absl::Status address = CheckHostPort(options.listen, /*allow_port_zero=*/true);
+      !address.ok()) {
+    return absl::InvalidArgumentError(Cat("--listen ", Message(address)));
+  }
   auto credentials = Credentials(options);
   if (!credentials.ok()) return credentials.status();
   std::unique_ptr<PuzzledbServer> server(new PuzzledbServer());
@@ -67,7 +77,8 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   const int searches = options.max_concurrent_searches > 0
                            ? options.max_concurrent_searches
                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  server->pool_ = std::make_unique<SearchPool>(searches, options.search_priority);
+  server->pool_ =
+      std::make_unique<SearchPool>(searches, options.search_queue, options.search_priority);
   if (options.build_missing_tables) {
     BackgroundBuilderOptions build;
     build.max_tables = options.max_tables;
@@ -82,6 +93,7 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
                                                       handler);
   ServiceOptions service;
   service.default_search_deadline = options.default_search_deadline;
+  service.stream_searches = searches;
   server->service_ = std::make_unique<SolverService>(server->handler_.get(), server->pool_.get(),
                                                      service);
 
@@ -120,7 +132,7 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
                                                  : " (TLS, client certificates required)",
             "; database ", options.db, ": ", loaded,
             " tables loaded (", tables, ")", refusals, "; searches: ", searches,
-            " at a time, default deadline ", options.default_search_deadline.count(), " ms, budget ",
+            " at a time, ", options.search_queue, " may wait, default deadline ", options.default_search_deadline.count(), " ms, budget ",
             options.search_node_budget, " nodes; background builds ",
             options.build_missing_tables ? "on" : "off", "; started in ",
             std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -132,6 +144,13 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
 }
 
 const ServiceCounters& PuzzledbServer::counters() const { return service_->counters(); }
+
+void PuzzledbServer::StopServing() {
+  if (shut_down_) return;
+  auto* health = server_->GetHealthCheckService();
+  health->SetServingStatus("puzzledb.v1.Solver", false);
+  health->SetServingStatus(false);
+}
 
 void PuzzledbServer::Shutdown(std::chrono::milliseconds grace) {
   if (shut_down_) return;

@@ -28,6 +28,7 @@ struct ServerOptions {
   std::string listen = "127.0.0.1:50051";  // port 0 picks a free port (see port())
   int threads = 0;                         // cap on gRPC's threads; 0: gRPC's default
   int max_concurrent_searches = 0;         // 0: one per core
+  size_t search_queue = 32;                // unary searches that may wait for a slot
   SearchPriority search_priority = SearchPriority::kLow;  // of searches and background builds
   uint64_t search_node_budget = 500'000'000;
   std::chrono::milliseconds default_search_deadline{10000};
@@ -56,6 +57,13 @@ class PuzzledbServer {
 
   int port() const { return port_; }
   const ServiceCounters& counters() const;
+  // Searches running now, and waiting for a slot.
+  int searches_running() const { return pool_->running(); }
+  size_t searches_waiting() const { return pool_->waiting(); }
+
+  // Health turns NOT_SERVING (for "" and puzzledb.v1.Solver) while calls are still
+  // answered: the first step of a drain, so that load balancers stop sending calls here.
+  void StopServing();
 
   // Stops accepting calls, lets the calls in flight finish (cancelling those still running
   // after `grace`), stops the searches and builds, closes the database. Idempotent.

@@ -9,6 +9,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/synchronization/mutex.h"
+#include "grpc/support/log.h"
 #include "server/server.h"
 
 namespace {
@@ -21,6 +22,22 @@ void Log(std::string_view line) {
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   std::lock_guard<std::mutex> lock(log_mutex);
   std::cerr << stamp << " puzzledb-server: " << line << std::endl;
+}
+
+// gRPC's own messages (a bind failure, a failed TLS handshake, a DNS error) in the server's
+// format: one line each, newlines folded, INFO and DEBUG dropped.
+void GrpcLog(gpr_log_func_args* args) {
+  if (args->severity < GPR_LOG_SEVERITY_ERROR) return;
+  std::string message = args->message != nullptr ? args->message : "";
+  for (char& c : message) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  std::string collapsed;
+  for (char c : message) {
+    if (c == ' ' && !collapsed.empty() && collapsed.back() == ' ') continue;
+    collapsed += c;
+  }
+  Log("grpc: " + collapsed);
 }
 
 }  // namespace
@@ -40,9 +57,13 @@ int main(int argc, char** argv) {
   app.add_option("--threads", options.threads, "Cap on gRPC's threads (0: gRPC's default)")
       ->check(CLI::Range(0, 1024));
   app.add_option("--max-concurrent-searches", options.max_concurrent_searches,
-                 "Live searches running at once; more are refused with RESOURCE_EXHAUSTED "
-                 "(0: one per core)")
+                 "Live searches running at once (0: one per core); more wait in the queue")
       ->check(CLI::Range(0, 1024));
+  app.add_option("--search-queue", options.search_queue,
+                 "Unary calls whose search may wait for a slot, each within its deadline; "
+                 "past that they are refused with RESOURCE_EXHAUSTED (streams always wait)")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
   std::string priority = "low";
   app.add_option("--search-priority", priority,
                  "CPU priority of searches and background builds: low (nice 10), idle "
@@ -73,7 +94,14 @@ int main(int argc, char** argv) {
   app.add_option("--tls-key", options.tls_key_file, "The key of --tls-cert (PEM)");
   app.add_option("--tls-client-ca", options.tls_client_ca_file,
                  "Require client certificates signed by this CA (PEM)");
-  app.add_option("--grace", grace_s, "Seconds calls in flight get to finish on shutdown")
+  double drain_s = 2;
+  app.add_option("--drain", drain_s,
+                 "On SIGINT/SIGTERM: seconds health says NOT_SERVING while new calls are still "
+                 "answered, so that load balancers move away first")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  app.add_option("--grace", grace_s,
+                 "Seconds calls in flight get to finish after the drain; then they are cancelled")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
   try {
@@ -100,16 +128,34 @@ int main(int argc, char** argv) {
   // Debian's Abseil checks every mutex acquisition for lock-order cycles; gRPC takes many
   // per call. The check finds bugs in development builds, not in a server.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  gpr_set_log_verbosity(GPR_LOG_SEVERITY_ERROR);
+  gpr_set_log_function(GrpcLog);
 
   auto server = PuzzledbServer::Start(options, Log);
   if (!server.ok()) {
+    if (absl::IsInvalidArgument(server.status())) {  // a flag is wrong: a usage error
+      std::cerr << "puzzledb-server: " << server.status().message() << "\n";
+      return 2;
+    }
     Log(std::string("cannot start: ") + std::string(server.status().message()));
     return 1;
   }
   int signal = 0;
   sigwait(&stop_signals, &signal);
-  Log(std::string("received ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
-      ": finishing the calls in flight");
+  const char* name = signal == SIGINT ? "SIGINT" : "SIGTERM";
+  if (drain_s > 0) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", drain_s);
+    Log(std::string("received ") + name + ": health NOT_SERVING, still answering for " +
+        seconds + " s (--drain)");
+    (*server)->StopServing();
+    // A second signal ends the drain early.
+    timespec wait{};
+    wait.tv_sec = static_cast<time_t>(drain_s);
+    wait.tv_nsec = static_cast<long>((drain_s - static_cast<double>(wait.tv_sec)) * 1e9);
+    sigtimedwait(&stop_signals, nullptr, &wait);
+  }
+  Log(std::string("received ") + name + ": finishing the calls in flight");
   (*server)->Shutdown(std::chrono::milliseconds(static_cast<int64_t>(grace_s * 1000)));
   server->reset();
   return 0;

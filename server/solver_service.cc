@@ -14,6 +14,18 @@ uint64_t MicrosSince(std::chrono::steady_clock::time_point start) {
                                    .count());
 }
 
+// What a search that waited in the queue past its call's end answers, without searching.
+absl::Status EndedWhileQueued(const SearchLimits& limits) {
+  if (limits.cancelled && limits.cancelled()) {
+    return absl::CancelledError("the call was cancelled while its search waited for a slot");
+  }
+  if (limits.deadline && std::chrono::steady_clock::now() >= *limits.deadline) {
+    return absl::DeadlineExceededError(
+        "the call's deadline passed while its search waited for a slot");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 grpc::Status ToGrpc(const absl::Status& status) {
@@ -23,10 +35,12 @@ grpc::Status ToGrpc(const absl::Status& status) {
 }
 
 grpc::Status SearchRefused(const SearchPool& pool) {
-  return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                      Cat("the server runs at most ", pool.capacity(),
-                          " searches at once (--max-concurrent-searches) and all are busy; retry "
-                          "later"));
+  return grpc::Status(
+      grpc::StatusCode::RESOURCE_EXHAUSTED,
+      Cat("the server runs at most ", pool.capacity(), " ",
+          pool.capacity() == 1 ? "search" : "searches",
+          " at once (--max-concurrent-searches) and its queue of ", pool.queue_limit(),
+          " waiting (--search-queue) is full; retry later"));
 }
 
 SearchLimits SolverService::LimitsFor(grpc::CallbackServerContext* context,
@@ -49,7 +63,8 @@ SearchLimits SolverService::LimitsFor(grpc::CallbackServerContext* context,
 namespace {
 
 // A unary call answered by a search: finished from a search thread, and told when the
-// call is cancelled so that the search stops.
+// call is cancelled so that the search stops. gRPC deletes it (OnDone) only after Finish,
+// and Finish is the last thing the search thread does with it.
 class SearchCallReactor final : public grpc::ServerUnaryReactor {
  public:
   std::atomic<bool>* cancelled() { return &cancelled_; }
@@ -83,11 +98,14 @@ grpc::ServerUnaryReactor* SolverService::Unary(grpc::CallbackServerContext* cont
   auto* reactor = new SearchCallReactor();
   SearchLimits limits = LimitsFor(context, reactor->cancelled());
   ServiceCounters* counters = &counters_;
-  const bool accepted =
-      pool_->TrySubmit([counters, reactor, request, response, limits, finish, with_search] {
-        const absl::Status searched = with_search(*request, limits, response);
+  const bool accepted = pool_->TrySubmit(
+      [counters, reactor, request, response, limits, finish,
+       with_search]() -> std::function<void()> {
+        absl::Status searched = EndedWhileQueued(limits);
+        if (searched.ok()) searched = with_search(*request, limits, response);
         (searched.ok() ? counters->searches : counters->errors)++;
-        finish(reactor, searched);
+        // Sent once the slot is free again (SearchPool).
+        return [reactor, finish, searched] { finish(reactor, searched); };
       });
   if (!accepted) {
     counters_.refused_searches++;
@@ -140,13 +158,23 @@ namespace {
 // Reading: the next read is started as soon as a request has arrived, before it is
 // answered, so that receiving and answering overlap (and two requests may be answered at
 // once on two threads: answers carry the request's id, and their order is not promised).
-// Reading pauses while `stream_window` answers wait to be written.
+// Reading pauses while `stream_window` answers wait to be written, and while
+// `stream_searches` of the stream's requests are searched or wait for a search slot: a
+// stream's searches wait for a slot (SearchPool::Submit) instead of being refused, and the
+// stream reads no further ahead than that.
 //
 // Writing: one write in flight at a time (gRPC's rule). Answers are held back while another
 // request is being answered from the tables (its answer is a few microseconds away) and
 // then written as a batch, all but the last with the buffer hint, so that a burst of
 // answers leaves in a few frames and system calls instead of one each. Nothing is held
 // for a search: its answer is written when it comes.
+//
+// Lifetime: gRPC calls OnDone once, after Finish and after every reaction (OnReadDone,
+// OnWriteDone, OnCancel) has returned. Search threads are not gRPC's: each search holds
+// the reactor (`outside_`) from its submission until its last touch, and the reactor is
+// deleted by whichever comes last, OnDone or the last search to let go. A search of a
+// stream that ended (the client went away) is cancelled, or skipped if it had not started,
+// and its answer dropped.
 //
 // The call finishes once the client has stopped sending, every search has ended and every
 // answer is written, or early when the client goes away.
@@ -170,7 +198,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     const auto started = std::chrono::steady_clock::now();
     v1::SolveRequest request = std::move(request_);
     ++answering_;
-    const bool read_more = StartReadIfRoomLocked();
+    const bool read_more = TakeReadLocked();
     lock.unlock();
     if (read_more) StartRead(&request_);
 
@@ -186,23 +214,31 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     lock.lock();
     --answering_;
     ++searching_;
+    ++outside_;  // the search's hold on this reactor
     WriteNextLocked(lock);  // what was held for this request is not held for its search
     lock.unlock();
     SearchLimits limits = service_->LimitsFor(context_, &cancelled_);
     const uint64_t id = request.id();
     response->Clear();
-    auto* searched = response.release();  // owned by the search (or by the refusal below)
-    const bool accepted = service_->pool()->TrySubmit(
-        [this, request = std::move(request), started, limits, searched] {
-          std::unique_ptr<v1::SolveResponse> answer(searched);
-          const absl::Status s = service_->handler()->SolveWithSearch(request, limits, answer.get());
+    auto* searched = response.release();  // owned by the search
+    const bool accepted = service_->pool()->Submit(
+        [this, request = std::move(request), started, limits,
+         searched]() -> std::function<void()> {
+          std::shared_ptr<v1::SolveResponse> answer(searched);
+          absl::Status s = EndedWhileQueued(limits);
+          if (s.ok()) s = service_->handler()->SolveWithSearch(request, limits, answer.get());
           (s.ok() ? service_->mutable_counters().searches : service_->mutable_counters().errors)++;
-          Answer(request.id(), started, ToGrpc(s), std::move(answer), Phase::kSearch);
+          return [this, id = request.id(), started, s, answer]() mutable {
+            Answer(id, started, ToGrpc(s),
+                   std::make_unique<v1::SolveResponse>(std::move(*answer)), Phase::kSearch);
+            LetGo();
+          };
         });
-    if (!accepted) {
-      service_->mutable_counters().refused_searches++;
-      Answer(id, started, SearchRefused(*service_->pool()),
+    if (!accepted) {  // the server is stopping
+      Answer(id, started,
+             grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down"),
              std::unique_ptr<v1::SolveResponse>(searched), Phase::kSearch);
+      LetGo();
     }
   }
 
@@ -213,11 +249,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     writing_ = false;
     if (!ok) broken_ = true;  // the client is gone; drop what is left
     if (broken_) queue_.clear();
-    bool read_more = false;
-    if (read_paused_ && queue_.size() < service_->options().stream_window / 2) {
-      read_paused_ = false;
-      read_more = StartReadIfRoomLocked();
-    }
+    const bool read_more = TakeReadLocked();
     WriteNextLocked(lock);
     MaybeFinishLocked(lock);
     lock.unlock();
@@ -228,23 +260,37 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     cancelled_ = true;
     std::unique_lock<std::mutex> lock(mutex_);
     broken_ = true;
+    // Drop what is queued, but the answer being written (OnWriteDone pops it).
+    while (queue_.size() > (writing_ ? 1u : 0u)) queue_.pop_back();
     MaybeFinishLocked(lock);
   }
 
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_ = true;
+    if (outside_ > 0) return;  // the last search to let go deletes it
+    lock.unlock();
+    delete this;
+  }
 
  private:
   enum class Phase { kTables, kSearch };
   static constexpr size_t kBatch = 64;  // answers held back at most
 
-  // Marks a read as started if there is room for more answers; the caller starts it after
+  // A search's last touch of the reactor.
+  void LetGo() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (--outside_ > 0 || !done_) return;
+    lock.unlock();
+    delete this;
+  }
+
+  // Marks a read as started if there is room for its answer; the caller starts it after
   // unlocking.
-  bool StartReadIfRoomLocked() {
-    if (broken_ || reads_done_ || read_pending_) return false;
-    if (queue_.size() >= service_->options().stream_window) {
-      read_paused_ = true;  // OnWriteDone resumes
-      return false;
-    }
+  bool TakeReadLocked() {
+    if (broken_ || reads_done_ || read_pending_ || finished_) return false;
+    if (queue_.size() >= service_->options().stream_window) return false;  // OnWriteDone resumes
+    if (searching_ >= service_->options().stream_searches) return false;   // Answer resumes
     read_pending_ = true;
     return true;
   }
@@ -272,14 +318,17 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     std::unique_lock<std::mutex> lock(mutex_);
     (phase == Phase::kTables ? answering_ : searching_)--;
     if (!broken_) queue_.push_back(std::move(response));
+    const bool read_more = phase == Phase::kSearch && TakeReadLocked();
     WriteNextLocked(lock);
     MaybeFinishLocked(lock);
+    lock.unlock();
+    if (read_more) StartRead(&request_);
   }
 
   // Starts the next write unless one is in flight, or the answer is worth holding back for
   // the one being computed. May unlock.
   void WriteNextLocked(std::unique_lock<std::mutex>& lock) {
-    if (writing_ || queue_.empty()) return;
+    if (writing_ || queue_.empty() || finished_) return;
     if (answering_ > 0 && queue_.size() < kBatch && !broken_) return;
     writing_ = true;
     const v1::SolveResponse* next = queue_.front().get();
@@ -291,6 +340,8 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     lock.lock();
   }
 
+  // Finishes the call when nothing is left to do. Called from reactions (gRPC runs OnDone
+  // only after they return) or from a search thread that still holds the reactor.
   void MaybeFinishLocked(std::unique_lock<std::mutex>& lock) {
     if (finished_ || searching_ > 0 || answering_ > 0 || writing_ || !queue_.empty() ||
         read_pending_) {
@@ -310,13 +361,14 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
   std::deque<std::unique_ptr<v1::SolveResponse>> queue_;  // front() is being written when writing_
   std::vector<std::unique_ptr<v1::SolveResponse>> spare_;  // written, for reuse
   int answering_ = 0;  // requests being answered from the tables now
-  int searching_ = 0;  // requests being searched
+  int searching_ = 0;  // requests being searched or waiting for a search slot
+  int outside_ = 0;    // searches that may still touch this reactor
   bool writing_ = false;
   bool reads_done_ = false;
   bool read_pending_ = false;
-  bool read_paused_ = false;
   bool broken_ = false;
   bool finished_ = false;
+  bool done_ = false;  // OnDone has run
   std::atomic<bool> cancelled_{false};  // read by this stream's searches
 };
 

@@ -1,6 +1,6 @@
 // The gRPC service puzzledb.v1.Solver: a thin adapter between gRPC's callback API and the
 // request handler. Table answers are given on gRPC's own threads, at once; searches run on
-// the search pool, never more than its capacity at a time.
+// the search pool (see its admission rules).
 #ifndef PUZZLEDB_SERVER_SOLVER_SERVICE_H_
 #define PUZZLEDB_SERVER_SOLVER_SERVICE_H_
 
@@ -18,6 +18,9 @@ struct ServiceOptions {
   std::chrono::milliseconds default_search_deadline{10000};
   // Responses a stream may have waiting to be written before it stops reading.
   size_t stream_window = 4096;
+  // A stream's requests searched or waiting for a search slot at once before it stops
+  // reading.
+  int stream_searches = 2;
 };
 
 // Counters for the log and the tests.

@@ -76,11 +76,12 @@ class ServerTest : public ::testing::Test {
     server_.reset();
   }
 
-  void StartServer(int searches = 1) {
+  void StartServer(int searches = 1, size_t queue = 32) {
     ServerOptions options;
     options.db = *db_;
     options.listen = "127.0.0.1:0";
     options.max_concurrent_searches = searches;
+    options.search_queue = queue;
     options.default_search_deadline = 10000ms;  // generous: the suite may share the CPU
     auto started = PuzzledbServer::Start(options, [this](std::string_view line) {
       std::lock_guard<std::mutex> lock(log_mutex_);
@@ -239,26 +240,209 @@ TEST_F(ServerTest, ASearchPastTheCallDeadlineIsDeadlineExceeded) {
   EXPECT_TRUE(next.ok()) << next.status();
 }
 
-TEST_F(ServerTest, SearchesBeyondTheLimitAreRefusedAndTableAnswersDoNotWait) {
-  // One search slot: a long search holds it...
-  auto long_search = std::async(std::launch::async, [&] {
-    return client_->Solve(KnightRequest(kFarKnight, 0, v1::SEARCH_ONLY), 1500ms);
+// Polls `condition` (the server's own state, not a clock) for up to a minute.
+template <class Condition>
+bool Eventually(Condition condition) {
+  for (int i = 0; i < 6000; ++i) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+TEST_F(ServerTest, SearchesBeyondSlotsAndQueueAreRefusedAndTableAnswersDoNotWait) {
+  TearDown();
+  StartServer(/*searches=*/1, /*queue=*/1);
+  // One slot: a long search holds it (it ends at its deadline, or when cancelled)...
+  grpc::ClientContext long_context;
+  long_context.set_deadline(std::chrono::system_clock::now() + 60s);
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = v1::Solver::NewStub(channel);
+  v1::SolveResponse long_response;
+  grpc::Status long_status;
+  std::thread long_search([&] {
+    long_status = stub->Solve(&long_context, KnightRequest(kFarKnight, 0, v1::SEARCH_ONLY),
+                              &long_response);
   });
-  std::this_thread::sleep_for(300ms);
-  // ... so the next search is refused at once,
+  ASSERT_TRUE(Eventually([&] { return server_->searches_running() == 1; }));
+  // ... the next search waits in the queue of one ...
+  auto queued = std::async(std::launch::async, [&] {
+    return client_->Solve(KnightRequest("1111111111000*10000100000", 0, v1::SEARCH_ONLY), 60000ms);
+  });
+  ASSERT_TRUE(Eventually([&] { return server_->searches_waiting() == 1; }));
+  // ... and the one after is refused at once, saying which limits.
   auto refused = client_->Solve(KnightRequest("011100101001001011*100110", 0, v1::SEARCH_ONLY));
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted) << refused.status();
-  EXPECT_NE(std::string(refused.status().message()).find("--max-concurrent-searches"),
-            std::string::npos);
-  // while table answers go on at full speed.
-  const auto started = std::chrono::steady_clock::now();
+  EXPECT_EQ(std::string(refused.status().message()),
+            "the server runs at most 1 search at once (--max-concurrent-searches) and its queue "
+            "of 1 waiting (--search-queue) is full; retry later");
+  // Table answers go on while the search holds the only slot.
   for (int i = 0; i < 100; ++i) {
     auto answer = client_->Solve(KnightRequest("1111111111000*10000100000"));
     ASSERT_TRUE(answer.ok());
     ASSERT_EQ(answer->source(), v1::TABLE);
   }
-  EXPECT_LT(std::chrono::steady_clock::now() - started, 1000ms);
-  EXPECT_EQ(long_search.get().status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(server_->searches_running(), 1);
+  EXPECT_EQ(server_->searches_waiting(), 1u);
+  // Once the long search ends, the queued one is answered.
+  long_context.TryCancel();
+  long_search.join();
+  EXPECT_EQ(long_status.error_code(), grpc::StatusCode::CANCELLED);
+  auto answer = queued.get();
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->distance(), 3u);
+  EXPECT_EQ(answer->source(), v1::SEARCH);
+}
+
+TEST_F(ServerTest, ASearchWhoseDeadlinePassesInTheQueueIsDeadlineExceeded) {
+  grpc::ClientContext long_context;
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = v1::Solver::NewStub(channel);
+  v1::SolveResponse long_response;
+  std::thread long_search([&] {
+    (void)stub->Solve(&long_context, KnightRequest(kFarKnight, 0, v1::SEARCH_ONLY),
+                      &long_response);
+  });
+  ASSERT_TRUE(Eventually([&] { return server_->searches_running() == 1; }));
+  auto waited = client_->Solve(KnightRequest("1111111111000*10000100000", 0, v1::SEARCH_ONLY), 300ms);
+  EXPECT_EQ(waited.status().code(), absl::StatusCode::kDeadlineExceeded) << waited.status();
+  long_context.TryCancel();
+  long_search.join();
+  // The expired one was dropped without a search: the pool is empty again.
+  EXPECT_TRUE(Eventually([&] {
+    return server_->searches_running() == 0 && server_->searches_waiting() == 0;
+  }));
+}
+
+// Rotation boards (eight of each value, shuffled) with their answers from the table.
+std::vector<std::pair<v1::SolveRequest, std::string>> RotationSearches(Client& client, int count,
+                                                                       uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::pair<v1::SolveRequest, std::string>> out;
+  for (int i = 0; i < count; ++i) {
+    std::vector<uint32_t> values;
+    for (uint32_t k = 1; k <= 3; ++k) values.insert(values.end(), 8, k);
+    std::shuffle(values.begin(), values.end(), rng);
+    v1::SolveRequest request =
+        RequestFor(RotationPuzzle::Instance{{}, *RotationPuzzle::BoardFromValues(values)});
+    request.set_id(static_cast<uint64_t>(i));
+    auto answer = client.Solve(request);
+    EXPECT_TRUE(answer.ok()) << answer.status();
+    EXPECT_EQ(answer->source(), v1::TABLE);
+    request.set_policy(v1::SEARCH_ONLY);
+    out.emplace_back(request, answer.ok() ? Cat(answer->distance(), ":", Join(answer->moves(), ""))
+                                          : std::string("?"));
+  }
+  return out;
+}
+
+TEST_F(ServerTest, SequentialSearchesAreNeverRefused) {
+  // One search slot and no queue: a caller that waits for each answer before the next call
+  // must find the slot free every time (it is released before the answer is sent).
+  TearDown();
+  StartServer(/*searches=*/1, /*queue=*/0);
+  const auto cases = RotationSearches(*client_, 2000, 11);
+  int refused = 0, wrong = 0;
+  for (const auto& [request, expected] : cases) {
+    auto answer = client_->Solve(request);
+    if (!answer.ok()) {
+      refused += absl::IsResourceExhausted(answer.status());
+      ADD_FAILURE() << answer.status();
+      continue;
+    }
+    wrong += answer->source() != v1::SEARCH ||
+             Cat(answer->distance(), ":", Join(answer->moves(), "")) != expected;
+  }
+  std::printf("2000 sequential search-only calls: %d refused, %d wrong\n", refused, wrong);
+  EXPECT_EQ(refused, 0);
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST_F(ServerTest, OneStreamOfSearchesIsNeverRefused) {
+  TearDown();
+  StartServer(/*searches=*/1, /*queue=*/0);
+  const auto cases = RotationSearches(*client_, 10000, 12);
+  std::vector<v1::SolveRequest> requests;
+  for (const auto& c : cases) requests.push_back(c.first);
+  auto answers = client_->SolveAll(requests, 600000ms);
+  ASSERT_TRUE(answers.ok()) << answers.status();
+  int refused = 0, errors = 0, wrong = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto& a = (*answers)[i];
+    if (a.has_error()) {
+      ++errors;
+      refused += a.error().code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+      continue;
+    }
+    wrong += a.id() != i || a.source() != v1::SEARCH ||
+             Cat(a.distance(), ":", Join(a.moves(), "")) != cases[i].second;
+  }
+  std::printf("one stream of 10000 search-needing requests: %d refused, %d errors, %d wrong\n",
+              refused, errors, wrong);
+  EXPECT_EQ(errors, 0);
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST_F(ServerTest, StreamsCutWhileTheirSearchesRunLeaveTheServerExact) {
+  // Many streams, each with searches that take long (far knight boards) or are quick
+  // (rotation), cancelled by the client at random points: while reading, while its
+  // searches queue or run, after some answers. The server must neither crash (under ASan a
+  // use of a finished stream fails the test) nor answer anything wrongly afterwards.
+  const auto quick = RotationSearches(*client_, 8, 13);
+  const int kThreads = 4, kStreamsEach = 250;
+  std::atomic<int> answered{0}, wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(100 + t);
+      auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                                         grpc::InsecureChannelCredentials());
+      auto stub = v1::Solver::NewStub(channel);
+      for (int s = 0; s < kStreamsEach; ++s) {
+        grpc::ClientContext context;
+        // The deadline cuts the stream at a random moment, whatever it is doing.
+        context.set_deadline(std::chrono::system_clock::now() +
+                             std::chrono::milliseconds(rng() % 80));
+        auto stream = stub->SolveStream(&context);
+        const int requests = 1 + static_cast<int>(rng() % 12);
+        const int cut_after_writes = static_cast<int>(rng() % (requests + 1));
+        const int cut_after_reads = static_cast<int>(rng() % 4);
+        for (int r = 0; r < requests && r < cut_after_writes; ++r) {
+          v1::SolveRequest request = rng() % 3 == 0 ? KnightRequest(kFarKnight, 0, v1::SEARCH_ONLY)
+                                                    : quick[rng() % quick.size()].first;
+          request.set_id(static_cast<uint64_t>(r));
+          if (!stream->Write(request)) break;
+        }
+        if (rng() % 2) stream->WritesDone();
+        v1::SolveResponse response;
+        for (int r = 0; r < cut_after_reads; ++r) {
+          if (!stream->Read(&response)) break;
+          ++answered;
+          if (!response.has_error() && response.moves_size() != static_cast<int>(response.distance())) ++wrong;
+        }
+        if (rng() % 2) context.TryCancel();  // else the deadline cuts it
+        (void)stream->Finish();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::printf("%d streams cut, %d answers read before the cut\n", kThreads * kStreamsEach,
+              answered.load());
+  EXPECT_EQ(wrong.load(), 0);
+  // Every cancelled search lets its slot go, and the server still answers exactly.
+  EXPECT_TRUE(Eventually([&] {
+    return server_->searches_running() == 0 && server_->searches_waiting() == 0;
+  }));
+  for (const auto& [request, expected] : quick) {
+    auto answer = client_->Solve(request);
+    ASSERT_TRUE(answer.ok()) << answer.status();
+    EXPECT_EQ(Cat(answer->distance(), ":", Join(answer->moves(), "")), expected);
+  }
+  auto far = client_->Solve(KnightRequest("011100101001001011*100110"));
+  ASSERT_TRUE(far.ok()) << far.status();
+  EXPECT_EQ(far->distance(), 20u);
 }
 
 // Random table-covered requests of all three puzzles, some malformed, with their answers
