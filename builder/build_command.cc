@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <type_traits>
 
+#include "builder/default_wirings.h"
 #include "core/registry.h"
 #include "core/strings.h"
 #include "core/table_builder.h"
@@ -48,51 +50,67 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   return buffer.str();
 }
 
+// The parameters in the instances of one original-format text (`where` names it in errors).
+template <PuzzleModel P>
+absl::Status AddParams(std::string_view text, const std::string& where,
+                       std::vector<typename P::Params>* all) {
+  for (const auto& parsed : P::ParseOriginal(text)) {
+    if (!parsed.instance.ok()) {
+      return absl::InvalidArgumentError(Cat(where, ": ", Message(parsed.instance.status())));
+    }
+    if (std::find(all->begin(), all->end(), parsed.instance->params) == all->end()) {
+      all->push_back(parsed.instance->params);
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The parameter sets to build for a puzzle: one for a puzzle without parameters; for one
-// with parameters (the knobs wiring), those of every instance in the given files.
+// with parameters (the knobs wiring), those of every instance in the --wiring files, else
+// in the *.in files of --wirings-dir, else in the wirings compiled in (data/wirings/).
 template <PuzzleModel P>
 absl::StatusOr<std::vector<typename P::Params>> ParamsToBuild(const BuildCommandOptions& options) {
   if constexpr (std::is_empty_v<typename P::Params>) {
     return std::vector<typename P::Params>{typename P::Params{}};
   } else {
+    std::vector<typename P::Params> all;
     std::vector<std::string> files = options.wirings;
+    if (files.empty() && options.wirings_dir.empty()) {
+      for (const DefaultWiringFile& file : kDefaultWirings) {
+        if (absl::Status added = AddParams<P>(file.text, file.name, &all); !added.ok()) {
+          return added;
+        }
+      }
+      return all;
+    }
     if (files.empty()) {
       std::error_code ec;
       for (const auto& entry : std::filesystem::directory_iterator(options.wirings_dir, ec)) {
         if (entry.path().extension() == ".in") files.push_back(entry.path().string());
       }
       if (ec) {
-        return absl::NotFoundError(Cat("cannot read the wirings folder ", options.wirings_dir, ": ",
-                                       ec.message(), " (name files with --wiring)"));
+        return absl::NotFoundError(Cat("--wirings-dir ", options.wirings_dir, ": ",
+                                       ec.message()));
+      }
+      if (files.empty()) {
+        return absl::NotFoundError(Cat("--wirings-dir ", options.wirings_dir,
+                                       " holds no *.in files"));
       }
       std::sort(files.begin(), files.end());
     }
-    std::vector<typename P::Params> all;
     for (const std::string& file : files) {
       auto text = ReadWholeFile(file);
       if (!text.ok()) return text.status();
-      for (const auto& parsed : P::ParseOriginal(*text)) {
-        if (!parsed.instance.ok()) {
-          return absl::InvalidArgumentError(Cat(file, ": ", Message(parsed.instance.status())));
-        }
-        if (std::find(all.begin(), all.end(), parsed.instance->params) == all.end()) {
-          all.push_back(parsed.instance->params);
-        }
-      }
+      if (absl::Status added = AddParams<P>(*text, file, &all); !added.ok()) return added;
     }
     return all;
   }
 }
 
 template <PuzzleModel P>
-int BuildPuzzle(const BuildCommandOptions& options, TableStore& store, std::ostream& out,
-                std::ostream& err) {
-  auto all = ParamsToBuild<P>(options);
-  if (!all.ok()) {
-    err << "puzzledb-build: " << Message(all.status()) << "\n";
-    return absl::IsInvalidArgument(all.status()) ? kExitBadInput : kExitFailure;
-  }
-  for (const auto& params : *all) {
+int BuildPuzzle(const BuildCommandOptions& options, const std::vector<typename P::Params>& all,
+                TableStore& store, std::ostream& out, std::ostream& err) {
+  for (const auto& params : all) {
     const P model(params);
     const std::string id = P::TableId(params);
     BuildOptions build;
@@ -127,24 +145,53 @@ int BuildPuzzle(const BuildCommandOptions& options, TableStore& store, std::ostr
 
 int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream& err) {
   bool known = options.puzzle == "all";
-  if (!known) VisitPuzzle(options.puzzle, [&](auto) { known = true; });
+  bool has_params = options.puzzle == "all";
+  if (!known) {
+    VisitPuzzle(options.puzzle, [&](auto type) {
+      known = true;
+      has_params = !std::is_empty_v<typename decltype(type)::type::Params>;
+    });
+  }
   if (!known) {
     err << "puzzledb-build: unknown puzzle '" << options.puzzle << "'; choose one of "
         << PuzzleNames() << "|all\n";
     return kExitBadInput;
   }
+  if (!has_params && (!options.wirings.empty() || !options.wirings_dir.empty())) {
+    err << "puzzledb-build: --wiring and --wirings-dir are knobs parameters; the "
+        << options.puzzle << " puzzle has none\n";
+    return kExitBadInput;
+  }
+  // Everything is read and checked before the first table is built (or the database is
+  // even opened), so that a bad parameter file leaves no half-built database.
+  std::vector<std::function<int(TableStore&)>> builds;
+  int status = kExitOk;
+  ForEachPuzzle([&](auto type) {
+    using P = typename decltype(type)::type;
+    if (status != kExitOk || (options.puzzle != "all" && options.puzzle != P::kName)) return;
+    auto all = ParamsToBuild<P>(options);
+    if (!all.ok()) {
+      err << "puzzledb-build: " << Message(all.status()) << "\n";
+      status = absl::IsNotFound(all.status()) || absl::IsInvalidArgument(all.status())
+                   ? kExitBadInput
+                   : kExitFailure;
+      return;
+    }
+    builds.push_back([&options, &out, &err, all = *all](TableStore& store) {
+      return BuildPuzzle<P>(options, all, store, out, err);
+    });
+  });
+  if (status != kExitOk) return status;
   auto store = TableStore::Open(options.db, TableStore::Mode::kReadWrite);
   if (!store.ok()) {
     err << "puzzledb-build: " << Message(store.status()) << "\n";
     return kExitFailure;
   }
-  int status = kExitOk;
-  ForEachPuzzle([&](auto type) {
-    using P = typename decltype(type)::type;
-    if (status != kExitOk || (options.puzzle != "all" && options.puzzle != P::kName)) return;
-    status = BuildPuzzle<P>(options, **store, out, err);
-  });
-  return status;
+  for (const auto& build : builds) {
+    status = build(**store);
+    if (status != kExitOk) return status;
+  }
+  return kExitOk;
 }
 
 int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostream& err) {
@@ -214,11 +261,21 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
   for (const auto& entry : std::filesystem::recursive_directory_iterator(db, ec)) {
     if (entry.is_regular_file(ec)) info.set_size_on_disk(info.size_on_disk() + entry.file_size(ec));
   }
+  int bad = 0;
   for (const TableMetadata& m : *tables) {
     auto* table = info.add_tables();
     *table->mutable_metadata() = m;
     table->set_size_on_disk((*store)->SizeOnDisk(m.table_id()));
+    // The cheap checks (every checksum), not verify's fresh search.
+    auto loaded = (*store)->Load(m.table_id());
+    if (!loaded.ok()) {
+      table->set_problem(std::string(Message(loaded.status())));
+      err << "puzzledb-build info: table " << m.table_id() << " is bad: "
+          << Message(loaded.status()) << " (puzzledb-build verify checks it in full)\n";
+      ++bad;
+    }
   }
+  const int exit_code = bad == 0 ? kExitOk : kExitFailure;
   if (json) {
     google::protobuf::util::JsonPrintOptions options;
     options.preserve_proto_field_names = true;
@@ -227,7 +284,7 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
     std::string text;
     (void)google::protobuf::util::MessageToJsonString(info, &text, options);
     out << text;
-    return kExitOk;
+    return exit_code;
   }
   out << db << ": " << info.tables_size() << " tables, " << Megabytes(info.size_on_disk())
       << " on disk\n";
@@ -249,8 +306,9 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
         << Megabytes(t.size_on_disk()) << " on disk\n";
     out << "  built         " << Seconds(m.build_seconds()) << ", generation " << m.generation()
         << ", format " << m.format_version() << ", crc32 " << m.content_crc32() << "\n";
+    out << "  checksums     " << (t.problem().empty() ? "ok" : "BAD: " + t.problem()) << "\n";
   }
-  return kExitOk;
+  return exit_code;
 }
 
 }  // namespace puzzledb

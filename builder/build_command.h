@@ -13,7 +13,7 @@ struct BuildCommandOptions {
   std::string puzzle = "all";         // a registered name or "all"
   int max_depth = -1;                 // -1: the whole space
   std::vector<std::string> wirings;   // knobs wiring files; empty: every file of wirings_dir
-  std::string wirings_dir;            // the shipped wirings
+  std::string wirings_dir;            // empty: the wirings compiled in (data/wirings/)
   int threads = 0;
   int compression_level = 9;
   bool quiet = false;                 // no per-layer progress

@@ -10,7 +10,6 @@ int main(int argc, char** argv) {
   CLI::App app{"puzzledb-build: builds (by default), verifies and describes puzzle tables"};
   app.require_subcommand(0, 1);
   BuildCommandOptions build;
-  build.wirings_dir = PUZZLEDB_WIRINGS_DIR;
   app.add_option("--db", build.db, "Database folder")->capture_default_str();
   app.add_option("--puzzle", build.puzzle, "Which tables to build: " + PuzzleNames() + "|all")
       ->capture_default_str();
@@ -19,9 +18,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 254));
   app.add_option("--wiring", build.wirings,
                  "Knobs wiring file(s) in the original input format (the state column is "
-                 "ignored); default: every *.in file in --wirings-dir");
-  app.add_option("--wirings-dir", build.wirings_dir, "The shipped knobs wirings")
-      ->capture_default_str();
+                 "ignored); default: every *.in file in --wirings-dir, or without it the wirings "
+                 "compiled in (data/wirings/ of the source)");
+  app.add_option("--wirings-dir", build.wirings_dir,
+                 "Build a knobs table for every *.in file in this folder");
   app.add_option("--threads", build.threads, "Threads (default: one per core)")
       ->check(CLI::Range(0, 256));
   app.add_option("--compression-level", build.compression_level, "zstd level of the pages")

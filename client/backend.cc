@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "core/address.h"
 #include "core/solver.h"
 #include "core/strings.h"
 #include "core/table_store.h"
@@ -10,6 +11,9 @@
 
 namespace puzzledb {
 namespace {
+
+// A usage error naming the flag.
+absl::Status Usage(const std::string& message) { return absl::InvalidArgumentError(message); }
 
 class LocalBackend final : public Backend {
  public:
@@ -74,7 +78,7 @@ class RemoteBackend final : public Backend {
   static absl::StatusOr<std::unique_ptr<Backend>> Make(const BackendOptions& options) {
     auto client = Client::Connect(ClientOptionsOf(options));
     if (!client.ok()) return client.status();
-    return std::unique_ptr<Backend>(new RemoteBackend(std::move(*client)));
+    return std::unique_ptr<Backend>(new RemoteBackend(std::move(*client), Timeout(options)));
   }
 
   absl::StatusOr<v1::SolveResponse> Solve(const v1::SolveRequest& request) override {
@@ -86,8 +90,33 @@ class RemoteBackend final : public Backend {
   absl::StatusOr<v1::ListTablesResponse> ListTables() override {
     return Explain(client_->ListTables());
   }
+  std::vector<absl::StatusOr<v1::SolveResponse>> SolveMany(
+      const std::vector<v1::SolveRequest>& requests) override {
+    if (requests.size() <= 4) return Backend::SolveMany(requests);
+    // The stream's deadline: the per-case timeout for every case, or an hour.
+    const auto timeout = timeout_ * static_cast<int64_t>(requests.size());
+    auto answers = client_->SolveAll(requests, std::max(timeout, std::chrono::milliseconds(3600 * 1000)));
+    std::vector<absl::StatusOr<v1::SolveResponse>> out;
+    out.reserve(requests.size());
+    if (!answers.ok()) {
+      const absl::Status failed = Explain(absl::StatusOr<int>(answers.status())).status();
+      out.assign(requests.size(), failed);
+      return out;
+    }
+    for (v1::SolveResponse& answer : *answers) {
+      if (answer.has_error()) {
+        out.push_back(absl::Status(static_cast<absl::StatusCode>(answer.error().code()),
+                                   answer.error().message()));
+      } else {
+        out.push_back(std::move(answer));
+      }
+    }
+    return out;
+  }
+  size_t BatchSize() const override { return 4096; }
  private:
-  explicit RemoteBackend(std::unique_ptr<Client> client) : client_(std::move(client)) {}
+  RemoteBackend(std::unique_ptr<Client> client, std::chrono::milliseconds timeout)
+      : client_(std::move(client)), timeout_(timeout) {}
 
   static ClientOptions ClientOptionsOf(const BackendOptions& options) {
     ClientOptions client;
@@ -113,18 +142,44 @@ class RemoteBackend final : public Backend {
   }
 
   std::unique_ptr<Client> client_;
+  const std::chrono::milliseconds timeout_;
 };
 
 }  // namespace
+
+std::vector<absl::StatusOr<v1::SolveResponse>> Backend::SolveMany(
+    const std::vector<v1::SolveRequest>& requests) {
+  std::vector<absl::StatusOr<v1::SolveResponse>> out;
+  out.reserve(requests.size());
+  for (const auto& request : requests) out.push_back(Solve(request));
+  return out;
+}
 
 absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& options,
                                                      std::function<void(std::string_view)> log) {
   if (!options.server.empty()) {
     if (!options.db.empty()) {
-      return absl::InvalidArgumentError("--server and --db exclude each other: the server has "
-                                        "its own database");
+      return Usage("--server and --db exclude each other: the server has its own database");
+    }
+    if (options.node_budget > 0) {
+      return Usage("--node-budget limits in-process searches; a server has its own "
+                   "(puzzledb-server --search-node-budget)");
+    }
+    if (absl::Status target = CheckTarget(options.server); !target.ok()) {
+      return Usage(Cat("--server ", Message(target)));
+    }
+    if (options.tls_cert_file.empty() != options.tls_key_file.empty()) {
+      return Usage(options.tls_cert_file.empty() ? "--tls-key needs --tls-cert"
+                                                 : "--tls-cert needs --tls-key");
     }
     return RemoteBackend::Make(options);
+  }
+  for (const auto& [flag, value] :
+       {std::pair<const char*, const std::string*>{"--tls-ca", &options.tls_ca_file},
+        {"--tls-cert", &options.tls_cert_file},
+        {"--tls-key", &options.tls_key_file},
+        {"--tls-server-name", &options.tls_server_name}}) {
+    if (!value->empty()) return Usage(Cat(flag, " applies only with --server"));
   }
   std::shared_ptr<TableStore> store;
   if (!options.db.empty()) {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "puzzledb/v1/solver.pb.h"
@@ -31,6 +32,13 @@ class Backend {
   virtual absl::StatusOr<v1::SolveResponse> Solve(const v1::SolveRequest& request) = 0;
   virtual absl::StatusOr<v1::AnalyzeResponse> Analyze(const v1::AnalyzeRequest& request) = 0;
   virtual absl::StatusOr<v1::ListTablesResponse> ListTables() = 0;
+  // Answers every request, one status or answer each, in the requests' order. A server
+  // gets them over one SolveStream; in-process they are answered one by one.
+  virtual std::vector<absl::StatusOr<v1::SolveResponse>> SolveMany(
+      const std::vector<v1::SolveRequest>& requests);
+  // How many cases a caller should hand to SolveMany at once: 1 where answers come one by
+  // one anyway (so that they are printed as they come), more where a batch is faster.
+  virtual size_t BatchSize() const { return 1; }
 };
 
 // Opens the database (read-only) or connects to the server. `log` gets warnings (a refused

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "client/commands.h"
+#include "core/address.h"
 #include "core/registry.h"
 #include "core/strings.h"
 #include "grpcpp/grpcpp.h"
@@ -107,6 +108,10 @@ void RunUnary(std::vector<std::unique_ptr<v1::Solver::Stub>>& stubs,
     } else {
       ++errors[ok ? call.status.error_code() : grpc::StatusCode::UNKNOWN];
     }
+    // A server that went away ends the run (the caller says so) instead of counting
+    // failures at the speed of a refused connection.
+    const bool gone = ok && call.status.error_code() == grpc::StatusCode::UNAVAILABLE;
+    if (gone) end = Clock::now();
     if (Clock::now() < end) {
       start(slot);
     } else {
@@ -176,6 +181,10 @@ int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::
     err << "puzzledb bench: give the server to load with --server ADDR\n";
     return kExitBadInput;
   }
+  if (absl::Status target = CheckTarget(options.server); !target.ok()) {
+    err << "puzzledb bench: --server " << Message(target) << "\n";
+    return kExitBadInput;
+  }
   if (options.mode != "unary" && options.mode != "stream") {
     err << "puzzledb bench: --mode is unary or stream\n";
     return kExitBadInput;
@@ -187,6 +196,18 @@ int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::
     arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     stubs.push_back(v1::Solver::NewStub(
         grpc::CreateCustomChannel(options.server, grpc::InsecureChannelCredentials(), arguments)));
+  }
+  {
+    // Is anyone there? One call, so that a dead address fails in seconds with gRPC's reason.
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    v1::ListTablesResponse tables;
+    const grpc::Status status = stubs[0]->ListTables(&context, v1::ListTablesRequest(), &tables);
+    if (!status.ok()) {
+      err << "puzzledb bench: no puzzledb server answers at " << options.server << ": "
+          << status.error_message() << "\n";
+      return kExitFailure;
+    }
   }
   absl::StatusOr<std::vector<v1::SolveRequest>> requests =
       absl::InvalidArgumentError(Cat("unknown puzzle '", options.puzzle, "'"));
@@ -239,6 +260,11 @@ int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::
         << " us, p99 " << percentile(0.99) << " us, max " << (micros.empty() ? 0 : micros.back())
         << " us; " << errors << " errors" << (by_code.empty() ? "" : " {" + by_code + "}")
         << "\n";
+  }
+  if (tally.errors.count(grpc::StatusCode::UNAVAILABLE) > 0) {
+    err << "puzzledb bench: the server at " << options.server
+        << " stopped answering (UNAVAILABLE); the run ended there\n";
+    return kExitFailure;
   }
   return micros.empty() ? kExitFailure : kExitOk;
 }

@@ -40,7 +40,16 @@ int main(int argc, char** argv) {
   app.add_option("--timeout", backend.timeout_seconds,
                  "Give up a case after this many seconds (0: never in-process, an hour against "
                  "a server)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            char* end = nullptr;
+            const double value = std::strtod(text.c_str(), &end);
+            if (end == text.c_str() || *end != '\0' || !(value >= 0) || value > 86400 * 365) {
+              return "a number of seconds from 0 to 31536000 (a year), got '" + text + "'";
+            }
+            return "";
+          },
+          "SECONDS"));
   app.add_option("--node-budget", backend.node_budget,
                  "In-process: give up a search after this many nodes (0: no budget)");
   app.add_option("--tls-ca", backend.tls_ca_file,

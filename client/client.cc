@@ -4,6 +4,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/address.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "puzzledb/v1/solver.grpc.pb.h"
@@ -101,6 +102,13 @@ Client::Client(ClientOptions options) : options_(std::move(options)), stubs_(new
   }
   auto target = ChannelTarget(options_.target);
   if (!target.ok() && init_error_.ok()) init_error_ = target.status();
+  // The checks that say most come last, so that they are the ones reported.
+  if (options_.tls_cert_file.empty() != options_.tls_key_file.empty()) {
+    init_error_ = absl::InvalidArgumentError(
+        options_.tls_cert_file.empty() ? "a TLS client key needs its certificate (tls_cert_file)"
+                                       : "a TLS client certificate needs its key (tls_key_file)");
+  }
+  if (absl::Status checked = CheckTarget(options_.target); !checked.ok()) init_error_ = checked;
   channel_ = grpc::CreateCustomChannel(target.ok() ? *target : options_.target, credentials,
                                        arguments);
   stubs_->solver = v1::Solver::NewStub(channel_);
@@ -157,12 +165,14 @@ absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
   SetDeadline(&context, timeout);
   auto stream = stubs_->solver->SolveStream(&context);
   // Write everything from a second thread while this one reads, so that neither side's
-  // flow-control window can stall the other.
+  // flow-control window can stall the other. On the wire each request carries its index
+  // (answers come in any order); the caller's ids are put back in the answers.
   std::thread writer([&] {
     grpc::WriteOptions buffered;
     buffered.set_buffer_hint();
+    v1::SolveRequest request;
     for (size_t i = 0; i < requests.size(); ++i) {
-      v1::SolveRequest request = requests[i];
+      request = requests[i];
       request.set_id(i);
       const bool last = i + 1 == requests.size();
       if (!stream->Write(request, last ? grpc::WriteOptions() : buffered)) break;
@@ -177,6 +187,7 @@ absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
     const uint64_t id = response.id();
     if (id < answers.size() && !seen[id]) {
       seen[id] = true;
+      response.set_id(requests[id].id());
       answers[id] = std::move(response);
       ++received;
     }
@@ -194,11 +205,14 @@ absl::Status Client::WaitUntilServing(std::chrono::milliseconds timeout) const {
   if (!Check().ok()) return Check();
   const auto deadline = std::chrono::system_clock::now() + timeout;
   absl::Status last = absl::UnavailableError("no answer yet");
+  bool have_reason = false;
   while (std::chrono::system_clock::now() < deadline) {
     grpc::ClientContext context;
     context.set_deadline(std::min(deadline, std::chrono::system_clock::now() +
                                                 std::chrono::milliseconds(500)));
-    context.set_wait_for_ready(true);
+    // Not wait-for-ready: a refused connection fails the check at once with gRPC's reason
+    // ("failed to connect to all addresses; last error: ... Connection refused"), which is
+    // kept for the message; a later check that merely timed out does not replace it.
     grpc::health::v1::HealthCheckRequest request;
     request.set_service("puzzledb.v1.Solver");
     grpc::health::v1::HealthCheckResponse response;
@@ -206,7 +220,15 @@ absl::Status Client::WaitUntilServing(std::chrono::milliseconds timeout) const {
     if (status.ok() && response.status() == grpc::health::v1::HealthCheckResponse::SERVING) {
       return absl::OkStatus();
     }
-    last = status.ok() ? absl::UnavailableError("the server is not serving yet") : FromGrpc(status);
+    if (status.ok()) {
+      last = absl::UnavailableError(
+          "the server says " +
+          grpc::health::v1::HealthCheckResponse::ServingStatus_Name(response.status()));
+      have_reason = true;
+    } else if (status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED || !have_reason) {
+      last = FromGrpc(status);
+      have_reason = status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return absl::UnavailableError(

@@ -29,30 +29,40 @@ absl::StatusOr<v1::Policy> ParsePolicy(const std::string& name) {
 
 enum class Mode { kSolve, kAnalyze };
 
-// The answer to one case in the chosen format, or the reason there is none.
 template <PuzzleModel P>
-absl::StatusOr<std::string> AnswerCase(Mode mode, const SolveCommandOptions& options,
-                                       v1::Policy policy, int max_moves, int number,
-                                       const typename P::Instance& instance, Backend& backend) {
+v1::SolveRequest SolveRequestFor(const typename P::Instance& instance, v1::Policy policy,
+                                 int max_moves, int number) {
+  v1::SolveRequest request;
+  InstanceToWire(instance, request.mutable_puzzle());
+  request.set_max_moves(static_cast<uint32_t>(max_moves));
+  request.set_policy(policy);
+  request.set_id(static_cast<uint64_t>(number));
+  return request;
+}
+
+// A solve's answer in the chosen format, once its moves replay to the goal (even the JSON
+// is printed only for such an answer).
+template <PuzzleModel P>
+absl::StatusOr<std::string> FormatSolve(const SolveCommandOptions& options,
+                                        const typename P::Instance& instance,
+                                        const absl::StatusOr<v1::SolveResponse>& response) {
+  if (!response.ok()) return response.status();
   const P model(instance.params);
-  if (mode == Mode::kSolve) {
-    v1::SolveRequest request;
-    InstanceToWire(instance, request.mutable_puzzle());
-    request.set_max_moves(static_cast<uint32_t>(max_moves));
-    request.set_policy(policy);
-    request.set_id(static_cast<uint64_t>(number));
-    auto response = backend.Solve(request);
-    if (!response.ok()) return response.status();
-    // Even the JSON is printed only for an answer that replays to the goal.
-    auto solution = SolutionFromWire(model, instance, *response);
-    if (!solution.ok()) return solution.status();
-    if (options.json) return ToJsonLine(*response) + "\n";
-    return P::FormatOriginalAnswer(instance, model, *solution);
-  }
+  auto solution = SolutionFromWire(model, instance, *response);
+  if (!solution.ok()) return solution.status();
+  if (options.json) return ToJsonLine(*response) + "\n";
+  return P::FormatOriginalAnswer(instance, model, *solution);
+}
+
+template <PuzzleModel P>
+absl::StatusOr<std::string> AnalyzeCase(const SolveCommandOptions& options, v1::Policy policy,
+                                        int max_moves, int number,
+                                        const typename P::Instance& instance, Backend& backend) {
   v1::AnalyzeRequest request;
   InstanceToWire(instance, request.mutable_puzzle());
   request.set_max_moves(static_cast<uint32_t>(max_moves));
   request.set_policy(policy);
+  request.set_id(static_cast<uint64_t>(number));
   auto response = backend.Analyze(request);
   if (!response.ok()) return response.status();
   if (options.json) return ToJsonLine(*response) + "\n";
@@ -75,30 +85,54 @@ int RunCases(Mode mode, const SolveCommandOptions& options, v1::Policy policy,
   // neither has an analysis unless asked.
   const int default_cap = mode == Mode::kSolve && std::is_same_v<P, KnightPuzzle> ? 15 : 0;
   const int max_moves = options.max_moves.value_or(default_cap);
+  const auto cases = P::ParseOriginal(input);
   int status = kExitOk;
-  for (const auto& parsed : P::ParseOriginal(input)) {
-    absl::StatusOr<std::string> answer =
-        parsed.instance.ok()
-            ? AnswerCase<P>(mode, options, policy, max_moves, parsed.number, *parsed.instance,
-                            backend)
-            : absl::StatusOr<std::string>(parsed.instance.status());
-    if (answer.ok()) {
-      out << *answer;
-      continue;
+  for (size_t begin = 0; begin < cases.size();) {
+    // The next chunk of cases. Solves are handed to the backend together (a server answers
+    // them over one stream); text mode stops at a bad case, so a chunk ends with it.
+    size_t end = begin;
+    std::vector<v1::SolveRequest> requests;
+    if (mode == Mode::kSolve) {
+      while (end < cases.size() && requests.size() < backend.BatchSize()) {
+        const auto& parsed = cases[end++];
+        if (parsed.instance.ok()) {
+          requests.push_back(SolveRequestFor<P>(*parsed.instance, policy, max_moves, parsed.number));
+        } else if (!options.json) {
+          break;
+        }
+      }
+    } else {
+      end = begin + 1;
     }
-    // Input errors name their case and line already; others get the case.
-    const bool bad_input = !parsed.instance.ok();
-    const std::string message =
-        bad_input ? std::string(Message(answer.status()))
-                  : Cat("case ", parsed.number, ": ", Message(answer.status()));
-    const int code = bad_input ? kExitBadInput : kExitFailure;
-    if (!options.json) {
-      out.flush();
-      err << "puzzledb: " << message << "\n";
-      return code;
+    const auto solved = backend.SolveMany(requests);
+    size_t next_answer = 0;
+    for (size_t i = begin; i < end; ++i) {
+      const auto& parsed = cases[i];
+      const absl::StatusOr<std::string> answer =
+          !parsed.instance.ok() ? absl::StatusOr<std::string>(parsed.instance.status())
+          : mode == Mode::kSolve
+              ? FormatSolve<P>(options, *parsed.instance, solved[next_answer++])
+              : AnalyzeCase<P>(options, policy, max_moves, parsed.number, *parsed.instance,
+                               backend);
+      if (answer.ok()) {
+        out << *answer;
+        continue;
+      }
+      // Input errors name their case and line already; others get the case.
+      const bool bad_input = !parsed.instance.ok();
+      const std::string message =
+          bad_input ? std::string(Message(answer.status()))
+                    : Cat("case ", parsed.number, ": ", Message(answer.status()));
+      const int code = bad_input ? kExitBadInput : kExitFailure;
+      if (!options.json) {
+        out.flush();
+        err << "puzzledb: " << message << "\n";
+        return code;
+      }
+      out << ErrorJson(parsed.number, message) << "\n";
+      status = std::max(status, code);
     }
-    out << ErrorJson(parsed.number, message) << "\n";
-    status = std::max(status, code);
+    begin = end;
   }
   return status;
 }

@@ -8,12 +8,16 @@ namespace puzzledb {
 
 int RunTablesCommand(const BackendOptions& options, bool json, std::ostream& out,
                      std::ostream& err) {
+  if (options.server.empty() && options.db.empty()) {
+    err << "puzzledb tables: say whose tables: --db DIR (a database) or --server ADDR\n";
+    return kExitBadInput;
+  }
   auto backend = MakeBackend(options, [&err](std::string_view line) {
     err << "puzzledb: " << line << "\n";
   });
   if (!backend.ok()) {
     err << "puzzledb: " << Message(backend.status()) << "\n";
-    return kExitFailure;
+    return absl::IsInvalidArgument(backend.status()) ? kExitBadInput : kExitFailure;
   }
   auto tables = (*backend)->ListTables();
   if (!tables.ok()) {

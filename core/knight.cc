@@ -180,7 +180,8 @@ std::vector<ParsedCase<KnightPuzzle::Instance>> KnightPuzzle::ParseOriginal(std:
       cases.push_back({case_number, lines.count(),
                        InputError(case_number, lines.count(),
                                   Cat("the input ended after ", n - 1, " of the ", boards,
-                                               " boards that line ", count_line, " announces"))});
+                                      boards == 1 ? " board" : " boards", " that line ",
+                                      count_line, " announces"))});
       return cases;
     }
     ParsedCase<Instance> parsed{case_number, at, absl::UnknownError("unset")};
@@ -210,7 +211,7 @@ std::vector<ParsedCase<KnightPuzzle::Instance>> KnightPuzzle::ParseOriginal(std:
       parsed.instance = InputError(
           case_number, lines.count(),
           Cat("the input ended inside the board: ", row, " of 5 rows, and line ",
-                       count_line, " announces ", boards, " boards"));
+                       count_line, " announces ", boards, boards == 1 ? " board" : " boards"));
       cases.push_back(std::move(parsed));
       return cases;
     }
@@ -230,7 +231,7 @@ std::vector<ParsedCase<KnightPuzzle::Instance>> KnightPuzzle::ParseOriginal(std:
     cases.push_back({static_cast<int>(boards) + 1, at,
                      InputError(0, at,
                                 Cat("more input after the ", boards,
-                                             " boards that line ", count_line,
+                                    boards == 1 ? " board" : " boards", " that line ", count_line,
                                              " announces: ", QuoteInput(lines.line(at))))});
   }
   return cases;

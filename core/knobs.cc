@@ -144,7 +144,10 @@ std::vector<ParsedCase<KnobsPuzzle::Instance>> KnobsPuzzle::ParseOriginal(std::s
           problem = InputError(
               case_number, at,
               Cat("knob ", knob + 1, "'s line has ", row->size(), " numbers, expected 5: ",
-                           "its state (1..4) and the knobs it advances from states 1, 2, 3, 4"));
+                  "its state (1..4) and the knobs it advances from states 1, 2, 3, 4",
+                  row->size() % 5 == 0 && row->size() > 5
+                      ? " (an instance is 12 lines, one per knob)"
+                      : ""));
         } else {
           // Check this line's values now so the error names this line.
           std::vector<uint32_t> targets(row->begin() + 1, row->end());
@@ -172,19 +175,21 @@ std::vector<ParsedCase<KnobsPuzzle::Instance>> KnobsPuzzle::ParseOriginal(std::s
       }
       at = lines.SkipBlank(at + 1);
     }
-    if (knob < kKnobs) {
-      parsed.instance = InputError(case_number, lines.count(),
-                                   Cat("the input ended after ", knob,
-                                                " of the 12 knob lines of this instance"));
-      cases.push_back(std::move(parsed));
-      return cases;
-    }
+    // A wrong line says more than the input ending after it (e.g. 12 knobs on one line).
     if (!problem.ok()) {
       parsed.instance = problem;
+    } else if (knob < kKnobs) {
+      parsed.instance = InputError(case_number, lines.count(),
+                                   Cat("the input ended after ", knob,
+                                       " of the 12 knob lines of this instance"));
     } else {
       auto instance = InstanceFromRows(numbers);
       parsed.instance =
           instance.ok() ? instance : InputError(case_number, parsed.line, Message(instance.status()));
+    }
+    if (knob < kKnobs) {
+      cases.push_back(std::move(parsed));
+      return cases;
     }
     cases.push_back(std::move(parsed));
   }

@@ -75,7 +75,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"FewerBoardsThanAnnounced", "knight", "3\n" + kGoalBoard + kGoalBoard, "0\n0\n",
                  "case 3, line 11: the input ended after 2 of the 3 boards that line 1 announces"},
         BadInput{"MoreBoardsThanAnnounced", "knight", "1\n" + kGoalBoard + kGoalBoard, "0\n",
-                 "line 7: more input after the 1 boards that line 1 announces: '11111'"},
+                 "line 7: more input after the 1 board that line 1 announces: '11111'"},
         BadInput{"CountNotANumber", "knight", "two\n" + kGoalBoard, "",
                  "line 1: the first line must be the number of boards T, found 'two'"},
         BadInput{"EmptyInput", "knight", "",  "",
@@ -106,6 +106,13 @@ INSTANTIATE_TEST_SUITE_P(
                  "case 1, line 6: knob 6: 'nine' is not a whole number"},
         BadInput{"Truncated", "knobs", kKnobs9001.substr(0, kKnobs9001.find("3 4 11 1 8")), "",
                  "case 1, line 6: the input ended after 6 of the 12 knob lines of this instance"},
+        BadInput{"AllKnobsOnOneLine", "knobs",
+                 "3 3 7 2 6 2 4 10 8 3 1 8 3 7 9 1 7 9 4 5 3 3 8 2 7 3 11 4 5 2 1 11 9 1 12 3 6 12 "
+                 "10 3 4 11 3 4 7 3 6 12 10 5 4 4 8 9 7 2 6 1 9 11\n",
+                 "",
+                 "case 1, line 1: knob 1's line has 60 numbers, expected 5: its state (1..4) and "
+                 "the knobs it advances from states 1, 2, 3, 4 (an instance is 12 lines, one per "
+                 "knob)"},
         BadInput{"SecondInstanceTruncated", "knobs", kKnobs9001 + "1 2 3 4 5\n",
                  "10\n2 2 3 11 11 11 11 5 7 12\n",
                  "case 2, line 13: the input ended after 1 of the 12 knob lines of this instance"}),

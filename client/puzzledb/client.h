@@ -49,7 +49,9 @@ struct ClientOptions {
 
 class Client {
  public:
-  // Checks the options (readable TLS files, a usable target) before connecting.
+  // Checks the options before connecting: a target of host:port form(s) with ports in
+  // 1..65535 (or a gRPC target with a scheme), TLS certificate and key given together, the
+  // TLS files readable. INVALID_ARGUMENT or FAILED_PRECONDITION saying what is wrong.
   static absl::StatusOr<std::unique_ptr<Client>> Connect(ClientOptions options);
   // Connects without the checks; a problem with the options makes every call fail with it.
   explicit Client(ClientOptions options);
@@ -68,8 +70,9 @@ class Client {
   absl::StatusOr<v1::ListTablesResponse> ListTables() const;
 
   // Sends all requests over one SolveStream call and returns one answer per request, in the
-  // order of the requests (whatever order the server answered in). A request the server
-  // could not answer has `error` set in its answer. `timeout` covers the whole call.
+  // order of the requests (whatever order the server answered in), each with its request's
+  // `id`. A request the server could not answer has `error` set in its answer. `timeout`
+  // covers the whole call.
   absl::StatusOr<std::vector<v1::SolveResponse>> SolveAll(
       const std::vector<v1::SolveRequest>& requests, std::chrono::milliseconds timeout) const;
 
