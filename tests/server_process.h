@@ -27,7 +27,9 @@ class ServerProcess {
                                      "127.0.0.1:" + std::to_string(port)};
     argv.insert(argv.end(), extra.begin(), extra.end());
     process_ = StartProcess(argv, log);
-    for (int i = 0; i < 400 && address_.empty(); ++i) {
+    // Up to two minutes: loading the tables takes well under a second alone, but far longer
+    // on a machine busy with other tests.
+    for (int i = 0; i < 4800 && address_.empty(); ++i) {
       std::smatch match;
       const std::string text = ReadFile(log);
       if (std::regex_search(text, match, std::regex(R"(listening on (127\.0\.0\.1:(\d+)))"))) {
@@ -63,8 +65,9 @@ class ServerProcess {
   }
 
   // Sends `signal` and waits for the exit status (-1 for a signal death or a timeout).
-  int Stop(int signal, double seconds = 15) {
-    ::kill(process_.pid, signal);
+  // `signal` 0: one sent already.
+  int Stop(int signal, double seconds = 30) {
+    if (signal != 0) ::kill(process_.pid, signal);
     running_ = false;
     return WaitProcess(process_, seconds);
   }

@@ -1,0 +1,274 @@
+// The server's edges, with the real binaries: bulk solves through the CLI (one stream),
+// the drain on SIGTERM, one log line per event (gRPC's own messages included), request
+// bytes that do not parse, an oversized request inside a stream, info on a damaged table.
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "core/rotation.h"
+#include "core/strings.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "proto/wire.h"
+#include "puzzledb/client.h"
+#include "puzzledb/v1/solver.grpc.pb.h"
+#include "tests/server_process.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using testing::RunCommand;
+
+std::string CopyOfTestDb(const std::string& name) {
+  const std::string db = testing::TempPath(name);
+  fs::remove_all(db);
+  fs::copy(PUZZLEDB_TEST_DB, db, fs::copy_options::recursive);
+  return db;
+}
+
+Client ClientOf(const std::string& address) {
+  ClientOptions options;
+  options.target = address;
+  options.timeout = 10000ms;
+  options.max_attempts = 1;
+  return Client(options);
+}
+
+// `count` rotation boards in POJ 2286's input format (eight of each value, shuffled).
+std::string RotationCases(int count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string text;
+  for (int i = 0; i < count; ++i) {
+    std::vector<uint32_t> values;
+    for (uint32_t k = 1; k <= 3; ++k) values.insert(values.end(), 8, k);
+    std::shuffle(values.begin(), values.end(), rng);
+    text += Join(values, " ") + "\n";
+  }
+  return text + "0\n";
+}
+
+TEST(EdgesTest, BulkSolvesThroughTheCliMatchTheInProcessAnswers) {
+  const std::string db = CopyOfTestDb("edges_bulk_db");
+  testing::ServerProcess server(PUZZLEDB_SERVER, db, {}, testing::TempPath("edges_bulk.log"));
+  ASSERT_FALSE(server.address().empty()) << server.Log();
+  const std::string input = RotationCases(3000, 1);
+  const auto local = RunCommand(std::string(PUZZLEDB_CLI) + " --db " + db +
+                                    " solve --puzzle rotation", input);
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  const auto remote = RunCommand(std::string(PUZZLEDB_CLI) + " --server " + server.address() +
+                                     " solve --puzzle rotation", input);
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  EXPECT_EQ(remote.out, local.out);  // the same answers, in case order
+  EXPECT_EQ(std::count(remote.out.begin(), remote.out.end(), '\n'), 6000);
+  // In JSON, every answer carries its case number as id.
+  const auto json = RunCommand(std::string(PUZZLEDB_CLI) + " --server " + server.address() +
+                                   " solve --json --puzzle rotation", RotationCases(50, 2));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  std::istringstream lines(json.out);
+  std::string line;
+  for (int id = 1; std::getline(lines, line); ++id) {
+    EXPECT_NE(line.find("\"id\":\"" + std::to_string(id) + "\""), std::string::npos) << line;
+  }
+  // Analyze's JSON has its id too.
+  const auto analyze = RunCommand(std::string(PUZZLEDB_CLI) + " --server " + server.address() +
+                                      " analyze --json --puzzle rotation", RotationCases(2, 3));
+  EXPECT_NE(analyze.out.find("\"id\":\"2\""), std::string::npos) << analyze.out;
+  EXPECT_EQ(server.Stop(SIGTERM), 0);
+  fs::remove_all(db);
+}
+
+TEST(EdgesTest, SigtermDrainsHealthFirstThenStops) {
+  const std::string db = CopyOfTestDb("edges_drain_db");
+  testing::ServerProcess server(PUZZLEDB_SERVER, db, {"--drain", "3", "--grace", "1"},
+                                testing::TempPath("edges_drain.log"));
+  ASSERT_FALSE(server.address().empty()) << server.Log();
+  Client client = ClientOf(server.address());
+  ASSERT_TRUE(client.WaitUntilServing(10000ms).ok());
+  ASSERT_EQ(::kill(server.pid(), SIGTERM), 0);
+  // Health turns NOT_SERVING ...
+  auto channel = grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials());
+  auto health = grpc::health::v1::Health::NewStub(channel);
+  bool not_serving = false;
+  for (int i = 0; i < 3000 && !not_serving; ++i) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 2s);
+    grpc::health::v1::HealthCheckRequest request;
+    request.set_service("puzzledb.v1.Solver");
+    grpc::health::v1::HealthCheckResponse response;
+    const grpc::Status status = health->Check(&context, request, &response);
+    ASSERT_TRUE(status.ok()) << "health went away before the drain: " << status.error_message();
+    not_serving = response.status() == grpc::health::v1::HealthCheckResponse::NOT_SERVING;
+    if (!not_serving) std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_TRUE(not_serving);
+  // ... while new calls are still answered, exactly.
+  v1::SolveRequest request;
+  request.mutable_puzzle()->mutable_knight()->set_board("1111111111000*10000100000");
+  auto answer = client.Solve(request);
+  ASSERT_TRUE(answer.ok()) << answer.status() << "\n" << server.Log();
+  EXPECT_EQ(answer->distance(), 3u);
+  EXPECT_EQ(server.Stop(0 /* already sent */, 30), 0) << server.Log();
+  const std::string log = server.Log();
+  EXPECT_NE(log.find("received SIGTERM: health NOT_SERVING, still answering for 3 s (--drain)"),
+            std::string::npos) << log;
+  EXPECT_NE(log.find("stopped:"), std::string::npos) << log;
+  fs::remove_all(db);
+}
+
+TEST(EdgesTest, EveryLogLineIsOneEventInTheServersFormat) {
+  // A second server on a taken port: gRPC's own multi-line complaint comes out folded into
+  // the server's format, one line each.
+  const std::string db = CopyOfTestDb("edges_log_db");
+  testing::ServerProcess first(PUZZLEDB_SERVER, db, {}, testing::TempPath("edges_log1.log"));
+  ASSERT_FALSE(first.address().empty()) << first.Log();
+  const std::string db2 = CopyOfTestDb("edges_log_db2");
+  const std::string log = testing::TempPath("edges_log2.log");
+  const auto second = testing::StartProcess(
+      {PUZZLEDB_SERVER, "--db", db2, "--listen", first.address()}, log);
+  const int status = testing::WaitProcess(second, 60);
+  if (status == -1) ::kill(second.pid, SIGKILL);
+  EXPECT_EQ(status, 1);
+  const std::string text = testing::ReadFile(log);
+  std::istringstream lines(text);
+  std::string line;
+  int count = 0;
+  const std::regex format(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ puzzledb-server: \S.*$)");
+  while (std::getline(lines, line)) {
+    ++count;
+    EXPECT_TRUE(std::regex_match(line, format)) << line;
+  }
+  EXPECT_GE(count, 1);
+  EXPECT_NE(text.find("cannot start: cannot listen on " + first.address()), std::string::npos)
+      << text;
+  EXPECT_EQ(first.Stop(SIGTERM), 0);
+  fs::remove_all(db);
+  fs::remove_all(db2);
+}
+
+// Calls `method` with raw bytes; the status that comes back.
+grpc::Status RawCall(const std::string& address, const std::string& method,
+                     const std::string& bytes) {
+  auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + 10s);
+  grpc::Slice slice(bytes);
+  grpc::ByteBuffer request(&slice, 1), response;
+  std::mutex mutex;
+  std::condition_variable done;
+  std::optional<grpc::Status> status;
+  stub.UnaryCall(&context, method, grpc::StubOptions(), &request, &response,
+                 [&](grpc::Status s) {
+                   std::lock_guard<std::mutex> lock(mutex);
+                   status = s;
+                   done.notify_all();
+                 });
+  std::unique_lock<std::mutex> lock(mutex);
+  done.wait(lock, [&] { return status.has_value(); });
+  return *status;
+}
+
+TEST(EdgesTest, BytesThatDoNotParseGetWhatTheDocsSay) {
+  const std::string db = CopyOfTestDb("edges_bytes_db");
+  testing::ServerProcess server(PUZZLEDB_SERVER, db, {}, testing::TempPath("edges_bytes.log"));
+  ASSERT_FALSE(server.address().empty()) << server.Log();
+  // gRPC's callback API refuses a request it cannot parse before the service sees it, with
+  // UNIMPLEMENTED and no message (docs/API.md, "Errors").
+  for (const std::string& bytes : {std::string("\xff\xff\xff\xff\x0f garbage"),
+                                   std::string("\x0a\x05\x0a\x03", 4)}) {
+    const grpc::Status status = RawCall(server.address(), "/puzzledb.v1.Solver/Solve", bytes);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+    EXPECT_EQ(status.error_message(), "");
+  }
+  // The server is unharmed.
+  Client client = ClientOf(server.address());
+  v1::SolveRequest request;
+  request.mutable_puzzle()->mutable_knight()->set_board("1111111111000*10000100000");
+  auto answer = client.Solve(request);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->distance(), 3u);
+  EXPECT_EQ(server.Stop(SIGTERM), 0);
+  fs::remove_all(db);
+}
+
+TEST(EdgesTest, AnOversizedRequestEndsItsStreamAfterTheAnswersBeforeIt) {
+  const std::string db = CopyOfTestDb("edges_oversized_db");
+  testing::ServerProcess server(PUZZLEDB_SERVER, db, {"--max-message-bytes", "4096"},
+                                testing::TempPath("edges_oversized.log"));
+  ASSERT_FALSE(server.address().empty()) << server.Log();
+  auto channel = grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials());
+  auto stub = v1::Solver::NewStub(channel);
+  grpc::ClientContext context;
+  auto stream = stub->SolveStream(&context);
+  v1::SolveRequest good;
+  good.mutable_puzzle()->mutable_knight()->set_board("1111111111000*10000100000");
+  good.set_id(1);
+  ASSERT_TRUE(stream->Write(good));
+  v1::SolveResponse response;
+  ASSERT_TRUE(stream->Read(&response));  // answered before the oversized one is sent
+  EXPECT_EQ(response.id(), 1u);
+  EXPECT_EQ(response.distance(), 3u);
+  v1::SolveRequest oversized;
+  oversized.mutable_puzzle()->mutable_knight()->set_board(std::string(10000, '1'));
+  oversized.set_id(2);
+  stream->Write(oversized);
+  stream->WritesDone();
+  while (stream->Read(&response)) ADD_FAILURE() << "an answer after the oversized request";
+  const grpc::Status status = stream->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  // A new stream works.
+  Client client = ClientOf(server.address());
+  auto answers = client.SolveAll({good, good}, 10000ms);
+  ASSERT_TRUE(answers.ok()) << answers.status();
+  EXPECT_EQ((*answers)[1].distance(), 3u);
+  EXPECT_EQ(server.Stop(SIGTERM), 0);
+  fs::remove_all(db);
+}
+
+TEST(EdgesTest, InfoSaysATableIsBadAndExitsOne) {
+  const std::string db = testing::TempPath("edges_info_db");
+  fs::remove_all(db);
+  const auto built = RunCommand(std::string(PUZZLEDB_BUILD) + " --quiet --db " + db +
+                                    " --puzzle knobs --wiring " + PUZZLEDB_GOLDEN_DIR +
+                                    "/knobs_9001.in", "");
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const auto good = RunCommand(std::string(PUZZLEDB_BUILD) + " info --db " + db, "");
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_NE(good.out.find("checksums     ok"), std::string::npos) << good.out;
+  // Damage the middle of the table's pages (the largest file), not the metadata.
+  fs::path pages;
+  for (const auto& entry : fs::directory_iterator(db)) {
+    if (entry.path().extension() == ".sst" &&
+        (pages.empty() || fs::file_size(entry.path()) > fs::file_size(pages))) {
+      pages = entry.path();
+    }
+  }
+  {
+    std::fstream f(pages, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(0, std::ios::end);
+    f.seekp(static_cast<std::streamoff>(f.tellg()) / 2);
+    f.write("\xde\xad\xbe\xef\xde\xad\xbe\xef", 8);
+  }
+  const auto bad = RunCommand(std::string(PUZZLEDB_BUILD) + " info --db " + db, "");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.out.find("checksums     BAD: "), std::string::npos) << bad.out;
+  EXPECT_EQ(bad.err.rfind("puzzledb-build info: table knobs-6f811fd419ed03df is bad: ", 0), 0u)
+      << bad.err;
+  const auto json = RunCommand(std::string(PUZZLEDB_BUILD) + " info --json --db " + db, "");
+  EXPECT_EQ(json.exit_code, 1);
+  EXPECT_NE(json.out.find("\"problem\": \""), std::string::npos) << json.out;
+  fs::remove_all(db);
+}
+
+}  // namespace
+}  // namespace puzzledb
