@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs puzzledb's client package from the build tree into a scratch prefix, builds the
 # embedding example against it with find_package(puzzledb), and runs the example against a
-# real server on a free port.
+# real server on a free port; then checks that the installed binaries stand alone.
 set -eu
 build_dir=$1
 source_dir=$2
@@ -25,3 +25,19 @@ done
 out=$(echo "1111111111000*10000100000" | "$scratch/example/hint_service" "127.0.0.1:$port")
 echo "$out"
 [ "$out" = "1111111111000*10000100000: 3 moves from the goal; play c1 (then 2)" ]
+
+# The installed binaries do not depend on the source tree: its path is in none of them, the
+# default wirings travel with the install (compiled in, and as files for reference), and the
+# installed builder makes the whole default database from another folder.
+for binary in puzzledb puzzledb-build puzzledb-server; do
+  if grep -q -F "$source_dir" "$scratch/prefix/bin/$binary"; then
+    echo "$binary names the source tree $source_dir" >&2
+    exit 1
+  fi
+done
+test -f "$scratch/prefix/share/puzzledb/wirings/knobs_9001.in"
+mkdir "$scratch/elsewhere"
+(cd "$scratch/elsewhere" && "$scratch/prefix/bin/puzzledb-build" --quiet --db built) >"$scratch/built.txt"
+cat "$scratch/built.txt"
+[ "$(grep -c ': .* states, complete' "$scratch/built.txt")" = 5 ]
+"$scratch/prefix/bin/puzzledb-build" info --db "$scratch/elsewhere/built" | grep -q '5 tables'

@@ -562,6 +562,61 @@ TEST_F(ServerTest, ClientSolveAllReturnsAnswersInRequestOrder) {
   EXPECT_EQ(answers->back().distance(), 20u);
 }
 
+TEST_F(ServerTest, ClientSolveAllKeepsTheCallersIds) {
+  std::vector<v1::SolveRequest> requests;
+  for (uint64_t id : {7777ull, 3ull, 3ull, 0ull, 123456789012ull}) {
+    requests.push_back(KnightRequest("1111111111000*10000100000"));
+    requests.back().set_id(id);
+  }
+  auto answers = client_->SolveAll(requests, 20000ms);
+  ASSERT_TRUE(answers.ok()) << answers.status();
+  ASSERT_EQ(answers->size(), requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    EXPECT_EQ((*answers)[i].id(), requests[i].id()) << i;
+    EXPECT_EQ((*answers)[i].distance(), 3u) << i;
+  }
+}
+
+TEST(ClientTest, ConnectChecksTheTarget) {
+  for (const auto& [target, message] : std::vector<std::pair<std::string, std::string>>{
+           {"", "the server address is empty; give host:port"},
+           {"garbage", "'garbage' has no port; give host:port, e.g. 127.0.0.1:50051"},
+           {"127.0.0.1:99999", "'127.0.0.1:99999': the port must be a number from 1 to 65535, got '99999'"},
+           {"127.0.0.1:0", "'127.0.0.1:0': the port must be a number from 1 to 65535, got '0'"},
+           {"http://x:1", "'http://x:1': unknown scheme; use host:port, dns:///host:port, ipv4:, ipv6: or unix:"}}) {
+    ClientOptions options;
+    options.target = target;
+    auto client = Client::Connect(options);
+    ASSERT_FALSE(client.ok()) << target;
+    EXPECT_EQ(client.status().code(), absl::StatusCode::kInvalidArgument) << target;
+    EXPECT_EQ(std::string(client.status().message()), message);
+    // The unchecked constructor fails every call with the same reason.
+    EXPECT_EQ(Client(options).ListTables().status(), client.status());
+  }
+  for (const std::string target : {"127.0.0.1:50051", "[::1]:50051", "localhost:1",
+                                   "dns:///db.example:50051", "10.0.0.1:1,10.0.0.2:2", "unix:/tmp/s"}) {
+    ClientOptions options;
+    options.target = target;
+    EXPECT_TRUE(Client::Connect(options).ok()) << target;
+  }
+  ClientOptions half_tls;
+  half_tls.tls_cert_file = "client.pem";
+  EXPECT_EQ(std::string(Client::Connect(half_tls).status().message()),
+            "a TLS client certificate needs its key (tls_key_file)");
+}
+
+TEST(ClientTest, WaitUntilServingOnARefusedPortSaysWhy) {
+  ClientOptions options;
+  options.target = "127.0.0.1:1";  // nothing listens on port 1
+  Client client(options);
+  const absl::Status status = client.WaitUntilServing(1500ms);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+  const std::string message(status.message());
+  EXPECT_EQ(message.rfind("no puzzledb server serving at 127.0.0.1:1: ", 0), 0u) << message;
+  EXPECT_NE(message.find("onnect"), std::string::npos) << message;  // gRPC's connection error
+  EXPECT_EQ(message.find("Deadline Exceeded"), std::string::npos) << message;
+}
+
 TEST_F(ServerTest, ANewWiringIsSearchedAtOnceAndThenBuiltInTheBackground) {
   const auto instance = Knobs("knobs_9002.in");
   auto first = client_->Solve(RequestFor(instance));
