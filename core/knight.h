@@ -109,7 +109,7 @@ class KnightPuzzle {
     return Unrank(static_cast<uint64_t>(rng()) % Size());
   }
 
-  // Every board is solvable (PUZZLES.md).
+  // Every board is solvable (docs/PUZZLES.md, section 1).
   static bool ProvablyUnsolvable(const State&) { return false; }
   // The parity every path length from `s` to the goal has.
   static int DistanceParity(const State& s) { return (s.blank / 5 + s.blank % 5) & 1; }

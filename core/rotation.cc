@@ -20,7 +20,7 @@ constexpr uint32_t kLowerRow = CellMask({13, 14, 15, 16, 17, 18, 19});
 }  // namespace
 
 // Move A lists the left column upwards (0 2 6 ... ascending), E the right column downwards
-// (23 21 ... descending), and so on: see the table in PUZZLES.md.
+// (23 21 ... descending), and so on: see the table in docs/PUZZLES.md, section 3.
 const std::array<RotationMoves::Line, RotationMoves::kCount> RotationMoves::kLines = {{
     {kLeftColumn, true},    // A: 0 2 6 11 15 20 22
     {kRightColumn, true},   // B: 1 3 8 12 17 21 23

@@ -32,7 +32,7 @@ class RotationMoves {
       (1u << 17);
 
   // Cell mask after `move`: every cell on the move's line takes the value of the next cell
-  // listed, the first cell's value goes to the last (PUZZLES.md, section 3).
+  // listed, the first cell's value goes to the last (docs/PUZZLES.md, section 3).
   static uint32_t Apply(uint32_t mask, int move) {
     const Line& line = kLines[move];
     const uint32_t bits = ExtractBits(mask, line.cells);  // line cells in increasing order

@@ -85,7 +85,7 @@ bool Replays(const P& model, typename P::State s, const std::vector<uint8_t>& mo
   return model.IsGoal(s);
 }
 
-// One line of ../shared/samples/knight_exact.txt: a board (25 characters), its exact
+// One line of tests/golden/knight_exact.txt: a board (25 characters), its exact
 // distance and its lexicographically smallest optimal sequence (cell names).
 struct KnightExactSample {
   std::string board;

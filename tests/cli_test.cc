@@ -1,5 +1,5 @@
-// The real puzzledb binary on the golden samples of ../shared/samples (copied to
-// tests/golden): exactly the expected original output.
+// The real puzzledb binary on the golden samples (tests/golden): exactly the expected
+// original output.
 #include <string>
 
 #include "gtest/gtest.h"

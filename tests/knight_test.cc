@@ -71,7 +71,7 @@ TEST(KnightTest, UndoInvertsApplyOnRandomStates) {
   }
 }
 
-// The first layers of the breadth-first search equal PUZZLES.md's counts, which checks the
+// The first layers of the breadth-first search equal docs/PUZZLES.md's counts, which checks the
 // moves, and the bound is admissible with the right parity on every one of those states.
 TEST(KnightTest, LayersNearTheGoalAndTheBoundAgreeWithBreadthFirstSearch) {
   const KnightPuzzle knight;

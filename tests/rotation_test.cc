@@ -29,7 +29,7 @@ RotationBoard RandomBoard(std::mt19937& rng) {
   return Board(values);
 }
 
-// Each move, written as in PUZZLES.md: every listed cell takes the next one's value and the
+// Each move, written as in docs/PUZZLES.md: every listed cell takes the next one's value and the
 // first one's value goes to the last.
 TEST(RotationTest, MovesShiftTheirLineAsTheTableSays) {
   const int lines[8][7] = {{0, 2, 6, 11, 15, 20, 22},   {1, 3, 8, 12, 17, 21, 23},
@@ -65,7 +65,7 @@ TEST(RotationTest, PlacementRankIsABijection) {
   }
 }
 
-// The full placement table equals PUZZLES.md's histogram, and the board bound is
+// The full placement table equals docs/PUZZLES.md's histogram, and the board bound is
 // admissible against it.
 TEST(RotationTest, PlacementDistancesMatchThePublishedHistogram) {
   const CentrePlacementSpace space;
