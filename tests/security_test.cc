@@ -152,7 +152,7 @@ TEST_F(SecurityTest, ReplicasShareTheCallsAndOneMayGoAway) {
   ClientOptions both;
   both.target = "127.0.0.1:" + std::to_string(a->port()) + ",127.0.0.1:" + std::to_string(b->port());
   Client client(both);
-  ASSERT_TRUE(client.WaitUntilServing(5000ms).ok());
+  ASSERT_TRUE(client.WaitUntilServing(60000ms).ok());
   for (int i = 0; i < 200; ++i) ASSERT_TRUE(client.Solve(RotationRequest()).ok());
   EXPECT_GT(a->counters().table_answers.load(), 20u);
   EXPECT_GT(b->counters().table_answers.load(), 20u);
@@ -161,7 +161,7 @@ TEST_F(SecurityTest, ReplicasShareTheCallsAndOneMayGoAway) {
   for (int i = 0; i < 200; ++i) failed += !client.Solve(RotationRequest()).ok();
   EXPECT_EQ(failed, 0);
   b->Shutdown(100ms);
-  EXPECT_EQ(client.Solve(RotationRequest(), 500ms).status().code(),
+  EXPECT_EQ(client.Solve(RotationRequest(), 10000ms).status().code(),
             absl::StatusCode::kUnavailable);
   b.reset();
   fs::remove_all(other_db);
