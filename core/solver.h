@@ -62,6 +62,12 @@ class Solver {
 
   // Loads every table in the store now (instead of at first use); returns how many loaded.
   int Preload();
+  // Loads the table for these parameters now, if the store has one (so that a caller can
+  // time its first answer without the load).
+  template <PuzzleModel P>
+  void Prepare(const typename P::Params& params) {
+    (void)WalkerFor(P(params));
+  }
   // Forgets what is known about a table (after it was built or rebuilt), so that the next
   // query loads it again.
   void Forget(const std::string& table_id);

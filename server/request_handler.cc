@@ -162,6 +162,14 @@ absl::Status RequestHandler::AnalyzeWithSearch(const v1::AnalyzeRequest& request
   return WithSearch(request, std::move(limits), response);
 }
 
+void RequestHandler::Prepare(const v1::Puzzle& puzzle) {
+  VisitPuzzle(WirePuzzleName(puzzle), [&](auto type) {
+    using P = typename decltype(type)::type;
+    auto instance = InstanceFromWire<P>(puzzle);
+    if (instance.ok()) solver_->Prepare<P>(instance->params);
+  });
+}
+
 v1::ListTablesResponse RequestHandler::ListTables() const {
   v1::ListTablesResponse response;
   TableStore* store = solver_->store();

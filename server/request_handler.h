@@ -42,6 +42,10 @@ class RequestHandler {
 
   v1::ListTablesResponse ListTables() const;
 
+  // Loads the table the puzzle's answer would come from, if there is one (nothing for a
+  // malformed puzzle: the answer will say what is wrong).
+  void Prepare(const v1::Puzzle& puzzle);
+
  private:
   template <class Request, class Response>
   Route FromTables(const Request& request, Response* response, absl::Status* status);
