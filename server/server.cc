@@ -132,7 +132,8 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
                                                  : " (TLS, client certificates required)",
             "; database ", options.db, ": ", loaded,
             " tables loaded (", tables, ")", refusals, "; searches: ", searches,
-            " at a time, ", options.search_queue, " may wait, default deadline ", options.default_search_deadline.count(), " ms, budget ",
+            " at a time, ", options.search_queue, " may wait, default deadline ",
+            options.default_search_deadline.count(), " ms, budget ",
             options.search_node_budget, " nodes; background builds ",
             options.build_missing_tables ? "on" : "off", "; started in ",
             std::chrono::duration_cast<std::chrono::milliseconds>(

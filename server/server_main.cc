@@ -1,5 +1,6 @@
 // puzzledb-server: serves puzzledb.v1.Solver from a database built by puzzledb-build.
 // Binds localhost unless told otherwise; stops cleanly on SIGINT or SIGTERM.
+#include <atomic>
 #include <csignal>
 #include <ctime>
 #include <iostream>
@@ -24,20 +25,38 @@ void Log(std::string_view line) {
   std::cerr << stamp << " puzzledb-server: " << line << std::endl;
 }
 
-// gRPC's own messages (a bind failure, a failed TLS handshake, a DNS error) in the server's
-// format: one line each, newlines folded, INFO and DEBUG dropped.
+// gRPC's status dumps ("UNKNOWN:No address added ... {created_time:..., children:[...
+// os_error:\"Address already in use\" ...]}") as one short line: the outer message and the
+// innermost operating-system error.
+std::string SummarizeGrpcMessage(std::string message) {
+  for (char& c : message) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  std::string summary = message.substr(0, message.find(" {"));
+  if (summary.rfind("UNKNOWN:", 0) == 0) summary.erase(0, 8);
+  const std::string key = "os_error:\"";
+  if (const size_t at = message.rfind(key); at != std::string::npos) {
+    const size_t end = message.find('"', at + key.size());
+    summary += " (" + message.substr(at + key.size(), end - at - key.size()) + ")";
+  }
+  return summary;
+}
+
+// Until the server has started, gRPC's errors are kept for the "cannot start" line (which
+// says the same thing); after that each is logged as one line of the server's format.
+// INFO and DEBUG messages are dropped.
+std::atomic<bool> started{false};
+std::string startup_grpc_error;  // guarded by log_mutex
+
 void GrpcLog(gpr_log_func_args* args) {
   if (args->severity < GPR_LOG_SEVERITY_ERROR) return;
-  std::string message = args->message != nullptr ? args->message : "";
-  for (char& c : message) {
-    if (c == '\n' || c == '\r') c = ' ';
+  const std::string summary = SummarizeGrpcMessage(args->message != nullptr ? args->message : "");
+  if (!started) {
+    std::lock_guard<std::mutex> lock(log_mutex);
+    startup_grpc_error = summary;
+    return;
   }
-  std::string collapsed;
-  for (char c : message) {
-    if (c == ' ' && !collapsed.empty() && collapsed.back() == ' ') continue;
-    collapsed += c;
-  }
-  Log("grpc: " + collapsed);
+  Log("grpc: " + summary);
 }
 
 }  // namespace
@@ -137,9 +156,16 @@ int main(int argc, char** argv) {
       std::cerr << "puzzledb-server: " << server.status().message() << "\n";
       return 2;
     }
-    Log(std::string("cannot start: ") + std::string(server.status().message()));
+    std::string grpc_reason;
+    {
+      std::lock_guard<std::mutex> lock(log_mutex);
+      grpc_reason = startup_grpc_error;
+    }
+    Log(std::string("cannot start: ") + std::string(server.status().message()) +
+        (grpc_reason.empty() ? "" : "; gRPC says: " + grpc_reason));
     return 1;
   }
+  started = true;
   int signal = 0;
   sigwait(&stop_signals, &signal);
   const char* name = signal == SIGINT ? "SIGINT" : "SIGTERM";
