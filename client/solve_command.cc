@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <type_traits>
@@ -30,9 +31,15 @@ absl::StatusOr<v1::Policy> ParsePolicy(const std::string& name) {
 enum class Mode { kSolve, kAnalyze };
 
 template <PuzzleModel P>
-v1::SolveRequest SolveRequestFor(const typename P::Instance& instance, v1::Policy policy,
+v1::SolveRequest SolveRequestFor(const SolveCommandOptions& options,
+                                 const typename P::Instance& instance, v1::Policy policy,
                                  int max_moves, int number) {
   v1::SolveRequest request;
+  // --timeout per case, also when the cases share one stream.
+  const double timeout_ms = options.backend.timeout_seconds * 1000;
+  if (timeout_ms > 0) {
+    request.set_timeout_ms(static_cast<uint32_t>(std::clamp(timeout_ms, 1.0, 4.0e9)));
+  }
   InstanceToWire(instance, request.mutable_puzzle());
   request.set_max_moves(static_cast<uint32_t>(max_moves));
   request.set_policy(policy);
@@ -96,7 +103,8 @@ int RunCases(Mode mode, const SolveCommandOptions& options, v1::Policy policy,
       while (end < cases.size() && requests.size() < backend.BatchSize()) {
         const auto& parsed = cases[end++];
         if (parsed.instance.ok()) {
-          requests.push_back(SolveRequestFor<P>(*parsed.instance, policy, max_moves, parsed.number));
+          requests.push_back(
+              SolveRequestFor<P>(options, *parsed.instance, policy, max_moves, parsed.number));
         } else if (!options.json) {
           break;
         }

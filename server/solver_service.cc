@@ -44,7 +44,8 @@ grpc::Status SearchRefused(const SearchPool& pool) {
 }
 
 SearchLimits SolverService::LimitsFor(grpc::CallbackServerContext* context,
-                                      const std::atomic<bool>* cancelled) const {
+                                      const std::atomic<bool>* cancelled,
+                                      uint32_t timeout_ms) const {
   SearchLimits limits;
   const auto now_system = std::chrono::system_clock::now();
   const auto now_steady = std::chrono::steady_clock::now();
@@ -55,6 +56,9 @@ SearchLimits SolverService::LimitsFor(grpc::CallbackServerContext* context,
                                        call_deadline - now_system);
   } else {
     limits.deadline = now_steady + options_.default_search_deadline;
+  }
+  if (timeout_ms > 0) {
+    limits.deadline = std::min(*limits.deadline, now_steady + std::chrono::milliseconds(timeout_ms));
   }
   limits.cancelled = [cancelled] { return cancelled->load(std::memory_order_relaxed); };
   return limits;
@@ -96,7 +100,9 @@ grpc::ServerUnaryReactor* SolverService::Unary(grpc::CallbackServerContext* cont
     return reactor;
   }
   auto* reactor = new SearchCallReactor();
-  SearchLimits limits = LimitsFor(context, reactor->cancelled());
+  uint32_t timeout_ms = 0;
+  if constexpr (requires { request->timeout_ms(); }) timeout_ms = request->timeout_ms();
+  SearchLimits limits = LimitsFor(context, reactor->cancelled(), timeout_ms);
   ServiceCounters* counters = &counters_;
   const bool accepted = pool_->TrySubmit(
       [counters, reactor, request, response, limits, finish,
@@ -217,7 +223,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     ++outside_;  // the search's hold on this reactor
     WriteNextLocked(lock);  // what was held for this request is not held for its search
     lock.unlock();
-    SearchLimits limits = service_->LimitsFor(context_, &cancelled_);
+    SearchLimits limits = service_->LimitsFor(context_, &cancelled_, request.timeout_ms());
     const uint64_t id = request.id();
     response->Clear();
     auto* searched = response.release();  // owned by the search

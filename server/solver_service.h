@@ -53,8 +53,9 @@ class SolverService final : public v1::Solver::CallbackService {
 
   // The limits of a search for a call: its deadline (or the default), and `cancelled`, which
   // the call's reactor sets in OnCancel (the client went away, or the server shuts down).
+  // A request's own `timeout_ms` (0: none) shortens it further.
   SearchLimits LimitsFor(grpc::CallbackServerContext* context,
-                         const std::atomic<bool>* cancelled) const;
+                         const std::atomic<bool>* cancelled, uint32_t timeout_ms = 0) const;
   RequestHandler* handler() const { return handler_; }
   SearchPool* pool() const { return pool_; }
   ServiceCounters& mutable_counters() { return counters_; }

@@ -87,6 +87,30 @@ TEST(EdgesTest, BulkSolvesThroughTheCliMatchTheInProcessAnswers) {
   fs::remove_all(db);
 }
 
+TEST(EdgesTest, TheCliTimeoutHoldsForEveryCaseOfAStream) {
+  // The server would let a search run for an hour; --timeout 1 must still end each case.
+  const std::string db = CopyOfTestDb("edges_timeout_db");
+  testing::ServerProcess server(PUZZLEDB_SERVER, db, {"--default-deadline", "3600"},
+                                testing::TempPath("edges_timeout.log"));
+  ASSERT_FALSE(server.address().empty()) << server.Log();
+  std::string input = "6\n";
+  for (int i = 0; i < 6; ++i) input += "01010\n0*000\n11000\n10101\n11111\n";  // 34 moves
+  const auto result = RunCommand(std::string(PUZZLEDB_CLI) + " --server " + server.address() +
+                                     " --timeout 1 solve --json --puzzle knight --max-moves 0 "
+                                     "--policy search-only",
+                                 input);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  for (int id = 1; id <= 6; ++id) {
+    EXPECT_NE(result.out.find("{\"id\":\"" + std::to_string(id) + "\",\"error\":\"case " +
+                              std::to_string(id) + ": "),
+              std::string::npos)
+        << result.out;
+  }
+  EXPECT_NE(result.out.find("deadline"), std::string::npos) << result.out;
+  EXPECT_EQ(server.Stop(SIGTERM), 0);
+  fs::remove_all(db);
+}
+
 TEST(EdgesTest, SigtermDrainsHealthFirstThenStops) {
   const std::string db = CopyOfTestDb("edges_drain_db");
   testing::ServerProcess server(PUZZLEDB_SERVER, db, {"--drain", "3", "--grace", "1"},
