@@ -94,15 +94,26 @@ class Solver {
 
 // ---------------------------------------------------------------- implementation
 
+// The mutex is held only to read or change the maps, never while a table loads or a live
+// solver is built: a search thread runs at low priority (SCHED_IDLE on a busy machine gets
+// almost no CPU), and a lock it held while being starved would stall every table answer.
 template <PuzzleModel P>
 std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
   const std::string id = P::TableId(model.params());
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (refused_.count(id) != 0 || store_ == nullptr) return nullptr;
+    if (auto it = walkers_.find(id); it != walkers_.end()) {
+      return std::static_pointer_cast<const TableWalker<P>>(it->second);
+    }
+  }
+  // Two threads may load the same table at once; the first to finish is kept.
+  auto table = store_->Load(id);
   std::lock_guard<std::mutex> lock(mutex_);
-  if (refused_.count(id) != 0 || store_ == nullptr) return nullptr;
+  if (refused_.count(id) != 0) return nullptr;
   if (auto it = walkers_.find(id); it != walkers_.end()) {
     return std::static_pointer_cast<const TableWalker<P>>(it->second);
   }
-  auto table = store_->Load(id);
   if (!table.ok()) {
     if (absl::IsNotFound(table.status())) {
       walkers_[id] = nullptr;
@@ -130,9 +141,18 @@ std::shared_ptr<const LiveSolver<P>> Solver::LiveFor(const P& model) {
     return std::make_shared<const LiveSolver<P>>(model);  // nothing to build or keep
   } else {
     const std::string id = P::TableId(model.params());
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = live_.find(id); it != live_.end()) {
+        return std::static_pointer_cast<const LiveSolver<P>>(it->second);
+      }
+    }
+    // Built outside the lock (its perimeter search takes milliseconds, far longer for a
+    // starved search thread); two threads may both build it, the first one is kept.
+    auto built = std::make_shared<const LiveSolver<P>>(model);
     std::lock_guard<std::mutex> lock(mutex_);
     auto& slot = live_[id];
-    if (slot == nullptr) slot = std::make_shared<const LiveSolver<P>>(model);
+    if (slot == nullptr) slot = built;
     return std::static_pointer_cast<const LiveSolver<P>>(slot);
   }
 }

@@ -11,6 +11,7 @@ namespace puzzledb {
 
 SearchPool::SearchPool(int threads, size_t queue_limit, SearchPriority priority)
     : capacity_(std::max(1, threads)), queue_limit_(queue_limit), priority_(priority) {
+  delivery_thread_ = std::thread([this] { DeliveryLoop(); });
   for (int i = 0; i < capacity_; ++i) threads_.emplace_back([this] { Loop(); });
 }
 
@@ -21,6 +22,12 @@ SearchPool::~SearchPool() {
   }
   ready_.notify_all();
   for (auto& t : threads_) t.join();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    deliveries_stopping_ = true;
+  }
+  delivery_ready_.notify_all();
+  delivery_thread_.join();  // after every delivery queued
 }
 
 bool SearchPool::Enqueue(Work work, bool may_refuse) {
@@ -85,8 +92,23 @@ void SearchPool::Loop() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       --running_;  // the slot is free before the answer leaves
+      if (deliver) deliveries_.push_back(std::move(deliver));
     }
-    if (deliver) deliver();
+    delivery_ready_.notify_one();
+  }
+}
+
+void SearchPool::DeliveryLoop() {
+  while (true) {
+    std::function<void()> deliver;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      delivery_ready_.wait(lock, [this] { return deliveries_stopping_ || !deliveries_.empty(); });
+      if (deliveries_.empty()) return;  // stopping, nothing left
+      deliver = std::move(deliveries_.front());
+      deliveries_.pop_front();
+    }
+    deliver();
   }
 }
 

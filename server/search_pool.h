@@ -9,6 +9,9 @@
 // A search's slot is free again before its answer is sent (a search returns its delivery,
 // which runs after the slot is released), so a caller that waits for each answer before it
 // asks again always finds a free slot when nothing else runs.
+// Deliveries run on one thread of normal priority, never on the search threads: sending an
+// answer takes gRPC's locks, and a search thread at low priority (SCHED_IDLE on a busy
+// machine gets almost no CPU) holding one of them would stall every other call.
 #ifndef PUZZLEDB_SERVER_SEARCH_POOL_H_
 #define PUZZLEDB_SERVER_SEARCH_POOL_H_
 
@@ -37,7 +40,8 @@ void SetThisThreadsPriority(SearchPriority priority);
 class SearchPool {
  public:
   // A search: runs on a pool thread and returns its delivery (e.g. sending the answer),
-  // which the same thread runs once the search's slot is free again. May return nullptr.
+  // which the delivery thread runs once the search's slot is free again. May return
+  // nullptr.
   using Work = std::function<std::function<void()>()>;
 
   SearchPool(int threads, size_t queue_limit, SearchPriority priority = SearchPriority::kLow);
@@ -60,6 +64,7 @@ class SearchPool {
  private:
   bool Enqueue(Work work, bool may_refuse);
   void Loop();
+  void DeliveryLoop();
 
   const int capacity_;
   const size_t queue_limit_;
@@ -70,6 +75,11 @@ class SearchPool {
   int running_ = 0;  // searches taken off the queue whose delivery has not begun
   bool stopping_ = false;
   std::vector<std::thread> threads_;
+  // The delivery thread's queue.
+  std::condition_variable delivery_ready_;
+  std::deque<std::function<void()>> deliveries_;
+  bool deliveries_stopping_ = false;
+  std::thread delivery_thread_;
 };
 
 }  // namespace puzzledb
