@@ -66,9 +66,9 @@ SearchLimits SolverService::LimitsFor(grpc::CallbackServerContext* context,
 
 namespace {
 
-// A unary call answered by a search: finished from a search thread, and told when the
+// A unary call answered by a search: finished from the pool's delivery thread, told when the
 // call is cancelled so that the search stops. gRPC deletes it (OnDone) only after Finish,
-// and Finish is the last thing the search thread does with it.
+// and Finish is the last thing the delivery does with it.
 class SearchCallReactor final : public grpc::ServerUnaryReactor {
  public:
   std::atomic<bool>* cancelled() { return &cancelled_; }
@@ -176,7 +176,7 @@ namespace {
 // for a search: its answer is written when it comes.
 //
 // Lifetime: gRPC calls OnDone once, after Finish and after every reaction (OnReadDone,
-// OnWriteDone, OnCancel) has returned. Search threads are not gRPC's: each search holds
+// OnWriteDone, OnCancel) has returned. The pool's threads are not gRPC's: each search holds
 // the reactor (`outside_`) from its submission until its last touch, and the reactor is
 // deleted by whichever comes last, OnDone or the last search to let go. A search of a
 // stream that ended (the client went away) is cancelled, or skipped if it had not started,
@@ -347,7 +347,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
   }
 
   // Finishes the call when nothing is left to do. Called from reactions (gRPC runs OnDone
-  // only after they return) or from a search thread that still holds the reactor.
+  // only after they return) or from a search's delivery, which still holds the reactor.
   void MaybeFinishLocked(std::unique_lock<std::mutex>& lock) {
     if (finished_ || searching_ > 0 || answering_ > 0 || writing_ || !queue_.empty() ||
         read_pending_) {
