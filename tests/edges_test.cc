@@ -29,12 +29,7 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using testing::RunCommand;
 
-std::string CopyOfTestDb(const std::string& name) {
-  const std::string db = testing::TempPath(name);
-  fs::remove_all(db);
-  fs::copy(PUZZLEDB_TEST_DB, db, fs::copy_options::recursive);
-  return db;
-}
+using testing::CopyOfTestDb;
 
 Client ClientOf(const std::string& address) {
   ClientOptions options;

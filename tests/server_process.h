@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
@@ -15,6 +16,14 @@
 #include "tests/test_util.h"
 
 namespace puzzledb::testing {
+
+// A copy of the test database (servers may add tables to theirs).
+inline std::string CopyOfTestDb(const std::string& name) {
+  const std::string db = TempPath(name);
+  std::filesystem::remove_all(db);
+  std::filesystem::copy(PUZZLEDB_TEST_DB, db, std::filesystem::copy_options::recursive);
+  return db;
+}
 
 class ServerProcess {
  public:
