@@ -6,6 +6,7 @@
 #include <random>
 #include <thread>
 
+#include "absl/status/status.h"
 #include "client/commands.h"
 #include "core/address.h"
 #include "core/registry.h"
@@ -58,11 +59,14 @@ absl::StatusOr<std::vector<v1::SolveRequest>> MakeRequests(const BenchCommandOpt
 struct Tally {
   std::mutex mutex;
   std::vector<uint32_t> micros;
-  std::map<int, uint64_t> errors;  // by gRPC code
-  void Add(const std::vector<uint32_t>& more, const std::map<int, uint64_t>& failed) {
+  std::map<int, uint64_t> errors;       // by gRPC code
+  std::map<int, std::string> messages;  // the first message seen for each code
+  void Add(const std::vector<uint32_t>& more, const std::map<int, uint64_t>& failed,
+           const std::map<int, std::string>& said) {
     std::lock_guard<std::mutex> lock(mutex);
     micros.insert(micros.end(), more.begin(), more.end());
     for (const auto& [code, n] : failed) errors[code] += n;
+    for (const auto& [code, text] : said) messages.emplace(code, text);
   }
 };
 
@@ -97,6 +101,7 @@ void RunUnary(std::vector<std::unique_ptr<v1::Solver::Stub>>& stubs,
   for (size_t slot = 0; slot < calls.size(); ++slot) start(slot);
   std::vector<uint32_t> micros;
   std::map<int, uint64_t> errors;
+  std::map<int, std::string> messages;
   size_t outstanding = calls.size();
   void* tag;
   bool ok;
@@ -106,7 +111,9 @@ void RunUnary(std::vector<std::unique_ptr<v1::Solver::Stub>>& stubs,
     if (ok && call.status.ok()) {
       micros.push_back(MicrosSince(call.sent));
     } else {
-      ++errors[ok ? call.status.error_code() : grpc::StatusCode::UNKNOWN];
+      const int code = ok ? call.status.error_code() : grpc::StatusCode::UNKNOWN;
+      ++errors[code];
+      messages.emplace(code, ok ? call.status.error_message() : "the completion queue failed");
     }
     // A server that went away ends the run (the caller says so) instead of counting
     // failures at the speed of a refused connection.
@@ -121,7 +128,7 @@ void RunUnary(std::vector<std::unique_ptr<v1::Solver::Stub>>& stubs,
   queue.Shutdown();
   while (queue.Next(&tag, &ok)) {
   }
-  tally->Add(micros, errors);
+  tally->Add(micros, errors, messages);
 }
 
 // One stream kept `window` requests ahead of its answers; latency is from a request's write
@@ -130,15 +137,22 @@ void RunStream(v1::Solver::Stub& stub, const std::vector<v1::SolveRequest>& requ
                Clock::time_point end, Tally* tally) {
   constexpr uint64_t kWindow = 512;
   grpc::ClientContext context;
+  // Never longer than the run and a grace for the answers in flight.
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                           end - Clock::now() + std::chrono::seconds(30)));
   auto stream = stub.SolveStream(&context);
   std::vector<Clock::time_point> sent_at(kWindow);
   std::atomic<uint64_t> sent{0}, received{0};
+  std::atomic<bool> reading{true};  // false once the stream has ended for the reader
   std::mutex slot_mutex;
   std::thread writer([&] {
     grpc::WriteOptions buffered;
     buffered.set_buffer_hint();
     for (uint64_t id = 0; Clock::now() < end; ++id) {
-      while (id - received.load() >= kWindow) std::this_thread::yield();
+      // Wait for room in the window, unless the stream has ended (then no answer comes).
+      while (id - received.load() >= kWindow && reading.load()) std::this_thread::yield();
+      if (!reading.load()) break;
       v1::SolveRequest request = requests[(id + static_cast<uint64_t>(worker) * 977) % requests.size()];
       request.set_id(id);
       {
@@ -154,6 +168,7 @@ void RunStream(v1::Solver::Stub& stub, const std::vector<v1::SolveRequest>& requ
   });
   std::vector<uint32_t> micros;
   std::map<int, uint64_t> errors;
+  std::map<int, std::string> messages;
   v1::SolveResponse response;
   while (stream->Read(&response)) {
     Clock::time_point at;
@@ -163,15 +178,47 @@ void RunStream(v1::Solver::Stub& stub, const std::vector<v1::SolveRequest>& requ
     }
     if (response.has_error()) {
       ++errors[response.error().code()];
+      messages.emplace(response.error().code(), response.error().message());
     } else {
       micros.push_back(MicrosSince(at));
     }
     ++received;
   }
+  reading = false;
   writer.join();
   const grpc::Status status = stream->Finish();
-  if (!status.ok()) ++errors[status.error_code()];
-  tally->Add(micros, errors);
+  if (!status.ok()) {
+    ++errors[status.error_code()];
+    messages.emplace(status.error_code(), "the stream ended: " + status.error_message());
+  }
+  tally->Add(micros, errors, messages);
+}
+
+// Connects every channel before the clock starts, so that the run measures answers, not
+// connection set-up. gRPC 1.51 (Debian 12's) now and then fails a connect to a live server
+// with a stray errno ("No such file or directory": connect()'s errno is overwritten before
+// gRPC reads it; fixed upstream in gRPC 1.61), and a call made then fails with UNAVAILABLE;
+// a channel that is waited for simply connects again. A dead address still fails within
+// seconds, with gRPC's reason.
+absl::Status ConnectAll(const std::vector<std::shared_ptr<grpc::Channel>>& channels,
+                        v1::Solver::Stub& first) {
+  grpc::Status status;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    v1::ListTablesResponse tables;
+    status = first.ListTables(&context, v1::ListTablesRequest(), &tables);
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE) break;
+  }
+  if (!status.ok()) return absl::UnavailableError(status.error_message());
+  for (size_t i = 0; i < channels.size(); ++i) {
+    if (!channels[i]->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(10))) {
+      return absl::UnavailableError(Cat("connection ", i + 1, " of ", channels.size(),
+                                        " was not made within 10 s"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -190,24 +237,23 @@ int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::
     return kExitBadInput;
   }
   // One channel per caller, each its own connection, as separate clients would have.
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
   std::vector<std::unique_ptr<v1::Solver::Stub>> stubs;
   for (int i = 0; i < options.concurrency; ++i) {
     grpc::ChannelArguments arguments;
     arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    stubs.push_back(v1::Solver::NewStub(
-        grpc::CreateCustomChannel(options.server, grpc::InsecureChannelCredentials(), arguments)));
+    // A failed connect is tried again after 0.1 s rather than gRPC's default 1 s; see
+    // ConnectAll.
+    arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+    arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+    channels.push_back(
+        grpc::CreateCustomChannel(options.server, grpc::InsecureChannelCredentials(), arguments));
+    stubs.push_back(v1::Solver::NewStub(channels.back()));
   }
-  {
-    // Is anyone there? One call, so that a dead address fails in seconds with gRPC's reason.
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-    v1::ListTablesResponse tables;
-    const grpc::Status status = stubs[0]->ListTables(&context, v1::ListTablesRequest(), &tables);
-    if (!status.ok()) {
-      err << "puzzledb bench: no puzzledb server answers at " << options.server << ": "
-          << status.error_message() << "\n";
-      return kExitFailure;
-    }
+  if (absl::Status connected = ConnectAll(channels, *stubs[0]); !connected.ok()) {
+    err << "puzzledb bench: no puzzledb server answers at " << options.server << ": "
+        << Message(connected) << "\n";
+    return kExitFailure;
   }
   absl::StatusOr<std::vector<v1::SolveRequest>> requests =
       absl::InvalidArgumentError(Cat("unknown puzzle '", options.puzzle, "'"));
@@ -260,6 +306,10 @@ int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::
         << " us, p99 " << percentile(0.99) << " us, max " << (micros.empty() ? 0 : micros.back())
         << " us; " << errors << " errors" << (by_code.empty() ? "" : " {" + by_code + "}")
         << "\n";
+  }
+  for (const auto& [code, text] : tally.messages) {
+    err << "puzzledb bench: " << tally.errors[code] << " x "
+        << absl::StatusCodeToString(static_cast<absl::StatusCode>(code)) << ", the first said: " << text << "\n";
   }
   if (tally.errors.count(grpc::StatusCode::UNAVAILABLE) > 0) {
     err << "puzzledb bench: the server at " << options.server

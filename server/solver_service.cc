@@ -171,7 +171,8 @@ namespace {
 //
 // Writing: one write in flight at a time (gRPC's rule). Answers are held back while another
 // request is being answered from the tables (its answer is a few microseconds away) and
-// then written as a batch, all but the last with the buffer hint, so that a burst of
+// then written as a batch, all but the last with the buffer hint (and never the first write
+// of the call, which carries the headers; see WriteNextLocked), so that a burst of
 // answers leaves in a few frames and system calls instead of one each. Nothing is held
 // for a search: its answer is written when it comes.
 //
@@ -339,8 +340,14 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     writing_ = true;
     const v1::SolveResponse* next = queue_.front().get();
     grpc::WriteOptions options;
-    // More answers are queued, or one is a moment away: let gRPC gather them.
-    if (queue_.size() > 1 || answering_ > 0) options.set_buffer_hint();
+    // More answers are queued behind this one: let gRPC gather them (the last of them goes
+    // without the hint and flushes the lot). Never on the first write: it carries the
+    // response headers, and gRPC (1.51) holds headers sent with the hint, and the write's
+    // completion with them, until something else makes the connection write. Nothing does
+    // once the client has sent everything, and the call stalled for good (a CLI run hung
+    // about once in 200 on a busy machine).
+    if (wrote_ && queue_.size() > 1) options.set_buffer_hint();
+    wrote_ = true;
     lock.unlock();
     StartWrite(next, options);
     lock.lock();
@@ -370,6 +377,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
   int searching_ = 0;  // requests being searched or waiting for a search slot
   int outside_ = 0;    // searches that may still touch this reactor
   bool writing_ = false;
+  bool wrote_ = false;  // a write has been started (the headers are on their way)
   bool reads_done_ = false;
   bool read_pending_ = false;
   bool broken_ = false;

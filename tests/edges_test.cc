@@ -20,6 +20,7 @@
 #include "puzzledb/client.h"
 #include "puzzledb/v1/solver.grpc.pb.h"
 #include "tests/server_process.h"
+#include "tests/channel.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
@@ -113,10 +114,10 @@ TEST(EdgesTest, SigtermDrainsHealthFirstThenStops) {
   ASSERT_FALSE(server.address().empty()) << server.Log();
   Client client = ClientOf(server.address());
   ASSERT_TRUE(client.WaitUntilServing(10000ms).ok());
+  auto channel = testing::ConnectedChannel(server.address());
+  auto health = grpc::health::v1::Health::NewStub(channel);
   ASSERT_EQ(::kill(server.pid(), SIGTERM), 0);
   // Health turns NOT_SERVING ...
-  auto channel = grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials());
-  auto health = grpc::health::v1::Health::NewStub(channel);
   bool not_serving = false;
   for (int i = 0; i < 3000 && !not_serving; ++i) {
     grpc::ClientContext context;
@@ -180,7 +181,7 @@ TEST(EdgesTest, EveryLogLineIsOneEventInTheServersFormat) {
 // Calls `method` with raw bytes; the status that comes back.
 grpc::Status RawCall(const std::string& address, const std::string& method,
                      const std::string& bytes) {
-  auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  auto channel = testing::ConnectedChannel(address);
   grpc::GenericStub stub(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + 10s);
@@ -228,7 +229,7 @@ TEST(EdgesTest, AnOversizedRequestEndsItsStreamAfterTheAnswersBeforeIt) {
   testing::ServerProcess server(PUZZLEDB_SERVER, db, {"--max-message-bytes", "4096"},
                                 testing::TempPath("edges_oversized.log"));
   ASSERT_FALSE(server.address().empty()) << server.Log();
-  auto channel = grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials());
+  auto channel = testing::ConnectedChannel(server.address());
   auto stub = v1::Solver::NewStub(channel);
   grpc::ClientContext context;
   auto stream = stub->SolveStream(&context);

@@ -44,16 +44,31 @@ struct CommandResult {
   std::string err;
 };
 
-// Runs `command` through /bin/sh with `input` on stdin; captures stdout, stderr, status.
-inline CommandResult RunCommand(const std::string& command, const std::string& input) {
+// Runs `command` through /bin/sh with `input` on stdin; captures stdout, stderr, status. A
+// command still running after `seconds` is killed (exit code 124, and stderr says so), so
+// that a hang fails its test with the command's name instead of stalling the suite.
+inline CommandResult RunCommand(const std::string& command, const std::string& input,
+                                int seconds = 300) {
   const std::string in = TempPath("stdin"), out = TempPath("stdout"), err = TempPath("stderr");
   WriteFile(in, input);
-  const std::string line = command + " < '" + in + "' > '" + out + "' 2> '" + err + "'";
+  std::string quoted;  // `command` inside single quotes
+  for (char c : command) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  const std::string line = "timeout -k 10 " + std::to_string(seconds) + " sh -c '" + quoted +
+                           "' < '" + in + "' > '" + out + "' 2> '" + err + "'";
   const int status = std::system(line.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.out = ReadFile(out);
   result.err = ReadFile(err);
+  if (result.exit_code == 124) {
+    result.err += "\n[test] killed after " + std::to_string(seconds) + " s: " + command + "\n";
+  }
   std::remove(in.c_str());
   std::remove(out.c_str());
   std::remove(err.c_str());
