@@ -8,8 +8,8 @@
 #include "benchmark/benchmark.h"
 #include "core/knight.h"
 #include "core/solver.h"
-#include "proto/wire.h"
-#include "server/request_handler.h"
+#include "service/wire.h"
+#include "service/request_handler.h"
 
 namespace puzzledb {
 namespace {

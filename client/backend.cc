@@ -7,7 +7,7 @@
 #include "core/strings.h"
 #include "core/table_store.h"
 #include "puzzledb/client.h"
-#include "server/request_handler.h"
+#include "service/request_handler.h"
 
 namespace puzzledb {
 namespace {

@@ -12,7 +12,7 @@
 #include "core/registry.h"
 #include "core/strings.h"
 #include "grpcpp/grpcpp.h"
-#include "proto/wire.h"
+#include "service/wire.h"
 #include "puzzledb/v1/solver.grpc.pb.h"
 
 namespace puzzledb {

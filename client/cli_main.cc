@@ -15,7 +15,7 @@ void AddCaseOptions(CLI::App* command, puzzledb::SolveCommandOptions* options, i
                     const std::string& cap_help) {
   command->add_option("--puzzle,-p", options->puzzle, "Which puzzle: " + puzzledb::PuzzleNames())
       ->required()
-      ->check(CLI::IsMember({"knight", "knobs", "rotation"}));
+      ->check(CLI::IsMember(puzzledb::PuzzleNameList()));
   command->add_option("--max-moves", *max_moves, cap_help)->check(CLI::Range(0, 1000));
   command->add_option("--policy", options->policy, "table-then-search, table-only or search-only")
       ->check(CLI::IsMember({"table-then-search", "table-only", "search-only"}))
@@ -23,11 +23,23 @@ void AddCaseOptions(CLI::App* command, puzzledb::SolveCommandOptions* options, i
   command->add_flag("--json", options->json, "Print one JSON object per case");
 }
 
+// "knight 15, knobs none, rotation none".
+std::string CapsOfTheOriginals() {
+  std::string caps;
+  puzzledb::ForEachPuzzle([&](auto model) {
+    using P = typename decltype(model)::type;
+    if (!caps.empty()) caps += ", ";
+    caps += std::string(P::kName) + " " +
+            (P::kDefaultMaxMoves > 0 ? std::to_string(P::kDefaultMaxMoves) : std::string("none"));
+  });
+  return caps;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace puzzledb;
-  CLI::App app{"puzzledb: exact answers for the knight, knobs and rotation puzzles"};
+  CLI::App app{"puzzledb: exact answers for the puzzles " + PuzzleNames(", ")};
   app.require_subcommand(1);
   app.fallthrough();  // global options may also follow the subcommand
 
@@ -65,8 +77,8 @@ int main(int argc, char** argv) {
   CLI::App* solve_cmd = app.add_subcommand(
       "solve", "Read the puzzle's original input on stdin and print the original output");
   AddCaseOptions(solve_cmd, &solve, &solve_cap,
-                 "Answer -1 (NOT_WITHIN_LIMIT) beyond this many moves; 0: no limit (default: "
-                 "knight 15 as in the original problem, others no limit)");
+                 "Answer -1 (NOT_WITHIN_LIMIT) beyond this many moves; 0: no limit (default: the "
+                 "original problem's cap: " + CapsOfTheOriginals() + ")");
 
   SolveCommandOptions analyze;
   int analyze_cap = -1;
@@ -79,10 +91,11 @@ int main(int argc, char** argv) {
   tables_cmd->add_flag("--json", tables_json, "Print JSON");
 
   BenchCommandOptions bench;
+  bench.puzzle = PuzzleNameList().front();
   CLI::App* bench_cmd = app.add_subcommand(
       "bench", "Load a server (--server) with random solves; print throughput and latency");
   bench_cmd->add_option("--puzzle,-p", bench.puzzle, "Which puzzle: " + PuzzleNames())
-      ->check(CLI::IsMember({"knight", "knobs", "rotation"}))
+      ->check(CLI::IsMember(PuzzleNameList()))
       ->capture_default_str();
   bench_cmd->add_option("--seconds", bench.seconds, "How long")
       ->check(CLI::Range(0.1, 3600.0))

@@ -42,7 +42,7 @@ int RunTablesCommand(const BackendOptions& options, bool json, std::ostream& out
 
 struct BenchCommandOptions {
   std::string server;
-  std::string puzzle = "knight";
+  std::string puzzle;  // the first registered puzzle unless given
   double seconds = 5;
   int concurrency = 8;
   std::string mode = "unary";  // or "stream"

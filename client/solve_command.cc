@@ -7,7 +7,7 @@
 #include "core/registry.h"
 #include "core/strings.h"
 #include "google/protobuf/wrappers.pb.h"
-#include "proto/wire.h"
+#include "service/wire.h"
 
 namespace puzzledb {
 namespace {
@@ -88,9 +88,8 @@ absl::StatusOr<std::string> AnalyzeCase(const SolveCommandOptions& options, v1::
 template <PuzzleModel P>
 int RunCases(Mode mode, const SolveCommandOptions& options, v1::Policy policy,
              std::string_view input, Backend& backend, std::ostream& out, std::ostream& err) {
-  // The knight's original output caps answers at 15 moves; the others have no cap, and
-  // neither has an analysis unless asked.
-  const int default_cap = mode == Mode::kSolve && std::is_same_v<P, KnightPuzzle> ? 15 : 0;
+  // Solve keeps the original output's cap (the model's); an analysis has none unless asked.
+  const int default_cap = mode == Mode::kSolve ? P::kDefaultMaxMoves : 0;
   const int max_moves = options.max_moves.value_or(default_cap);
   const auto cases = P::ParseOriginal(input);
   int status = kExitOk;

@@ -2,7 +2,7 @@
 
 #include "client/commands.h"
 #include "core/strings.h"
-#include "proto/wire.h"
+#include "service/wire.h"
 
 namespace puzzledb {
 

@@ -42,6 +42,7 @@ class KnightPuzzle {
   static constexpr std::string_view kName = "knight";
   static constexpr int kCells = 25;
   static constexpr int kNumMoves = 8;
+  static constexpr int kDefaultMaxMoves = 15;  // SCOI2005: more than 15 moves prints -1
   // Whether the goal is one state (else which goal a solution reaches is worth telling).
   static constexpr bool kSingleGoal = true;
   static constexpr int kMaxKeys = 1;

@@ -45,6 +45,7 @@ class KnobsPuzzle {
   static constexpr std::string_view kName = "knobs";
   static constexpr int kKnobs = 12;
   static constexpr int kNumMoves = 12;
+  static constexpr int kDefaultMaxMoves = 0;
   // Whether the goal is one state (else which goal a solution reaches is worth telling).
   static constexpr bool kSingleGoal = true;
   static constexpr int kMaxKeys = 1;

@@ -73,6 +73,8 @@ concept PuzzleModel =
       typename P::Instance;
       { P::kName } -> std::convertible_to<std::string_view>;
       { P::kNumMoves } -> std::convertible_to<int>;
+      // The move cap of the original problem's output (answers beyond it print -1); 0: none.
+      { P::kDefaultMaxMoves } -> std::convertible_to<int>;
       { P::kSingleGoal } -> std::convertible_to<bool>;
       { P::kLiveSearch } -> std::convertible_to<LiveSearchKind>;
       { instance.params } -> std::convertible_to<typename P::Params>;

@@ -11,4 +11,10 @@ std::string PuzzleNames(std::string_view separator) {
   return names;
 }
 
+std::vector<std::string> PuzzleNameList() {
+  std::vector<std::string> names;
+  ForEachPuzzle([&](auto model) { names.emplace_back(decltype(model)::type::kName); });
+  return names;
+}
+
 }  // namespace puzzledb

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 #include "core/knight.h"
 #include "core/knobs.h"
@@ -49,8 +50,12 @@ void ForEachPuzzle(F&& f) {
              AllPuzzles{});
 }
 
-// "knight|knobs|rotation", for help texts and errors.
+// The registered names joined by `separator` ("knight|knobs|rotation"), for help texts and
+// errors.
 std::string PuzzleNames(std::string_view separator = "|");
+
+// The registered names, in registration order.
+std::vector<std::string> PuzzleNameList();
 
 }  // namespace puzzledb
 

@@ -105,6 +105,7 @@ class RotationPuzzle {
   static constexpr std::string_view kName = "rotation";
   static constexpr int kCells = RotationMoves::kCells;
   static constexpr int kNumMoves = RotationMoves::kCount;
+  static constexpr int kDefaultMaxMoves = 0;
   // Whether the goal is one state (else which goal a solution reaches is worth telling).
   static constexpr bool kSingleGoal = false;
   static constexpr int kMaxKeys = 3;

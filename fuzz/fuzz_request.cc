@@ -8,7 +8,7 @@
 
 #include "core/solver.h"
 #include "puzzledb/v1/solver.pb.h"
-#include "server/request_handler.h"
+#include "service/request_handler.h"
 #include "core/strings.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -27,7 +27,7 @@ BackgroundBuilder::~BackgroundBuilder() {
   thread_.join();
 }
 
-bool BackgroundBuilder::Enqueue(const std::string& id, std::function<absl::Status()> build) {
+bool BackgroundBuilder::Request(const std::string& id, Build build) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (stopping_ || pending_.count(id) != 0) return false;
   if (queue_.size() >= options_.max_queued) {
@@ -48,7 +48,7 @@ std::vector<std::string> BackgroundBuilder::Pending() const {
 
 void BackgroundBuilder::Loop() {
   while (true) {
-    std::pair<std::string, std::function<absl::Status()>> job;
+    std::pair<std::string, Build> job;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -64,7 +64,7 @@ void BackgroundBuilder::Loop() {
           Cat("the database holds ", tables->size(), " tables, the cap (--max-tables)"));
     } else {
       const auto started = std::chrono::steady_clock::now();
-      status = job.second();
+      status = job.second(*store_, build_options_);
       if (status.ok() && log_) {
         log_(Cat("built table ", id, " in the background in ",
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),

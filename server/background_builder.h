@@ -18,6 +18,7 @@
 #include "core/table_builder.h"
 #include "core/table_store.h"
 #include "server/search_pool.h"
+#include "service/table_builds.h"
 
 namespace puzzledb {
 
@@ -30,7 +31,7 @@ struct BackgroundBuilderOptions {
 };
 
 // Thread-safe.
-class BackgroundBuilder {
+class BackgroundBuilder final : public TableBuilds {
  public:
   // `store` (read-write) and `solver` must outlive this object.
   BackgroundBuilder(TableStore* store, Solver* solver, BackgroundBuilderOptions options,
@@ -38,21 +39,12 @@ class BackgroundBuilder {
   // Finishes the build in progress, drops the queued ones, joins.
   ~BackgroundBuilder();
 
-  // Queues a build of P's table for `params` unless it is queued, running, present, or the
-  // limits say no. Returns true if queued.
-  template <PuzzleModel P>
-  bool Request(const typename P::Params& params) {
-    const std::string id = P::TableId(params);
-    return Enqueue(id, [this, params]() {
-      return BuildTable(P(params), *store_, build_options_).status();
-    });
-  }
-
-  // Table ids queued or being built.
-  std::vector<std::string> Pending() const;
+  // Queues the build unless it is queued, running, present, or the limits say no.
+  bool Request(const std::string& id, Build build) override;
+  std::vector<std::string> Pending() const override;
+  using TableBuilds::Request;
 
  private:
-  bool Enqueue(const std::string& id, std::function<absl::Status()> build);
   void Loop();
 
   TableStore* const store_;
@@ -63,7 +55,7 @@ class BackgroundBuilder {
 
   mutable std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<std::pair<std::string, std::function<absl::Status()>>> queue_;
+  std::deque<std::pair<std::string, Build>> queue_;
   std::set<std::string> pending_;
   bool stopping_ = false;
   std::thread thread_;

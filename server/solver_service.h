@@ -8,7 +8,7 @@
 #include <chrono>
 
 #include "puzzledb/v1/solver.grpc.pb.h"
-#include "server/request_handler.h"
+#include "service/request_handler.h"
 #include "server/search_pool.h"
 
 namespace puzzledb {

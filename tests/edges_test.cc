@@ -16,7 +16,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "proto/wire.h"
+#include "service/wire.h"
 #include "puzzledb/client.h"
 #include "puzzledb/v1/solver.grpc.pb.h"
 #include "tests/server_process.h"

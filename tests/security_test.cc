@@ -8,7 +8,7 @@
 #include "core/rotation.h"
 #include "core/table_builder.h"
 #include "gtest/gtest.h"
-#include "proto/wire.h"
+#include "service/wire.h"
 #include "puzzledb/client.h"
 #include "server/server.h"
 #include "tests/test_util.h"

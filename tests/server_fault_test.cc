@@ -9,7 +9,7 @@
 #include "core/knight.h"
 #include "core/knobs.h"
 #include "gtest/gtest.h"
-#include "proto/wire.h"
+#include "service/wire.h"
 #include "puzzledb/client.h"
 #include "tests/server_process.h"
 #include "tests/test_util.h"

@@ -14,7 +14,7 @@
 #include "reflection_subset.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "proto/wire.h"
+#include "service/wire.h"
 #include "puzzledb/client.h"
 #include "server/server.h"
 #include "tests/channel.h"

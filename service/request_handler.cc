@@ -1,10 +1,10 @@
-#include "server/request_handler.h"
+#include "service/request_handler.h"
 
 #include <type_traits>
 
 #include "core/registry.h"
 #include "core/strings.h"
-#include "proto/wire.h"
+#include "service/wire.h"
 
 namespace puzzledb {
 

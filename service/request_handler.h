@@ -2,14 +2,14 @@
 // (no gRPC here: the command line uses it in-process too): every request is first answered
 // from the tables alone where it can be (on the calling thread), and otherwise handed to a
 // search (on a search thread).
-#ifndef PUZZLEDB_SERVER_REQUEST_HANDLER_H_
-#define PUZZLEDB_SERVER_REQUEST_HANDLER_H_
+#ifndef PUZZLEDB_SERVICE_REQUEST_HANDLER_H_
+#define PUZZLEDB_SERVICE_REQUEST_HANDLER_H_
 
 #include <cstdint>
 
 #include "core/solver.h"
 #include "puzzledb/v1/solver.pb.h"
-#include "server/background_builder.h"
+#include "service/table_builds.h"
 
 namespace puzzledb {
 
@@ -21,7 +21,7 @@ struct HandlerOptions {
 class RequestHandler {
  public:
   // `solver` must outlive this; `builder` may be null (no background builds).
-  RequestHandler(Solver* solver, BackgroundBuilder* builder, HandlerOptions options)
+  RequestHandler(Solver* solver, TableBuilds* builder, HandlerOptions options)
       : solver_(solver), builder_(builder), options_(options) {}
 
   enum class Route {
@@ -56,10 +56,10 @@ class RequestHandler {
                       Response* response);
 
   Solver* const solver_;
-  BackgroundBuilder* const builder_;
+  TableBuilds* const builder_;
   const HandlerOptions options_;
 };
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_SERVER_REQUEST_HANDLER_H_
+#endif  // PUZZLEDB_SERVICE_REQUEST_HANDLER_H_

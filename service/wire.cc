@@ -1,4 +1,4 @@
-#include "proto/wire.h"
+#include "service/wire.h"
 
 #include "core/strings.h"
 #include "google/protobuf/util/json_util.h"

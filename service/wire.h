@@ -1,8 +1,8 @@
 // The mapping between core's types and the wire API (puzzledb.v1 messages): puzzles in
 // both directions with validation errors that name the field, and solutions out.
 // Shared by the server, the client library and the command line.
-#ifndef PUZZLEDB_PROTO_WIRE_H_
-#define PUZZLEDB_PROTO_WIRE_H_
+#ifndef PUZZLEDB_SERVICE_WIRE_H_
+#define PUZZLEDB_SERVICE_WIRE_H_
 
 #include <string>
 
@@ -111,4 +111,4 @@ std::string ToJsonLine(const google::protobuf::Message& message);
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_PROTO_WIRE_H_
+#endif  // PUZZLEDB_SERVICE_WIRE_H_
