@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "core/knight.h"
-#include "core/knobs.h"
-#include "core/retrograde_bfs.h"
-#include "core/rotation.h"
-#include "core/table_store.h"
+#include "core/puzzles/knight.h"
+#include "core/puzzles/knobs.h"
+#include "core/search/retrograde_bfs.h"
+#include "core/puzzles/rotation.h"
+#include "core/table/table_store.h"
 
 namespace puzzledb {
 namespace {

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "benchmark/benchmark.h"
-#include "core/knight.h"
+#include "core/puzzles/knight.h"
 #include "core/solver.h"
 #include "service/wire.h"
 #include "service/request_handler.h"

@@ -10,10 +10,10 @@
 
 #include "bench/baselines.h"
 #include "benchmark/benchmark.h"
-#include "core/knight.h"
-#include "core/knobs.h"
-#include "core/live_solver.h"
-#include "core/rotation.h"
+#include "core/puzzles/knight.h"
+#include "core/puzzles/knobs.h"
+#include "core/search/live_solver.h"
+#include "core/puzzles/rotation.h"
 
 namespace puzzledb {
 namespace {

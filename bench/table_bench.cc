@@ -18,12 +18,12 @@
 #include <unistd.h>
 
 #include "benchmark/benchmark.h"
-#include "core/knight.h"
-#include "core/knobs.h"
-#include "core/rotation.h"
+#include "core/puzzles/knight.h"
+#include "core/puzzles/knobs.h"
+#include "core/puzzles/rotation.h"
 #include "core/solver.h"
-#include "core/table_builder.h"
-#include "core/table_store.h"
+#include "core/table/table_builder.h"
+#include "core/table/table_store.h"
 
 namespace puzzledb {
 namespace {

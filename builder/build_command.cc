@@ -8,10 +8,10 @@
 #include <type_traits>
 
 #include "builder/default_wirings.h"
-#include "core/registry.h"
-#include "core/strings.h"
-#include "core/table_builder.h"
-#include "core/table_store.h"
+#include "core/puzzles/registry.h"
+#include "core/util/strings.h"
+#include "core/table/table_builder.h"
+#include "core/table/table_store.h"
 #include "google/protobuf/util/json_util.h"
 #include "puzzledb/storage/v1/table.pb.h"
 

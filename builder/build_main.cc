@@ -3,7 +3,7 @@
 
 #include "CLI/CLI.hpp"
 #include "builder/build_command.h"
-#include "core/registry.h"
+#include "core/puzzles/registry.h"
 
 int main(int argc, char** argv) {
   using namespace puzzledb;

@@ -2,10 +2,10 @@
 
 #include <chrono>
 
-#include "core/address.h"
+#include "core/util/address.h"
 #include "core/solver.h"
-#include "core/strings.h"
-#include "core/table_store.h"
+#include "core/util/strings.h"
+#include "core/table/table_store.h"
 #include "puzzledb/client.h"
 #include "service/request_handler.h"
 

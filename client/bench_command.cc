@@ -8,9 +8,9 @@
 
 #include "absl/status/status.h"
 #include "client/commands.h"
-#include "core/address.h"
-#include "core/registry.h"
-#include "core/strings.h"
+#include "core/util/address.h"
+#include "core/puzzles/registry.h"
+#include "core/util/strings.h"
 #include "grpcpp/grpcpp.h"
 #include "service/wire.h"
 #include "puzzledb/v1/solver.grpc.pb.h"

@@ -6,7 +6,7 @@
 
 #include "CLI/CLI.hpp"
 #include "client/commands.h"
-#include "core/registry.h"
+#include "core/puzzles/registry.h"
 
 namespace {
 

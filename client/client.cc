@@ -4,7 +4,7 @@
 #include <sstream>
 #include <thread>
 
-#include "core/address.h"
+#include "core/util/address.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "puzzledb/v1/solver.grpc.pb.h"

@@ -4,8 +4,8 @@
 #include <type_traits>
 
 #include "client/commands.h"
-#include "core/registry.h"
-#include "core/strings.h"
+#include "core/puzzles/registry.h"
+#include "core/util/strings.h"
 #include "google/protobuf/wrappers.pb.h"
 #include "service/wire.h"
 

@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "client/commands.h"
-#include "core/strings.h"
+#include "core/util/strings.h"
 #include "service/wire.h"
 
 namespace puzzledb {

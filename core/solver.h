@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/ida_star.h"
-#include "core/live_solver.h"
-#include "core/puzzle.h"
-#include "core/registry.h"
-#include "core/strings.h"
-#include "core/table_store.h"
-#include "core/table_walker.h"
+#include "core/search/ida_star.h"
+#include "core/search/live_solver.h"
+#include "core/puzzles/puzzle.h"
+#include "core/puzzles/registry.h"
+#include "core/util/strings.h"
+#include "core/table/table_store.h"
+#include "core/table/table_walker.h"
 
 namespace puzzledb {
 

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "core/registry.h"
-#include "core/strings.h"
+#include "core/puzzles/registry.h"
+#include "core/util/strings.h"
 
 namespace {
 

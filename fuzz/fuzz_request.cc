@@ -9,7 +9,7 @@
 #include "core/solver.h"
 #include "puzzledb/v1/solver.pb.h"
 #include "service/request_handler.h"
-#include "core/strings.h"
+#include "core/util/strings.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static puzzledb::Solver* solver = new puzzledb::Solver(nullptr);

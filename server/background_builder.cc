@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "core/strings.h"
+#include "core/util/strings.h"
 
 namespace puzzledb {
 

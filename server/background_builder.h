@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/solver.h"
-#include "core/table_builder.h"
-#include "core/table_store.h"
+#include "core/table/table_builder.h"
+#include "core/table/table_store.h"
 #include "server/search_pool.h"
 #include "service/table_builds.h"
 

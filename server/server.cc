@@ -4,10 +4,10 @@
 #include <sstream>
 #include <thread>
 
-#include "core/address.h"
+#include "core/util/address.h"
 #include "core/solver.h"
-#include "core/strings.h"
-#include "core/table_store.h"
+#include "core/util/strings.h"
+#include "core/table/table_store.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"

@@ -3,7 +3,7 @@
 #include <deque>
 #include <mutex>
 
-#include "core/strings.h"
+#include "core/util/strings.h"
 
 namespace puzzledb {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <type_traits>
 
-#include "core/registry.h"
-#include "core/strings.h"
+#include "core/puzzles/registry.h"
+#include "core/util/strings.h"
 #include "service/wire.h"
 
 namespace puzzledb {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/table_builder.h"
-#include "core/table_store.h"
+#include "core/table/table_builder.h"
+#include "core/table/table_store.h"
 
 namespace puzzledb {
 

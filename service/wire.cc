@@ -1,6 +1,6 @@
 #include "service/wire.h"
 
-#include "core/strings.h"
+#include "core/util/strings.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace puzzledb {

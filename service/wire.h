@@ -7,10 +7,10 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "core/knight.h"
-#include "core/knobs.h"
-#include "core/puzzle.h"
-#include "core/rotation.h"
+#include "core/puzzles/knight.h"
+#include "core/puzzles/knobs.h"
+#include "core/puzzles/puzzle.h"
+#include "core/puzzles/rotation.h"
 #include "puzzledb/v1/solver.pb.h"
 
 namespace puzzledb {

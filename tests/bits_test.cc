@@ -1,4 +1,4 @@
-#include "core/bits.h"
+#include "core/util/bits.h"
 
 #include <random>
 #include <set>

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/puzzle.h"
+#include "core/puzzles/puzzle.h"
 
 namespace puzzledb::testing {
 

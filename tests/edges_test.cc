@@ -10,8 +10,8 @@
 #include <sstream>
 #include <thread>
 
-#include "core/rotation.h"
-#include "core/strings.h"
+#include "core/puzzles/rotation.h"
+#include "core/util/strings.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"

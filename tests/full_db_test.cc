@@ -5,9 +5,9 @@
 #include <random>
 #include <sstream>
 
-#include "core/knight.h"
-#include "core/knobs.h"
-#include "core/rotation.h"
+#include "core/puzzles/knight.h"
+#include "core/puzzles/knobs.h"
+#include "core/puzzles/rotation.h"
 #include "core/solver.h"
 #include "gtest/gtest.h"
 #include "tests/brute_force.h"

@@ -1,4 +1,4 @@
-#include "core/knight.h"
+#include "core/puzzles/knight.h"
 
 #include <random>
 

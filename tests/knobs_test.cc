@@ -1,4 +1,4 @@
-#include "core/knobs.h"
+#include "core/puzzles/knobs.h"
 
 #include <random>
 

@@ -1,6 +1,6 @@
 // The live solvers against brute force: same distance, same lexicographically smallest
 // sequence, and every answer replays to the goal.
-#include "core/live_solver.h"
+#include "core/search/live_solver.h"
 
 #include <algorithm>
 #include <queue>
@@ -9,9 +9,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/knight.h"
-#include "core/knobs.h"
-#include "core/rotation.h"
+#include "core/puzzles/knight.h"
+#include "core/puzzles/knobs.h"
+#include "core/puzzles/rotation.h"
 #include "gtest/gtest.h"
 #include "tests/brute_force.h"
 #include "tests/test_util.h"

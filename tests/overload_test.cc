@@ -14,7 +14,7 @@
 #include <random>
 #include <thread>
 
-#include "core/knight.h"
+#include "core/puzzles/knight.h"
 #include "core/solver.h"
 #include "gtest/gtest.h"
 #include "service/wire.h"
@@ -187,12 +187,12 @@ TEST(OverloadTest, TableQueriesKeepTheirLatencyAndEverythingElseEndsCleanly) {
   std::printf("server RSS %ld kB before, %ld kB after\n", rss_before, rss_after);
 
   EXPECT_EQ(wrong.load(), 0);
-  // Table answers never wait behind a search: a table query that did would take at least
-  // a search's deadline (100 ms or more). The ratio of the two p99s is a figure, printed
-  // above and quoted in docs/PERFORMANCE.md, not a pass mark: it moves with whatever else
-  // the machine runs (a timed assertion here failed now and then on a busy machine).
+  // The latencies are figures, printed above and quoted in docs/PERFORMANCE.md, not pass
+  // marks: they move with whatever else the machine runs (a ratio of p99s, and later a
+  // bound of 100 ms on the loaded p99, each failed a run on a machine busy with a build
+  // and a CPU hog). That table answers never wait behind a search is checked without a
+  // clock by ServerTest.SearchesBeyondSlotsAndQueueAreRefusedAndTableAnswersDoNotWait.
   std::printf("p99 with abuse / p99 alone: %.2f\n", loaded_p99 / idle_p99);
-  EXPECT_LT(loaded_p99, 100000.0) << "us";
   EXPECT_GT(outcomes["table: OK"], 1000);
   // Every search ended in an answer, its deadline, or a refusal for lack of a slot.
   for (const auto& [key, n] : outcomes) {

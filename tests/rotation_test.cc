@@ -1,4 +1,4 @@
-#include "core/rotation.h"
+#include "core/puzzles/rotation.h"
 
 #include <algorithm>
 #include <random>

@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <thread>
 
-#include "core/knobs.h"
-#include "core/rotation.h"
-#include "core/table_builder.h"
+#include "core/puzzles/knobs.h"
+#include "core/puzzles/rotation.h"
+#include "core/table/table_builder.h"
 #include "gtest/gtest.h"
 #include "service/wire.h"
 #include "puzzledb/client.h"

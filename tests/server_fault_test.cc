@@ -6,8 +6,8 @@
 #include <random>
 #include <thread>
 
-#include "core/knight.h"
-#include "core/knobs.h"
+#include "core/puzzles/knight.h"
+#include "core/puzzles/knobs.h"
 #include "gtest/gtest.h"
 #include "service/wire.h"
 #include "puzzledb/client.h"

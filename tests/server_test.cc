@@ -7,10 +7,10 @@
 #include <random>
 #include <thread>
 
-#include "core/knight.h"
-#include "core/knobs.h"
-#include "core/rotation.h"
-#include "core/table_builder.h"
+#include "core/puzzles/knight.h"
+#include "core/puzzles/knobs.h"
+#include "core/puzzles/rotation.h"
+#include "core/table/table_builder.h"
 #include "reflection_subset.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"

@@ -3,11 +3,11 @@
 #include <filesystem>
 #include <random>
 
-#include "core/knight.h"
-#include "core/knobs.h"
-#include "core/rotation.h"
+#include "core/puzzles/knight.h"
+#include "core/puzzles/knobs.h"
+#include "core/puzzles/rotation.h"
 #include "core/solver.h"
-#include "core/table_builder.h"
+#include "core/table/table_builder.h"
 #include "gtest/gtest.h"
 #include "tests/brute_force.h"
 #include "tests/test_util.h"

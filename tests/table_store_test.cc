@@ -1,12 +1,12 @@
-#include "core/table_store.h"
+#include "core/table/table_store.h"
 
 #include <filesystem>
 #include <random>
 
-#include "core/knobs.h"
-#include "core/retrograde_bfs.h"
-#include "core/rotation.h"
-#include "core/table_builder.h"
+#include "core/puzzles/knobs.h"
+#include "core/search/retrograde_bfs.h"
+#include "core/puzzles/rotation.h"
+#include "core/table/table_builder.h"
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
 

@@ -1,0 +1,246 @@
+#include "core/puzzles/knight.h"
+
+#include <algorithm>
+
+
+#include "core/util/strings.h"
+
+namespace puzzledb {
+namespace {
+
+// Jump offsets (row, column) in ascending order of row*5 + column, which is the canonical
+// move order (by destination index).
+constexpr int kJumps[KnightPuzzle::kNumMoves][2] = {{-2, -1}, {-2, 1}, {-1, -2}, {-1, 2},
+                                                     {1, -2},  {1, 2},  {2, -1},  {2, 1}};
+
+constexpr auto BuildDestinations() {
+  std::array<std::array<int8_t, KnightPuzzle::kNumMoves>, KnightPuzzle::kCells> d{};
+  for (int cell = 0; cell < KnightPuzzle::kCells; ++cell) {
+    for (int m = 0; m < KnightPuzzle::kNumMoves; ++m) {
+      const int r = cell / 5 + kJumps[m][0];
+      const int c = cell % 5 + kJumps[m][1];
+      d[cell][m] = (r >= 0 && r < 5 && c >= 0 && c < 5) ? static_cast<int8_t>(r * 5 + c) : -1;
+    }
+  }
+  return d;
+}
+
+// Knight-move distance from every cell to the nearest cell of `targets`.
+constexpr std::array<int, KnightPuzzle::kCells> DistanceToCells(uint32_t targets) {
+  constexpr auto dest = BuildDestinations();
+  std::array<int, KnightPuzzle::kCells> dist{};
+  for (int& x : dist) x = -1;
+  int queue[KnightPuzzle::kCells] = {};
+  int head = 0, tail = 0;
+  for (int cell = 0; cell < KnightPuzzle::kCells; ++cell) {
+    if (targets & (1u << cell)) {
+      dist[cell] = 0;
+      queue[tail++] = cell;
+    }
+  }
+  while (head < tail) {
+    const int cell = queue[head++];
+    for (int m = 0; m < KnightPuzzle::kNumMoves; ++m) {
+      const int to = dest[cell][m];
+      if (to >= 0 && dist[to] < 0) {
+        dist[to] = dist[cell] + 1;
+        queue[tail++] = to;
+      }
+    }
+  }
+  return dist;
+}
+
+// byte_sums[b][byte]: the sum of `dist` over the cells 8b..8b+7 selected by `byte`.
+using ByteSums = std::array<std::array<uint8_t, 256>, 4>;
+constexpr ByteSums SumsByByte(const std::array<int, KnightPuzzle::kCells>& dist) {
+  ByteSums sums{};
+  for (int b = 0; b < 4; ++b) {
+    for (int byte = 0; byte < 256; ++byte) {
+      int sum = 0;
+      for (int bit = 0; bit < 8; ++bit) {
+        const int cell = 8 * b + bit;
+        if ((byte & (1 << bit)) && cell < KnightPuzzle::kCells) sum += dist[cell];
+      }
+      sums[b][byte] = static_cast<uint8_t>(sum);
+    }
+  }
+  return sums;
+}
+
+constexpr uint32_t kGoalBlack =
+    KnightPuzzle::kAllCells & ~KnightPuzzle::kGoalWhite & ~(1u << KnightPuzzle::kGoalBlank);
+constexpr ByteSums kWhiteSums = SumsByByte(DistanceToCells(KnightPuzzle::kGoalWhite));
+constexpr ByteSums kBlackSums = SumsByByte(DistanceToCells(kGoalBlack));
+
+inline int SumOver(const ByteSums& sums, uint32_t mask) {
+  return sums[0][mask & 0xFF] + sums[1][(mask >> 8) & 0xFF] + sums[2][(mask >> 16) & 0xFF] +
+         sums[3][mask >> 24];
+}
+
+}  // namespace
+
+const std::array<std::array<int8_t, KnightPuzzle::kNumMoves>, KnightPuzzle::kCells>
+    KnightPuzzle::kDestinations = BuildDestinations();
+
+int KnightPuzzle::LowerBound(const State& s) const {
+  const uint32_t black = kAllCells & ~s.white & ~(1u << s.blank);
+  const int bound = SumOver(kWhiteSums, s.white) + SumOver(kBlackSums, black);
+  return bound + ((bound ^ DistanceParity(s)) & 1);
+}
+
+absl::StatusOr<KnightPuzzle::Params> KnightPuzzle::DecodeParams(std::string_view bytes) {
+  if (!bytes.empty()) return absl::InvalidArgumentError("the knight puzzle has no parameters");
+  return Params{};
+}
+
+std::string KnightPuzzle::CellName(int cell) {
+  return {static_cast<char>('a' + cell % 5), static_cast<char>('1' + cell / 5)};
+}
+
+std::string KnightPuzzle::MoveName(const State& s, int move) const {
+  const int to = Destination(s.blank, move);
+  return to < 0 ? std::string("?") : CellName(to);
+}
+
+absl::StatusOr<KnightBoard> KnightPuzzle::BoardFromCells(std::string_view cells) {
+  if (cells.size() != kCells) {
+    return absl::InvalidArgumentError(
+        Cat("a board has 25 cells, got ", cells.size(), " characters"));
+  }
+  KnightBoard board;
+  int blanks = 0, whites = 0;
+  for (int i = 0; i < kCells; ++i) {
+    switch (cells[i]) {
+      case '1':
+        board.white |= 1u << i;
+        ++whites;
+        break;
+      case '0':
+        break;
+      case '*':
+        board.blank = i;
+        ++blanks;
+        break;
+      default:
+        return absl::InvalidArgumentError(
+            Cat("cell ", CellName(i), " holds ", QuoteInput(cells.substr(i, 1)),
+                         "; a cell holds '1' (white knight), '0' (black knight) or '*' (empty)"));
+    }
+  }
+  if (blanks != 1) {
+    return absl::InvalidArgumentError(
+        Cat("the board has ", blanks, " empty cells '*'; it must have exactly 1"));
+  }
+  if (whites != 12) {
+    return absl::InvalidArgumentError(Cat("the board has ", whites,
+                                                   " white knights '1' and ", 24 - whites,
+                                                   " black knights '0'; it must have 12 of each"));
+  }
+  return board;
+}
+
+absl::StatusOr<KnightPuzzle::Instance> KnightPuzzle::ParseCompact(std::string_view text) {
+  auto board = BoardFromCells(StripWhitespace(text));
+  if (!board.ok()) return board.status();
+  return Instance{{}, *board};
+}
+
+std::string KnightPuzzle::FormatCompact(const Instance& instance) {
+  std::string cells(kCells, '0');
+  for (int i = 0; i < kCells; ++i) {
+    if (instance.state.white & (1u << i)) cells[i] = '1';
+  }
+  cells[instance.state.blank] = '*';
+  return cells;
+}
+
+std::vector<ParsedCase<KnightPuzzle::Instance>> KnightPuzzle::ParseOriginal(std::string_view text) {
+  std::vector<ParsedCase<Instance>> cases;
+  const InputLines lines(text);
+  int at = lines.SkipBlank(1);
+  if (at > lines.count()) {
+    cases.push_back({1, 1, InputError(0, 1, "the input is empty; the first line must be the "
+                                             "number of boards T")});
+    return cases;
+  }
+  const int count_line = at;
+  auto count = ParseNumbers(lines.line(at));
+  if (!count.ok() || count->size() != 1) {
+    cases.push_back({1, at, InputError(0, at, Cat("the first line must be the number of "
+                                                            "boards T, found ",
+                                                            QuoteInput(lines.line(at))))});
+    return cases;
+  }
+  const uint32_t boards = (*count)[0];
+  at = lines.SkipBlank(at + 1);
+  for (uint32_t n = 1; n <= boards; ++n) {
+    const int case_number = static_cast<int>(n);
+    if (at > lines.count()) {
+      cases.push_back({case_number, lines.count(),
+                       InputError(case_number, lines.count(),
+                                  Cat("the input ended after ", n - 1, " of the ", boards,
+                                      boards == 1 ? " board" : " boards", " that line ",
+                                      count_line, " announces"))});
+      return cases;
+    }
+    ParsedCase<Instance> parsed{case_number, at, absl::UnknownError("unset")};
+    std::string cells;
+    absl::Status problem;
+    int row = 0;
+    for (; row < 5 && at <= lines.count(); ++row) {
+      const std::string_view line = StripWhitespace(lines.line(at));
+      if (problem.ok() && line.size() != 5) {
+        problem = InputError(case_number, at,
+                             Cat("row ", row + 1, " of the board has ", line.size(),
+                                          " characters, expected 5: ", QuoteInput(line)));
+      }
+      for (size_t c = 0; problem.ok() && c < line.size(); ++c) {
+        if (line[c] != '0' && line[c] != '1' && line[c] != '*') {
+          problem = InputError(
+              case_number, at,
+              Cat("cell ", CellName(row * 5 + static_cast<int>(c)), " holds ",
+                           QuoteInput(line.substr(c, 1)),
+                           "; a cell holds '1' (white knight), '0' (black knight) or '*' (empty)"));
+        }
+      }
+      cells.append(line.substr(0, 5));
+      at = lines.SkipBlank(at + 1);
+    }
+    if (row < 5) {
+      parsed.instance = InputError(
+          case_number, lines.count(),
+          Cat("the input ended inside the board: ", row, " of 5 rows, and line ",
+                       count_line, " announces ", boards, boards == 1 ? " board" : " boards"));
+      cases.push_back(std::move(parsed));
+      return cases;
+    }
+    if (!problem.ok()) {
+      parsed.instance = problem;
+    } else {
+      auto board = BoardFromCells(cells);
+      if (board.ok()) {
+        parsed.instance = Instance{{}, *board};
+      } else {
+        parsed.instance = InputError(case_number, parsed.line, Message(board.status()));
+      }
+    }
+    cases.push_back(std::move(parsed));
+  }
+  if (at <= lines.count()) {
+    cases.push_back({static_cast<int>(boards) + 1, at,
+                     InputError(0, at,
+                                Cat("more input after the ", boards,
+                                    boards == 1 ? " board" : " boards", " that line ", count_line,
+                                             " announces: ", QuoteInput(lines.line(at))))});
+  }
+  return cases;
+}
+
+std::string KnightPuzzle::FormatOriginalAnswer(const Instance&, const KnightPuzzle&,
+                                               const Solution& solution) {
+  if (solution.outcome != Outcome::kSolved) return "-1\n";
+  return Cat(solution.distance, "\n");
+}
+
+}  // namespace puzzledb

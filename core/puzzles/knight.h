@@ -1,0 +1,153 @@
+// The 5x5 knight-swap puzzle (SCOI2005 / Luogu P2324): twelve white and twelve black
+// knights and one empty cell; a knight a knight's jump away from the empty cell jumps in.
+//
+// Cells are numbered 0..24 row-major from the top-left and named a1..e5 (column letter,
+// then the input's line number). A move is named by the cell the empty cell moves to, and
+// moves are ordered by that cell's index. Because the destination is the blank plus a fixed
+// offset, the move index (0..7) is the position of the offset in ascending order, so the
+// canonical order is the same from every state.
+#ifndef PUZZLEDB_CORE_PUZZLES_KNIGHT_H_
+#define PUZZLEDB_CORE_PUZZLES_KNIGHT_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/util/bits.h"
+#include "core/puzzles/puzzle.h"
+
+namespace puzzledb {
+
+struct KnightBoard {
+  uint32_t white = 0;  // bit i set: cell i holds a white knight '1'
+  int blank = 0;       // the empty cell '*'
+  bool operator==(const KnightBoard&) const = default;
+};
+
+class KnightPuzzle {
+ public:
+  struct Params {
+    bool operator==(const Params&) const = default;
+  };
+  using State = KnightBoard;
+  struct Instance {
+    Params params;
+    State state;
+  };
+  using Space = KnightPuzzle;
+
+  static constexpr std::string_view kName = "knight";
+  static constexpr int kCells = 25;
+  static constexpr int kNumMoves = 8;
+  static constexpr int kDefaultMaxMoves = 15;  // SCOI2005: more than 15 moves prints -1
+  // Whether the goal is one state (else which goal a solution reaches is worth telling).
+  static constexpr bool kSingleGoal = true;
+  static constexpr int kMaxKeys = 1;
+  static constexpr LiveSearchKind kLiveSearch = LiveSearchKind::kIdaStar;
+  // Moves around the goal whose states live search knows exactly (bench/ measures the
+  // trade between building it and searching with it).
+  static constexpr int kPerimeterRadius = 11;
+  static constexpr uint32_t kAllCells = (1u << kCells) - 1;
+  static constexpr int kGoalBlank = 12;  // c3
+  static constexpr uint32_t kGoalWhite = 0b00000'10000'11000'11110'11111;
+  using MaskRanker = SubsetRanker<24, 12>;
+  static constexpr uint64_t kMasksPerBlank = MaskRanker::kCount;  // C(24,12) = 2,704,156
+
+  KnightPuzzle() = default;
+  explicit KnightPuzzle(const Params&) {}
+  const Params& params() const { return params_; }
+  const Space& space() const { return *this; }
+
+  // The dense index: blank * C(24,12) + colex rank of the white knights among the 24
+  // other cells. 25 * 2,704,156 = 67,603,900 states.
+  uint64_t Size() const { return kCells * kMasksPerBlank; }
+  uint64_t Rank(const State& s) const {
+    const uint32_t others = kAllCells & ~(1u << s.blank);
+    return static_cast<uint64_t>(s.blank) * kMasksPerBlank +
+           MaskRanker::Rank(ExtractBits(s.white, others));
+  }
+  State Unrank(uint64_t index) const {
+    const int blank = static_cast<int>(index / kMasksPerBlank);
+    const uint32_t others = kAllCells & ~(1u << blank);
+    return {DepositBits(MaskRanker::Unrank(index % kMasksPerBlank), others), blank};
+  }
+
+  // The cell the empty cell moves to under `move` from `blank`, or -1 off the board.
+  static int Destination(int blank, int move) { return kDestinations[blank][move]; }
+
+  bool Apply(const State& s, int move, State* out) const {
+    const int to = kDestinations[s.blank][move];
+    if (to < 0) return false;
+    // The knight on `to` jumps into the blank; only a white knight changes the mask.
+    const uint32_t moved = (s.white >> to) & 1u;
+    out->white = (s.white & ~(1u << to)) | (moved << s.blank);
+    out->blank = to;
+    return true;
+  }
+  // Every move is undone by the opposite jump, so the predecessor under `move` is the
+  // state reached by the inverse move.
+  bool Undo(const State& s, int move, State* out) const { return Apply(s, InverseMove(move), out); }
+  static int InverseMove(int move) { return kNumMoves - 1 - move; }
+
+  static State Goal() { return {kGoalWhite, kGoalBlank}; }
+  std::vector<State> Goals() const { return {Goal()}; }
+  bool IsGoal(const State& s) const { return s == Goal(); }
+
+  // Sum over knights of the knight-move distance from its cell to the nearest goal cell of
+  // its colour, raised to the parity of the blank's square colour.
+  // Admissible: a move is one jump of one knight, and every knight must travel at least to
+  // some goal cell of its colour, so the number of moves is at least the sum of those
+  // distances. A jump always changes the colour of the blank's square (chessboard
+  // colouring), and the goal blank c3 is on colour 0, so the distance has the parity of the
+  // blank's colour; a bound of the other parity can be raised by one.
+  int LowerBound(const State& s) const;
+  // A uniformly random board.
+  template <class Rng>
+  State RandomState(Rng& rng) const {
+    return Unrank(static_cast<uint64_t>(rng()) % Size());
+  }
+
+  // Every board is solvable (docs/PUZZLES.md, section 1).
+  static bool ProvablyUnsolvable(const State&) { return false; }
+  // The parity every path length from `s` to the goal has.
+  static int DistanceParity(const State& s) { return (s.blank / 5 + s.blank % 5) & 1; }
+
+  int Project(const State& s, std::array<uint64_t, kMaxKeys>* keys) const {
+    (*keys)[0] = Rank(s);
+    return 1;
+  }
+
+  static std::string CellName(int cell);
+  std::string MoveName(const State& s, int move) const;
+
+  // Original format: a line with T, then T boards of five lines of five characters.
+  static std::vector<ParsedCase<Instance>> ParseOriginal(std::string_view text);
+  // Compact form: the 25 characters of the board, row-major.
+  static absl::StatusOr<Instance> ParseCompact(std::string_view text);
+  static std::string FormatCompact(const Instance& instance);
+  // One table; distances modulo 3 (moves are undone by moves, so a neighbour is at most one
+  // closer or farther).
+  static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kDistanceMod3;
+  static std::string TableId(const Params&) { return std::string(kName); }
+  static std::string EncodeParams(const Params&) { return {}; }
+  static absl::StatusOr<Params> DecodeParams(std::string_view bytes);
+  static std::string DescribeParams(const Params&) { return {}; }
+
+  // Original output: the distance, or -1 when it is not within the move limit.
+  static std::string FormatOriginalAnswer(const Instance& instance, const KnightPuzzle& model,
+                                          const Solution& solution);
+
+  // Validates a board given as 25 characters; errors name the cell and the rule.
+  static absl::StatusOr<State> BoardFromCells(std::string_view cells);
+
+ private:
+  static const std::array<std::array<int8_t, kNumMoves>, kCells> kDestinations;
+  Params params_;
+};
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_PUZZLES_KNIGHT_H_

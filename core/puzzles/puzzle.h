@@ -1,0 +1,137 @@
+// The one interface every puzzle model implements, and the result types that the
+// generic machinery (retrograde BFS, tables, live search) shares.
+//
+// A puzzle is described at two levels:
+//  - its *space*: states with a dense index (rank/unrank, a bijection onto [0, Size())),
+//    moves in canonical order, predecessors and goals. Retrograde BFS and the tables work on
+//    spaces. For the knight and the knobs the space is the puzzle itself; for the rotation
+//    game it is the placements of eight equal values (docs/PUZZLES.md).
+//  - the *puzzle*: the states users write (parse and format of the original input and of
+//    a compact one-line form, with precise errors), their moves and names, the goal test, an
+//    admissible lower bound, and the projection of a puzzle state onto space states
+//    ("keys") whose smallest distance is the puzzle state's distance.
+//
+// Hot code is templated on these types (no virtual calls per node); the runtime registry
+// (core/puzzles/registry.h) wraps each model once for the command line and the server.
+#ifndef PUZZLEDB_CORE_PUZZLES_PUZZLE_H_
+#define PUZZLEDB_CORE_PUZZLES_PUZZLE_H_
+
+#include <array>
+#include <chrono>
+#include <concepts>
+#include <functional>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/util/text_input.h"
+
+namespace puzzledb {
+
+// A state space with a dense index.
+template <class S>
+concept IndexedSpace = requires(const S& space, const typename S::State& state,
+                                typename S::State* out, uint64_t index, int move) {
+  typename S::State;
+  { S::kNumMoves } -> std::convertible_to<int>;
+  { space.Size() } -> std::same_as<uint64_t>;
+  { space.Rank(state) } -> std::same_as<uint64_t>;
+  { space.Unrank(index) } -> std::same_as<typename S::State>;
+  // Apply: the state after `move`, false if the move is not legal here.
+  { space.Apply(state, move, out) } -> std::same_as<bool>;
+  // Undo: the state p with Apply(p, move) == state, false if there is none.
+  { space.Undo(state, move, out) } -> std::same_as<bool>;
+  { space.Goals() } -> std::same_as<std::vector<typename S::State>>;
+};
+
+// How a model wants to be searched when no table covers a state.
+enum class LiveSearchKind {
+  kIdaStar,        // IDA* with the model's bound, strengthened by a perimeter around the goal
+  kBidirectional,  // breadth-first from both ends over dense arrays (small spaces only)
+};
+
+// How a model's tables store distances (docs/FORMAT.md).
+enum class TableEncodingKind {
+  kDistanceByte,  // the exact distance in a byte; any puzzle
+  kDistanceMod3,  // the distance modulo 3 in two bits; REQUIRES every move has an inverse
+                  // move (neighbours differ by at most one) and kMaxKeys == 1
+};
+
+// A puzzle model. `Instance` is what one case of the input describes: the parameters
+// (e.g. the knobs wiring) and the state.
+template <class P>
+concept PuzzleModel =
+    IndexedSpace<typename P::Space> &&
+    requires(const P& model, const typename P::State& state, typename P::State* out, int move,
+             const typename P::Instance& instance, std::string_view text,
+             std::array<uint64_t, P::kMaxKeys>* keys) {
+      typename P::Params;
+      typename P::Instance;
+      { P::kName } -> std::convertible_to<std::string_view>;
+      { P::kNumMoves } -> std::convertible_to<int>;
+      // The move cap of the original problem's output (answers beyond it print -1); 0: none.
+      { P::kDefaultMaxMoves } -> std::convertible_to<int>;
+      { P::kSingleGoal } -> std::convertible_to<bool>;
+      { P::kLiveSearch } -> std::convertible_to<LiveSearchKind>;
+      { instance.params } -> std::convertible_to<typename P::Params>;
+      { instance.state } -> std::convertible_to<typename P::State>;
+      { model.params() } -> std::same_as<const typename P::Params&>;
+      { model.space() } -> std::same_as<const typename P::Space&>;
+      { model.Apply(state, move, out) } -> std::same_as<bool>;
+      { model.IsGoal(state) } -> std::same_as<bool>;
+      // The move that undoes `move`, or -1 if no single move does (search skips it).
+      { P::InverseMove(move) } -> std::same_as<int>;
+      // An admissible lower bound on the distance to the goal.
+      { model.LowerBound(state) } -> std::same_as<int>;
+      // True only for states that certainly cannot reach the goal (e.g. the knobs' parity).
+      { model.ProvablyUnsolvable(state) } -> std::same_as<bool>;
+      // A random state (for benchmarks and tests); `rng` is a standard random engine.
+      { model.RandomState(*static_cast<std::mt19937_64*>(nullptr)) } -> std::same_as<typename P::State>;
+      // Writes the space ranks whose smallest distance is the state's distance; returns how
+      // many, or 0 when no table can answer for this state.
+      { model.Project(state, keys) } -> std::same_as<int>;
+      { model.MoveName(state, move) } -> std::same_as<std::string>;
+      { P::ParseOriginal(text) } -> std::same_as<std::vector<ParsedCase<typename P::Instance>>>;
+      { P::ParseCompact(text) } -> std::same_as<absl::StatusOr<typename P::Instance>>;
+      { P::FormatCompact(instance) } -> std::same_as<std::string>;
+      // Tables: how entries are stored, the table's id for given parameters, and the
+      // parameters as bytes (stored in the table's metadata) and as text for people.
+      { P::kTableEncoding } -> std::convertible_to<TableEncodingKind>;
+      { P::TableId(instance.params) } -> std::same_as<std::string>;
+      { P::EncodeParams(instance.params) } -> std::same_as<std::string>;
+      { P::DecodeParams(text) } -> std::same_as<absl::StatusOr<typename P::Params>>;
+      { P::DescribeParams(instance.params) } -> std::same_as<std::string>;
+    };
+
+enum class Outcome { kSolved, kNotWithinLimit, kUnsolvable };
+enum class Source { kTable, kSearch };
+
+// The answer to one solve: the exact distance and the lexicographically smallest optimal
+// move sequence (moves are indices in the model's canonical order), where it came from and
+// what it cost.
+struct Solution {
+  Outcome outcome = Outcome::kSolved;
+  int distance = 0;  // exact when kSolved; 0 otherwise
+  std::vector<uint8_t> moves;
+  Source source = Source::kSearch;
+  uint64_t lookups = 0;  // table entries read
+  uint64_t nodes = 0;    // search nodes expanded
+};
+
+// Bounds on one search. A search that hits a limit returns an error status instead of an
+// answer: DEADLINE_EXCEEDED for the deadline, RESOURCE_EXHAUSTED for the node budget.
+struct SearchLimits {
+  int max_moves = 0;       // 0: no limit; otherwise answers longer than this are NOT_WITHIN_LIMIT
+  uint64_t max_nodes = 0;  // 0: no budget
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  // Asked now and then (with the clock); true stops the search with CANCELLED.
+  std::function<bool()> cancelled;
+};
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_PUZZLES_PUZZLE_H_

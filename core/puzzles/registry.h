@@ -1,0 +1,62 @@
+// The registration point of the puzzles: every binary reaches the models through this
+// list. Adding a puzzle means writing its model and adding it here (plus its message in the
+// wire API).
+#ifndef PUZZLEDB_CORE_PUZZLES_REGISTRY_H_
+#define PUZZLEDB_CORE_PUZZLES_REGISTRY_H_
+
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "core/puzzles/knight.h"
+#include "core/puzzles/knobs.h"
+#include "core/puzzles/rotation.h"
+
+namespace puzzledb {
+
+using AllPuzzles = std::tuple<KnightPuzzle, KnobsPuzzle, RotationPuzzle>;
+
+// Calls f(std::type_identity<P>{}) for the model named `name`; returns false if there is
+// none.
+template <class F>
+bool VisitPuzzle(std::string_view name, F&& f) {
+  return std::apply(
+      [&](auto... models) {
+        return ((decltype(models)::kName == name
+                     ? (f(std::type_identity<decltype(models)>{}), true)
+                     : false) ||
+                ...);
+      },
+      AllPuzzles{});
+}
+
+inline constexpr size_t kPuzzleCount = std::tuple_size_v<AllPuzzles>;
+
+// Calls f(std::type_identity<P>{}) for the model registered at `index` (< kPuzzleCount).
+template <class F>
+void VisitPuzzleAt(size_t index, F&& f) {
+  size_t i = 0;
+  std::apply([&](auto... models) {
+    ((i++ == index ? f(std::type_identity<decltype(models)>{}) : void()), ...);
+  }, AllPuzzles{});
+}
+
+// Calls f(std::type_identity<P>{}) for every model, in registration order.
+template <class F>
+void ForEachPuzzle(F&& f) {
+  std::apply([&](auto... models) { (f(std::type_identity<decltype(models)>{}), ...); },
+             AllPuzzles{});
+}
+
+// The registered names joined by `separator` ("knight|knobs|rotation"), for help texts and
+// errors.
+std::string PuzzleNames(std::string_view separator = "|");
+
+// The registered names, in registration order.
+std::vector<std::string> PuzzleNameList();
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_PUZZLES_REGISTRY_H_

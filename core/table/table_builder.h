@@ -1,0 +1,135 @@
+// Building a puzzle's table (retrograde BFS, then the store) and verifying a stored one
+// against a fresh BFS.
+#ifndef PUZZLEDB_CORE_TABLE_TABLE_BUILDER_H_
+#define PUZZLEDB_CORE_TABLE_TABLE_BUILDER_H_
+
+#include <chrono>
+#include <functional>
+#include <type_traits>
+
+#include "absl/status/statusor.h"
+#include "core/puzzles/puzzle.h"
+#include "core/search/retrograde_bfs.h"
+#include "core/util/strings.h"
+#include "core/table/table_store.h"
+
+namespace puzzledb {
+
+struct BuildOptions {
+  int max_depth = -1;  // -1: the whole space
+  int threads = 0;     // 0: one per hardware thread
+  int compression_level = 9;
+  std::function<void(const BfsLayer&)> on_layer;  // progress, after every BFS layer
+};
+
+template <PuzzleModel P>
+TableEncoding EncodingOf() {
+  return P::kTableEncoding == TableEncodingKind::kDistanceMod3 ? storage::v1::DISTANCE_MOD3
+                                                               : storage::v1::DISTANCE_BYTE;
+}
+
+// The metadata a build knows before the store adds paging and checksums.
+template <PuzzleModel P>
+TableMetadata MetadataFor(const P& model, const BfsResult& bfs, int max_depth) {
+  TableMetadata m;
+  m.set_table_id(P::TableId(model.params()));
+  m.set_puzzle(std::string(P::kName));
+  m.set_parameters(P::EncodeParams(model.params()));
+  m.set_parameters_text(P::DescribeParams(model.params()));
+  if constexpr (requires { model.params().Fingerprint(); }) {
+    m.set_parameters_fingerprint(model.params().Fingerprint());
+  }
+  m.set_state_count(model.space().Size());
+  m.set_complete(bfs.complete);
+  m.set_coverage_depth(static_cast<uint32_t>(
+      bfs.complete || max_depth < 0 ? bfs.max_distance() : max_depth));
+  m.set_covered_states(bfs.covered());
+  for (uint64_t h : bfs.histogram) m.add_histogram(h);
+  m.set_max_distance(static_cast<uint32_t>(bfs.max_distance()));
+  m.set_build_seconds(bfs.seconds);
+  m.set_build_unix_micros(std::chrono::duration_cast<std::chrono::microseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count());
+  return m;
+}
+
+// Runs the BFS and writes the table (replacing the previous one atomically).
+template <PuzzleModel P>
+absl::StatusOr<TableMetadata> BuildTable(const P& model, TableStore& store,
+                                         const BuildOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  BfsOptions bfs_options;
+  bfs_options.max_depth = options.max_depth;
+  bfs_options.threads = options.threads;
+  bfs_options.on_layer = options.on_layer;
+  BfsResult bfs = RetrogradeBfs<typename P::Space>(model.space()).Run(bfs_options);
+  TableMetadata metadata = MetadataFor(model, bfs, options.max_depth);
+  PackedTable entries(EncodingOf<P>(), model.space().Size());
+  entries.FromDistances(bfs.distance);
+  bfs.distance = {};  // free 1 byte per state before compressing
+  TableWriteOptions write;
+  write.compression_level = options.compression_level;
+  write.threads = options.threads;
+  metadata.set_build_seconds(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  const absl::Status written = store.Write(metadata, entries, write);
+  if (!written.ok()) return written;
+  return store.ReadMetadata(metadata.table_id());
+}
+
+// A stored table against a fresh BFS of the same depth: the histogram, the coverage and
+// every entry. A BFS distance is the only function with the invariants a table must keep
+// (goals at 0; every covered state at d > 0 has a move to d - 1 and none to less), so
+// equality checks them all. DATA_LOSS names the first difference.
+template <PuzzleModel P>
+absl::Status VerifyTable(const P& model, const LoadedTable& table, int threads) {
+  const TableMetadata& m = table.metadata;
+  const std::string id = m.table_id();
+  if (m.state_count() != model.space().Size()) {
+    return absl::DataLossError(Cat("table ", id, ": ", m.state_count(), " entries, the puzzle has ",
+                                   model.space().Size(), " states"));
+  }
+  if (m.encoding() != EncodingOf<P>()) {
+    return absl::DataLossError(Cat("table ", id, ": unexpected encoding"));
+  }
+  BfsOptions options;
+  options.threads = threads;
+  options.max_depth = m.complete() ? -1 : static_cast<int>(m.coverage_depth());
+  const BfsResult bfs = RetrogradeBfs<typename P::Space>(model.space()).Run(options);
+  if (static_cast<size_t>(m.histogram_size()) != bfs.histogram.size()) {
+    return absl::DataLossError(Cat("table ", id, ": the metadata's histogram has ",
+                                   m.histogram_size(), " distances, the puzzle has ",
+                                   bfs.histogram.size()));
+  }
+  for (size_t d = 0; d < bfs.histogram.size(); ++d) {
+    if (m.histogram(static_cast<int>(d)) != bfs.histogram[d]) {
+      return absl::DataLossError(Cat("table ", id, ": the metadata says ",
+                                     m.histogram(static_cast<int>(d)), " states at distance ", d,
+                                     ", there are ", bfs.histogram[d]));
+    }
+  }
+  if (m.complete() != bfs.complete || m.covered_states() != bfs.covered()) {
+    return absl::DataLossError(Cat("table ", id, ": the metadata's coverage is wrong"));
+  }
+  PackedTable expected(EncodingOf<P>(), model.space().Size());
+  expected.FromDistances(bfs.distance);
+  for (uint64_t i = 0; i < expected.size(); ++i) {
+    const uint8_t stored = table.entries.Get(i);
+    if (stored == expected.Get(i)) continue;
+    std::string state = Cat("entry ", i);
+    if constexpr (std::is_same_v<typename P::Space, P>) {
+      state += Cat(" (", P::FormatCompact({model.params(), model.space().Unrank(i)}), ")");
+    }
+    const uint8_t d = bfs.distance[i];
+    return absl::DataLossError(
+        Cat("table ", id, ": ", state, " holds ", static_cast<int>(stored),
+            d == BfsResult::kUnseen ? std::string(", but the table does not cover that state")
+                                    : Cat(", but the state is ", static_cast<int>(d),
+                                          " moves from the goal")));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_TABLE_TABLE_BUILDER_H_

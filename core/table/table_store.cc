@@ -1,0 +1,385 @@
+#include "core/table/table_store.h"
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "core/util/strings.h"
+#include "rocksdb/db.h"
+#include "rocksdb/options.h"
+#include "rocksdb/sst_file_writer.h"
+#include "rocksdb/table.h"
+
+namespace puzzledb {
+namespace {
+
+constexpr char kPageMagic[4] = {'P', 'Z', 'P', '1'};
+constexpr size_t kPageHeader = 28;
+
+absl::Status FromRocks(const rocksdb::Status& s, std::string_view what) {
+  if (s.ok()) return absl::OkStatus();
+  const std::string message = Cat(what, ": ", s.ToString());
+  if (s.IsNotFound()) return absl::NotFoundError(message);
+  if (s.IsCorruption()) return absl::DataLossError(message);
+  if (s.IsIOError() && s.ToString().find("lock") != std::string::npos) {
+    return absl::UnavailableError(
+        Cat(what, ": the database is in use by another process (a running puzzledb-server or "
+                  "puzzledb-build?): ",
+            s.ToString()));
+  }
+  return absl::InternalError(message);
+}
+
+void PutFixed32(std::string* out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+void PutFixed64(std::string* out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+uint32_t GetFixed32(const char* p) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+uint64_t GetFixed64(const char* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+
+uint32_t Crc32(const std::string& data) {
+  return static_cast<uint32_t>(
+      crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+}
+
+std::string Hex(uint64_t value, int digits) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(static_cast<size_t>(digits), '0');
+  for (int i = digits - 1; i >= 0; --i, value >>= 4) out[i] = kDigits[value & 15];
+  return out;
+}
+
+rocksdb::Options DatabaseOptions(bool create) {
+  rocksdb::Options options;
+  options.create_if_missing = create;
+  options.compression = rocksdb::kNoCompression;  // pages are compressed already
+  options.keep_log_file_num = 2;
+  options.max_log_file_size = 1 << 20;
+  rocksdb::BlockBasedTableOptions table;
+  table.block_size = 64 << 10;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  return options;
+}
+
+// Fault injection for the crash tests: with PUZZLEDB_CRASH_AT=<point> in the environment a
+// table write ends the process abruptly (exit status 86, no cleanup) at that point.
+void CrashPoint(std::string_view point) {
+  const char* at = std::getenv("PUZZLEDB_CRASH_AT");
+  if (at != nullptr && point == at) std::_Exit(86);
+}
+
+uint64_t PageCount(uint64_t entries, uint32_t per_page) {
+  return per_page == 0 ? 0 : (entries + per_page - 1) / per_page;
+}
+
+}  // namespace
+
+std::string MetadataKey(const std::string& table_id) { return "M/" + table_id; }
+
+std::string PagePrefix(const std::string& table_id, uint64_t generation) {
+  return Cat("P/", table_id, "/", Hex(generation, 16), "/");
+}
+
+std::string PageKey(const std::string& table_id, uint64_t generation, uint32_t page) {
+  return PagePrefix(table_id, generation) + Hex(page, 8);
+}
+
+std::string EncodePage(TableEncoding encoding, uint64_t first_entry, uint32_t entry_count,
+                       const std::string& payload, int compression_level) {
+  std::string value(kPageMagic, 4);
+  value.push_back(static_cast<char>(encoding));
+  value.append(3, '\0');
+  PutFixed64(&value, first_entry);
+  PutFixed32(&value, entry_count);
+  PutFixed32(&value, static_cast<uint32_t>(payload.size()));
+  PutFixed32(&value, Crc32(payload));
+  const size_t bound = ZSTD_compressBound(payload.size());
+  value.resize(kPageHeader + bound);
+  const size_t n = ZSTD_compress(value.data() + kPageHeader, bound, payload.data(), payload.size(),
+                                 compression_level);
+  value.resize(kPageHeader + (ZSTD_isError(n) ? 0 : n));
+  return value;
+}
+
+absl::StatusOr<std::string> DecodePage(const std::string& value, TableEncoding encoding,
+                                       uint64_t first_entry, uint32_t entry_count) {
+  if (value.size() < kPageHeader || std::memcmp(value.data(), kPageMagic, 4) != 0) {
+    return absl::DataLossError("not a page (bad header)");
+  }
+  if (value[5] != 0 || value[6] != 0 || value[7] != 0) {
+    return absl::DataLossError("page header has nonzero reserved bytes");
+  }
+  if (static_cast<uint8_t>(value[4]) != encoding) {
+    return absl::DataLossError(Cat("page encoding ", static_cast<int>(value[4]),
+                                   " differs from the table's ", static_cast<int>(encoding)));
+  }
+  if (GetFixed64(value.data() + 8) != first_entry || GetFixed32(value.data() + 16) != entry_count) {
+    return absl::DataLossError(Cat("page holds entries from ", GetFixed64(value.data() + 8), " (",
+                                   GetFixed32(value.data() + 16), "), expected ", first_entry, " (",
+                                   entry_count, ")"));
+  }
+  const uint32_t raw_size = GetFixed32(value.data() + 20);
+  const uint64_t expected = encoding == storage::v1::DISTANCE_MOD3 ? (entry_count + 3) / 4
+                                                                    : entry_count;
+  if (raw_size != expected) return absl::DataLossError("page payload size is wrong");
+  std::string payload(raw_size, '\0');
+  const size_t n = ZSTD_decompress(payload.data(), payload.size(), value.data() + kPageHeader,
+                                   value.size() - kPageHeader);
+  if (ZSTD_isError(n) || n != raw_size) {
+    return absl::DataLossError(Cat("page does not decompress: ",
+                                   ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short payload"));
+  }
+  if (Crc32(payload) != GetFixed32(value.data() + 24)) {
+    return absl::DataLossError("page CRC mismatch");
+  }
+  return payload;
+}
+
+TableStore::TableStore(std::string dir, Mode mode, rocksdb::DB* db)
+    : dir_(std::move(dir)), mode_(mode), db_(db) {}
+
+TableStore::~TableStore() = default;
+
+absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(const std::string& dir, Mode mode) {
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s;
+  if (mode != Mode::kReadWrite && !std::filesystem::exists(std::filesystem::path(dir) / "CURRENT")) {
+    return absl::NotFoundError(
+        Cat("no puzzledb database at ", dir, " (build one with: puzzledb-build --db ", dir, ")"));
+  }
+  if (mode == Mode::kReadOnly) {
+    s = rocksdb::DB::OpenForReadOnly(DatabaseOptions(false), dir, &db);
+  } else {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return absl::PermissionDeniedError(Cat("cannot create ", dir, ": ", ec.message()));
+    s = rocksdb::DB::Open(DatabaseOptions(true), dir, &db);
+    // Leftovers of builds killed before their ingest.
+    std::filesystem::remove_all(std::filesystem::path(dir) / "staging", ec);
+  }
+  if (!s.ok()) return FromRocks(s, Cat("cannot open the database at ", dir));
+  return std::unique_ptr<TableStore>(new TableStore(dir, mode, db));
+}
+
+absl::StatusOr<std::vector<TableMetadata>> TableStore::List() const {
+  std::vector<TableMetadata> tables;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  for (it->Seek("M/"); it->Valid() && it->key().starts_with("M/"); it->Next()) {
+    TableMetadata metadata;
+    if (!metadata.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) {
+      return absl::DataLossError(Cat("unreadable metadata record ", it->key().ToString()));
+    }
+    tables.push_back(std::move(metadata));
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "listing tables");
+  return tables;
+}
+
+absl::StatusOr<TableMetadata> TableStore::ReadMetadata(const std::string& table_id) const {
+  std::string value;
+  const rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), MetadataKey(table_id), &value);
+  if (s.IsNotFound()) return absl::NotFoundError(Cat("no table ", table_id));
+  if (!s.ok()) return FromRocks(s, Cat("table ", table_id, ": reading its metadata"));
+  TableMetadata metadata;
+  if (!metadata.ParseFromString(value)) {
+    return absl::DataLossError(Cat("table ", table_id, ": unreadable metadata record"));
+  }
+  return metadata;
+}
+
+absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
+    const std::string& table_id) const {
+  auto metadata = ReadMetadata(table_id);
+  if (!metadata.ok()) return metadata.status();
+  const TableMetadata& m = *metadata;
+  auto bad = [&](std::string_view what) {
+    return absl::DataLossError(Cat("table ", table_id, ": ", what));
+  };
+  if (m.format_version() != kTableFormatVersion) {
+    return bad(Cat("format version ", m.format_version(), ", this program reads ",
+                   kTableFormatVersion));
+  }
+  if (m.encoding() != storage::v1::DISTANCE_BYTE && m.encoding() != storage::v1::DISTANCE_MOD3) {
+    return bad("unknown encoding");
+  }
+  if (m.state_count() == 0 || m.state_count() > (uint64_t{1} << 36) ||
+      m.page_count() != PageCount(m.state_count(), m.entries_per_page()) ||
+      m.entries_per_page() % 4 != 0) {
+    return bad("inconsistent sizes in the metadata");
+  }
+  auto table = std::make_shared<LoadedTable>();
+  table->metadata = m;
+  table->entries = PackedTable(m.encoding(), m.state_count());
+
+  rocksdb::ReadOptions read;
+  read.verify_checksums = true;
+  read.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read));
+  const std::string prefix = PagePrefix(table_id, m.generation());
+  uint32_t crc = 0;
+  it->Seek(prefix);
+  for (uint32_t page = 0; page < m.page_count(); ++page, it->Next()) {
+    if (!it->Valid() || it->key().ToString() != PageKey(table_id, m.generation(), page)) {
+      if (!it->status().ok()) return FromRocks(it->status(), Cat("table ", table_id));
+      return bad(Cat("page ", page, " of ", m.page_count(), " is missing"));
+    }
+    const uint64_t first = uint64_t{page} * m.entries_per_page();
+    const auto count = static_cast<uint32_t>(
+        std::min<uint64_t>(m.entries_per_page(), m.state_count() - first));
+    auto payload = DecodePage(it->value().ToString(), m.encoding(), first, count);
+    if (!payload.ok()) return bad(Cat("page ", page, ": ", Message(payload.status())));
+    table->entries.Assign(first, count, *payload);
+    crc = static_cast<uint32_t>(crc32_combine(crc, Crc32(*payload), static_cast<z_off_t>(payload->size())));
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), Cat("table ", table_id));
+  if (crc != m.content_crc32()) return bad("content CRC mismatch");
+  return std::shared_ptr<const LoadedTable>(std::move(table));
+}
+
+absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entries,
+                               const TableWriteOptions& options) {
+  if (mode_ == Mode::kReadOnly) return absl::FailedPreconditionError("the database is read-only");
+  std::lock_guard<std::mutex> lock(write_mutex_);
+  const std::string id = metadata.table_id();
+  // The newest generation with pages (which a damaged metadata record cannot hide).
+  uint64_t old_generation = 0;
+  {
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    const std::string prefix = Cat("P/", id, "/");
+    it->SeekForPrev(Cat("P/", id, "0"));
+    if (it->Valid() && it->key().starts_with(prefix) && it->key().size() >= prefix.size() + 16) {
+      const std::string hex = it->key().ToString().substr(prefix.size(), 16);
+      std::from_chars(hex.data(), hex.data() + hex.size(), old_generation, 16);
+    }
+  }
+  const uint64_t generation = old_generation + 1;
+  const uint32_t per_page = options.entries_per_page;
+  const uint64_t pages = PageCount(entries.size(), per_page);
+
+  // Compress the pages on every thread.
+  std::vector<std::string> values(pages);
+  std::vector<uint32_t> crcs(pages);
+  std::vector<uint64_t> sizes(pages);
+  std::atomic<uint64_t> next{0};
+  auto worker = [&] {
+    for (uint64_t p; (p = next.fetch_add(1)) < pages;) {
+      const uint64_t first = p * per_page;
+      const auto count = static_cast<uint32_t>(std::min<uint64_t>(per_page, entries.size() - first));
+      const std::string payload = entries.Slice(first, count);
+      crcs[p] = Crc32(payload);
+      sizes[p] = payload.size();
+      values[p] = EncodePage(entries.encoding(), first, count, payload, options.compression_level);
+    }
+  };
+  const int threads = options.threads > 0 ? options.threads
+                                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+
+  uint32_t crc = 0;
+  uint64_t stored = 0;
+  for (uint64_t p = 0; p < pages; ++p) {
+    crc = static_cast<uint32_t>(crc32_combine(crc, crcs[p], static_cast<z_off_t>(sizes[p])));
+    stored += values[p].size();
+  }
+  metadata.set_format_version(kTableFormatVersion);
+  metadata.set_encoding(entries.encoding());
+  metadata.set_state_count(entries.size());
+  metadata.set_entries_per_page(per_page);
+  metadata.set_page_count(static_cast<uint32_t>(pages));
+  metadata.set_generation(generation);
+  metadata.set_content_crc32(crc);
+  metadata.set_stored_bytes(stored);
+
+  // One SST file with the metadata record and every page, ingested in one step.
+  const std::filesystem::path staging = std::filesystem::path(dir_) / "staging";
+  std::error_code ec;
+  std::filesystem::create_directories(staging, ec);
+  const std::string file = (staging / Cat(id, "-", generation, ".sst")).string();
+  {
+    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), DatabaseOptions(true));
+    rocksdb::Status s = writer.Open(file);
+    if (s.ok()) s = writer.Put(MetadataKey(id), metadata.SerializeAsString());
+    for (uint64_t p = 0; s.ok() && p < pages; ++p) {
+      s = writer.Put(PageKey(id, generation, static_cast<uint32_t>(p)), values[p]);
+    }
+    if (s.ok()) s = writer.Finish();
+    if (!s.ok()) {
+      std::filesystem::remove(file, ec);
+      return FromRocks(s, Cat("table ", id, ": writing ", file));
+    }
+  }
+  CrashPoint("before-ingest");
+  rocksdb::IngestExternalFileOptions ingest;
+  ingest.move_files = true;
+  const rocksdb::Status s = db_->IngestExternalFile({file}, ingest);
+  std::filesystem::remove(file, ec);
+  if (!s.ok()) return FromRocks(s, Cat("table ", id, ": ingesting ", file));
+  CrashPoint("after-ingest");
+  // The new table is live; the pages of earlier generations (also those a crash left
+  // behind) are garbage now.
+  return DeleteOlderGenerations(id, generation);
+}
+
+absl::Status TableStore::DeleteOlderGenerations(const std::string& table_id, uint64_t generation) {
+  // Generations are fixed-width hex, so every older one sorts before this prefix.
+  const std::string begin = Cat("P/", table_id, "/");
+  const std::string end = PagePrefix(table_id, generation);
+  rocksdb::Status s =
+      db_->DeleteRange(rocksdb::WriteOptions(), db_->DefaultColumnFamily(), begin, end);
+  if (s.ok()) {
+    const rocksdb::Slice b(begin), e(end);
+    rocksdb::CompactRangeOptions compact;
+    compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    s = db_->CompactRange(compact, &b, &e);
+  }
+  return FromRocks(s, Cat("table ", table_id, ": deleting generations before ", generation));
+}
+
+absl::Status TableStore::Remove(const std::string& table_id) {
+  if (mode_ == Mode::kReadOnly) return absl::FailedPreconditionError("the database is read-only");
+  std::lock_guard<std::mutex> lock(write_mutex_);
+  const std::string begin = Cat("P/", table_id, "/");
+  const std::string end = Cat("P/", table_id, "0");
+  rocksdb::Status s = db_->Delete(rocksdb::WriteOptions(), MetadataKey(table_id));
+  if (s.ok()) s = db_->DeleteRange(rocksdb::WriteOptions(), db_->DefaultColumnFamily(), begin, end);
+  if (s.ok()) {
+    const rocksdb::Slice b(begin), e(end);
+    s = db_->CompactRange(rocksdb::CompactRangeOptions(), &b, &e);
+  }
+  return FromRocks(s, Cat("removing table ", table_id));
+}
+
+uint64_t TableStore::SizeOnDisk(const std::string& table_id) const {
+  const std::string begin = Cat("P/", table_id, "/");
+  const std::string end = Cat("P/", table_id, "0");
+  const rocksdb::Range range(begin, end);
+  uint64_t size = 0;
+  rocksdb::SizeApproximationOptions options;
+  options.include_memtables = true;
+  options.include_files = true;
+  db_->GetApproximateSizes(options, db_->DefaultColumnFamily(), &range, 1, &size);
+  return size;
+}
+
+}  // namespace puzzledb

@@ -1,0 +1,102 @@
+// The tables on disk: a RocksDB database holding, per table, one metadata record and the
+// table's entries in compressed pages (docs/FORMAT.md describes every byte).
+//
+// A table is written atomically: its pages and its metadata go into one SST file that is
+// ingested in one step, under a new generation, and only then are the previous
+// generation's pages deleted. A build killed at any point leaves the previous table (or
+// none) in place, never a half table that looks whole.
+#ifndef PUZZLEDB_CORE_TABLE_TABLE_STORE_H_
+#define PUZZLEDB_CORE_TABLE_TABLE_STORE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/table/packed_table.h"
+#include "puzzledb/storage/v1/table.pb.h"
+
+namespace rocksdb {
+class DB;
+}
+
+namespace puzzledb {
+
+using TableMetadata = storage::v1::TableMetadata;
+
+inline constexpr uint32_t kTableFormatVersion = 1;
+inline constexpr uint32_t kDefaultEntriesPerPage = 1u << 18;
+
+// A table read back and checked: its metadata and its entries in memory.
+struct LoadedTable {
+  TableMetadata metadata;
+  PackedTable entries;
+};
+
+struct TableWriteOptions {
+  int compression_level = 9;  // zstd
+  uint32_t entries_per_page = kDefaultEntriesPerPage;
+  int threads = 0;  // 0: one per hardware thread
+};
+
+// Thread-safe.
+class TableStore {
+ public:
+  enum class Mode {
+    kReadOnly,   // never writes; fails if the database does not exist
+    kReadWrite,          // creates the database if missing; one read-write user at a time
+    kReadWriteExisting,  // as kReadWrite, but NOT_FOUND (saying how to build one) if missing
+  };
+
+  static absl::StatusOr<std::unique_ptr<TableStore>> Open(const std::string& dir, Mode mode);
+  ~TableStore();
+  TableStore(const TableStore&) = delete;
+  TableStore& operator=(const TableStore&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  Mode mode() const { return mode_; }
+
+  // Every table's metadata, ordered by table id.
+  absl::StatusOr<std::vector<TableMetadata>> List() const;
+  // NOT_FOUND if there is no such table.
+  absl::StatusOr<TableMetadata> ReadMetadata(const std::string& table_id) const;
+  // Reads every page of a table and checks it (RocksDB block checksums, each page's CRC, the
+  // page count, the content CRC). NOT_FOUND if there is no such table, DATA_LOSS naming the
+  // table and the first bad page otherwise. Not cached: callers keep what they load.
+  absl::StatusOr<std::shared_ptr<const LoadedTable>> Load(const std::string& table_id) const;
+  // Writes (or replaces) a table atomically. `metadata` supplies what the caller knows (id,
+  // puzzle, parameters, coverage, histogram, build figures); the store fills in the paging
+  // fields, generation, checksum and sizes. REQUIRES: kReadWrite.
+  absl::Status Write(TableMetadata metadata, const PackedTable& entries,
+                     const TableWriteOptions& options);
+  // Removes a table. REQUIRES: kReadWrite.
+  absl::Status Remove(const std::string& table_id);
+  // The bytes its pages take in the database's files (approximate: RocksDB's estimate).
+  uint64_t SizeOnDisk(const std::string& table_id) const;
+
+ private:
+  TableStore(std::string dir, Mode mode, rocksdb::DB* db);
+  absl::Status DeleteOlderGenerations(const std::string& table_id, uint64_t generation);
+
+  const std::string dir_;
+  const Mode mode_;
+  std::unique_ptr<rocksdb::DB> db_;
+  std::mutex write_mutex_;  // one table write at a time
+};
+
+// Keys and page values (docs/FORMAT.md).
+std::string MetadataKey(const std::string& table_id);
+std::string PagePrefix(const std::string& table_id, uint64_t generation);
+std::string PageKey(const std::string& table_id, uint64_t generation, uint32_t page);
+std::string EncodePage(TableEncoding encoding, uint64_t first_entry, uint32_t entry_count,
+                       const std::string& payload, int compression_level);
+// The page's payload; DATA_LOSS with what is wrong.
+absl::StatusOr<std::string> DecodePage(const std::string& value, TableEncoding encoding,
+                                       uint64_t first_entry, uint32_t entry_count);
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_TABLE_TABLE_STORE_H_

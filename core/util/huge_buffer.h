@@ -1,0 +1,49 @@
+// A byte array for the big tables (a knight table is 17 to 68 MB), backed by 2 MB pages
+// where the kernel allows (transparent huge pages in "madvise" mode): table walks and the
+// BFS make random accesses all over such arrays, and with 4 KB pages most of them would
+// also miss the TLB.
+#ifndef PUZZLEDB_CORE_UTIL_HUGE_BUFFER_H_
+#define PUZZLEDB_CORE_UTIL_HUGE_BUFFER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+namespace puzzledb {
+
+class HugeBuffer {
+ public:
+  HugeBuffer() = default;
+  // `size` bytes, every one `fill`.
+  HugeBuffer(size_t size, uint8_t fill);
+  ~HugeBuffer();
+  HugeBuffer(HugeBuffer&& other) noexcept { *this = std::move(other); }
+  HugeBuffer& operator=(HugeBuffer&& other) noexcept;
+  HugeBuffer(const HugeBuffer& other) : HugeBuffer(other.size_, 0) {
+    if (size_ > 0) std::memcpy(data_, other.data_, size_);
+  }
+  HugeBuffer& operator=(const HugeBuffer& other) {
+    if (this != &other) *this = HugeBuffer(other);
+    return *this;
+  }
+
+  uint8_t* data() { return data_; }
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  uint8_t& operator[](size_t i) { return data_[i]; }
+  const uint8_t& operator[](size_t i) const { return data_[i]; }
+  uint8_t* begin() { return data_; }
+  uint8_t* end() { return data_ + size_; }
+  const uint8_t* begin() const { return data_; }
+  const uint8_t* end() const { return data_ + size_; }
+
+ private:
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_UTIL_HUGE_BUFFER_H_
