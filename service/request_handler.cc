@@ -184,9 +184,7 @@ v1::ListTablesResponse RequestHandler::ListTables() const {
         t->set_puzzle(m.puzzle());
         t->set_parameters(m.parameters_text());
         t->set_parameters_bytes(m.parameters());
-        if (m.puzzle() == KnobsPuzzle::kName) {
-          for (char c : m.parameters()) t->add_wiring(static_cast<uint8_t>(c));
-        }
+        TableParamsToWire(m.puzzle(), m.parameters(), t);
         t->set_coverage_depth(m.coverage_depth());
         t->set_complete(m.complete());
         t->set_states(m.state_count());

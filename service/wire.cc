@@ -110,4 +110,10 @@ std::string ToJsonLine(const google::protobuf::Message& message) {
   return json;
 }
 
+void TableParamsToWire(std::string_view puzzle, std::string_view params, v1::TableInfo* out) {
+  if (puzzle == KnobsPuzzle::kName) {
+    for (char c : params) out->add_wiring(static_cast<uint8_t>(c));
+  }
+}
+
 }  // namespace puzzledb

@@ -33,6 +33,10 @@ absl::StatusOr<RotationPuzzle::Instance> InstanceFromWire<RotationPuzzle>(
 // The registered name of the puzzle a message holds ("knight", ...), or "" if none is set.
 std::string_view WirePuzzleName(const v1::Puzzle& puzzle);
 
+// The puzzle's own fields of a table's description, from the parameters stored with the
+// table (for knobs: the wiring as 48 numbers). Nothing for puzzles without parameters.
+void TableParamsToWire(std::string_view puzzle, std::string_view params, v1::TableInfo* out);
+
 v1::Outcome OutcomeToWire(Outcome outcome);
 v1::Source SourceToWire(Source source);
 

@@ -1,0 +1,52 @@
+#!/bin/sh
+# The layering of docs/ARCHITECTURE.md, checked on the sources and the built CLI:
+#   tests/layering_test.sh SOURCE_DIR CLI_BINARY
+# Every check prints what broke the rule, and the script exits 1 if any did.
+set -u
+src=$1
+cli=$2
+failed=0
+fail() {
+  echo "layering: $*"
+  failed=1
+}
+cd "$src" || exit 2
+
+# proto/ holds the .proto files (and the CMake that compiles them), no C++.
+extra=$(find proto -type f ! -name '*.proto' ! -name CMakeLists.txt)
+[ -z "$extra" ] || fail "proto/ holds more than .proto files: $extra"
+
+# core/ knows no transport, no command line, and nothing built on it.
+hits=$(grep -rlE '#include "(grpc|grpcpp|httplib|CLI/|server/|service/|client/|builder/)' core)
+[ -z "$hits" ] || fail "core/ includes transport, CLI or upper-layer headers: $hits"
+
+# core/'s layers: util < puzzles < search < table < solver.h (core/README.md).
+hits=$(grep -lE '#include "core/(puzzles|search|table|solver)' core/util/*)
+[ -z "$hits" ] || fail "core/util/ includes a higher layer: $hits"
+hits=$(grep -lE '#include "core/(search|table|solver)' core/puzzles/*)
+[ -z "$hits" ] || fail "core/puzzles/ includes a higher layer: $hits"
+hits=$(grep -lE '#include "core/(table|solver)' core/search/*)
+[ -z "$hits" ] || fail "core/search/ includes a higher layer: $hits"
+hits=$(grep -l '#include "core/solver' core/table/*)
+[ -z "$hits" ] || fail "core/table/ includes the solver: $hits"
+
+# The service layer knows no transport.
+hits=$(grep -rlE '#include "(grpcpp|httplib|CLI/|server/|client/)' service)
+[ -z "$hits" ] || fail "service/ includes transport or CLI headers: $hits"
+
+# Puzzles are named only by their models, the registry and the wire mapping.
+hits=$(grep -rlE 'KnightPuzzle|KnobsPuzzle|RotationPuzzle|"(knight|knobs|rotation)"' \
+  client server builder service core/solver.h core/solver.cc core/search core/table core/util |
+  grep -v '^service/wire\.')
+[ -z "$hits" ] || fail "a puzzle is named outside core/puzzles/ and service/wire.*: $hits"
+
+# The CLI carries none of the server's machinery.
+if ! nm -C "$cli" >/dev/null 2>&1; then
+  fail "cannot read the symbols of $cli"
+else
+  server_symbols=$(nm -C "$cli" | grep -cE 'puzzledb::(BackgroundBuilder|SearchPool|SolverService|PuzzledbServer)')
+  [ "$server_symbols" -eq 0 ] || fail "the CLI binary holds $server_symbols symbols of the server"
+fi
+
+[ "$failed" -eq 0 ] && echo "layering: every rule holds"
+exit "$failed"
