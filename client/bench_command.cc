@@ -197,7 +197,7 @@ void RunStream(v1::Solver::Stub& stub, const std::vector<v1::SolveRequest>& requ
 // Connects every channel before the clock starts, so that the run measures answers, not
 // connection set-up. gRPC 1.51 (Debian 12's) now and then fails a connect to a live server
 // with a stray errno ("No such file or directory": connect()'s errno is overwritten before
-// gRPC reads it; fixed upstream in gRPC 1.61), and a call made then fails with UNAVAILABLE;
+// gRPC reads it; fixed upstream by gRPC pull request 35064), and a call made then fails with UNAVAILABLE;
 // a channel that is waited for simply connects again. A dead address still fails within
 // seconds, with gRPC's reason.
 absl::Status ConnectAll(const std::vector<std::shared_ptr<grpc::Channel>>& channels,
