@@ -51,7 +51,8 @@ void BM_HandlerKnight(benchmark::State& state) {
     request.ParseFromString(f.requests[i++ % f.requests.size()]);
     v1::SolveResponse response;
     absl::Status status;
-    f.handler->SolveFromTables(request, &response, &status);
+    RequestHandler::SearchStep<v1::SolveResponse> search;
+    f.handler->SolveFromTables(request, &response, &status, &search);
     benchmark::DoNotOptimize(response.SerializeAsString());
   }
 }

@@ -29,9 +29,10 @@ class LocalBackend final : public Backend {
     const auto started = std::chrono::steady_clock::now();
     v1::SolveResponse response;
     absl::Status status;
-    if (handler_.SolveFromTables(request, &response, &status) ==
+    RequestHandler::SearchStep<v1::SolveResponse> search;
+    if (handler_.SolveFromTables(request, &response, &status, &search) ==
         RequestHandler::Route::kNeedsSearch) {
-      status = handler_.SolveWithSearch(request, Limits(started), &response);
+      status = search(Limits(started), &response);
     }
     if (!status.ok()) return status;
     response.set_micros(MicrosSince(started));
@@ -44,9 +45,10 @@ class LocalBackend final : public Backend {
     const auto started = std::chrono::steady_clock::now();
     v1::AnalyzeResponse response;
     absl::Status status;
-    if (handler_.AnalyzeFromTables(request, &response, &status) ==
+    RequestHandler::SearchStep<v1::AnalyzeResponse> search;
+    if (handler_.AnalyzeFromTables(request, &response, &status, &search) ==
         RequestHandler::Route::kNeedsSearch) {
-      status = handler_.AnalyzeWithSearch(request, Limits(started), &response);
+      status = search(Limits(started), &response);
     }
     if (!status.ok()) return status;
     response.set_micros(MicrosSince(started));

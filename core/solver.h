@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,25 @@ struct Analysis {
   std::vector<MoveAnalysis> moves;  // every legal move, best first, ties in canonical order
 };
 
+// The table step of a solve (Solver::FromTables): the answer, when the tables give one,
+// else what the search step needs. It never searches.
+template <PuzzleModel P>
+struct TableStep {
+  std::optional<Solution> answer;
+  // A partial table that does not cover the state: its bound on the uncovered states
+  // guides the search.
+  std::shared_ptr<const TableWalker<P>> partial;
+  bool had_table = false;  // a usable table exists for these parameters
+
+  // The answer to give when the policy forbids search.
+  absl::Status NoSearchAllowed() const {
+    return absl::FailedPreconditionError(
+        had_table ? "the table does not cover this state and the policy forbids search"
+                  : Cat("no usable ", P::kName,
+                        " table for these parameters and the policy forbids search"));
+  }
+};
+
 // Thread-safe. Tables are loaded from the store on first use and kept; a table that fails
 // its checks (on load or during a walk) is refused from then on, and its states go to live
 // search.
@@ -53,12 +73,26 @@ class Solver {
 
   TableStore* store() const { return store_.get(); }
 
+  // A solve in one call: the table step, then, if the policy allows, the search step.
   template <PuzzleModel P>
   absl::StatusOr<Solution> Solve(const typename P::Instance& instance, const SolveOptions& options);
+
+  // The two steps apart (a server answers the first on the calling thread and hands the
+  // second, with the step's result, to a search thread). `max_moves` 0: no cap.
+  template <PuzzleModel P>
+  TableStep<P> FromTables(const P& model, const typename P::Instance& instance, int max_moves);
+  template <PuzzleModel P>
+  absl::StatusOr<Solution> Search(const P& model, const typename P::Instance& instance,
+                                  const TableStep<P>& step, const SearchLimits& limits);
 
   template <PuzzleModel P>
   absl::StatusOr<Analysis> Analyze(const typename P::Instance& instance,
                                    const SolveOptions& options);
+  // The analysis from the tables alone, or nothing if the position or a move needs a
+  // search.
+  template <PuzzleModel P>
+  std::optional<Analysis> AnalyzeFromTables(const P& model, const typename P::Instance& instance,
+                                            int max_moves);
 
   // Loads every table in the store now (instead of at first use); returns how many loaded.
   int Preload();
@@ -81,6 +115,11 @@ class Solver {
   std::shared_ptr<const TableWalker<P>> WalkerFor(const P& model);
   template <PuzzleModel P>
   std::shared_ptr<const LiveSolver<P>> LiveFor(const P& model);
+  // The analysis of `instance` with `solve` answering each position (nothing: give up).
+  template <PuzzleModel P, class SolveOne>
+  static absl::StatusOr<std::optional<Analysis>> AnalyzeWith(const P& model,
+                                                             const typename P::Instance& instance,
+                                                             SolveOne solve);
   void Refuse(const std::string& table_id, const absl::Status& why);
 
   const std::shared_ptr<TableStore> store_;
@@ -158,72 +197,86 @@ std::shared_ptr<const LiveSolver<P>> Solver::LiveFor(const P& model) {
 }
 
 template <PuzzleModel P>
-absl::StatusOr<Solution> Solver::Solve(const typename P::Instance& instance,
-                                       const SolveOptions& options) {
-  const P model(instance.params);
-  const int max_moves = options.limits.max_moves;
-  std::shared_ptr<const TableWalker<P>> walker;
-  if (options.policy != Policy::kSearchOnly) walker = WalkerFor(model);
-  bool partial_table_bound = false;
-  if (walker != nullptr) {
-    uint64_t lookups = 0;
-    auto lookup = walker->Lookup(instance.state, &lookups);
-    if (!lookup.ok()) {
-      Refuse(P::TableId(model.params()), lookup.status());
-      walker = nullptr;
-    } else if (lookup->kind == TableLookup::Kind::kCovered) {
-      auto walk = walker->Walk(instance.state, max_moves);
-      if (walk.ok()) {
-        walk->lookups += lookups;
-        return walk;
-      }
-      Refuse(P::TableId(model.params()), walk.status());
-      walker = nullptr;
-    } else if (lookup->kind == TableLookup::Kind::kUncovered) {
-      Solution answer;
-      answer.source = Source::kTable;
-      answer.lookups = lookups;
-      if (walker->complete()) {
-        answer.outcome = Outcome::kUnsolvable;
-        return answer;
-      }
-      if (max_moves > 0 && max_moves < walker->UncoveredBound()) {
-        answer.outcome = Outcome::kNotWithinLimit;
-        return answer;
-      }
-      partial_table_bound = true;
+TableStep<P> Solver::FromTables(const P& model, const typename P::Instance& instance,
+                                int max_moves) {
+  TableStep<P> step;
+  std::shared_ptr<const TableWalker<P>> walker = WalkerFor(model);
+  if (walker == nullptr) return step;
+  uint64_t lookups = 0;
+  auto lookup = walker->Lookup(instance.state, &lookups);
+  if (!lookup.ok()) {
+    Refuse(P::TableId(model.params()), lookup.status());
+    return step;
+  }
+  step.had_table = true;
+  if (lookup->kind == TableLookup::Kind::kCovered) {
+    auto walk = walker->Walk(instance.state, max_moves);
+    if (walk.ok()) {
+      walk->lookups += lookups;
+      step.answer = *walk;
+      return step;
+    }
+    Refuse(P::TableId(model.params()), walk.status());
+    step.had_table = false;
+  } else if (lookup->kind == TableLookup::Kind::kUncovered) {
+    Solution answer;
+    answer.source = Source::kTable;
+    answer.lookups = lookups;
+    if (walker->complete()) {
+      answer.outcome = Outcome::kUnsolvable;
+      step.answer = answer;
+    } else if (max_moves > 0 && max_moves < walker->UncoveredBound()) {
+      answer.outcome = Outcome::kNotWithinLimit;
+      step.answer = answer;
+    } else {
+      step.partial = walker;
     }
   }
-  if (options.policy == Policy::kTableOnly) {
-    return absl::FailedPreconditionError(
-        walker != nullptr ? "the table does not cover this state and the policy forbids search"
-                          : Cat("no usable ", P::kName,
-                                " table for these parameters and the policy forbids search"));
-  }
-  if constexpr (P::kLiveSearch == LiveSearchKind::kIdaStar) {
-    if (partial_table_bound) {
-      const TableBound<P> bound(model, *walker);
-      return IdaStar<P, TableBound<P>>(model, bound, options.limits).Run(instance.state);
-    }
-  }
-  return LiveFor(model)->Solve(instance.state, options.limits);
+  return step;
 }
 
 template <PuzzleModel P>
-absl::StatusOr<Analysis> Solver::Analyze(const typename P::Instance& instance,
-                                         const SolveOptions& options) {
+absl::StatusOr<Solution> Solver::Search(const P& model, const typename P::Instance& instance,
+                                        const TableStep<P>& step, const SearchLimits& limits) {
+  if constexpr (P::kLiveSearch == LiveSearchKind::kIdaStar) {
+    if (step.partial != nullptr) {
+      const TableBound<P> bound(model, *step.partial);
+      return IdaStar<P, TableBound<P>>(model, bound, limits).Run(instance.state);
+    }
+  }
+  return LiveFor(model)->Solve(instance.state, limits);
+}
+
+template <PuzzleModel P>
+absl::StatusOr<Solution> Solver::Solve(const typename P::Instance& instance,
+                                       const SolveOptions& options) {
   const P model(instance.params);
+  TableStep<P> step;
+  if (options.policy != Policy::kSearchOnly) {
+    step = FromTables(model, instance, options.limits.max_moves);
+    if (step.answer.has_value()) return *step.answer;
+    if (options.policy == Policy::kTableOnly) return step.NoSearchAllowed();
+  }
+  return Search(model, instance, step, options.limits);
+}
+
+template <PuzzleModel P, class SolveOne>
+absl::StatusOr<std::optional<Analysis>> Solver::AnalyzeWith(const P& model,
+                                                            const typename P::Instance& instance,
+                                                            SolveOne solve) {
   Analysis analysis;
-  auto position = Solve<P>(instance, options);
+  absl::StatusOr<std::optional<Solution>> position = solve(instance);
   if (!position.ok()) return position.status();
-  analysis.position = *position;
+  if (!position->has_value()) return std::nullopt;
+  analysis.position = **position;
   for (int m = 0; m < P::kNumMoves; ++m) {
     typename P::Instance child = instance;
     if (!model.Apply(instance.state, m, &child.state)) continue;
-    auto answer = Solve<P>(child, options);
+    absl::StatusOr<std::optional<Solution>> answer = solve(child);
     if (!answer.ok()) return answer.status();
-    analysis.moves.push_back(
-        {m, model.MoveName(instance.state, m), answer->outcome, answer->distance});
+    if (!answer->has_value()) return std::nullopt;
+    analysis.moves.push_back({m, model.MoveName(instance.state, m), (*answer)->outcome,
+                              (*answer)->distance});
   }
   auto rank = [](const MoveAnalysis& a) {
     return a.outcome == Outcome::kSolved ? 0 : a.outcome == Outcome::kNotWithinLimit ? 1 : 2;
@@ -234,6 +287,33 @@ absl::StatusOr<Analysis> Solver::Analyze(const typename P::Instance& instance,
                      return rank(a) == 0 && a.distance < b.distance;
                    });
   return analysis;
+}
+
+template <PuzzleModel P>
+absl::StatusOr<Analysis> Solver::Analyze(const typename P::Instance& instance,
+                                         const SolveOptions& options) {
+  const P model(instance.params);
+  auto analysis = AnalyzeWith(
+      model, instance,
+      [&](const typename P::Instance& one) -> absl::StatusOr<std::optional<Solution>> {
+        auto solution = Solve<P>(one, options);
+        if (!solution.ok()) return solution.status();
+        return std::optional<Solution>(*solution);
+      });
+  if (!analysis.ok()) return analysis.status();
+  return **analysis;  // every position was answered
+}
+
+template <PuzzleModel P>
+std::optional<Analysis> Solver::AnalyzeFromTables(const P& model,
+                                                  const typename P::Instance& instance,
+                                                  int max_moves) {
+  auto analysis = AnalyzeWith(
+      model, instance,
+      [&](const typename P::Instance& one) -> absl::StatusOr<std::optional<Solution>> {
+        return FromTables(model, one, max_moves).answer;
+      });
+  return analysis.ok() ? *analysis : std::nullopt;
 }
 
 }  // namespace puzzledb

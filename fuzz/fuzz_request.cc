@@ -22,12 +22,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     puzzledb::v1::AnalyzeRequest request;
     if (!request.ParseFromArray(data + 1, static_cast<int>(size - 1))) return 0;
     puzzledb::v1::AnalyzeResponse response;
-    route = handler->AnalyzeFromTables(request, &response, &status);
+    puzzledb::RequestHandler::SearchStep<puzzledb::v1::AnalyzeResponse> search;
+    route = handler->AnalyzeFromTables(request, &response, &status, &search);
   } else {
     puzzledb::v1::SolveRequest request;
     if (!request.ParseFromArray(data, static_cast<int>(size))) return 0;
     puzzledb::v1::SolveResponse response;
-    route = handler->SolveFromTables(request, &response, &status);
+    puzzledb::RequestHandler::SearchStep<puzzledb::v1::SolveResponse> search;
+    route = handler->SolveFromTables(request, &response, &status, &search);
   }
   if (route == puzzledb::RequestHandler::Route::kNeedsSearch) return 0;
   if (status.ok()) std::abort();  // nothing can be answered without tables

@@ -81,10 +81,10 @@ class SearchCallReactor final : public grpc::ServerUnaryReactor {
 
 }  // namespace
 
-template <class Request, class Response, class FromTables, class WithSearch>
+template <class Request, class Response, class FromTables>
 grpc::ServerUnaryReactor* SolverService::Unary(grpc::CallbackServerContext* context,
                                                const Request* request, Response* response,
-                                               FromTables from_tables, WithSearch with_search) {
+                                               FromTables from_tables) {
   const auto started = std::chrono::steady_clock::now();
   auto finish = [started, request, response](grpc::ServerUnaryReactor* reactor,
                                              const absl::Status& status) {
@@ -93,7 +93,8 @@ grpc::ServerUnaryReactor* SolverService::Unary(grpc::CallbackServerContext* cont
     reactor->Finish(ToGrpc(status));
   };
   absl::Status status;
-  if (from_tables(*request, response, &status) == RequestHandler::Route::kAnswered) {
+  RequestHandler::SearchStep<Response> search;
+  if (from_tables(*request, response, &status, &search) == RequestHandler::Route::kAnswered) {
     (status.ok() ? counters_.table_answers : counters_.errors)++;
     auto* reactor = context->DefaultReactor();
     finish(reactor, status);
@@ -105,10 +106,10 @@ grpc::ServerUnaryReactor* SolverService::Unary(grpc::CallbackServerContext* cont
   SearchLimits limits = LimitsFor(context, reactor->cancelled(), timeout_ms);
   ServiceCounters* counters = &counters_;
   const bool accepted = pool_->TrySubmit(
-      [counters, reactor, request, response, limits, finish,
-       with_search]() -> std::function<void()> {
+      [counters, reactor, response, limits, finish,
+       search = std::move(search)]() -> std::function<void()> {
         absl::Status searched = EndedWhileQueued(limits);
-        if (searched.ok()) searched = with_search(*request, limits, response);
+        if (searched.ok()) searched = search(limits, response);
         (searched.ok() ? counters->searches : counters->errors)++;
         // Sent once the slot is free again (SearchPool).
         return [reactor, finish, searched] { finish(reactor, searched); };
@@ -126,11 +127,9 @@ grpc::ServerUnaryReactor* SolverService::Solve(grpc::CallbackServerContext* cont
   RequestHandler* handler = handler_;
   return Unary(
       context, request, response,
-      [handler](const v1::SolveRequest& r, v1::SolveResponse* out, absl::Status* status) {
-        return handler->SolveFromTables(r, out, status);
-      },
-      [handler](const v1::SolveRequest& r, SearchLimits limits, v1::SolveResponse* out) {
-        return handler->SolveWithSearch(r, std::move(limits), out);
+      [handler](const v1::SolveRequest& r, v1::SolveResponse* out, absl::Status* status,
+                RequestHandler::SearchStep<v1::SolveResponse>* search) {
+        return handler->SolveFromTables(r, out, status, search);
       });
 }
 
@@ -140,11 +139,9 @@ grpc::ServerUnaryReactor* SolverService::Analyze(grpc::CallbackServerContext* co
   RequestHandler* handler = handler_;
   return Unary(
       context, request, response,
-      [handler](const v1::AnalyzeRequest& r, v1::AnalyzeResponse* out, absl::Status* status) {
-        return handler->AnalyzeFromTables(r, out, status);
-      },
-      [handler](const v1::AnalyzeRequest& r, SearchLimits limits, v1::AnalyzeResponse* out) {
-        return handler->AnalyzeWithSearch(r, std::move(limits), out);
+      [handler](const v1::AnalyzeRequest& r, v1::AnalyzeResponse* out, absl::Status* status,
+                RequestHandler::SearchStep<v1::AnalyzeResponse>* search) {
+        return handler->AnalyzeFromTables(r, out, status, search);
       });
 }
 
@@ -211,7 +208,8 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
 
     std::unique_ptr<v1::SolveResponse> response = TakeResponse();
     absl::Status status;
-    if (service_->handler()->SolveFromTables(request, response.get(), &status) ==
+    RequestHandler::SearchStep<v1::SolveResponse> search;
+    if (service_->handler()->SolveFromTables(request, response.get(), &status, &search) ==
         RequestHandler::Route::kAnswered) {
       (status.ok() ? service_->mutable_counters().table_answers
                    : service_->mutable_counters().errors)++;
@@ -229,13 +227,13 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     response->Clear();
     auto* searched = response.release();  // owned by the search
     const bool accepted = service_->pool()->Submit(
-        [this, request = std::move(request), started, limits,
+        [this, search = std::move(search), id, started, limits,
          searched]() -> std::function<void()> {
           std::shared_ptr<v1::SolveResponse> answer(searched);
           absl::Status s = EndedWhileQueued(limits);
-          if (s.ok()) s = service_->handler()->SolveWithSearch(request, limits, answer.get());
+          if (s.ok()) s = search(limits, answer.get());
           (s.ok() ? service_->mutable_counters().searches : service_->mutable_counters().errors)++;
-          return [this, id = request.id(), started, s, answer]() mutable {
+          return [this, id, started, s, answer]() mutable {
             Answer(id, started, ToGrpc(s),
                    std::make_unique<v1::SolveResponse>(std::move(*answer)), Phase::kSearch);
             LetGo();

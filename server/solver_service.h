@@ -64,10 +64,9 @@ class SolverService final : public v1::Solver::CallbackService {
  private:
   // A unary call: answered from the tables on this (gRPC) thread when possible, else by a
   // search on the pool, or refused when the pool is full.
-  template <class Request, class Response, class FromTables, class WithSearch>
+  template <class Request, class Response, class FromTables>
   grpc::ServerUnaryReactor* Unary(grpc::CallbackServerContext* context, const Request* request,
-                                  Response* response, FromTables from_tables,
-                                  WithSearch with_search);
+                                  Response* response, FromTables from_tables);
 
   RequestHandler* const handler_;
   SearchPool* const pool_;

@@ -1,5 +1,6 @@
 #include "service/request_handler.h"
 
+#include <optional>
 #include <type_traits>
 
 #include "core/puzzles/registry.h"
@@ -63,103 +64,107 @@ void Fill(const P& model, const typename P::Instance&, const Analysis& analysis,
 
 }  // namespace
 
-template <class Request, class Response>
-absl::Status RequestHandler::Answer(const Request& request, Policy policy, SearchLimits limits,
-                                    Response* response) {
-  absl::Status status;
-  VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
-    using P = typename decltype(type)::type;
-    auto instance = InstanceFromWire<P>(request.puzzle());
-    if (!instance.ok()) {
-      status = (instance.status());
-      return;
-    }
-    SolveOptions options;
-    options.policy = policy;
-    options.limits = std::move(limits);
-    options.limits.max_moves = static_cast<int>(request.max_moves());
-    const P model(instance->params);
-    Solution position;
-    if constexpr (std::is_same_v<Response, v1::SolveResponse>) {
-      auto solution = solver_->Solve<P>(*instance, options);
-      if (!solution.ok()) {
-        status = (solution.status());
-        return;
-      }
-      Fill(model, *instance, *solution, response);
-      position = *solution;
-    } else {
-      auto analysis = solver_->Analyze<P>(*instance, options);
-      if (!analysis.ok()) {
-        status = (analysis.status());
-        return;
-      }
-      Fill(model, *instance, *analysis, response);
-      position = analysis->position;
-    }
-    // A search for parameters without a table: build it for next time.
-    if constexpr (!std::is_empty_v<typename P::Params>) {
-      if (builder_ != nullptr && position.source == Source::kSearch) {
-        builder_->Request<P>(instance->params);
-      }
-    }
-  });
-  return status;
-}
-
-template <class Request, class Response>
-RequestHandler::Route RequestHandler::FromTables(const Request& request, Response* response,
-                                                 absl::Status* status) {
-  Policy policy;
-  *status = CheckCommon(request, &policy);
-  if (!status->ok()) return Route::kAnswered;
-  if (policy == Policy::kSearchOnly) {
-    // Still refuse a malformed puzzle here, without a search thread.
-    VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
-      using P = typename decltype(type)::type;
-      *status = InstanceFromWire<P>(request.puzzle()).status();
-    });
-    return status->ok() ? Route::kNeedsSearch : Route::kAnswered;
+template <PuzzleModel P>
+void RequestHandler::RequestTableFor(const typename P::Params& params, const Solution& solution) {
+  // A search for parameters without a table: build it for next time.
+  if constexpr (!std::is_empty_v<typename P::Params>) {
+    if (builder_ != nullptr && solution.source == Source::kSearch) builder_->Request<P>(params);
   }
-  *status = Answer(request, Policy::kTableOnly, SearchLimits{}, response);
-  if (absl::IsFailedPrecondition(*status) && policy == Policy::kTableThenSearch) {
-    response->Clear();
-    return Route::kNeedsSearch;
-  }
-  return Route::kAnswered;
-}
-
-template <class Request, class Response>
-absl::Status RequestHandler::WithSearch(const Request& request, SearchLimits limits,
-                                        Response* response) {
-  Policy policy;
-  absl::Status status = CheckCommon(request, &policy);
-  if (!status.ok()) return status;
-  limits.max_nodes = options_.search_node_budget;
-  return Answer(request, policy, std::move(limits), response);
 }
 
 RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& request,
                                                       v1::SolveResponse* response,
-                                                      absl::Status* status) {
-  return FromTables(request, response, status);
-}
-
-absl::Status RequestHandler::SolveWithSearch(const v1::SolveRequest& request, SearchLimits limits,
-                                             v1::SolveResponse* response) {
-  return WithSearch(request, std::move(limits), response);
+                                                      absl::Status* status,
+                                                      SearchStep<v1::SolveResponse>* search) {
+  Policy policy;
+  *status = CheckCommon(request, &policy);
+  if (!status->ok()) return Route::kAnswered;
+  Route route = Route::kAnswered;
+  VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
+    using P = typename decltype(type)::type;
+    auto instance = InstanceFromWire<P>(request.puzzle());
+    if (!instance.ok()) {
+      *status = instance.status();
+      return;
+    }
+    const int max_moves = static_cast<int>(request.max_moves());
+    const P model(instance->params);
+    TableStep<P> step;
+    if (policy != Policy::kSearchOnly) {
+      step = solver_->FromTables(model, *instance, max_moves);
+      if (step.answer.has_value()) {
+        SolutionToWire(model, *instance, *step.answer, response);
+        return;
+      }
+      if (policy == Policy::kTableOnly) {
+        *status = step.NoSearchAllowed();
+        return;
+      }
+    }
+    route = Route::kNeedsSearch;
+    *search = [this, instance = *instance, step = std::move(step), max_moves](
+                  SearchLimits limits, v1::SolveResponse* out) -> absl::Status {
+      limits.max_moves = max_moves;
+      limits.max_nodes = options_.search_node_budget;
+      const P model(instance.params);
+      auto solution = solver_->Search(model, instance, step, limits);
+      if (!solution.ok()) return solution.status();
+      SolutionToWire(model, instance, *solution, out);
+      RequestTableFor<P>(instance.params, *solution);
+      return absl::OkStatus();
+    };
+  });
+  return route;
 }
 
 RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest& request,
                                                         v1::AnalyzeResponse* response,
-                                                        absl::Status* status) {
-  return FromTables(request, response, status);
-}
-
-absl::Status RequestHandler::AnalyzeWithSearch(const v1::AnalyzeRequest& request,
-                                               SearchLimits limits,
-                                               v1::AnalyzeResponse* response) {
-  return WithSearch(request, std::move(limits), response);
+                                                        absl::Status* status,
+                                                        SearchStep<v1::AnalyzeResponse>* search) {
+  Policy policy;
+  *status = CheckCommon(request, &policy);
+  if (!status->ok()) return Route::kAnswered;
+  Route route = Route::kAnswered;
+  VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
+    using P = typename decltype(type)::type;
+    auto instance = InstanceFromWire<P>(request.puzzle());
+    if (!instance.ok()) {
+      *status = instance.status();
+      return;
+    }
+    const int max_moves = static_cast<int>(request.max_moves());
+    if (policy != Policy::kSearchOnly) {
+      const P model(instance->params);
+      std::optional<Analysis> analysis = solver_->AnalyzeFromTables(model, *instance, max_moves);
+      if (analysis.has_value()) {
+        Fill(model, *instance, *analysis, response);
+        return;
+      }
+      if (policy == Policy::kTableOnly) {
+        *status = absl::FailedPreconditionError(
+            "the tables do not cover this state or a state one move away, and the policy "
+            "forbids search");
+        return;
+      }
+    }
+    // The analysis again with searches allowed: what the tables answered is a lookup away.
+    route = Route::kNeedsSearch;
+    *search = [this, instance = *instance, policy, max_moves](
+                  SearchLimits limits, v1::AnalyzeResponse* out) -> absl::Status {
+      SolveOptions options;
+      options.policy = policy;
+      options.limits = std::move(limits);
+      options.limits.max_moves = max_moves;
+      options.limits.max_nodes = options_.search_node_budget;
+      auto analysis = solver_->Analyze<P>(instance, options);
+      if (!analysis.ok()) return analysis.status();
+      const P model(instance.params);
+      Fill(model, instance, *analysis, out);
+      RequestTableFor<P>(instance.params, analysis->position);
+      return absl::OkStatus();
+    };
+  });
+  return route;
 }
 
 void RequestHandler::Prepare(const v1::Puzzle& puzzle) {

@@ -6,6 +6,7 @@
 #define PUZZLEDB_SERVICE_REQUEST_HANDLER_H_
 
 #include <cstdint>
+#include <functional>
 
 #include "core/solver.h"
 #include "puzzledb/v1/solver.pb.h"
@@ -26,19 +27,22 @@ class RequestHandler {
 
   enum class Route {
     kAnswered,     // *status (and *response if OK) hold the answer
-    kNeedsSearch,  // nothing written; call the WithSearch variant on a search thread
+    kNeedsSearch,  // nothing written; *search holds the rest of the request
   };
 
-  Route SolveFromTables(const v1::SolveRequest& request, v1::SolveResponse* response,
-                        absl::Status* status);
-  // `limits` carries the deadline and cancellation; the handler adds the node budget.
-  absl::Status SolveWithSearch(const v1::SolveRequest& request, SearchLimits limits,
-                               v1::SolveResponse* response);
+  // The rest of a request that the tables did not answer: run it on a search thread with
+  // the call's deadline and cancellation (the handler adds the node budget and the move
+  // cap); it fills the response. It holds the request as parsed, the table step's result
+  // and everything else it needs: the request message may be gone by then.
+  template <class Response>
+  using SearchStep = std::function<absl::Status(SearchLimits limits, Response* response)>;
 
+  // One pass over the request: checked, parsed and dispatched to its puzzle once, looked up
+  // in the tables (unless SEARCH_ONLY), and either answered or handed on as *search.
+  Route SolveFromTables(const v1::SolveRequest& request, v1::SolveResponse* response,
+                        absl::Status* status, SearchStep<v1::SolveResponse>* search);
   Route AnalyzeFromTables(const v1::AnalyzeRequest& request, v1::AnalyzeResponse* response,
-                          absl::Status* status);
-  absl::Status AnalyzeWithSearch(const v1::AnalyzeRequest& request, SearchLimits limits,
-                                 v1::AnalyzeResponse* response);
+                          absl::Status* status, SearchStep<v1::AnalyzeResponse>* search);
 
   v1::ListTablesResponse ListTables() const;
 
@@ -47,13 +51,8 @@ class RequestHandler {
   void Prepare(const v1::Puzzle& puzzle);
 
  private:
-  template <class Request, class Response>
-  Route FromTables(const Request& request, Response* response, absl::Status* status);
-  template <class Request, class Response>
-  absl::Status WithSearch(const Request& request, SearchLimits limits, Response* response);
-  template <class Request, class Response>
-  absl::Status Answer(const Request& request, Policy policy, SearchLimits limits,
-                      Response* response);
+  template <PuzzleModel P>
+  void RequestTableFor(const typename P::Params& params, const Solution& solution);
 
   Solver* const solver_;
   TableBuilds* const builder_;

@@ -1,0 +1,161 @@
+// The service layer in-process, on the test database: one pass per request. The table step
+// answers hits at once and hands a miss on as a search step that holds the request as
+// parsed; policies are answers, never routes.
+#include <memory>
+
+#include "core/puzzles/knight.h"
+#include "core/puzzles/knobs.h"
+#include "core/solver.h"
+#include "core/table/table_store.h"
+#include "gtest/gtest.h"
+#include "service/request_handler.h"
+#include "service/wire.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace {
+
+using Route = RequestHandler::Route;
+
+class ServiceTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto store = TableStore::Open(PUZZLEDB_TEST_DB, TableStore::Mode::kReadOnly);
+    ASSERT_TRUE(store.ok()) << store.status();
+    solver_ = new Solver(std::shared_ptr<TableStore>(std::move(*store)));
+    handler_ = new RequestHandler(solver_, nullptr, HandlerOptions{});
+  }
+  static void TearDownTestSuite() {
+    delete handler_;
+    delete solver_;
+  }
+
+  // An instance of knobs_9101's wiring, which has no table: the goal, turned by `turns`.
+  static KnobsPuzzle::Instance UntabledKnobs(std::initializer_list<int> turns) {
+    auto instance = *KnobsPuzzle::ParseOriginal(testing::Golden("knobs_9101_unsolvable.in"))[0].instance;
+    const KnobsPuzzle model(instance.params);
+    instance.state = 0;
+    for (int m : turns) {
+      KnobsPuzzle::State next;
+      EXPECT_TRUE(model.Apply(instance.state, m, &next));
+      instance.state = next;
+    }
+    return instance;
+  }
+
+  static Solver* solver_;
+  static RequestHandler* handler_;
+};
+Solver* ServiceTest::solver_ = nullptr;
+RequestHandler* ServiceTest::handler_ = nullptr;
+
+TEST_F(ServiceTest, ATableHitIsAnsweredInTheTableStep) {
+  v1::SolveRequest request;
+  request.mutable_puzzle()->mutable_knight()->set_board("1111111111000*10000100000");
+  v1::SolveResponse response;
+  absl::Status status;
+  RequestHandler::SearchStep<v1::SolveResponse> search;
+  ASSERT_EQ(handler_->SolveFromTables(request, &response, &status, &search), Route::kAnswered);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_FALSE(search);
+  EXPECT_EQ(response.source(), v1::TABLE);
+  EXPECT_EQ(response.outcome(), v1::SOLVED);
+  EXPECT_EQ(static_cast<int>(response.moves_size()), static_cast<int>(response.distance()));
+}
+
+TEST_F(ServiceTest, AMissCarriesTheParsedRequestIntoItsSearchStep) {
+  const auto instance = UntabledKnobs({0, 5, 5, 11});
+  RequestHandler::SearchStep<v1::SolveResponse> search;
+  {
+    v1::SolveRequest request;
+    InstanceToWire(instance, request.mutable_puzzle());
+    v1::SolveResponse response;
+    absl::Status status;
+    ASSERT_EQ(handler_->SolveFromTables(request, &response, &status, &search),
+              Route::kNeedsSearch);
+    EXPECT_TRUE(status.ok()) << status;
+    EXPECT_EQ(response.ByteSizeLong(), 0u) << "nothing is written before the search";
+    ASSERT_TRUE(search);
+  }  // the request is gone: the search step needs nothing of it
+  v1::SolveResponse response;
+  ASSERT_TRUE(search(SearchLimits{}, &response).ok());
+  EXPECT_EQ(response.source(), v1::SEARCH);
+  ASSERT_EQ(response.outcome(), v1::SOLVED);
+  const KnobsPuzzle model(instance.params);
+  auto replayed = SolutionFromWire(model, instance, response);
+  EXPECT_TRUE(replayed.ok()) << replayed.status();
+}
+
+TEST_F(ServiceTest, SearchOnlyRefusesABadPuzzleInTheTableStepAndSearchesAGoodOne) {
+  v1::SolveRequest request;
+  request.set_policy(v1::SEARCH_ONLY);
+  request.mutable_puzzle()->mutable_knight()->set_board("1111111111000*1000010000x");
+  v1::SolveResponse response;
+  absl::Status status;
+  RequestHandler::SearchStep<v1::SolveResponse> search;
+  ASSERT_EQ(handler_->SolveFromTables(request, &response, &status, &search), Route::kAnswered);
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+  EXPECT_FALSE(search);
+
+  request.mutable_puzzle()->mutable_knight()->set_board("1111111111000*10000100000");
+  status = absl::OkStatus();
+  ASSERT_EQ(handler_->SolveFromTables(request, &response, &status, &search), Route::kNeedsSearch);
+  ASSERT_TRUE(search);
+  v1::SolveResponse searched;
+  ASSERT_TRUE(search(SearchLimits{}, &searched).ok());
+  EXPECT_EQ(searched.source(), v1::SEARCH);
+  // The same exact answer as the table's.
+  request.set_policy(v1::TABLE_ONLY);
+  v1::SolveResponse from_table;
+  ASSERT_EQ(handler_->SolveFromTables(request, &from_table, &status, &search), Route::kAnswered);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(searched.distance(), from_table.distance());
+  EXPECT_EQ(std::vector<std::string>(searched.moves().begin(), searched.moves().end()),
+            std::vector<std::string>(from_table.moves().begin(), from_table.moves().end()));
+}
+
+TEST_F(ServiceTest, TableOnlyWithoutATableIsAnAnswerNotARoute) {
+  v1::SolveRequest request;
+  request.set_policy(v1::TABLE_ONLY);
+  InstanceToWire(UntabledKnobs({3}), request.mutable_puzzle());
+  v1::SolveResponse response;
+  absl::Status status;
+  RequestHandler::SearchStep<v1::SolveResponse> search;
+  ASSERT_EQ(handler_->SolveFromTables(request, &response, &status, &search), Route::kAnswered);
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_EQ(std::string(status.message()),
+            "no usable knobs table for these parameters and the policy forbids search");
+
+  v1::AnalyzeRequest analyze;
+  analyze.set_policy(v1::TABLE_ONLY);
+  *analyze.mutable_puzzle() = request.puzzle();
+  v1::AnalyzeResponse analysis;
+  RequestHandler::SearchStep<v1::AnalyzeResponse> analyze_search;
+  ASSERT_EQ(handler_->AnalyzeFromTables(analyze, &analysis, &status, &analyze_search),
+            Route::kAnswered);
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+}
+
+TEST_F(ServiceTest, AnAnalysisComesFromTheTablesOrFromItsSearchStep) {
+  v1::AnalyzeRequest request;
+  request.mutable_puzzle()->mutable_knight()->set_board("1111111111000*10000100000");
+  v1::AnalyzeResponse response;
+  absl::Status status;
+  RequestHandler::SearchStep<v1::AnalyzeResponse> search;
+  ASSERT_EQ(handler_->AnalyzeFromTables(request, &response, &status, &search), Route::kAnswered);
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_GT(response.moves_size(), 0);
+  EXPECT_EQ(response.moves(0).distance() + 1, response.distance());  // the best move
+
+  InstanceToWire(UntabledKnobs({0, 7}), request.mutable_puzzle());
+  ASSERT_EQ(handler_->AnalyzeFromTables(request, &response, &status, &search),
+            Route::kNeedsSearch);
+  v1::AnalyzeResponse searched;
+  ASSERT_TRUE(search(SearchLimits{}, &searched).ok());
+  EXPECT_EQ(searched.source(), v1::SEARCH);
+  ASSERT_EQ(searched.moves_size(), KnobsPuzzle::kNumMoves);
+  EXPECT_EQ(searched.moves(0).distance() + 1, searched.distance());
+}
+
+}  // namespace
+}  // namespace puzzledb
