@@ -4,6 +4,7 @@
 
 #include "core/util/address.h"
 #include "core/solver.h"
+#include "core/util/clock.h"
 #include "core/util/strings.h"
 #include "core/table/table_store.h"
 #include "puzzledb/client.h"
@@ -59,11 +60,6 @@ class LocalBackend final : public Backend {
   absl::StatusOr<v1::ListTablesResponse> ListTables() override { return handler_.ListTables(); }
 
  private:
-  static uint64_t MicrosSince(std::chrono::steady_clock::time_point start) {
-    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                     std::chrono::steady_clock::now() - start)
-                                     .count());
-  }
   SearchLimits Limits(std::chrono::steady_clock::time_point started) const {
     SearchLimits limits;
     if (options_.timeout_seconds > 0) {

@@ -10,6 +10,7 @@
 #include "client/commands.h"
 #include "core/util/address.h"
 #include "core/puzzles/registry.h"
+#include "core/util/clock.h"
 #include "core/util/strings.h"
 #include "grpcpp/grpcpp.h"
 #include "service/wire.h"
@@ -70,11 +71,6 @@ struct Tally {
   }
 };
 
-uint32_t MicrosSince(Clock::time_point t) {
-  return static_cast<uint32_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t).count());
-}
-
 // `stubs.size()` callers, each with one call outstanding at a time, driven from one thread
 // through a completion queue (so that the load generator's own threads cost little).
 void RunUnary(std::vector<std::unique_ptr<v1::Solver::Stub>>& stubs,
@@ -109,7 +105,7 @@ void RunUnary(std::vector<std::unique_ptr<v1::Solver::Stub>>& stubs,
     const size_t slot = reinterpret_cast<size_t>(tag);
     Call& call = calls[slot];
     if (ok && call.status.ok()) {
-      micros.push_back(MicrosSince(call.sent));
+      micros.push_back(static_cast<uint32_t>(MicrosSince(call.sent)));
     } else {
       const int code = ok ? call.status.error_code() : grpc::StatusCode::UNKNOWN;
       ++errors[code];
@@ -180,7 +176,7 @@ void RunStream(v1::Solver::Stub& stub, const std::vector<v1::SolveRequest>& requ
       ++errors[response.error().code()];
       messages.emplace(response.error().code(), response.error().message());
     } else {
-      micros.push_back(MicrosSince(at));
+      micros.push_back(static_cast<uint32_t>(MicrosSince(at)));
     }
     ++received;
   }

@@ -3,16 +3,11 @@
 #include <deque>
 #include <mutex>
 
+#include "core/util/clock.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
 namespace {
-
-uint64_t MicrosSince(std::chrono::steady_clock::time_point start) {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                   std::chrono::steady_clock::now() - start)
-                                   .count());
-}
 
 // What a search that waited in the queue past its call's end answers, without searching.
 absl::Status EndedWhileQueued(const SearchLimits& limits) {

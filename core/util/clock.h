@@ -1,0 +1,19 @@
+// Elapsed time in the units the API reports.
+#ifndef PUZZLEDB_CORE_UTIL_CLOCK_H_
+#define PUZZLEDB_CORE_UTIL_CLOCK_H_
+
+#include <chrono>
+#include <cstdint>
+
+namespace puzzledb {
+
+// Microseconds from `start` to now, on the steady clock.
+inline uint64_t MicrosSince(std::chrono::steady_clock::time_point start) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start)
+          .count());
+}
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_UTIL_CLOCK_H_
