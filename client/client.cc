@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/util/address.h"
+#include "core/util/files.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "puzzledb/v1/solver.grpc.pb.h"
@@ -20,14 +21,6 @@ absl::Status FromGrpc(const grpc::Status& status) {
 
 void SetDeadline(grpc::ClientContext* context, std::chrono::milliseconds timeout) {
   context->set_deadline(std::chrono::system_clock::now() + timeout);
-}
-
-absl::StatusOr<std::string> ReadPem(const std::string& path, const char* what) {
-  std::ifstream in(path);
-  if (!in) return absl::FailedPreconditionError(std::string("cannot read the TLS ") + what + " " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // "a:1,b:2" names several replicas; gRPC takes a list of IP addresses as "ipv4:a:1,b:2".
@@ -84,14 +77,14 @@ Client::Client(ClientOptions options) : options_(std::move(options)), stubs_(new
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
   if (!options_.tls_ca_file.empty() || !options_.tls_cert_file.empty()) {
     grpc::SslCredentialsOptions ssl;
-    auto ca = ReadPem(options_.tls_ca_file, "CA certificate");
+    auto ca = ReadSmallFile(options_.tls_ca_file, "TLS CA certificate");
     if (!options_.tls_ca_file.empty()) {
       if (ca.ok()) ssl.pem_root_certs = *ca;
       else init_error_ = ca.status();
     }
     if (!options_.tls_cert_file.empty() || !options_.tls_key_file.empty()) {
-      auto cert = ReadPem(options_.tls_cert_file, "client certificate");
-      auto key = ReadPem(options_.tls_key_file, "client key");
+      auto cert = ReadSmallFile(options_.tls_cert_file, "TLS client certificate");
+      auto key = ReadSmallFile(options_.tls_key_file, "TLS client key");
       if (!cert.ok()) init_error_ = cert.status();
       if (!key.ok()) init_error_ = key.status();
       if (cert.ok() && key.ok()) {

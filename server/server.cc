@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/util/address.h"
+#include "core/util/files.h"
 #include "core/solver.h"
 #include "core/util/strings.h"
 #include "core/table/table_store.h"
@@ -15,14 +16,6 @@
 
 namespace puzzledb {
 namespace {
-
-absl::StatusOr<std::string> ReadPem(const std::string& path, std::string_view what) {
-  std::ifstream in(path);
-  if (!in) return absl::FailedPreconditionError(Cat("cannot read the TLS ", what, " ", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Plaintext, TLS, or TLS with client certificates, as the options say.
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerOptions& options) {
@@ -37,14 +30,14 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const Serve
     }
     return grpc::InsecureServerCredentials();
   }
-  auto cert = ReadPem(options.tls_cert_file, "certificate");
+  auto cert = ReadSmallFile(options.tls_cert_file, "TLS certificate");
   if (!cert.ok()) return cert.status();
-  auto key = ReadPem(options.tls_key_file, "key");
+  auto key = ReadSmallFile(options.tls_key_file, "TLS key");
   if (!key.ok()) return key.status();
   grpc::SslServerCredentialsOptions ssl;
   ssl.pem_key_cert_pairs.push_back({*key, *cert});
   if (!options.tls_client_ca_file.empty()) {
-    auto ca = ReadPem(options.tls_client_ca_file, "client CA");
+    auto ca = ReadSmallFile(options.tls_client_ca_file, "TLS client CA");
     if (!ca.ok()) return ca.status();
     ssl.pem_root_certs = *ca;
     ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
