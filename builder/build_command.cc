@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "builder/default_wirings.h"
+#include "core/util/exit_codes.h"
 #include "core/puzzles/registry.h"
 #include "core/util/strings.h"
 #include "core/table/table_builder.h"
@@ -18,7 +19,6 @@
 namespace puzzledb {
 namespace {
 
-constexpr int kExitOk = 0, kExitFailure = 1, kExitBadInput = 2;
 
 // 67603900 -> "67,603,900".
 std::string Thousands(uint64_t n) {

@@ -11,12 +11,9 @@
 #include <string_view>
 
 #include "client/backend.h"
+#include "core/util/exit_codes.h"
 
 namespace puzzledb {
-
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;   // a case could not be answered (deadline, server, ...)
-inline constexpr int kExitBadInput = 2;  // the input or the command line is wrong
 
 struct SolveCommandOptions {
   std::string puzzle;                        // a registered puzzle name

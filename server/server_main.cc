@@ -10,6 +10,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/synchronization/mutex.h"
+#include "core/util/exit_codes.h"
 #include "grpc/support/log.h"
 #include "server/server.h"
 
@@ -127,7 +128,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    return code == 0 ? kExitOk : kExitBadInput;
   }
   options.search_priority = priority == "idle"     ? SearchPriority::kIdle
                             : priority == "normal" ? SearchPriority::kNormal
@@ -154,7 +155,7 @@ int main(int argc, char** argv) {
   if (!server.ok()) {
     if (absl::IsInvalidArgument(server.status())) {  // a flag is wrong: a usage error
       std::cerr << "puzzledb-server: " << server.status().message() << "\n";
-      return 2;
+      return kExitBadInput;
     }
     std::string grpc_reason;
     {
@@ -163,7 +164,7 @@ int main(int argc, char** argv) {
     }
     Log(std::string("cannot start: ") + std::string(server.status().message()) +
         (grpc_reason.empty() ? "" : "; gRPC says: " + grpc_reason));
-    return 1;
+    return kExitFailure;
   }
   started = true;
   int signal = 0;
@@ -184,5 +185,5 @@ int main(int argc, char** argv) {
   Log(std::string("received ") + name + ": finishing the calls in flight");
   (*server)->Shutdown(std::chrono::milliseconds(static_cast<int64_t>(grace_s * 1000)));
   server->reset();
-  return 0;
+  return kExitOk;
 }
