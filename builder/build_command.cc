@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <type_traits>
 
@@ -194,17 +196,31 @@ int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream
   return kExitOk;
 }
 
-int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostream& err) {
+// The database opened read-only and its tables, or nothing after saying why on `err`.
+struct OpenedDb {
+  std::unique_ptr<TableStore> store;
+  std::vector<TableMetadata> tables;
+};
+std::optional<OpenedDb> OpenAndList(const std::string& db, std::string_view command,
+                                    std::ostream& err) {
   auto store = TableStore::Open(db, TableStore::Mode::kReadOnly);
   if (!store.ok()) {
-    err << "puzzledb-build verify: " << Message(store.status()) << "\n";
-    return kExitFailure;
+    err << "puzzledb-build " << command << ": " << Message(store.status()) << "\n";
+    return std::nullopt;
   }
   auto tables = (*store)->List();
   if (!tables.ok()) {
-    err << "puzzledb-build verify: " << Message(tables.status()) << "\n";
-    return kExitFailure;
+    err << "puzzledb-build " << command << ": " << Message(tables.status()) << "\n";
+    return std::nullopt;
   }
+  return OpenedDb{std::move(*store), std::move(*tables)};
+}
+
+int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostream& err) {
+  std::optional<OpenedDb> opened = OpenAndList(db, "verify", err);
+  if (!opened.has_value()) return kExitFailure;
+  auto& store = opened->store;
+  const std::vector<TableMetadata>* tables = &opened->tables;
   if (tables->empty()) {
     err << "puzzledb-build verify: " << db << " holds no tables\n";
     return kExitFailure;
@@ -227,7 +243,7 @@ int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostrea
                                          P::TableId(*params)));
         return;
       }
-      auto table = (*store)->Load(m.table_id());
+      auto table = store->Load(m.table_id());
       status = table.ok() ? VerifyTable(P(*params), **table, threads) : table.status();
     });
     const double seconds =
@@ -245,16 +261,10 @@ int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostrea
 }
 
 int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& err) {
-  auto store = TableStore::Open(db, TableStore::Mode::kReadOnly);
-  if (!store.ok()) {
-    err << "puzzledb-build info: " << Message(store.status()) << "\n";
-    return kExitFailure;
-  }
-  auto tables = (*store)->List();
-  if (!tables.ok()) {
-    err << "puzzledb-build info: " << Message(tables.status()) << "\n";
-    return kExitFailure;
-  }
+  std::optional<OpenedDb> opened = OpenAndList(db, "info", err);
+  if (!opened.has_value()) return kExitFailure;
+  auto& store = opened->store;
+  const std::vector<TableMetadata>* tables = &opened->tables;
   storage::v1::DatabaseInfo info;
   info.set_db(db);
   std::error_code ec;
@@ -265,9 +275,9 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
   for (const TableMetadata& m : *tables) {
     auto* table = info.add_tables();
     *table->mutable_metadata() = m;
-    table->set_size_on_disk((*store)->SizeOnDisk(m.table_id()));
+    table->set_size_on_disk(store->SizeOnDisk(m.table_id()));
     // The cheap checks (every checksum), not verify's fresh search.
-    auto loaded = (*store)->Load(m.table_id());
+    auto loaded = store->Load(m.table_id());
     if (!loaded.ok()) {
       table->set_problem(std::string(Message(loaded.status())));
       err << "puzzledb-build info: table " << m.table_id() << " is bad: "
