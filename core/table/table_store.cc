@@ -1,17 +1,13 @@
 #include "core/table/table_store.h"
 
-#include <zlib.h>
-#include <zstd.h>
-
 #include <algorithm>
-#include <charconv>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <thread>
 
+#include "core/table/table_format.h"
 #include "core/util/strings.h"
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
@@ -20,9 +16,6 @@
 
 namespace puzzledb {
 namespace {
-
-constexpr char kPageMagic[4] = {'P', 'Z', 'P', '1'};
-constexpr size_t kPageHeader = 28;
 
 absl::Status FromRocks(const rocksdb::Status& s, std::string_view what) {
   if (s.ok()) return absl::OkStatus();
@@ -36,35 +29,6 @@ absl::Status FromRocks(const rocksdb::Status& s, std::string_view what) {
             s.ToString()));
   }
   return absl::InternalError(message);
-}
-
-void PutFixed32(std::string* out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-void PutFixed64(std::string* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-uint32_t GetFixed32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
-uint64_t GetFixed64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
-
-uint32_t Crc32(const std::string& data) {
-  return static_cast<uint32_t>(
-      crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
-}
-
-std::string Hex(uint64_t value, int digits) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(static_cast<size_t>(digits), '0');
-  for (int i = digits - 1; i >= 0; --i, value >>= 4) out[i] = kDigits[value & 15];
-  return out;
 }
 
 rocksdb::Options DatabaseOptions(bool create) {
@@ -86,72 +50,7 @@ void CrashPoint(std::string_view point) {
   if (at != nullptr && point == at) std::_Exit(86);
 }
 
-uint64_t PageCount(uint64_t entries, uint32_t per_page) {
-  return per_page == 0 ? 0 : (entries + per_page - 1) / per_page;
-}
-
 }  // namespace
-
-std::string MetadataKey(const std::string& table_id) { return "M/" + table_id; }
-
-std::string PagePrefix(const std::string& table_id, uint64_t generation) {
-  return Cat("P/", table_id, "/", Hex(generation, 16), "/");
-}
-
-std::string PageKey(const std::string& table_id, uint64_t generation, uint32_t page) {
-  return PagePrefix(table_id, generation) + Hex(page, 8);
-}
-
-std::string EncodePage(TableEncoding encoding, uint64_t first_entry, uint32_t entry_count,
-                       const std::string& payload, int compression_level) {
-  std::string value(kPageMagic, 4);
-  value.push_back(static_cast<char>(encoding));
-  value.append(3, '\0');
-  PutFixed64(&value, first_entry);
-  PutFixed32(&value, entry_count);
-  PutFixed32(&value, static_cast<uint32_t>(payload.size()));
-  PutFixed32(&value, Crc32(payload));
-  const size_t bound = ZSTD_compressBound(payload.size());
-  value.resize(kPageHeader + bound);
-  const size_t n = ZSTD_compress(value.data() + kPageHeader, bound, payload.data(), payload.size(),
-                                 compression_level);
-  value.resize(kPageHeader + (ZSTD_isError(n) ? 0 : n));
-  return value;
-}
-
-absl::StatusOr<std::string> DecodePage(const std::string& value, TableEncoding encoding,
-                                       uint64_t first_entry, uint32_t entry_count) {
-  if (value.size() < kPageHeader || std::memcmp(value.data(), kPageMagic, 4) != 0) {
-    return absl::DataLossError("not a page (bad header)");
-  }
-  if (value[5] != 0 || value[6] != 0 || value[7] != 0) {
-    return absl::DataLossError("page header has nonzero reserved bytes");
-  }
-  if (static_cast<uint8_t>(value[4]) != encoding) {
-    return absl::DataLossError(Cat("page encoding ", static_cast<int>(value[4]),
-                                   " differs from the table's ", static_cast<int>(encoding)));
-  }
-  if (GetFixed64(value.data() + 8) != first_entry || GetFixed32(value.data() + 16) != entry_count) {
-    return absl::DataLossError(Cat("page holds entries from ", GetFixed64(value.data() + 8), " (",
-                                   GetFixed32(value.data() + 16), "), expected ", first_entry, " (",
-                                   entry_count, ")"));
-  }
-  const uint32_t raw_size = GetFixed32(value.data() + 20);
-  const uint64_t expected = encoding == storage::v1::DISTANCE_MOD3 ? (entry_count + 3) / 4
-                                                                    : entry_count;
-  if (raw_size != expected) return absl::DataLossError("page payload size is wrong");
-  std::string payload(raw_size, '\0');
-  const size_t n = ZSTD_decompress(payload.data(), payload.size(), value.data() + kPageHeader,
-                                   value.size() - kPageHeader);
-  if (ZSTD_isError(n) || n != raw_size) {
-    return absl::DataLossError(Cat("page does not decompress: ",
-                                   ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short payload"));
-  }
-  if (Crc32(payload) != GetFixed32(value.data() + 24)) {
-    return absl::DataLossError("page CRC mismatch");
-  }
-  return payload;
-}
 
 TableStore::TableStore(std::string dir, Mode mode, rocksdb::DB* db)
     : dir_(std::move(dir)), mode_(mode), db_(db) {}
@@ -182,7 +81,7 @@ absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(const std::string& 
 absl::StatusOr<std::vector<TableMetadata>> TableStore::List() const {
   std::vector<TableMetadata> tables;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
-  for (it->Seek("M/"); it->Valid() && it->key().starts_with("M/"); it->Next()) {
+  for (it->Seek(kMetadataPrefix); it->Valid() && it->key().starts_with(kMetadataPrefix); it->Next()) {
     TableMetadata metadata;
     if (!metadata.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) {
       return absl::DataLossError(Cat("unreadable metadata record ", it->key().ToString()));
@@ -247,7 +146,7 @@ absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
     auto payload = DecodePage(it->value().ToString(), m.encoding(), first, count);
     if (!payload.ok()) return bad(Cat("page ", page, ": ", Message(payload.status())));
     table->entries.Assign(first, count, *payload);
-    crc = static_cast<uint32_t>(crc32_combine(crc, Crc32(*payload), static_cast<z_off_t>(payload->size())));
+    crc = Crc32Combine(crc, Crc32(*payload), payload->size());
   }
   if (!it->status().ok()) return FromRocks(it->status(), Cat("table ", table_id));
   if (crc != m.content_crc32()) return bad("content CRC mismatch");
@@ -263,12 +162,8 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
   uint64_t old_generation = 0;
   {
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
-    const std::string prefix = Cat("P/", id, "/");
-    it->SeekForPrev(Cat("P/", id, "0"));
-    if (it->Valid() && it->key().starts_with(prefix) && it->key().size() >= prefix.size() + 16) {
-      const std::string hex = it->key().ToString().substr(prefix.size(), 16);
-      std::from_chars(hex.data(), hex.data() + hex.size(), old_generation, 16);
-    }
+    it->SeekForPrev(TablePages(id).end);
+    if (it->Valid()) old_generation = GenerationOfPageKey(it->key().ToStringView(), id);
   }
   const uint64_t generation = old_generation + 1;
   const uint32_t per_page = options.entries_per_page;
@@ -299,7 +194,7 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
   uint32_t crc = 0;
   uint64_t stored = 0;
   for (uint64_t p = 0; p < pages; ++p) {
-    crc = static_cast<uint32_t>(crc32_combine(crc, crcs[p], static_cast<z_off_t>(sizes[p])));
+    crc = Crc32Combine(crc, crcs[p], sizes[p]);
     stored += values[p].size();
   }
   metadata.set_format_version(kTableFormatVersion);
@@ -343,7 +238,7 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
 
 absl::Status TableStore::DeleteOlderGenerations(const std::string& table_id, uint64_t generation) {
   // Generations are fixed-width hex, so every older one sorts before this prefix.
-  const std::string begin = Cat("P/", table_id, "/");
+  const std::string begin = TablePages(table_id).begin;
   const std::string end = PagePrefix(table_id, generation);
   rocksdb::Status s =
       db_->DeleteRange(rocksdb::WriteOptions(), db_->DefaultColumnFamily(), begin, end);
@@ -359,8 +254,7 @@ absl::Status TableStore::DeleteOlderGenerations(const std::string& table_id, uin
 absl::Status TableStore::Remove(const std::string& table_id) {
   if (mode_ == Mode::kReadOnly) return absl::FailedPreconditionError("the database is read-only");
   std::lock_guard<std::mutex> lock(write_mutex_);
-  const std::string begin = Cat("P/", table_id, "/");
-  const std::string end = Cat("P/", table_id, "0");
+  const auto [begin, end] = TablePages(table_id);
   rocksdb::Status s = db_->Delete(rocksdb::WriteOptions(), MetadataKey(table_id));
   if (s.ok()) s = db_->DeleteRange(rocksdb::WriteOptions(), db_->DefaultColumnFamily(), begin, end);
   if (s.ok()) {
@@ -371,8 +265,7 @@ absl::Status TableStore::Remove(const std::string& table_id) {
 }
 
 uint64_t TableStore::SizeOnDisk(const std::string& table_id) const {
-  const std::string begin = Cat("P/", table_id, "/");
-  const std::string end = Cat("P/", table_id, "0");
+  const auto [begin, end] = TablePages(table_id);
   const rocksdb::Range range(begin, end);
   uint64_t size = 0;
   rocksdb::SizeApproximationOptions options;

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/table/packed_table.h"
+#include "core/table/table_format.h"
 #include "puzzledb/storage/v1/table.pb.h"
 
 namespace rocksdb {
@@ -27,7 +28,6 @@ namespace puzzledb {
 
 using TableMetadata = storage::v1::TableMetadata;
 
-inline constexpr uint32_t kTableFormatVersion = 1;
 inline constexpr uint32_t kDefaultEntriesPerPage = 1u << 18;
 
 // A table read back and checked: its metadata and its entries in memory.
@@ -86,16 +86,6 @@ class TableStore {
   std::unique_ptr<rocksdb::DB> db_;
   std::mutex write_mutex_;  // one table write at a time
 };
-
-// Keys and page values (docs/FORMAT.md).
-std::string MetadataKey(const std::string& table_id);
-std::string PagePrefix(const std::string& table_id, uint64_t generation);
-std::string PageKey(const std::string& table_id, uint64_t generation, uint32_t page);
-std::string EncodePage(TableEncoding encoding, uint64_t first_entry, uint32_t entry_count,
-                       const std::string& payload, int compression_level);
-// The page's payload; DATA_LOSS with what is wrong.
-absl::StatusOr<std::string> DecodePage(const std::string& value, TableEncoding encoding,
-                                       uint64_t first_entry, uint32_t entry_count);
 
 }  // namespace puzzledb
 

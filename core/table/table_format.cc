@@ -1,0 +1,131 @@
+#include "core/table/table_format.h"
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include <charconv>
+#include <cstring>
+
+#include "core/util/strings.h"
+
+namespace puzzledb {
+namespace {
+
+constexpr char kPageMagic[4] = {'P', 'Z', 'P', '1'};
+constexpr size_t kPageHeader = 28;
+
+void PutFixed32(std::string* out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+void PutFixed64(std::string* out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+uint32_t GetFixed32(const char* p) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+uint64_t GetFixed64(const char* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+
+std::string Hex(uint64_t value, int digits) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(static_cast<size_t>(digits), '0');
+  for (int i = digits - 1; i >= 0; --i, value >>= 4) out[i] = kDigits[value & 15];
+  return out;
+}
+
+}  // namespace
+
+uint64_t PageCount(uint64_t entries, uint32_t per_page) {
+  return per_page == 0 ? 0 : (entries + per_page - 1) / per_page;
+}
+
+uint32_t Crc32(std::string_view data) {
+  return static_cast<uint32_t>(
+      crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+}
+
+uint32_t Crc32Combine(uint32_t crc, uint32_t next, uint64_t next_size) {
+  return static_cast<uint32_t>(crc32_combine(crc, next, static_cast<z_off_t>(next_size)));
+}
+
+std::string MetadataKey(const std::string& table_id) { return Cat(kMetadataPrefix, table_id); }
+
+std::string PagePrefix(const std::string& table_id, uint64_t generation) {
+  return Cat("P/", table_id, "/", Hex(generation, 16), "/");
+}
+
+std::string PageKey(const std::string& table_id, uint64_t generation, uint32_t page) {
+  return PagePrefix(table_id, generation) + Hex(page, 8);
+}
+
+// '0' is the byte after '/': every key "P/<id>/..." sorts in [begin, end), and no other.
+KeyRange TablePages(const std::string& table_id) {
+  return {Cat("P/", table_id, "/"), Cat("P/", table_id, "0")};
+}
+
+uint64_t GenerationOfPageKey(std::string_view key, const std::string& table_id) {
+  const std::string prefix = TablePages(table_id).begin;
+  if (key.substr(0, prefix.size()) != prefix || key.size() < prefix.size() + 16) return 0;
+  uint64_t generation = 0;
+  const std::string_view hex = key.substr(prefix.size(), 16);
+  std::from_chars(hex.data(), hex.data() + hex.size(), generation, 16);
+  return generation;
+}
+
+std::string EncodePage(TableEncoding encoding, uint64_t first_entry, uint32_t entry_count,
+                       const std::string& payload, int compression_level) {
+  std::string value(kPageMagic, 4);
+  value.push_back(static_cast<char>(encoding));
+  value.append(3, '\0');
+  PutFixed64(&value, first_entry);
+  PutFixed32(&value, entry_count);
+  PutFixed32(&value, static_cast<uint32_t>(payload.size()));
+  PutFixed32(&value, Crc32(payload));
+  const size_t bound = ZSTD_compressBound(payload.size());
+  value.resize(kPageHeader + bound);
+  const size_t n = ZSTD_compress(value.data() + kPageHeader, bound, payload.data(), payload.size(),
+                                 compression_level);
+  value.resize(kPageHeader + (ZSTD_isError(n) ? 0 : n));
+  return value;
+}
+
+absl::StatusOr<std::string> DecodePage(const std::string& value, TableEncoding encoding,
+                                       uint64_t first_entry, uint32_t entry_count) {
+  if (value.size() < kPageHeader || std::memcmp(value.data(), kPageMagic, 4) != 0) {
+    return absl::DataLossError("not a page (bad header)");
+  }
+  if (value[5] != 0 || value[6] != 0 || value[7] != 0) {
+    return absl::DataLossError("page header has nonzero reserved bytes");
+  }
+  if (static_cast<uint8_t>(value[4]) != encoding) {
+    return absl::DataLossError(Cat("page encoding ", static_cast<int>(value[4]),
+                                   " differs from the table's ", static_cast<int>(encoding)));
+  }
+  if (GetFixed64(value.data() + 8) != first_entry || GetFixed32(value.data() + 16) != entry_count) {
+    return absl::DataLossError(Cat("page holds entries from ", GetFixed64(value.data() + 8), " (",
+                                   GetFixed32(value.data() + 16), "), expected ", first_entry, " (",
+                                   entry_count, ")"));
+  }
+  const uint32_t raw_size = GetFixed32(value.data() + 20);
+  const uint64_t expected = encoding == storage::v1::DISTANCE_MOD3 ? (entry_count + 3) / 4
+                                                                    : entry_count;
+  if (raw_size != expected) return absl::DataLossError("page payload size is wrong");
+  std::string payload(raw_size, '\0');
+  const size_t n = ZSTD_decompress(payload.data(), payload.size(), value.data() + kPageHeader,
+                                   value.size() - kPageHeader);
+  if (ZSTD_isError(n) || n != raw_size) {
+    return absl::DataLossError(Cat("page does not decompress: ",
+                                   ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short payload"));
+  }
+  if (Crc32(payload) != GetFixed32(value.data() + 24)) {
+    return absl::DataLossError("page CRC mismatch");
+  }
+  return payload;
+}
+
+}  // namespace puzzledb

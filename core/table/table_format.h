@@ -1,0 +1,48 @@
+// The bytes of a table on disk, apart from the database that holds them (docs/FORMAT.md):
+// the keys, the page values, their integers and checksums.
+#ifndef PUZZLEDB_CORE_TABLE_TABLE_FORMAT_H_
+#define PUZZLEDB_CORE_TABLE_TABLE_FORMAT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "core/table/packed_table.h"
+
+namespace puzzledb {
+
+inline constexpr uint32_t kTableFormatVersion = 1;
+
+// Keys: "M/<table id>" for the metadata record, "P/<table id>/<generation>/<page>" for the
+// pages (generation and page in fixed-width lowercase hex).
+inline constexpr std::string_view kMetadataPrefix = "M/";
+std::string MetadataKey(const std::string& table_id);
+std::string PagePrefix(const std::string& table_id, uint64_t generation);
+std::string PageKey(const std::string& table_id, uint64_t generation, uint32_t page);
+
+// The keys of every page of a table, all generations: [begin, end).
+struct KeyRange {
+  std::string begin;
+  std::string end;
+};
+KeyRange TablePages(const std::string& table_id);
+// The generation a page key of the table names, or 0 if it is not one.
+uint64_t GenerationOfPageKey(std::string_view key, const std::string& table_id);
+
+uint64_t PageCount(uint64_t entries, uint32_t per_page);
+
+// A page value: header, then the payload compressed with zstd.
+std::string EncodePage(TableEncoding encoding, uint64_t first_entry, uint32_t entry_count,
+                       const std::string& payload, int compression_level);
+// The page's payload; DATA_LOSS with what is wrong.
+absl::StatusOr<std::string> DecodePage(const std::string& value, TableEncoding encoding,
+                                       uint64_t first_entry, uint32_t entry_count);
+
+// CRC-32 (zlib's) of `data`, and of two runs joined.
+uint32_t Crc32(std::string_view data);
+uint32_t Crc32Combine(uint32_t crc, uint32_t next, uint64_t next_size);
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_TABLE_TABLE_FORMAT_H_
