@@ -202,32 +202,23 @@ TableStep<P> Solver::FromTables(const P& model, const typename P::Instance& inst
   TableStep<P> step;
   std::shared_ptr<const TableWalker<P>> walker = WalkerFor(model);
   if (walker == nullptr) return step;
-  uint64_t lookups = 0;
-  auto lookup = walker->Lookup(instance.state, &lookups);
-  if (!lookup.ok()) {
-    Refuse(P::TableId(model.params()), lookup.status());
+  // One pass: a covered state's answer is the walk that read its distance.
+  auto answer = walker->Solve(instance.state, max_moves);
+  if (!answer.ok()) {
+    Refuse(P::TableId(model.params()), answer.status());
     return step;
   }
   step.had_table = true;
-  if (lookup->kind == TableLookup::Kind::kCovered) {
-    auto walk = walker->Walk(instance.state, max_moves);
-    if (walk.ok()) {
-      walk->lookups += lookups;
-      step.answer = *walk;
-      return step;
-    }
-    Refuse(P::TableId(model.params()), walk.status());
-    step.had_table = false;
-  } else if (lookup->kind == TableLookup::Kind::kUncovered) {
-    Solution answer;
-    answer.source = Source::kTable;
-    answer.lookups = lookups;
+  if (answer->kind == TableLookup::Kind::kCovered) {
+    step.answer = std::move(answer->solution);
+  } else if (answer->kind == TableLookup::Kind::kUncovered) {
+    Solution& uncovered = answer->solution;
     if (walker->complete()) {
-      answer.outcome = Outcome::kUnsolvable;
-      step.answer = answer;
+      uncovered.outcome = Outcome::kUnsolvable;
+      step.answer = std::move(uncovered);
     } else if (max_moves > 0 && max_moves < walker->UncoveredBound()) {
-      answer.outcome = Outcome::kNotWithinLimit;
-      step.answer = answer;
+      uncovered.outcome = Outcome::kNotWithinLimit;
+      step.answer = std::move(uncovered);
     } else {
       step.partial = walker;
     }

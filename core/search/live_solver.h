@@ -13,6 +13,7 @@
 #include "core/search/perimeter.h"
 #include "core/puzzles/puzzle.h"
 #include "core/search/retrograde_bfs.h"
+#include "core/search/walk_down.h"
 
 namespace puzzledb {
 
@@ -82,18 +83,15 @@ class LiveSolver {
       solution.outcome = Outcome::kNotWithinLimit;
       return solution;
     }
-    State s = start;
-    for (int left = d; left > 0; --left) {
-      int chosen = -1;
-      State next{};
-      for (int m = 0; m < P::kNumMoves && chosen < 0; ++m) {
-        if (model_.Apply(s, m, &next) && bfs.distance[model_.space().Rank(next)] == left - 1) {
-          chosen = m;
-        }
-      }
-      if (chosen < 0) return absl::InternalError("whole-space search lost its path");
-      solution.moves.push_back(static_cast<uint8_t>(chosen));
-      s = next;
+    const auto& space = model_.space();
+    auto distance_of = [&](const State& t) {
+      const uint8_t dt = bfs.distance[space.Rank(t)];
+      return dt == BfsResult::kUnseen ? -1 : static_cast<int>(dt);
+    };
+    if (absl::Status walked = WalkDown(model_, start, d, distance_of, "the whole-space search",
+                                       &solution.moves);
+        !walked.ok()) {
+      return walked;
     }
     solution.distance = d;
     return solution;

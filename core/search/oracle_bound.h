@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "core/util/strings.h"
 #include "core/puzzles/puzzle.h"
+#include "core/search/walk_down.h"
 
 namespace puzzledb {
 
@@ -56,39 +57,13 @@ class OracleBound {
   }
 
   // Appends the lexicographically smallest optimal path from `s`, whose exact distance is
-  // `distance`: from each state the smallest move to a state at distance d - 1. Every step is
-  // checked: a successor must not be closer than d - 1, and one at d - 1 must exist; an
-  // oracle that breaks this is reported as DATA_LOSS, never followed.
+  // `distance` (WalkDown over the oracle's distances; DATA_LOSS if the oracle contradicts
+  // itself).
   absl::Status Complete(State s, int distance, std::vector<uint8_t>* moves,
                         uint64_t* lookups) const {
-    for (int d = distance; d > 0; --d) {
-      int chosen = -1;
-      State chosen_state{};
-      for (int m = 0; m < P::kNumMoves; ++m) {
-        State t;
-        if (!model_.Apply(s, m, &t)) continue;
-        const int dt = CoveredMinimum(t, lookups);
-        if (dt >= 0 && dt < d - 1) {
-          return absl::DataLossError(Cat("distance table inconsistent: a state at distance ",
-                                                  d, " has a successor at distance ", dt));
-        }
-        if (dt == d - 1 && chosen < 0) {
-          chosen = m;
-          chosen_state = t;
-        }
-      }
-      if (chosen < 0) {
-        return absl::DataLossError(Cat(
-            "distance table inconsistent: a state at distance ", d, " has no move to distance ",
-            d - 1));
-      }
-      moves->push_back(static_cast<uint8_t>(chosen));
-      s = chosen_state;
-    }
-    if (!model_.IsGoal(s)) {
-      return absl::DataLossError("distance table inconsistent: a state at distance 0 is not a goal");
-    }
-    return absl::OkStatus();
+    return WalkDown(
+        model_, s, distance, [&](const State& t) { return CoveredMinimum(t, lookups); },
+        "the distance oracle", moves);
   }
 
  private:

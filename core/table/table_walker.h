@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "core/search/ida_star.h"
 #include "core/search/oracle_bound.h"
+#include "core/search/walk_down.h"
 #include "core/puzzles/puzzle.h"
 #include "core/util/strings.h"
 #include "core/table/table_store.h"
@@ -44,7 +45,8 @@ class TableWalker {
   // Every uncovered state of a partial table is at least this far.
   int UncoveredBound() const { return static_cast<int>(table_->metadata.coverage_depth()) + 1; }
 
-  // The exact distance where covered. A modulo-3 table learns it by walking to the goal.
+  // The exact distance where covered. A modulo-3 table learns it by walking to the goal
+  // (Answer keeps that walk; this is for callers that want the distance alone).
   absl::StatusOr<TableLookup> Lookup(const State& s, uint64_t* lookups) const {
     if constexpr (kMod3) {
       std::array<uint64_t, 1> key;
@@ -66,34 +68,69 @@ class TableWalker {
     }
   }
 
-  // The lexicographically smallest optimal path of a covered state. With max_moves > 0 a
-  // longer answer is NOT_WITHIN_LIMIT. DATA_LOSS if the table contradicts itself on the way.
-  absl::StatusOr<Solution> Walk(const State& s, int max_moves) const {
-    Solution solution;
+  // What the table says about `s` in one pass: its kind and, when covered, the
+  // lexicographically smallest optimal path (the walk that learns a modulo-3 distance is
+  // the answer's walk). With max_moves > 0 a longer answer is NOT_WITHIN_LIMIT.
+  // `answer.lookups` counts every entry read. DATA_LOSS if the table contradicts itself.
+  struct Answer {
+    TableLookup::Kind kind = TableLookup::Kind::kNoKeys;
+    Solution solution;  // meaningful when kCovered
+  };
+  absl::StatusOr<Answer> Solve(const State& s, int max_moves) const {
+    Answer answer;
+    Solution& solution = answer.solution;
     solution.source = Source::kTable;
     if constexpr (kMod3) {
+      std::array<uint64_t, 1> key;
+      if (model_.Project(s, &key) == 0) return answer;
+      ++solution.lookups;
+      if (entries_.Get(key[0]) == PackedTable::kMod3Uncovered) {
+        answer.kind = TableLookup::Kind::kUncovered;
+        return answer;
+      }
+      answer.kind = TableLookup::Kind::kCovered;
       auto steps = Descend(s, max_moves, &solution.moves, &solution.lookups);
       if (!steps.ok()) return steps.status();
       if (*steps < 0) {
         solution.outcome = Outcome::kNotWithinLimit;
         solution.moves.clear();
-        return solution;
+        return answer;
       }
       solution.distance = *steps;
     } else {
       std::array<uint64_t, P::kMaxKeys> keys;
       const int n = model_.Project(s, &keys);
-      const int d = n == 0 ? -1 : Minimum(keys, n, &solution.lookups);
-      if (d < 0) return absl::InternalError("TableWalker::Walk: the state is not covered");
+      if (n == 0) return answer;
+      const int d = Minimum(keys, n, &solution.lookups);
+      if (d < 0) {
+        answer.kind = TableLookup::Kind::kUncovered;
+        return answer;
+      }
+      answer.kind = TableLookup::Kind::kCovered;
       if (max_moves > 0 && d > max_moves) {
         solution.outcome = Outcome::kNotWithinLimit;
-        return solution;
+        return answer;
       }
-      auto status = DescendExact(s, d, &solution.moves, &solution.lookups);
-      if (!status.ok()) return status;
+      auto distance_of = [&](const State& t) {
+        const int m = model_.Project(t, &keys);
+        return m == 0 ? -1 : Minimum(keys, m, &solution.lookups);
+      };
+      auto walked = WalkDown(model_, s, d, distance_of, Cat("table ", metadata().table_id()),
+                             &solution.moves);
+      if (!walked.ok()) return walked;
       solution.distance = d;
     }
-    return solution;
+    return answer;
+  }
+
+  // The path of a state known to be covered (Solve without the kinds).
+  absl::StatusOr<Solution> Walk(const State& s, int max_moves) const {
+    auto answer = Solve(s, max_moves);
+    if (!answer.ok()) return answer.status();
+    if (answer->kind != TableLookup::Kind::kCovered) {
+      return absl::InternalError("TableWalker::Walk: the state is not covered");
+    }
+    return answer->solution;
   }
 
  private:
@@ -108,39 +145,11 @@ class TableWalker {
     return best;
   }
 
-  // Exact distances: from distance d take the smallest move to d - 1. The moves before it are
-  // read too, and one of them closer than d - 1 means the table is wrong; the moves after it
-  // are not read (they cannot change the answer).
-  absl::Status DescendExact(State s, int distance, std::vector<uint8_t>* moves,
-                            uint64_t* lookups) const {
-    std::array<uint64_t, P::kMaxKeys> keys;
-    for (int d = distance; d > 0; --d) {
-      int chosen = -1;
-      State chosen_state{};
-      for (int m = 0; m < P::kNumMoves && chosen < 0; ++m) {
-        State t;
-        if (!model_.Apply(s, m, &t)) continue;
-        const int n = model_.Project(t, &keys);
-        const int dt = n == 0 ? -1 : Minimum(keys, n, lookups);
-        if (dt < 0) continue;
-        if (dt < d - 1) return Broken(Cat("a state at distance ", d, " has a move to distance ", dt));
-        if (dt == d - 1) {
-          chosen = m;
-          chosen_state = t;
-        }
-      }
-      if (chosen < 0) return Broken(Cat("a state at distance ", d, " has no move to distance ", d - 1));
-      moves->push_back(static_cast<uint8_t>(chosen));
-      s = chosen_state;
-    }
-    if (!model_.IsGoal(s)) return Broken("the walk ended at distance 0 on a state that is not a goal");
-    return absl::OkStatus();
-  }
-
   // Residues: from residue r take the smallest move to residue r - 1 (mod 3), which in a
   // table whose neighbours differ by at most one is exactly one step closer, until the
   // goal. Returns the number of steps, or -1 when `limit` (> 0) steps did not reach it.
   // Without a limit the walk may not be longer than the table's largest distance.
+  // (WalkDown needs the distance first; a residue table learns it only at the goal.)
   absl::StatusOr<int> Descend(State s, int limit, std::vector<uint8_t>* moves,
                               uint64_t* lookups) const {
     std::array<uint64_t, 1> key;
