@@ -222,6 +222,13 @@ TableStep<P> Solver::FromTables(const P& model, const typename P::Instance& inst
     } else {
       step.partial = walker;
     }
+  } else if (model.ProvablyUnsolvable(instance.state)) {
+    // No place in the table because the model proves the state unsolvable (an 8-puzzle
+    // board of the other parity): the answer live search would give at once, without
+    // searching, so a TABLE_ONLY caller gets it too.
+    Solution unsolvable;
+    unsolvable.outcome = Outcome::kUnsolvable;
+    step.answer = unsolvable;
   }
   return step;
 }

@@ -27,6 +27,10 @@ void InstanceToWire(const RotationPuzzle::Instance& instance, v1::Puzzle* out) {
   }
 }
 
+void InstanceToWire(const EightPuzzle::Instance& instance, v1::Puzzle* out) {
+  out->mutable_eight()->set_board(EightPuzzle::FormatCompact(instance));
+}
+
 namespace {
 
 absl::Status FieldError(std::string_view field, const absl::Status& status) {
@@ -70,6 +74,14 @@ absl::StatusOr<RotationPuzzle::Instance> InstanceFromWire<RotationPuzzle>(
   return RotationPuzzle::Instance{{}, *board};
 }
 
+template <>
+absl::StatusOr<EightPuzzle::Instance> InstanceFromWire<EightPuzzle>(const v1::Puzzle& puzzle) {
+  if (!puzzle.has_eight()) return WrongKind(puzzle, "eight");
+  auto board = EightPuzzle::BoardFromDigits(puzzle.eight().board());
+  if (!board.ok()) return FieldError("puzzle.eight.board", board.status());
+  return EightPuzzle::Instance{{}, *board};
+}
+
 std::string_view WirePuzzleName(const v1::Puzzle& puzzle) {
   switch (puzzle.kind_case()) {
     case v1::Puzzle::kKnight:
@@ -78,6 +90,8 @@ std::string_view WirePuzzleName(const v1::Puzzle& puzzle) {
       return KnobsPuzzle::kName;
     case v1::Puzzle::kRotation:
       return RotationPuzzle::kName;
+    case v1::Puzzle::kEight:
+      return EightPuzzle::kName;
     case v1::Puzzle::KIND_NOT_SET:
       break;
   }

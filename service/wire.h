@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "core/puzzles/eight.h"
 #include "core/puzzles/knight.h"
 #include "core/puzzles/knobs.h"
 #include "core/puzzles/puzzle.h"
@@ -18,6 +19,7 @@ namespace puzzledb {
 void InstanceToWire(const KnightPuzzle::Instance& instance, v1::Puzzle* out);
 void InstanceToWire(const KnobsPuzzle::Instance& instance, v1::Puzzle* out);
 void InstanceToWire(const RotationPuzzle::Instance& instance, v1::Puzzle* out);
+void InstanceToWire(const EightPuzzle::Instance& instance, v1::Puzzle* out);
 
 // The puzzle's instance, or INVALID_ARGUMENT naming the field and the rule broken.
 template <PuzzleModel P>
@@ -29,6 +31,8 @@ absl::StatusOr<KnobsPuzzle::Instance> InstanceFromWire<KnobsPuzzle>(const v1::Pu
 template <>
 absl::StatusOr<RotationPuzzle::Instance> InstanceFromWire<RotationPuzzle>(
     const v1::Puzzle& puzzle);
+template <>
+absl::StatusOr<EightPuzzle::Instance> InstanceFromWire<EightPuzzle>(const v1::Puzzle& puzzle);
 
 // The registered name of the puzzle a message holds ("knight", ...), or "" if none is set.
 std::string_view WirePuzzleName(const v1::Puzzle& puzzle);

@@ -35,7 +35,7 @@ hits=$(grep -rlE '#include "(grpcpp|httplib|CLI/|server/|client/)' service)
 [ -z "$hits" ] || fail "service/ includes transport or CLI headers: $hits"
 
 # Puzzles are named only by their models, the registry and the wire mapping.
-hits=$(grep -rlE 'KnightPuzzle|KnobsPuzzle|RotationPuzzle|"(knight|knobs|rotation)"' \
+hits=$(grep -rlE 'KnightPuzzle|KnobsPuzzle|RotationPuzzle|EightPuzzle|"(knight|knobs|rotation|eight)"' \
   client server builder service core/solver.h core/solver.cc core/search core/table core/util |
   grep -v '^service/wire\.')
 [ -z "$hits" ] || fail "a puzzle is named outside core/puzzles/ and service/wire.*: $hits"

@@ -10,13 +10,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/puzzles/eight.h"
 #include "core/puzzles/knight.h"
 #include "core/puzzles/knobs.h"
 #include "core/puzzles/rotation.h"
 
 namespace puzzledb {
 
-using AllPuzzles = std::tuple<KnightPuzzle, KnobsPuzzle, RotationPuzzle>;
+using AllPuzzles = std::tuple<KnightPuzzle, KnobsPuzzle, RotationPuzzle, EightPuzzle>;
 
 // Calls f(std::type_identity<P>{}) for the model named `name`; returns false if there is
 // none.
