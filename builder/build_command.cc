@@ -9,7 +9,7 @@
 #include <sstream>
 #include <type_traits>
 
-#include "builder/default_wirings.h"
+#include "builder/default_params.h"
 #include "core/util/exit_codes.h"
 #include "core/puzzles/registry.h"
 #include "core/util/strings.h"
@@ -68,35 +68,35 @@ absl::Status AddParams(std::string_view text, const std::string& where,
 }
 
 // The parameter sets to build for a puzzle: one for a puzzle without parameters; for one
-// with parameters (the knobs wiring), those of every instance in the --wiring files, else
-// in the *.in files of --wirings-dir, else in the wirings compiled in (data/wirings/).
+// with parameters, those of every instance in the --params files, else in the *.in files of
+// --params-dir, else in the files compiled in (data/params/<puzzle>/).
 template <PuzzleModel P>
 absl::StatusOr<std::vector<typename P::Params>> ParamsToBuild(const BuildCommandOptions& options) {
-  if constexpr (std::is_empty_v<typename P::Params>) {
+  if constexpr (!HasParams<P>) {
     return std::vector<typename P::Params>{typename P::Params{}};
   } else {
     std::vector<typename P::Params> all;
-    std::vector<std::string> files = options.wirings;
-    if (files.empty() && options.wirings_dir.empty()) {
-      for (const DefaultWiringFile& file : kDefaultWirings) {
+    std::vector<std::string> files = options.params;
+    if (files.empty() && options.params_dir.empty()) {
+      for (const DefaultParamsFile& file : kDefaultParams) {
+        if (file.puzzle == nullptr || file.puzzle != P::kName) continue;
         if (absl::Status added = AddParams<P>(file.text, file.name, &all); !added.ok()) {
           return added;
         }
       }
       return all;
     }
+    const std::string& dir_option = options.params_dir_option;
     if (files.empty()) {
       std::error_code ec;
-      for (const auto& entry : std::filesystem::directory_iterator(options.wirings_dir, ec)) {
+      for (const auto& entry : std::filesystem::directory_iterator(options.params_dir, ec)) {
         if (entry.path().extension() == ".in") files.push_back(entry.path().string());
       }
       if (ec) {
-        return absl::NotFoundError(Cat("--wirings-dir ", options.wirings_dir, ": ",
-                                       ec.message()));
+        return absl::NotFoundError(Cat(dir_option, " ", options.params_dir, ": ", ec.message()));
       }
       if (files.empty()) {
-        return absl::NotFoundError(Cat("--wirings-dir ", options.wirings_dir,
-                                       " holds no *.in files"));
+        return absl::NotFoundError(Cat(dir_option, " ", options.params_dir, " holds no *.in files"));
       }
       std::sort(files.begin(), files.end());
     }
@@ -148,19 +148,23 @@ int BuildPuzzle(const BuildCommandOptions& options, const std::vector<typename P
 int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream& err) {
   bool known = options.puzzle == "all";
   bool has_params = options.puzzle == "all";
-  if (!known) {
-    VisitPuzzle(options.puzzle, [&](auto type) {
+  std::string with_params;  // the puzzles that have parameters, for the error below
+  ForEachPuzzle([&](auto type) {
+    using P = typename decltype(type)::type;
+    if (HasParams<P>) with_params += Cat(with_params.empty() ? "" : ", ", P::kName);
+    if (P::kName == options.puzzle) {
       known = true;
-      has_params = !std::is_empty_v<typename decltype(type)::type::Params>;
-    });
-  }
+      has_params = HasParams<P>;
+    }
+  });
   if (!known) {
     err << "puzzledb-build: unknown puzzle '" << options.puzzle << "'; choose one of "
         << PuzzleNames() << "|all\n";
     return kExitBadInput;
   }
-  if (!has_params && (!options.wirings.empty() || !options.wirings_dir.empty())) {
-    err << "puzzledb-build: --wiring and --wirings-dir are knobs parameters; the "
+  if (!has_params && (!options.params.empty() || !options.params_dir.empty())) {
+    err << "puzzledb-build: " << options.params_option << " and " << options.params_dir_option
+        << " name parameters, which only these puzzles have: " << with_params << "; the "
         << options.puzzle << " puzzle has none\n";
     return kExitBadInput;
   }

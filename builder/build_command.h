@@ -12,8 +12,13 @@ struct BuildCommandOptions {
   std::string db = "var/db";
   std::string puzzle = "all";         // a registered name or "all"
   int max_depth = -1;                 // -1: the whole space
-  std::vector<std::string> wirings;   // knobs wiring files; empty: every file of wirings_dir
-  std::string wirings_dir;            // empty: the wirings compiled in (data/wirings/)
+  // Parameter files of the puzzles with parameters (HasParams), in their original input
+  // format; empty: every *.in file of params_dir, or without it the files compiled in
+  // (data/params/<puzzle>/).
+  std::vector<std::string> params;
+  std::string params_dir;
+  std::string params_option = "--params";  // how the user named them, for errors
+  std::string params_dir_option = "--params-dir";
   int threads = 0;
   int compression_level = 9;
   bool quiet = false;                 // no per-layer progress

@@ -4,6 +4,7 @@
 #include "CLI/CLI.hpp"
 #include "builder/build_command.h"
 #include "core/puzzles/registry.h"
+#include "core/util/strings.h"
 
 int main(int argc, char** argv) {
   using namespace puzzledb;
@@ -16,12 +17,34 @@ int main(int argc, char** argv) {
   app.add_option("--max-depth", build.max_depth,
                  "Stop the search after this distance (a partial table); default: everything")
       ->check(CLI::Range(0, 254));
-  app.add_option("--wiring", build.wirings,
-                 "Knobs wiring file(s) in the original input format (the state column is "
-                 "ignored); default: every *.in file in --wirings-dir, or without it the wirings "
-                 "compiled in (data/wirings/ of the source)");
-  app.add_option("--wirings-dir", build.wirings_dir,
-                 "Build a knobs table for every *.in file in this folder");
+  // Parameter files: --params, or the name a model gives them (the knobs: --wiring).
+  std::string params_help;
+  std::vector<CLI::Option*> aliases;  // the models' own names
+  std::vector<std::vector<std::string>> alias_files(kPuzzleCount);
+  std::vector<std::string> alias_dirs(kPuzzleCount);
+  CLI::Option* params = app.add_option("--params", build.params);
+  CLI::Option* params_dir = app.add_option(
+      "--params-dir", build.params_dir, "Build a table for every *.in file in this folder");
+  size_t index = 0;
+  ForEachPuzzle([&](auto type) {
+    using P = typename decltype(type)::type;
+    const size_t i = index++;
+    if constexpr (HasParams<P>) {
+      params_help += Cat(params_help.empty() ? "" : "; ", P::kName, ": ", P::kParamsHelp);
+      if constexpr (requires { P::kParamsFlag; }) {
+        const std::string flag = Cat("--", P::kParamsFlag);
+        aliases.push_back(app.add_option(flag, alias_files[i],
+                                         Cat("The ", P::kName, " puzzle's name for --params")));
+        aliases.push_back(app.add_option(Cat(flag, "s-dir"), alias_dirs[i],
+                                         Cat("The ", P::kName, " puzzle's name for --params-dir")));
+      }
+    }
+  });
+  params->description(
+      Cat("Parameter file(s) for the puzzles with parameters (", params_help,
+          "); every instance's parameters get a table. Default: every *.in file in "
+          "--params-dir, or without it the files compiled in (data/params/<puzzle>/ of the "
+          "source)"));
   app.add_option("--threads", build.threads, "Threads (default: one per core)")
       ->check(CLI::Range(0, 256));
   app.add_option("--compression-level", build.compression_level, "zstd level of the pages")
@@ -44,6 +67,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
+  }
+  // A model's own option names fill the generic ones; the errors name what was typed.
+  for (size_t i = 0; i < kPuzzleCount; ++i) {
+    build.params.insert(build.params.end(), alias_files[i].begin(), alias_files[i].end());
+    if (!alias_dirs[i].empty()) build.params_dir = alias_dirs[i];
+  }
+  if (params->count() == 0 && params_dir->count() == 0) {
+    for (size_t i = 0; i + 1 < aliases.size(); i += 2) {
+      if (aliases[i]->count() + aliases[i + 1]->count() > 0) {
+        build.params_option = aliases[i]->get_name();
+        build.params_dir_option = aliases[i + 1]->get_name();
+      }
+    }
   }
   if (verify->parsed()) return RunVerify(build.db, build.threads, std::cout, std::cerr);
   if (info->parsed()) return RunInfo(build.db, json, std::cout, std::cerr);

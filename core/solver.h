@@ -224,10 +224,13 @@ TableStep<P> Solver::FromTables(const P& model, const typename P::Instance& inst
     }
   } else if (model.ProvablyUnsolvable(instance.state)) {
     // No place in the table because the model proves the state unsolvable (an 8-puzzle
-    // board of the other parity): the answer live search would give at once, without
-    // searching, so a TABLE_ONLY caller gets it too.
+    // board of the other parity, outside the table's space): answered by the table step,
+    // as a complete table answers the unsolvable states inside its space, so a TABLE_ONLY
+    // caller gets it too.
     Solution unsolvable;
     unsolvable.outcome = Outcome::kUnsolvable;
+    unsolvable.source = Source::kTable;
+    step.had_table = true;
     step.answer = unsolvable;
   }
   return step;

@@ -62,12 +62,33 @@ void Fill(const P& model, const typename P::Instance&, const Analysis& analysis,
   }
 }
 
+// What Solve and Analyze share: the common fields checked, the model picked by name and
+// the instance parsed, once; then `handle(type, instance, policy, max_moves)` for that
+// model, which says how the request goes on.
+template <class Request, class Handle>
+RequestHandler::Route Dispatch(const Request& request, absl::Status* status, Handle&& handle) {
+  Policy policy;
+  *status = CheckCommon(request, &policy);
+  if (!status->ok()) return RequestHandler::Route::kAnswered;
+  RequestHandler::Route route = RequestHandler::Route::kAnswered;
+  VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
+    using P = typename decltype(type)::type;
+    absl::StatusOr<typename P::Instance> instance = InstanceFromWire<P>(request.puzzle());
+    if (!instance.ok()) {
+      *status = instance.status();
+      return;
+    }
+    route = handle(type, std::move(*instance), policy, static_cast<int>(request.max_moves()));
+  });
+  return route;
+}
+
 }  // namespace
 
 template <PuzzleModel P>
 void RequestHandler::RequestTableFor(const typename P::Params& params, const Solution& solution) {
   // A search for parameters without a table: build it for next time.
-  if constexpr (!std::is_empty_v<typename P::Params>) {
+  if constexpr (HasParams<P>) {
     if (builder_ != nullptr && solution.source == Source::kSearch) builder_->Request<P>(params);
   }
 }
@@ -76,33 +97,22 @@ RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& re
                                                       v1::SolveResponse* response,
                                                       absl::Status* status,
                                                       SearchStep<v1::SolveResponse>* search) {
-  Policy policy;
-  *status = CheckCommon(request, &policy);
-  if (!status->ok()) return Route::kAnswered;
-  Route route = Route::kAnswered;
-  VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
+  return Dispatch(request, status, [&](auto type, auto instance, Policy policy, int max_moves) {
     using P = typename decltype(type)::type;
-    auto instance = InstanceFromWire<P>(request.puzzle());
-    if (!instance.ok()) {
-      *status = instance.status();
-      return;
-    }
-    const int max_moves = static_cast<int>(request.max_moves());
-    const P model(instance->params);
+    const P model(instance.params);
     TableStep<P> step;
     if (policy != Policy::kSearchOnly) {
-      step = solver_->FromTables(model, *instance, max_moves);
+      step = solver_->FromTables(model, instance, max_moves);
       if (step.answer.has_value()) {
-        SolutionToWire(model, *instance, *step.answer, response);
-        return;
+        SolutionToWire(model, instance, *step.answer, response);
+        return Route::kAnswered;
       }
       if (policy == Policy::kTableOnly) {
         *status = step.NoSearchAllowed();
-        return;
+        return Route::kAnswered;
       }
     }
-    route = Route::kNeedsSearch;
-    *search = [this, instance = *instance, step = std::move(step), max_moves](
+    *search = [this, instance = std::move(instance), step = std::move(step), max_moves](
                   SearchLimits limits, v1::SolveResponse* out) -> absl::Status {
       limits.max_moves = max_moves;
       limits.max_nodes = options_.search_node_budget;
@@ -113,43 +123,32 @@ RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& re
       RequestTableFor<P>(instance.params, *solution);
       return absl::OkStatus();
     };
+    return Route::kNeedsSearch;
   });
-  return route;
 }
 
 RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest& request,
                                                         v1::AnalyzeResponse* response,
                                                         absl::Status* status,
                                                         SearchStep<v1::AnalyzeResponse>* search) {
-  Policy policy;
-  *status = CheckCommon(request, &policy);
-  if (!status->ok()) return Route::kAnswered;
-  Route route = Route::kAnswered;
-  VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
+  return Dispatch(request, status, [&](auto type, auto instance, Policy policy, int max_moves) {
     using P = typename decltype(type)::type;
-    auto instance = InstanceFromWire<P>(request.puzzle());
-    if (!instance.ok()) {
-      *status = instance.status();
-      return;
-    }
-    const int max_moves = static_cast<int>(request.max_moves());
     if (policy != Policy::kSearchOnly) {
-      const P model(instance->params);
-      std::optional<Analysis> analysis = solver_->AnalyzeFromTables(model, *instance, max_moves);
+      const P model(instance.params);
+      std::optional<Analysis> analysis = solver_->AnalyzeFromTables(model, instance, max_moves);
       if (analysis.has_value()) {
-        Fill(model, *instance, *analysis, response);
-        return;
+        Fill(model, instance, *analysis, response);
+        return Route::kAnswered;
       }
       if (policy == Policy::kTableOnly) {
         *status = absl::FailedPreconditionError(
             "the tables do not cover this state or a state one move away, and the policy "
             "forbids search");
-        return;
+        return Route::kAnswered;
       }
     }
     // The analysis again with searches allowed: what the tables answered is a lookup away.
-    route = Route::kNeedsSearch;
-    *search = [this, instance = *instance, policy, max_moves](
+    *search = [this, instance = std::move(instance), policy, max_moves](
                   SearchLimits limits, v1::AnalyzeResponse* out) -> absl::Status {
       SolveOptions options;
       options.policy = policy;
@@ -163,8 +162,8 @@ RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest
       RequestTableFor<P>(instance.params, analysis->position);
       return absl::OkStatus();
     };
+    return Route::kNeedsSearch;
   });
-  return route;
 }
 
 void RequestHandler::Prepare(const v1::Puzzle& puzzle) {

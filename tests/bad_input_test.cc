@@ -145,6 +145,25 @@ INSTANTIATE_TEST_SUITE_P(
                  "", "case 1, line 1: '-3' is not a whole number"}),
     [](const auto& info) { return info.param.label; });
 
+INSTANTIATE_TEST_SUITE_P(
+    Eight, BadInputTest,
+    ::testing::Values(
+        BadInput{"NineInACell", "eight", "283104765\n283104769\n", "4\n",
+                 "case 2, line 2: cell 9 (row 3, column 3) holds '9'; a cell holds a digit 0..8 "
+                 "(0: the empty place): '283104769'"},
+        BadInput{"DigitTwice", "eight", "\n\n123804766\n", "",
+                 "case 1, line 3: digit 6 appears twice (cells 8 and 9); a board holds each of "
+                 "0..8 once: '123804766'"},
+        BadInput{"ShortLine", "eight", "12380476\n", "",
+                 "case 1, line 1: a board has 9 cells, got 8 characters: '12380476'"},
+        BadInput{"Letters", "eight", "12380476x\n", "",
+                 "case 1, line 1: cell 9 (row 3, column 3) holds 'x'; a cell holds a digit 0..8 "
+                 "(0: the empty place): '12380476x'"},
+        BadInput{"Empty", "eight", "\n", "",
+                 "line 1: the input is empty; each line is a board of 9 digits, row-major, 0 for "
+                 "the empty place"}),
+    [](const auto& info) { return info.param.label; });
+
 // JSON mode answers every good case and gives the bad one an object with "error".
 TEST(BadInputJsonTest, BadCaseGetsAnErrorObjectAndTheRestAreAnswered) {
   const std::string input = kRotationLine + "1 1 1 1 3 2 3 2 3 1 3 2 2 3 1 2 2 2 3 1 2 1 3 9\n" +
@@ -174,7 +193,7 @@ TEST(BadInputBinaryTest, ExitStatusTwoAfterTheEarlierAnswers) {
 TEST(BadInputBinaryTest, BinaryGarbageIsRefusedNotCrashedOn) {
   std::string garbage = "3\n";
   for (int i = 0; i < 4096; ++i) garbage += static_cast<char>((i * 131) % 256);
-  for (const char* puzzle : {"knight", "knobs", "rotation"}) {
+  for (const char* puzzle : {"knight", "knobs", "rotation", "eight"}) {
     const auto result = testing::RunCommand(
         std::string(PUZZLEDB_CLI) + " solve --puzzle " + puzzle, garbage);
     EXPECT_EQ(result.exit_code, 2) << puzzle << ": " << result.err;

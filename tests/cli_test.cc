@@ -36,7 +36,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Sample{"knight_statement", "knight"}, Sample{"knight", "knight"},
                       Sample{"knobs_9001", "knobs"}, Sample{"knobs_9002", "knobs"},
                       Sample{"knobs_9003", "knobs"}, Sample{"knobs_9101_unsolvable", "knobs"},
-                      Sample{"rotation", "rotation"}, Sample{"rotation_statement", "rotation"}),
+                      Sample{"rotation", "rotation"}, Sample{"rotation_statement", "rotation"},
+                      Sample{"eight", "eight"}, Sample{"eight_statement", "eight"}),
     [](const auto& info) { return info.param.name; });
 
 std::vector<v1::SolveResponse> ParseJsonLines(const std::string& text) {

@@ -39,7 +39,7 @@ TEST(EndToEndTest, ServerAnswersTheCliAndStopsOnSigterm) {
     }
   }
   ASSERT_FALSE(address.empty()) << testing::ReadFile(log);
-  EXPECT_NE(testing::ReadFile(log).find("5 tables loaded"), std::string::npos)
+  EXPECT_NE(testing::ReadFile(log).find("6 tables loaded"), std::string::npos)
       << testing::ReadFile(log);
 
   const std::string cli = std::string(PUZZLEDB_CLI) + " --server " + address;
@@ -51,7 +51,9 @@ TEST(EndToEndTest, ServerAnswersTheCliAndStopsOnSigterm) {
                                                         {"knobs_9003", "knobs"},
                                                         {"knobs_9101_unsolvable", "knobs"},
                                                         {"rotation", "rotation"},
-                                                        {"rotation_statement", "rotation"}}) {
+                                                        {"rotation_statement", "rotation"},
+                                                        {"eight", "eight"},
+                                                        {"eight_statement", "eight"}}) {
     const auto result = RunCommand(cli + " solve --puzzle " + puzzle, Golden(sample + ".in"));
     EXPECT_EQ(result.exit_code, 0) << sample << ": " << result.err;
     EXPECT_EQ(result.out, Golden(sample + ".out")) << sample;

@@ -163,6 +163,8 @@ TEST(EightTest, LiveSearchAndTheTableGiveTheSamplePaths) {
       ASSERT_TRUE(solution.ok()) << digits << ": " << solution.status();
       if (expected_distance < 0) {
         EXPECT_EQ(solution->outcome, Outcome::kUnsolvable) << digits;
+        EXPECT_EQ(solution->source,
+                  policy == Policy::kSearchOnly ? Source::kSearch : Source::kTable);
         continue;
       }
       ASSERT_EQ(solution->outcome, Outcome::kSolved) << digits;

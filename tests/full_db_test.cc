@@ -68,7 +68,7 @@ TEST_F(FullDbTest, RotationAndKnobsTablesHaveThePublishedFacts) {
     EXPECT_GE(m.max_distance(), 18u);
     EXPECT_LE(m.max_distance(), 20u);
   }
-  EXPECT_EQ(knobs, 3);  // data/wirings holds three
+  EXPECT_EQ(knobs, 3);  // data/params/knobs holds three
 }
 
 TEST_F(FullDbTest, TheDefaultDatabaseFitsIn32Megabytes) {
@@ -182,7 +182,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Sample{"knight_statement", "knight"}, Sample{"knight", "knight"},
                       Sample{"knobs_9001", "knobs"}, Sample{"knobs_9002", "knobs"},
                       Sample{"knobs_9003", "knobs"}, Sample{"knobs_9101_unsolvable", "knobs", "SEARCH"},
-                      Sample{"rotation", "rotation"}, Sample{"rotation_statement", "rotation"}),
+                      Sample{"rotation", "rotation"}, Sample{"rotation_statement", "rotation"},
+                      Sample{"eight", "eight"}, Sample{"eight_statement", "eight"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(DbVerifyTest, VerifyPassesOnTheDefaultDatabase) {
@@ -190,12 +191,13 @@ TEST(DbVerifyTest, VerifyPassesOnTheDefaultDatabase) {
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_NE(result.out.find("knight: ok"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("rotation: ok"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("eight: ok (181,440 entries"), std::string::npos) << result.out;
 }
 
 TEST(DbInfoTest, InfoListsEveryTable) {
   const auto result = testing::RunCommand(std::string(PUZZLEDB_BUILD) + " info --db " + kDb, "");
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("5 tables"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("6 tables"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("67,603,900 of 67,603,900 covered, complete"), std::string::npos);
   const auto json =
       testing::RunCommand(std::string(PUZZLEDB_BUILD) + " info --json --db " + kDb, "");

@@ -27,7 +27,7 @@ echo "$out"
 [ "$out" = "1111111111000*10000100000: 3 moves from the goal; play c1 (then 2)" ]
 
 # The installed binaries do not depend on the source tree: its path is in none of them, the
-# default wirings travel with the install (compiled in, and as files for reference), and the
+# default parameters (the knobs wirings) travel with the install (compiled in, and as files for reference), and the
 # installed builder makes the whole default database from another folder.
 for binary in puzzledb puzzledb-build puzzledb-server; do
   if grep -q -F "$source_dir" "$scratch/prefix/bin/$binary"; then
@@ -35,9 +35,9 @@ for binary in puzzledb puzzledb-build puzzledb-server; do
     exit 1
   fi
 done
-test -f "$scratch/prefix/share/puzzledb/wirings/knobs_9001.in"
+test -f "$scratch/prefix/share/puzzledb/params/knobs/knobs_9001.in"
 mkdir "$scratch/elsewhere"
 (cd "$scratch/elsewhere" && "$scratch/prefix/bin/puzzledb-build" --quiet --db built) >"$scratch/built.txt"
 cat "$scratch/built.txt"
-[ "$(grep -c ': .* states, complete' "$scratch/built.txt")" = 5 ]
-"$scratch/prefix/bin/puzzledb-build" info --db "$scratch/elsewhere/built" | grep -q '5 tables'
+[ "$(grep -c ': .* states, complete' "$scratch/built.txt")" = 6 ]
+"$scratch/prefix/bin/puzzledb-build" info --db "$scratch/elsewhere/built" | grep -q '6 tables'

@@ -96,11 +96,11 @@ TEST(ServerFaultTest, KilledUnderLoadItRestartsWithNothingLost) {
   EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
   testing::ServerProcess again(PUZZLEDB_SERVER, db, {}, testing::TempPath("fault_kill2.log"), port);
   ASSERT_FALSE(again.address().empty()) << again.Log();
-  EXPECT_NE(again.Log().find("5 tables loaded"), std::string::npos) << again.Log();
+  EXPECT_NE(again.Log().find("6 tables loaded"), std::string::npos) << again.Log();
   Client client = ClientOf(again);
   auto tables = client.ListTables();
   ASSERT_TRUE(tables.ok()) << tables.status();
-  EXPECT_EQ(tables->tables_size(), 5);
+  EXPECT_EQ(tables->tables_size(), 6);
   v1::SolveRequest request;
   request.mutable_puzzle()->mutable_knight()->set_board("010100*000110001010111111");
   auto answer = client.Solve(request);
@@ -135,7 +135,7 @@ TEST(ServerFaultTest, ACorruptedTableIsRefusedAndItsStatesSearched) {
   const std::string db = testing::TempPath("fault_corrupt_db");
   fs::remove_all(db);
   const auto built = testing::RunCommand(std::string(PUZZLEDB_BUILD) + " --quiet --db " + db +
-                                             " --puzzle knobs --wiring " + PUZZLEDB_GOLDEN_DIR +
+                                             " --puzzle knobs --params " + PUZZLEDB_GOLDEN_DIR +
                                              "/knobs_9001.in",
                                          "");
   ASSERT_EQ(built.exit_code, 0) << built.err;

@@ -82,8 +82,13 @@ INSTANTIATE_TEST_SUITE_P(
     Build, UsageTest,
     ::testing::Values(
         Usage{"WiringForKnight", "--db /nonexistent --puzzle knight --wiring x.in", kBuild,
-              "puzzledb-build: --wiring and --wirings-dir are knobs parameters; the knight "
-              "puzzle has none"},
+              "puzzledb-build: --wiring and --wirings-dir name parameters, which only these "
+              "puzzles have: knobs; the knight puzzle has none"},
+        Usage{"ParamsForEight", "--db /nonexistent --puzzle eight --params x.in", kBuild,
+              "puzzledb-build: --params and --params-dir name parameters, which only these "
+              "puzzles have: knobs; the eight puzzle has none"},
+        Usage{"MissingParamsDir", "--db /nonexistent --params-dir /nonexistent/params", kBuild,
+              "puzzledb-build: --params-dir /nonexistent/params: No such file or directory"},
         Usage{"MissingWiringsDir", "--db /nonexistent --wirings-dir /nonexistent/wirings", kBuild,
               "puzzledb-build: --wirings-dir /nonexistent/wirings: No such file or directory"},
         Usage{"MissingWiringFile", "--db /nonexistent --puzzle knobs --wiring /nonexistent.in",

@@ -115,6 +115,12 @@ class KnobsPuzzle {
   static absl::StatusOr<Params> DecodeParams(std::string_view bytes);
   static std::string DescribeParams(const Params& wiring);
 
+  // How the builder is given parameters (docs/OPERATIONS.md): its --params files, or the
+  // same under this model's names, --wiring FILE and --wirings-dir DIR.
+  static constexpr std::string_view kParamsFlag = "wiring";
+  static constexpr std::string_view kParamsHelp =
+      "wirings, in the original input format (the state column is ignored)";
+
   // Original output: the number of turns, then the knobs turned; -1 when there is no answer.
   static std::string FormatOriginalAnswer(const Instance& instance, const KnobsPuzzle& model,
                                           const Solution& solution);

@@ -25,6 +25,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -106,6 +107,14 @@ concept PuzzleModel =
       { P::DecodeParams(text) } -> std::same_as<absl::StatusOr<typename P::Params>>;
       { P::DescribeParams(instance.params) } -> std::same_as<std::string>;
     };
+
+// A model whose Params are not empty has one table per parameter set, and says how the
+// builder is given them: files in its original input format whose instances' parameters
+// get tables (puzzledb-build --params), and optionally kParamsFlag, its own name for the
+// option (the knobs: --wiring), and kParamsHelp, what the files hold. The default
+// parameters are the files in data/params/<kName>/.
+template <class P>
+concept HasParams = PuzzleModel<P> && !std::is_empty_v<typename P::Params>;
 
 enum class Outcome { kSolved, kNotWithinLimit, kUnsolvable };
 enum class Source { kTable, kSearch };
