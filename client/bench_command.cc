@@ -13,6 +13,7 @@
 #include "core/util/clock.h"
 #include "core/util/strings.h"
 #include "grpcpp/grpcpp.h"
+#include "puzzledb/client.h"
 #include "service/wire.h"
 #include "puzzledb/v1/solver.grpc.pb.h"
 
@@ -25,16 +26,13 @@ using Clock = std::chrono::steady_clock;
 // server has (so that the answers come from it), unless the table is to be avoided.
 template <PuzzleModel P>
 absl::StatusOr<std::vector<v1::SolveRequest>> MakeRequests(const BenchCommandOptions& options,
-                                                           v1::Solver::Stub& stub) {
+                                                           const Client& client) {
   typename P::Params params{};
-  if constexpr (!std::is_empty_v<typename P::Params>) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    v1::ListTablesResponse tables;
-    const grpc::Status status = stub.ListTables(&context, v1::ListTablesRequest(), &tables);
-    if (!status.ok()) return absl::UnavailableError(status.error_message());
+  if constexpr (HasParams<P>) {
+    absl::StatusOr<v1::ListTablesResponse> tables = client.ListTables();
+    if (!tables.ok()) return tables.status();
     bool found = false;
-    for (const auto& t : tables.tables()) {
+    for (const auto& t : tables->tables()) {
       if (t.puzzle() != P::kName || found) continue;
       auto decoded = P::DecodeParams(t.parameters_bytes());
       if (decoded.ok()) {
@@ -190,27 +188,17 @@ void RunStream(v1::Solver::Stub& stub, const std::vector<v1::SolveRequest>& requ
   tally->Add(micros, errors, messages);
 }
 
-// Connects every channel before the clock starts, so that the run measures answers, not
+// Connects every client before the clock starts, so that the run measures answers, not
 // connection set-up. gRPC 1.51 (Debian 12's) now and then fails a connect to a live server
-// with a stray errno ("No such file or directory": connect()'s errno is overwritten before
-// gRPC reads it; fixed upstream by gRPC pull request 35064), and a call made then fails with UNAVAILABLE;
-// a channel that is waited for simply connects again. A dead address still fails within
-// seconds, with gRPC's reason.
-absl::Status ConnectAll(const std::vector<std::shared_ptr<grpc::Channel>>& channels,
-                        v1::Solver::Stub& first) {
-  grpc::Status status;
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-    v1::ListTablesResponse tables;
-    status = first.ListTables(&context, v1::ListTablesRequest(), &tables);
-    if (status.error_code() != grpc::StatusCode::UNAVAILABLE) break;
-  }
-  if (!status.ok()) return absl::UnavailableError(status.error_message());
-  for (size_t i = 0; i < channels.size(); ++i) {
-    if (!channels[i]->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(10))) {
-      return absl::UnavailableError(Cat("connection ", i + 1, " of ", channels.size(),
+// with a stray errno (docs/OPERATIONS.md, "Known gRPC faults"); the client's calls retry
+// UNAVAILABLE, and a channel that is waited for simply connects again. A dead address still
+// fails within seconds, with gRPC's reason.
+absl::Status ConnectAll(const std::vector<std::unique_ptr<Client>>& clients) {
+  if (absl::Status serving = clients[0]->ListTables().status(); !serving.ok()) return serving;
+  for (size_t i = 0; i < clients.size(); ++i) {
+    if (!clients[i]->channel()->WaitForConnected(std::chrono::system_clock::now() +
+                                                 std::chrono::seconds(10))) {
+      return absl::UnavailableError(Cat("connection ", i + 1, " of ", clients.size(),
                                         " was not made within 10 s"));
     }
   }
@@ -232,21 +220,27 @@ int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::
     err << "puzzledb bench: --mode is unary or stream\n";
     return kExitBadInput;
   }
-  // One channel per caller, each its own connection, as separate clients would have.
-  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  // One client per caller, each with its own connection, as separate clients would have;
+  // made by the client library, so with its credentials (TLS), balancing and retries.
+  ClientOptions client_options;
+  client_options.target = options.server;
+  client_options.tls_ca_file = options.tls_ca_file;
+  client_options.tls_cert_file = options.tls_cert_file;
+  client_options.tls_key_file = options.tls_key_file;
+  client_options.tls_server_name = options.tls_server_name;
+  client_options.own_connection = true;
+  std::vector<std::unique_ptr<Client>> clients;
   std::vector<std::unique_ptr<v1::Solver::Stub>> stubs;
   for (int i = 0; i < options.concurrency; ++i) {
-    grpc::ChannelArguments arguments;
-    arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    // A failed connect is tried again after 0.1 s rather than gRPC's default 1 s; see
-    // ConnectAll.
-    arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-    arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-    channels.push_back(
-        grpc::CreateCustomChannel(options.server, grpc::InsecureChannelCredentials(), arguments));
-    stubs.push_back(v1::Solver::NewStub(channels.back()));
+    auto client = Client::Connect(client_options);
+    if (!client.ok()) {
+      err << "puzzledb bench: " << Message(client.status()) << "\n";
+      return kExitBadInput;
+    }
+    clients.push_back(std::move(*client));
+    stubs.push_back(v1::Solver::NewStub(clients.back()->channel()));
   }
-  if (absl::Status connected = ConnectAll(channels, *stubs[0]); !connected.ok()) {
+  if (absl::Status connected = ConnectAll(clients); !connected.ok()) {
     err << "puzzledb bench: no puzzledb server answers at " << options.server << ": "
         << Message(connected) << "\n";
     return kExitFailure;
@@ -254,7 +248,7 @@ int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::
   absl::StatusOr<std::vector<v1::SolveRequest>> requests =
       absl::InvalidArgumentError(Cat("unknown puzzle '", options.puzzle, "'"));
   VisitPuzzle(options.puzzle, [&](auto type) {
-    requests = MakeRequests<typename decltype(type)::type>(options, *stubs[0]);
+    requests = MakeRequests<typename decltype(type)::type>(options, *clients[0]);
   });
   if (!requests.ok()) {
     err << "puzzledb bench: " << Message(requests.status()) << "\n";

@@ -120,6 +120,10 @@ int main(int argc, char** argv) {
   if (tables_cmd->parsed()) return RunTablesCommand(backend, tables_json, std::cout, std::cerr);
   if (bench_cmd->parsed()) {
     bench.server = backend.server;
+    bench.tls_ca_file = backend.tls_ca_file;
+    bench.tls_cert_file = backend.tls_cert_file;
+    bench.tls_key_file = backend.tls_key_file;
+    bench.tls_server_name = backend.tls_server_name;
     return RunBenchCommand(bench, std::cout, std::cerr);
   }
   const std::string input{std::istreambuf_iterator<char>(std::cin), {}};

@@ -74,6 +74,8 @@ Client::Client(ClientOptions options) : options_(std::move(options)), stubs_(new
   // retries of the calls that waited for it: gRPC 1.51 now and then fails a connect to a
   // live server (docs/OPERATIONS.md, "Known gRPC faults").
   arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  if (options_.own_connection) arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
   if (!options_.tls_ca_file.empty() || !options_.tls_cert_file.empty()) {
     grpc::SslCredentialsOptions ssl;

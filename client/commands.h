@@ -39,6 +39,11 @@ int RunTablesCommand(const BackendOptions& options, bool json, std::ostream& out
 
 struct BenchCommandOptions {
   std::string server;
+  // TLS towards the server, as for the other commands (ClientOptions).
+  std::string tls_ca_file;
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_server_name;
   std::string puzzle;  // the first registered puzzle unless given
   double seconds = 5;
   int concurrency = 8;

@@ -127,6 +127,34 @@ TEST_F(SecurityTest, ClientCertificatesCanBeRequired) {
   EXPECT_TRUE(answer.ok()) << answer.status();
 }
 
+// puzzledb bench makes its connections through the client library, so it loads a TLS
+// server with the CLI's TLS flags, and refuses what the client library refuses.
+TEST_F(SecurityTest, BenchLoadsATlsServer) {
+  ServerOptions options;
+  options.db = *db_;
+  options.tls_cert_file = CertDir() + "/server.pem";
+  options.tls_key_file = CertDir() + "/server.key";
+  auto server = StartServer(options);
+  ASSERT_NE(server, nullptr);
+  const std::string cli = std::string(PUZZLEDB_CLI) + " --server 127.0.0.1:" +
+                          std::to_string(server->port());
+  for (const char* mode : {"unary", "stream"}) {
+    const auto bench = testing::RunCommand(
+        cli + " --tls-ca " + CertDir() + "/ca.pem bench --puzzle rotation --seconds 0.3 "
+              "--concurrency 2 --json --mode " + mode, "");
+    EXPECT_EQ(bench.exit_code, 0) << mode << ": " << bench.err;
+    EXPECT_NE(bench.out.find(R"("errors":0,)"), std::string::npos) << mode << ": " << bench.out;
+    EXPECT_EQ(bench.out.find(R"("solves":0,)"), std::string::npos) << mode << ": " << bench.out;
+  }
+  const auto plaintext = testing::RunCommand(cli + " bench --puzzle rotation --seconds 0.3", "");
+  EXPECT_EQ(plaintext.exit_code, 1) << plaintext.out << plaintext.err;
+  EXPECT_NE(plaintext.err.find("no puzzledb server answers at"), std::string::npos) << plaintext.err;
+  const auto missing = testing::RunCommand(
+      cli + " --tls-ca " + CertDir() + "/no_such.pem bench --puzzle rotation --seconds 0.3", "");
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("no_such.pem"), std::string::npos) << missing.err;
+}
+
 TEST_F(SecurityTest, ServerRefusesUnreadableCertificates) {
   ServerOptions options;
   options.db = *db_;

@@ -45,6 +45,9 @@ struct ClientOptions {
   std::string tls_key_file;
   // TLS: the name the server's certificate must carry, if not the target's host.
   std::string tls_server_name;
+  // A connection of this client's own, not shared with other clients of the same target
+  // (gRPC shares them by default); for load generators that stand for many clients.
+  bool own_connection = false;
 };
 
 class Client {
@@ -75,6 +78,11 @@ class Client {
   // covers the whole call.
   absl::StatusOr<std::vector<v1::SolveResponse>> SolveAll(
       const std::vector<v1::SolveRequest>& requests, std::chrono::milliseconds timeout) const;
+
+  // The channel the calls go over (with this client's credentials, balancing and
+  // retries), for callers that drive gRPC's own API, such as `puzzledb bench`'s
+  // completion-queue load.
+  std::shared_ptr<grpc::Channel> channel() const { return channel_; }
 
   // OK once the server's health service says puzzledb.v1.Solver is SERVING; UNAVAILABLE
   // (with the last reason) if that does not happen within `timeout`.
