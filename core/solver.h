@@ -61,6 +61,24 @@ struct TableStep {
   }
 };
 
+// The table step of an analysis (Solver::AnalyzeFromTables): the table step of the
+// position and of the state after every legal move.
+template <PuzzleModel P>
+struct AnalysisStep {
+  TableStep<P> position;
+  std::vector<int> moves;          // the legal moves, in canonical order
+  std::vector<TableStep<P>> after;  // after[i]: the state after moves[i]
+
+  // Every answer is there: the analysis needs no search.
+  bool Answered() const {
+    if (!position.answer.has_value()) return false;
+    for (const TableStep<P>& one : after) {
+      if (!one.answer.has_value()) return false;
+    }
+    return true;
+  }
+};
+
 // Thread-safe. Tables are loaded from the store on first use and kept; a table that fails
 // its checks (on load or during a walk) is refused from then on, and its states go to live
 // search.
@@ -88,11 +106,15 @@ class Solver {
   template <PuzzleModel P>
   absl::StatusOr<Analysis> Analyze(const typename P::Instance& instance,
                                    const SolveOptions& options);
-  // The analysis from the tables alone, or nothing if the position or a move needs a
-  // search.
+  // An analysis in two steps, like a solve: the table step of the position and of every
+  // legal move (never searching), and the search step, which searches only what the
+  // tables did not answer. `use_tables` false (SEARCH_ONLY) leaves every answer to it.
   template <PuzzleModel P>
-  std::optional<Analysis> AnalyzeFromTables(const P& model, const typename P::Instance& instance,
-                                            int max_moves);
+  AnalysisStep<P> AnalyzeFromTables(const P& model, const typename P::Instance& instance,
+                                    int max_moves, bool use_tables = true);
+  template <PuzzleModel P>
+  absl::StatusOr<Analysis> AnalyzeSearch(const P& model, const typename P::Instance& instance,
+                                         AnalysisStep<P> step, const SearchLimits& limits);
 
   // Loads every table in the store now (instead of at first use); returns how many loaded.
   int Preload();
@@ -115,11 +137,6 @@ class Solver {
   std::shared_ptr<const TableWalker<P>> WalkerFor(const P& model);
   template <PuzzleModel P>
   std::shared_ptr<const LiveSolver<P>> LiveFor(const P& model);
-  // The analysis of `instance` with `solve` answering each position (nothing: give up).
-  template <PuzzleModel P, class SolveOne>
-  static absl::StatusOr<std::optional<Analysis>> AnalyzeWith(const P& model,
-                                                             const typename P::Instance& instance,
-                                                             SolveOne solve);
   void Refuse(const std::string& table_id, const absl::Status& why);
 
   const std::shared_ptr<TableStore> store_;
@@ -261,24 +278,43 @@ absl::StatusOr<Solution> Solver::Solve(const typename P::Instance& instance,
   return Search(model, instance, step, options.limits);
 }
 
-template <PuzzleModel P, class SolveOne>
-absl::StatusOr<std::optional<Analysis>> Solver::AnalyzeWith(const P& model,
-                                                            const typename P::Instance& instance,
-                                                            SolveOne solve) {
-  Analysis analysis;
-  absl::StatusOr<std::optional<Solution>> position = solve(instance);
-  if (!position.ok()) return position.status();
-  if (!position->has_value()) return std::nullopt;
-  analysis.position = **position;
+template <PuzzleModel P>
+AnalysisStep<P> Solver::AnalyzeFromTables(const P& model, const typename P::Instance& instance,
+                                          int max_moves, bool use_tables) {
+  AnalysisStep<P> step;
+  if (use_tables) step.position = FromTables(model, instance, max_moves);
   for (int m = 0; m < P::kNumMoves; ++m) {
     typename P::Instance child = instance;
     if (!model.Apply(instance.state, m, &child.state)) continue;
-    absl::StatusOr<std::optional<Solution>> answer = solve(child);
-    if (!answer.ok()) return answer.status();
-    if (!answer->has_value()) return std::nullopt;
-    analysis.moves.push_back({m, model.MoveName(instance.state, m), (*answer)->outcome,
-                              (*answer)->distance});
+    step.moves.push_back(m);
+    step.after.push_back(use_tables ? FromTables(model, child, max_moves) : TableStep<P>{});
   }
+  return step;
+}
+
+template <PuzzleModel P>
+absl::StatusOr<Analysis> Solver::AnalyzeSearch(const P& model, const typename P::Instance& instance,
+                                               AnalysisStep<P> step, const SearchLimits& limits) {
+  // Searches what the table step left open; an answer it gave is kept.
+  auto answer = [&](const typename P::Instance& one,
+                    TableStep<P>& table) -> absl::StatusOr<Solution> {
+    if (table.answer.has_value()) return std::move(*table.answer);
+    return Search(model, one, table, limits);
+  };
+  Analysis analysis;
+  auto position = answer(instance, step.position);
+  if (!position.ok()) return position.status();
+  analysis.position = std::move(*position);
+  for (size_t i = 0; i < step.moves.size(); ++i) {
+    const int m = step.moves[i];
+    typename P::Instance child = instance;
+    model.Apply(instance.state, m, &child.state);
+    auto after = answer(child, step.after[i]);
+    if (!after.ok()) return after.status();
+    analysis.moves.push_back({m, model.MoveName(instance.state, m), after->outcome, after->distance});
+  }
+  // Best first: solved by distance, then beyond the cap, then unsolvable; ties keep the
+  // canonical order.
   auto rank = [](const MoveAnalysis& a) {
     return a.outcome == Outcome::kSolved ? 0 : a.outcome == Outcome::kNotWithinLimit ? 1 : 2;
   };
@@ -294,27 +330,14 @@ template <PuzzleModel P>
 absl::StatusOr<Analysis> Solver::Analyze(const typename P::Instance& instance,
                                          const SolveOptions& options) {
   const P model(instance.params);
-  auto analysis = AnalyzeWith(
-      model, instance,
-      [&](const typename P::Instance& one) -> absl::StatusOr<std::optional<Solution>> {
-        auto solution = Solve<P>(one, options);
-        if (!solution.ok()) return solution.status();
-        return std::optional<Solution>(*solution);
-      });
-  if (!analysis.ok()) return analysis.status();
-  return **analysis;  // every position was answered
-}
-
-template <PuzzleModel P>
-std::optional<Analysis> Solver::AnalyzeFromTables(const P& model,
-                                                  const typename P::Instance& instance,
-                                                  int max_moves) {
-  auto analysis = AnalyzeWith(
-      model, instance,
-      [&](const typename P::Instance& one) -> absl::StatusOr<std::optional<Solution>> {
-        return FromTables(model, one, max_moves).answer;
-      });
-  return analysis.ok() ? *analysis : std::nullopt;
+  AnalysisStep<P> step = AnalyzeFromTables(model, instance, options.limits.max_moves,
+                                           options.policy != Policy::kSearchOnly);
+  if (options.policy == Policy::kTableOnly && !step.Answered()) {
+    return absl::FailedPreconditionError(
+        "the tables do not cover this state or a state one move away, and the policy forbids "
+        "search");
+  }
+  return AnalyzeSearch(model, instance, std::move(step), options.limits);
 }
 
 }  // namespace puzzledb

@@ -133,31 +133,32 @@ RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest
                                                         SearchStep<v1::AnalyzeResponse>* search) {
   return Dispatch(request, status, [&](auto type, auto instance, Policy policy, int max_moves) {
     using P = typename decltype(type)::type;
-    if (policy != Policy::kSearchOnly) {
-      const P model(instance.params);
-      std::optional<Analysis> analysis = solver_->AnalyzeFromTables(model, instance, max_moves);
-      if (analysis.has_value()) {
+    const P model(instance.params);
+    AnalysisStep<P> step =
+        solver_->AnalyzeFromTables(model, instance, max_moves, policy != Policy::kSearchOnly);
+    if (step.Answered()) {
+      auto analysis = solver_->AnalyzeSearch(model, instance, std::move(step), SearchLimits{});
+      if (analysis.ok()) {
         Fill(model, instance, *analysis, response);
-        return Route::kAnswered;
+      } else {
+        *status = analysis.status();
       }
-      if (policy == Policy::kTableOnly) {
-        *status = absl::FailedPreconditionError(
-            "the tables do not cover this state or a state one move away, and the policy "
-            "forbids search");
-        return Route::kAnswered;
-      }
+      return Route::kAnswered;
     }
-    // The analysis again with searches allowed: what the tables answered is a lookup away.
-    *search = [this, instance = std::move(instance), policy, max_moves](
+    if (policy == Policy::kTableOnly) {
+      *status = absl::FailedPreconditionError(
+          "the tables do not cover this state or a state one move away, and the policy "
+          "forbids search");
+      return Route::kAnswered;
+    }
+    // The search step searches only what the table step left open.
+    *search = [this, instance = std::move(instance), step = std::move(step), max_moves](
                   SearchLimits limits, v1::AnalyzeResponse* out) -> absl::Status {
-      SolveOptions options;
-      options.policy = policy;
-      options.limits = std::move(limits);
-      options.limits.max_moves = max_moves;
-      options.limits.max_nodes = options_.search_node_budget;
-      auto analysis = solver_->Analyze<P>(instance, options);
-      if (!analysis.ok()) return analysis.status();
+      limits.max_moves = max_moves;
+      limits.max_nodes = options_.search_node_budget;
       const P model(instance.params);
+      auto analysis = solver_->AnalyzeSearch(model, instance, step, limits);
+      if (!analysis.ok()) return analysis.status();
       Fill(model, instance, *analysis, out);
       RequestTableFor<P>(instance.params, analysis->position);
       return absl::OkStatus();

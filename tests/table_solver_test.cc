@@ -168,5 +168,50 @@ TEST_F(TableSolverTest, AnalyzeListsEveryMoveBestFirst) {
   for (const auto& move : analysis->moves) EXPECT_TRUE(move.distance == 2 || move.distance == 4);
 }
 
+// An analysis at the edge of the depth-10 knight table: the table step answers the position
+// and the moves it covers; the search step searches only the rest. Run on a solver with no
+// tables at all, the search step still gives the position's table answer: it was kept, not
+// looked up again. The result equals a one-call analysis.
+TEST_F(TableSolverTest, AnalysisSearchStepKeepsTheTableAnswers) {
+  const KnightPuzzle knight;
+  std::mt19937 rng(10);
+  int found = 0;
+  for (int trial = 0; found < 3 && trial < 2000; ++trial) {
+    KnightBoard s = KnightPuzzle::Goal();
+    for (int i = 0; i < 10; ++i) {
+      KnightBoard t;
+      while (!knight.Apply(s, static_cast<int>(rng() % 8), &t)) {
+      }
+      s = t;
+    }
+    const KnightPuzzle::Instance instance{{}, s};
+    AnalysisStep<KnightPuzzle> step = solver_->AnalyzeFromTables(knight, instance, 0);
+    if (!step.position.answer.has_value() || step.position.answer->distance != 10) continue;
+    if (step.Answered()) continue;  // every move leads to distance 9: no search needed
+    int open = 0;
+    for (const auto& after : step.after) open += after.answer.has_value() ? 0 : 1;
+    EXPECT_GT(open, 0);
+    ++found;
+    Solver no_tables;
+    auto searched = no_tables.AnalyzeSearch(knight, instance, step, SearchLimits{});
+    ASSERT_TRUE(searched.ok()) << searched.status();
+    EXPECT_EQ(searched->position.source, Source::kTable);
+    EXPECT_EQ(searched->position.distance, 10);
+    auto whole = solver_->Analyze<KnightPuzzle>(instance, Options());
+    ASSERT_TRUE(whole.ok());
+    ASSERT_EQ(searched->moves.size(), whole->moves.size());
+    for (size_t i = 0; i < whole->moves.size(); ++i) {
+      EXPECT_EQ(searched->moves[i].name, whole->moves[i].name);
+      EXPECT_EQ(searched->moves[i].distance, whole->moves[i].distance);
+      EXPECT_EQ(searched->moves[i].outcome, whole->moves[i].outcome);
+    }
+    EXPECT_EQ(whole->moves.back().distance, 11);
+    // TABLE_ONLY cannot finish it.
+    EXPECT_EQ(solver_->Analyze<KnightPuzzle>(instance, Options(Policy::kTableOnly)).status().code(),
+              absl::StatusCode::kFailedPrecondition);
+  }
+  EXPECT_EQ(found, 3) << "no position at the table's edge found";
+}
+
 }  // namespace
 }  // namespace puzzledb
