@@ -11,11 +11,11 @@
 
 #include "builder/default_params.h"
 #include "core/util/exit_codes.h"
+#include "core/util/json.h"
 #include "core/puzzles/registry.h"
 #include "core/util/strings.h"
 #include "core/table/table_builder.h"
 #include "core/table/table_store.h"
-#include "google/protobuf/util/json_util.h"
 #include "puzzledb/storage/v1/table.pb.h"
 
 namespace puzzledb {
@@ -291,13 +291,7 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
   }
   const int exit_code = bad == 0 ? kExitOk : kExitFailure;
   if (json) {
-    google::protobuf::util::JsonPrintOptions options;
-    options.preserve_proto_field_names = true;
-    options.always_print_primitive_fields = true;
-    options.add_whitespace = true;
-    std::string text;
-    (void)google::protobuf::util::MessageToJsonString(info, &text, options);
-    out << text;
+    out << ToJson(info, JsonLayout::kIndented);
     return exit_code;
   }
   out << db << ": " << info.tables_size() << " tables, " << Megabytes(info.size_on_disk())

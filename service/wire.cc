@@ -1,7 +1,7 @@
 #include "service/wire.h"
 
 #include "core/util/strings.h"
-#include "google/protobuf/util/json_util.h"
+#include "core/util/json.h"
 
 namespace puzzledb {
 
@@ -115,13 +115,7 @@ v1::Source SourceToWire(Source source) {
 }
 
 std::string ToJsonLine(const google::protobuf::Message& message) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.always_print_primitive_fields = true;
-  std::string json;
-  const auto status = google::protobuf::util::MessageToJsonString(message, &json, options);
-  if (!status.ok()) return Cat(R"({"error":"cannot print JSON"})");
-  return json;
+  return ToJson(message, JsonLayout::kOneLine);
 }
 
 void TableParamsToWire(std::string_view puzzle, std::string_view params, v1::TableInfo* out) {

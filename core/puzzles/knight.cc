@@ -86,7 +86,7 @@ const std::array<std::array<int8_t, KnightPuzzle::kNumMoves>, KnightPuzzle::kCel
 int KnightPuzzle::LowerBound(const State& s) const {
   const uint32_t black = kAllCells & ~s.white & ~(1u << s.blank);
   const int bound = SumOver(kWhiteSums, s.white) + SumOver(kBlackSums, black);
-  return bound + ((bound ^ DistanceParity(s)) & 1);
+  return RaiseToParity<KnightPuzzle>(s, bound);
 }
 
 absl::StatusOr<KnightPuzzle::Params> KnightPuzzle::DecodeParams(std::string_view bytes) {

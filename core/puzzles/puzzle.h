@@ -116,6 +116,18 @@ concept PuzzleModel =
 template <class P>
 concept HasParams = PuzzleModel<P> && !std::is_empty_v<typename P::Params>;
 
+// A lower bound on the distance of `s`, raised to the parity every path from `s` has for
+// models that know it (`static int DistanceParity(const State&)`: 0 even, 1 odd); unchanged
+// for the others. Still a lower bound: the distance itself has that parity.
+template <class P>
+int RaiseToParity(const typename P::State& s, int lower) {
+  if constexpr (requires { P::DistanceParity(s); }) {
+    return lower + ((lower ^ P::DistanceParity(s)) & 1);
+  } else {
+    return lower;
+  }
+}
+
 enum class Outcome { kSolved, kNotWithinLimit, kUnsolvable };
 enum class Source { kTable, kSearch };
 

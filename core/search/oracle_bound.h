@@ -49,11 +49,7 @@ class OracleBound {
       }
     }
     if (exact) return {best, true};
-    int lower = std::max(bound, best);
-    if constexpr (requires { P::DistanceParity(s); }) {
-      lower += (lower ^ P::DistanceParity(s)) & 1;
-    }
-    return {lower, false};
+    return {RaiseToParity<P>(s, std::max(bound, best)), false};
   }
 
   // Appends the lexicographically smallest optimal path from `s`, whose exact distance is

@@ -205,7 +205,7 @@ class TableBound {
     if (lookup.ok() && lookup->kind == TableLookup::Kind::kUncovered) {
       lower = std::max(lower, walker_.UncoveredBound());
     }
-    if constexpr (requires { P::DistanceParity(s); }) lower += (lower ^ P::DistanceParity(s)) & 1;
+    lower = RaiseToParity<P>(s, lower);
     return {lower, false};
   }
 
