@@ -38,7 +38,10 @@ class TableWalker {
 
   // REQUIRES: `table` was built for `model`'s parameters.
   TableWalker(const P& model, std::shared_ptr<const LoadedTable> table)
-      : model_(model), table_(std::move(table)), entries_(table_->entries) {}
+      : model_(model),
+        table_(std::move(table)),
+        entries_(table_->entries),
+        name_(Cat("table ", table_->metadata.table_id())) {}
 
   const TableMetadata& metadata() const { return table_->metadata; }
   bool complete() const { return table_->metadata.complete(); }
@@ -46,7 +49,7 @@ class TableWalker {
   int UncoveredBound() const { return static_cast<int>(table_->metadata.coverage_depth()) + 1; }
 
   // The exact distance where covered. A modulo-3 table learns it by walking to the goal
-  // (Answer keeps that walk; this is for callers that want the distance alone).
+  // (Solve keeps that walk; this is for callers that want the distance alone).
   absl::StatusOr<TableLookup> Lookup(const State& s, uint64_t* lookups) const {
     if constexpr (kMod3) {
       std::array<uint64_t, 1> key;
@@ -115,8 +118,7 @@ class TableWalker {
         const int m = model_.Project(t, &keys);
         return m == 0 ? -1 : Minimum(keys, m, &solution.lookups);
       };
-      auto walked = WalkDown(model_, s, d, distance_of, Cat("table ", metadata().table_id()),
-                             &solution.moves);
+      auto walked = WalkDown(model_, s, d, distance_of, name_, &solution.moves);
       if (!walked.ok()) return walked;
       solution.distance = d;
     }
@@ -181,12 +183,13 @@ class TableWalker {
   }
 
   absl::Status Broken(std::string_view what) const {
-    return absl::DataLossError(Cat("table ", table_->metadata.table_id(), " is inconsistent: ", what));
+    return absl::DataLossError(Cat(name_, " is inconsistent: ", what));
   }
 
   const P model_;
   const std::shared_ptr<const LoadedTable> table_;
   const PackedTable& entries_;
+  const std::string name_;  // "table knight", for errors
 };
 
 // A partial table as the bound of IDA*: exact inside the table (and the rest of the path is
