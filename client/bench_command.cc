@@ -221,7 +221,7 @@ int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::
     return kExitBadInput;
   }
   // One client per caller, each with its own connection, as separate clients would have;
-  // made by the client library, so with its credentials (TLS), balancing and retries.
+  // made by the client library, so with its credentials (TLS) and its target checks.
   ClientOptions client_options;
   client_options.target = options.server;
   client_options.tls_ca_file = options.tls_ca_file;
