@@ -230,7 +230,7 @@ int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::
   client_options.tls_server_name = options.tls_server_name;
   // The probe (the server's tables, the first connection) retries what fails on the way;
   // the load does not: a retry policy makes the client keep a copy of every call (in one
-  // interleaved measurement, 8 unary callers made about 7 % fewer calls with it), and the
+  // interleaved measurement, 8 unary callers made about 8 % fewer calls with it), and the
   // bench counts failures instead.
   auto probe = Client::Connect(client_options);
   if (!probe.ok()) {

@@ -79,8 +79,8 @@ Client::Client(ClientOptions options) : options_(std::move(options)), stubs_(new
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
   if (!options_.tls_ca_file.empty() || !options_.tls_cert_file.empty()) {
     grpc::SslCredentialsOptions ssl;
-    auto ca = ReadSmallFile(options_.tls_ca_file, "TLS CA certificate");
     if (!options_.tls_ca_file.empty()) {
+      auto ca = ReadSmallFile(options_.tls_ca_file, "TLS CA certificate");
       if (ca.ok()) ssl.pem_root_certs = *ca;
       else init_error_ = ca.status();
     }

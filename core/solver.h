@@ -77,6 +77,12 @@ struct AnalysisStep {
     }
     return true;
   }
+  // The answer to give when the policy forbids search and !Answered().
+  static absl::Status NoSearchAllowed() {
+    return absl::FailedPreconditionError(
+        "the tables do not cover this state or a state one move away, and the policy forbids "
+        "search");
+  }
 };
 
 // Thread-safe. Tables are loaded from the store on first use and kept; a table that fails
@@ -332,11 +338,7 @@ absl::StatusOr<Analysis> Solver::Analyze(const typename P::Instance& instance,
   const P model(instance.params);
   AnalysisStep<P> step = AnalyzeFromTables(model, instance, options.limits.max_moves,
                                            options.policy != Policy::kSearchOnly);
-  if (options.policy == Policy::kTableOnly && !step.Answered()) {
-    return absl::FailedPreconditionError(
-        "the tables do not cover this state or a state one move away, and the policy forbids "
-        "search");
-  }
+  if (options.policy == Policy::kTableOnly && !step.Answered()) return step.NoSearchAllowed();
   return AnalyzeSearch(model, instance, std::move(step), options.limits);
 }
 

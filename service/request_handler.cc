@@ -146,18 +146,17 @@ RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest
       return Route::kAnswered;
     }
     if (policy == Policy::kTableOnly) {
-      *status = absl::FailedPreconditionError(
-          "the tables do not cover this state or a state one move away, and the policy "
-          "forbids search");
+      *status = step.NoSearchAllowed();
       return Route::kAnswered;
     }
-    // The search step searches only what the table step left open.
+    // The search step searches only what the table step left open. It runs once, so it
+    // hands the table answers over instead of copying them.
     *search = [this, instance = std::move(instance), step = std::move(step), max_moves](
-                  SearchLimits limits, v1::AnalyzeResponse* out) -> absl::Status {
+                  SearchLimits limits, v1::AnalyzeResponse* out) mutable -> absl::Status {
       limits.max_moves = max_moves;
       limits.max_nodes = options_.search_node_budget;
       const P model(instance.params);
-      auto analysis = solver_->AnalyzeSearch(model, instance, step, limits);
+      auto analysis = solver_->AnalyzeSearch(model, instance, std::move(step), limits);
       if (!analysis.ok()) return analysis.status();
       Fill(model, instance, *analysis, out);
       RequestTableFor<P>(instance.params, analysis->position);

@@ -128,11 +128,6 @@ int EightPuzzle::LowerBound(const State& s) const {
   return sum;
 }
 
-absl::StatusOr<EightPuzzle::Params> EightPuzzle::DecodeParams(std::string_view bytes) {
-  if (!bytes.empty()) return absl::InvalidArgumentError("the 8-puzzle has no parameters");
-  return Params{};
-}
-
 absl::StatusOr<EightBoard> EightPuzzle::BoardFromDigits(std::string_view digits) {
   if (digits.size() != kCells) {
     return absl::InvalidArgumentError(

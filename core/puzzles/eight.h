@@ -30,11 +30,8 @@ struct EightBoard {
   constexpr int Tile(int cell) const { return static_cast<int>((tiles >> (4 * cell)) & 0xF); }
 };
 
-class EightPuzzle {
+class EightPuzzle : public NoParams<EightPuzzle> {
  public:
-  struct Params {
-    bool operator==(const Params&) const = default;
-  };
   using State = EightBoard;
   struct Instance {
     Params params;
@@ -55,7 +52,6 @@ class EightPuzzle {
 
   EightPuzzle() = default;
   explicit EightPuzzle(const Params&) {}
-  const Params& params() const { return params_; }
   const Space& space() const { return *this; }
 
   uint64_t Size() const { return kCells * kOrdersPerBlank; }
@@ -108,10 +104,7 @@ class EightPuzzle {
   static std::string FormatCompact(const Instance& instance);
   // One table; distances modulo 3 (every move is undone by a move).
   static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kDistanceMod3;
-  static std::string TableId(const Params&) { return std::string(kName); }
-  static std::string EncodeParams(const Params&) { return {}; }
-  static absl::StatusOr<Params> DecodeParams(std::string_view bytes);
-  static std::string DescribeParams(const Params&) { return {}; }
+  // TableId, EncodeParams, DecodeParams, DescribeParams: NoParams.
 
   // Original output: the number of moves; -1 when there is none (or none within a cap).
   static std::string FormatOriginalAnswer(const Instance& instance, const EightPuzzle& model,
@@ -123,7 +116,6 @@ class EightPuzzle {
  private:
   static constexpr char kMoveNames[kNumMoves] = {'U', 'D', 'L', 'R'};
   static const std::array<std::array<int8_t, kNumMoves>, kCells> kDestinations;
-  Params params_;
 };
 
 }  // namespace puzzledb

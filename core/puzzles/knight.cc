@@ -89,11 +89,6 @@ int KnightPuzzle::LowerBound(const State& s) const {
   return RaiseToParity<KnightPuzzle>(s, bound);
 }
 
-absl::StatusOr<KnightPuzzle::Params> KnightPuzzle::DecodeParams(std::string_view bytes) {
-  if (!bytes.empty()) return absl::InvalidArgumentError("the knight puzzle has no parameters");
-  return Params{};
-}
-
 std::string KnightPuzzle::CellName(int cell) {
   return {static_cast<char>('a' + cell % 5), static_cast<char>('1' + cell / 5)};
 }

@@ -27,11 +27,8 @@ struct KnightBoard {
   bool operator==(const KnightBoard&) const = default;
 };
 
-class KnightPuzzle {
+class KnightPuzzle : public NoParams<KnightPuzzle> {
  public:
-  struct Params {
-    bool operator==(const Params&) const = default;
-  };
   using State = KnightBoard;
   struct Instance {
     Params params;
@@ -58,7 +55,6 @@ class KnightPuzzle {
 
   KnightPuzzle() = default;
   explicit KnightPuzzle(const Params&) {}
-  const Params& params() const { return params_; }
   const Space& space() const { return *this; }
 
   // The dense index: blank * C(24,12) + colex rank of the white knights among the 24
@@ -131,10 +127,7 @@ class KnightPuzzle {
   // One table; distances modulo 3 (moves are undone by moves, so a neighbour is at most one
   // closer or farther).
   static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kDistanceMod3;
-  static std::string TableId(const Params&) { return std::string(kName); }
-  static std::string EncodeParams(const Params&) { return {}; }
-  static absl::StatusOr<Params> DecodeParams(std::string_view bytes);
-  static std::string DescribeParams(const Params&) { return {}; }
+  // TableId, EncodeParams, DecodeParams, DescribeParams: NoParams.
 
   // Original output: the distance, or -1 when it is not within the move limit.
   static std::string FormatOriginalAnswer(const Instance& instance, const KnightPuzzle& model,
@@ -145,7 +138,6 @@ class KnightPuzzle {
 
  private:
   static const std::array<std::array<int8_t, kNumMoves>, kCells> kDestinations;
-  Params params_;
 };
 
 }  // namespace puzzledb

@@ -116,6 +116,30 @@ concept PuzzleModel =
 template <class P>
 concept HasParams = PuzzleModel<P> && !std::is_empty_v<typename P::Params>;
 
+// The parameter half of PuzzleModel for a puzzle without parameters: one table, named
+// after the puzzle, with no parameter bytes. A model derives from it with itself
+// (`class KnightPuzzle : public NoParams<KnightPuzzle>`).
+template <class Model>
+class NoParams {
+ public:
+  struct Params {
+    bool operator==(const Params&) const = default;
+  };
+  const Params& params() const { return params_; }
+  static std::string TableId(const Params&) { return std::string(Model::kName); }
+  static std::string EncodeParams(const Params&) { return {}; }
+  static absl::StatusOr<Params> DecodeParams(std::string_view bytes) {
+    if (bytes.empty()) return Params{};
+    std::string message = "the ";
+    message.append(Model::kName).append(" puzzle has no parameters");
+    return absl::InvalidArgumentError(message);
+  }
+  static std::string DescribeParams(const Params&) { return {}; }
+
+ private:
+  Params params_;
+};
+
 // A lower bound on the distance of `s`, raised to the parity every path from `s` has for
 // models that know it (`static int DistanceParity(const State&)`: 0 even, 1 odd); unchanged
 // for the others. Still a lower bound: the distance itself has that parity.

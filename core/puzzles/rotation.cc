@@ -32,11 +32,6 @@ const std::array<RotationMoves::Line, RotationMoves::kCount> RotationMoves::kLin
     {kUpperRow, true},      // H: 4 5 6 7 8 9 10
 }};
 
-absl::StatusOr<RotationPuzzle::Params> RotationPuzzle::DecodeParams(std::string_view bytes) {
-  if (!bytes.empty()) return absl::InvalidArgumentError("the rotation game has no parameters");
-  return Params{};
-}
-
 int RotationPuzzle::CentreValue(const State& s) {
   for (int k = 0; k < 3; ++k) {
     if ((s.masks[k] & RotationMoves::kCentre) == RotationMoves::kCentre) return k + 1;

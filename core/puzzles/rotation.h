@@ -90,11 +90,8 @@ struct RotationBoard {
   }
 };
 
-class RotationPuzzle {
+class RotationPuzzle : public NoParams<RotationPuzzle> {
  public:
-  struct Params {
-    bool operator==(const Params&) const = default;
-  };
   using State = RotationBoard;
   struct Instance {
     Params params;
@@ -116,7 +113,6 @@ class RotationPuzzle {
 
   RotationPuzzle() = default;
   explicit RotationPuzzle(const Params&) {}
-  const Params& params() const { return params_; }
   const Space& space() const { return space_; }
 
   bool Apply(const State& s, int move, State* out) const {
@@ -168,10 +164,7 @@ class RotationPuzzle {
   // One table over placements. Exact distances: a board looks up three placements and
   // compares them, which a residue cannot do.
   static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kDistanceByte;
-  static std::string TableId(const Params&) { return std::string(kName); }
-  static std::string EncodeParams(const Params&) { return {}; }
-  static absl::StatusOr<Params> DecodeParams(std::string_view bytes);
-  static std::string DescribeParams(const Params&) { return {}; }
+  // TableId, EncodeParams, DecodeParams, DescribeParams: NoParams.
 
   // Original output: the move letters (or "No moves needed"), then the centre's value.
   static std::string FormatOriginalAnswer(const Instance& instance, const RotationPuzzle& model,
@@ -181,7 +174,6 @@ class RotationPuzzle {
   static absl::StatusOr<State> BoardFromValues(const std::vector<uint32_t>& values);
 
  private:
-  Params params_;
   CentrePlacementSpace space_;
 };
 
