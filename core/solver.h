@@ -50,6 +50,9 @@ struct TableStep {
   // A partial table that does not cover the state: its bound on the uncovered states
   // guides the search.
   std::shared_ptr<const TableWalker<P>> partial;
+  // The table that was read (whether or not it answered): its build names the answer's
+  // provenance (the HTTP API's ETag).
+  std::shared_ptr<const TableWalker<P>> table;
   bool had_table = false;  // a usable table exists for these parameters
 
   // The answer to give when the policy forbids search.
@@ -232,6 +235,7 @@ TableStep<P> Solver::FromTables(const P& model, const typename P::Instance& inst
     return step;
   }
   step.had_table = true;
+  step.table = walker;
   if (answer->kind == TableLookup::Kind::kCovered) {
     step.answer = std::move(answer->solution);
   } else if (answer->kind == TableLookup::Kind::kUncovered) {
@@ -254,6 +258,7 @@ TableStep<P> Solver::FromTables(const P& model, const typename P::Instance& inst
     unsolvable.outcome = Outcome::kUnsolvable;
     unsolvable.source = Source::kTable;
     step.had_table = true;
+    step.table = walker;
     step.answer = unsolvable;
   }
   return step;

@@ -13,6 +13,7 @@
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "server/background_builder.h"
+#include "server/http_server.h"
 
 namespace puzzledb {
 namespace {
@@ -113,6 +114,29 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   health->SetServingStatus("puzzledb.v1.Solver", true);
   health->SetServingStatus(true);
 
+  if (!options.http_listen.empty()) {
+    HttpOptions http;
+    http.listen = options.http_listen;
+    http.threads = options.http_threads;
+    http.max_body_bytes = static_cast<size_t>(options.max_message_bytes);
+    http.default_search_deadline = options.default_search_deadline;
+    http.tls_cert_file = options.tls_cert_file;
+    http.tls_key_file = options.tls_key_file;
+    http.tls_client_ca_file = options.tls_client_ca_file;
+    HttpBackend backend;
+    backend.handler = server->handler_.get();
+    backend.pool = server->pool_.get();
+    backend.counters = &server->service_->mutable_counters();
+    PuzzledbServer* self = server.get();
+    backend.serving = [self] { return self->serving_.load(); };
+    auto started_http = HttpServer::Start(http, std::move(backend), log);
+    if (!started_http.ok()) {
+      server->Shutdown(std::chrono::milliseconds(0));
+      return started_http.status();
+    }
+    server->http_ = std::move(*started_http);
+  }
+
   if (log) {
     const auto refused = server->solver_->Refused();
     std::string tables = Join(server->solver_->Loaded(), ", ");
@@ -123,6 +147,8 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
             options.tls_cert_file.empty() ? " (plaintext)"
             : options.tls_client_ca_file.empty() ? " (TLS)"
                                                  : " (TLS, client certificates required)",
+            server->http_ != nullptr ? Cat("; HTTP and the web page on ", server->http_->url())
+                                     : std::string("; no HTTP"),
             "; database ", options.db, ": ", loaded,
             " tables loaded (", tables, ")", refusals, "; searches: ", searches,
             " at a time, ", options.search_queue, " may wait, default deadline ",
@@ -139,8 +165,13 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
 
 const ServiceCounters& PuzzledbServer::counters() const { return service_->counters(); }
 
+int PuzzledbServer::http_port() const { return http_ != nullptr ? http_->port() : 0; }
+
+std::string PuzzledbServer::http_url() const { return http_ != nullptr ? http_->url() : ""; }
+
 void PuzzledbServer::StopServing() {
   if (shut_down_) return;
+  serving_ = false;
   auto* health = server_->GetHealthCheckService();
   health->SetServingStatus("puzzledb.v1.Solver", false);
   health->SetServingStatus(false);
@@ -149,10 +180,14 @@ void PuzzledbServer::StopServing() {
 void PuzzledbServer::Shutdown(std::chrono::milliseconds grace) {
   if (shut_down_) return;
   shut_down_ = true;
+  serving_ = false;
   if (auto* health = server_->GetHealthCheckService()) health->Shutdown();
+  // HTTP first: its requests wait for their searches, which need the pool.
+  const auto deadline = std::chrono::system_clock::now() + grace;
+  if (http_ != nullptr) http_->Shutdown(grace);
   // Waits for the calls in flight; those still running at the deadline are cancelled
   // (their searches see it and stop).
-  server_->Shutdown(std::chrono::system_clock::now() + grace);
+  server_->Shutdown(deadline);
   server_->Wait();
   pool_.reset();     // every accepted search has finished its call by now
   builder_.reset();  // finishes the build in progress

@@ -4,6 +4,7 @@
 #ifndef PUZZLEDB_SERVER_SERVER_H_
 #define PUZZLEDB_SERVER_SERVER_H_
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -20,6 +21,7 @@ class Server;
 namespace puzzledb {
 
 class BackgroundBuilder;
+class HttpServer;
 class Solver;
 class TableStore;
 
@@ -40,6 +42,11 @@ struct ServerOptions {
   std::string tls_key_file;
   // TLS: require clients to present a certificate signed by this CA (PEM file).
   std::string tls_client_ca_file;
+  // HTTP/JSON API and web page (docs/API.md, "HTTP"): host:port, port 0 for any free port;
+  // empty: none (the binary's --http defaults to 127.0.0.1:8080). The TLS files above and
+  // the limits apply to it too.
+  std::string http_listen;
+  int http_threads = 16;  // HTTP connections served at once
   // Called with each table a background build finished (tests wait on it).
   std::function<void(const std::string&)> on_table_built;
 };
@@ -56,6 +63,9 @@ class PuzzledbServer {
   ~PuzzledbServer();
 
   int port() const { return port_; }
+  // The HTTP server's port and base URL ("http://127.0.0.1:8080/"); 0 and "" without one.
+  int http_port() const;
+  std::string http_url() const;
   const ServiceCounters& counters() const;
   // Searches running now, and waiting for a slot.
   int searches_running() const { return pool_->running(); }
@@ -80,6 +90,8 @@ class PuzzledbServer {
   std::unique_ptr<RequestHandler> handler_;
   std::unique_ptr<SolverService> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<HttpServer> http_;
+  std::atomic<bool> serving_{true};  // health, for gRPC and /healthz
   int port_ = 0;
   bool shut_down_ = false;
 };

@@ -64,7 +64,7 @@ void GrpcLog(gpr_log_func_args* args) {
 
 int main(int argc, char** argv) {
   using namespace puzzledb;
-  CLI::App app{"puzzledb-server: exact puzzle answers over gRPC (puzzledb.v1.Solver)"};
+  CLI::App app{"puzzledb-server: exact puzzle answers over gRPC (puzzledb.v1.Solver) and HTTP"};
   ServerOptions options;
   double default_deadline_s = 10;
   double grace_s = 5;
@@ -73,6 +73,15 @@ int main(int argc, char** argv) {
   app.add_option("--listen", options.listen,
                  "Address to listen on; use 0.0.0.0:PORT to accept other machines, port 0 for "
                  "any free port")
+      ->capture_default_str();
+  options.http_listen = "127.0.0.1:8080";
+  app.add_option("--http", options.http_listen,
+                 "Address of the HTTP/JSON API and the web page ('' for none); 0.0.0.0:PORT "
+                 "accepts other machines, port 0 any free port. The TLS flags and limits apply")
+      ->capture_default_str();
+  app.add_option("--http-threads", options.http_threads,
+                 "HTTP connections served at once; more wait for a thread")
+      ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   app.add_option("--threads", options.threads, "Cap on gRPC's threads (0: gRPC's default)")
       ->check(CLI::Range(0, 1024));

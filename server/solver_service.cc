@@ -7,7 +7,6 @@
 #include "core/util/strings.h"
 
 namespace puzzledb {
-namespace {
 
 // What a search that waited in the queue past its call's end answers, without searching.
 absl::Status EndedWhileQueued(const SearchLimits& limits) {
@@ -21,22 +20,21 @@ absl::Status EndedWhileQueued(const SearchLimits& limits) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
 grpc::Status ToGrpc(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   // absl and gRPC share the canonical code numbers.
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(Message(status)));
 }
 
-grpc::Status SearchRefused(const SearchPool& pool) {
-  return grpc::Status(
-      grpc::StatusCode::RESOURCE_EXHAUSTED,
+absl::Status SearchRefusedStatus(const SearchPool& pool) {
+  return absl::ResourceExhaustedError(
       Cat("the server runs at most ", pool.capacity(), " ",
           pool.capacity() == 1 ? "search" : "searches",
           " at once (--max-concurrent-searches) and its queue of ", pool.queue_limit(),
           " waiting (--search-queue) is full; retry later"));
 }
+
+grpc::Status SearchRefused(const SearchPool& pool) { return ToGrpc(SearchRefusedStatus(pool)); }
 
 SearchLimits SolverService::LimitsFor(grpc::CallbackServerContext* context,
                                       const std::atomic<bool>* cancelled,

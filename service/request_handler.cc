@@ -83,6 +83,15 @@ RequestHandler::Route Dispatch(const Request& request, absl::Status* status, Han
   return route;
 }
 
+template <PuzzleModel P>
+void NoteTable(const TableStep<P>& step, AnswerTable* table) {
+  if (table == nullptr || step.table == nullptr) return;
+  const TableMetadata& m = step.table->metadata();
+  table->table_id = m.table_id();
+  table->generation = m.generation();
+  table->content_crc32 = m.content_crc32();
+}
+
 }  // namespace
 
 template <PuzzleModel P>
@@ -96,7 +105,8 @@ void RequestHandler::RequestTableFor(const typename P::Params& params, const Sol
 RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& request,
                                                       v1::SolveResponse* response,
                                                       absl::Status* status,
-                                                      SearchStep<v1::SolveResponse>* search) {
+                                                      SearchStep<v1::SolveResponse>* search,
+                                                      AnswerTable* table) {
   return Dispatch(request, status, [&](auto type, auto instance, Policy policy, int max_moves) {
     using P = typename decltype(type)::type;
     const P model(instance.params);
@@ -105,6 +115,7 @@ RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& re
       step = solver_->FromTables(model, instance, max_moves);
       if (step.answer.has_value()) {
         SolutionToWire(model, instance, *step.answer, response);
+        NoteTable(step, table);
         return Route::kAnswered;
       }
       if (policy == Policy::kTableOnly) {
@@ -130,13 +141,15 @@ RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& re
 RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest& request,
                                                         v1::AnalyzeResponse* response,
                                                         absl::Status* status,
-                                                        SearchStep<v1::AnalyzeResponse>* search) {
+                                                        SearchStep<v1::AnalyzeResponse>* search,
+                                                        AnswerTable* table) {
   return Dispatch(request, status, [&](auto type, auto instance, Policy policy, int max_moves) {
     using P = typename decltype(type)::type;
     const P model(instance.params);
     AnalysisStep<P> step =
         solver_->AnalyzeFromTables(model, instance, max_moves, policy != Policy::kSearchOnly);
     if (step.Answered()) {
+      NoteTable(step.position, table);
       auto analysis = solver_->AnalyzeSearch(model, instance, std::move(step), SearchLimits{});
       if (analysis.ok()) {
         Fill(model, instance, *analysis, response);

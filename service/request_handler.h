@@ -7,12 +7,21 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "core/solver.h"
 #include "puzzledb/v1/solver.pb.h"
 #include "service/table_builds.h"
 
 namespace puzzledb {
+
+// Which table build gave an answer (docs/API.md, "Caching"): the table's id, and the
+// generation and content checksum of its build, which change whenever it is rebuilt.
+struct AnswerTable {
+  std::string table_id;
+  uint64_t generation = 0;
+  uint32_t content_crc32 = 0;
+};
 
 struct HandlerOptions {
   uint64_t search_node_budget = 0;  // per search; 0: none
@@ -39,10 +48,13 @@ class RequestHandler {
 
   // One pass over the request: checked, parsed and dispatched to its puzzle once, looked up
   // in the tables (unless SEARCH_ONLY), and either answered or handed on as *search.
+  // `table`, if not null, is set when a table gave the answer (a search's answer has none).
   Route SolveFromTables(const v1::SolveRequest& request, v1::SolveResponse* response,
-                        absl::Status* status, SearchStep<v1::SolveResponse>* search);
+                        absl::Status* status, SearchStep<v1::SolveResponse>* search,
+                        AnswerTable* table = nullptr);
   Route AnalyzeFromTables(const v1::AnalyzeRequest& request, v1::AnalyzeResponse* response,
-                          absl::Status* status, SearchStep<v1::AnalyzeResponse>* search);
+                          absl::Status* status, SearchStep<v1::AnalyzeResponse>* search,
+                          AnswerTable* table = nullptr);
 
   v1::ListTablesResponse ListTables() const;
 

@@ -1,0 +1,21 @@
+// The web page's files (server/web/), compiled into the binary by server/embed_web.cmake:
+// nothing is read from disk or fetched at run time.
+#ifndef PUZZLEDB_SERVER_WEB_ASSETS_H_
+#define PUZZLEDB_SERVER_WEB_ASSETS_H_
+
+#include <span>
+#include <string_view>
+
+namespace puzzledb {
+
+struct WebAsset {
+  std::string_view path;  // "/index.html"
+  std::string_view content_type;
+  std::string_view body;
+};
+
+std::span<const WebAsset> WebAssets();
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_SERVER_WEB_ASSETS_H_

@@ -1,0 +1,33 @@
+// The puzzles as text, reached by name: the compact form read into a wire message, a
+// problem's original input read into its cases, and moves replayed by name. The HTTP API
+// (GET queries carry the compact form) and the web page (which pastes original inputs and
+// shows every board of a solution) use these, so that no puzzle's rules exist twice.
+#ifndef PUZZLEDB_SERVICE_PUZZLE_TEXT_H_
+#define PUZZLEDB_SERVICE_PUZZLE_TEXT_H_
+
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "puzzledb/v1/solver.pb.h"
+
+namespace puzzledb {
+
+// The puzzle named `name` in the state `compact` (docs/API.md, "Compact forms"), or
+// INVALID_ARGUMENT naming the parameter ("puzzle: ...", "state: ...").
+absl::StatusOr<v1::Puzzle> PuzzleFromCompact(std::string_view name, std::string_view compact);
+
+// The compact form of a wire puzzle, or INVALID_ARGUMENT as the solver would answer it.
+absl::StatusOr<std::string> CompactFromPuzzle(const v1::Puzzle& puzzle);
+
+// Every case of an original input: its compact form, or why it was refused. An unknown
+// puzzle, or an input over `max_cases` cases, is INVALID_ARGUMENT.
+absl::StatusOr<v1::ParseInputResponse> ParseInput(const v1::ParseInputRequest& request,
+                                                  size_t max_cases = 1000);
+
+// The states a sequence of named moves passes through, from request.state; a move that is
+// not legal where it is made is INVALID_ARGUMENT naming it ("moves[3]: ...").
+absl::StatusOr<v1::PlayResponse> Play(const v1::PlayRequest& request, size_t max_moves = 1000);
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_SERVICE_PUZZLE_TEXT_H_
