@@ -1,0 +1,214 @@
+// The web page in a real browser: Debian's Chromium driven by playwright-core.
+//   node page_test.mjs SERVER_BINARY CLI_BINARY DB ARTIFACTS_DIR
+// Starts its own puzzledb-server (on free loopback ports, with a copy of DB), opens a shared
+// link for every puzzle and checks the distance and moves shown against the in-process
+// answer of the CLI (the tables, without HTTP), clicks through a solution to the goal,
+// edits a board, analyzes and plays a move, triggers errors, and checks the phone-sized
+// layout. Screenshots go to ARTIFACTS_DIR. Exits non-zero on the first failed check.
+import {spawn, spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {chromium} from 'playwright-core';
+
+const [serverBinary, cliBinary, sourceDb, artifacts] = process.argv.slice(2);
+if (!artifacts) {
+  console.error('usage: node page_test.mjs SERVER_BINARY CLI_BINARY DB ARTIFACTS_DIR');
+  process.exit(2);
+}
+fs.mkdirSync(artifacts, {recursive: true});
+
+let failures = 0;
+function check(condition, what) {
+  if (condition) {
+    console.log('ok   ' + what);
+  } else {
+    console.log('FAIL ' + what);
+    failures++;
+  }
+}
+
+// Every puzzle: a position in compact form and the same in the original input format.
+const CASES = {
+  knight: {
+    state: '11111011110011*0000100000',
+    original: (s) => '1\n' + s.match(/.{5}/g).join('\n') + '\n',
+  },
+  knobs: {
+    state: '1 10 8 12 7 3 4 4 8 3 3 5 4 7 11 1 7 9 9 5 3 3 8 2 7 1 11 9 1 12 3 4 11 1 8 3 ' +
+           '10 12 9 5 3 1 7 6 2 1 12 11 4 6 4 9 12 12 5 2 5 6 1 9',
+    original: (s) => s.split(' ').reduce((rows, n, i) =>
+      rows + n + (i % 5 === 4 ? '\n' : ' '), ''),
+  },
+  rotation: {
+    state: '113231213132131232232213',
+    original: (s) => s.split('').join(' ') + '\n0\n',
+  },
+  eight: {
+    state: '283104765',
+    original: (s) => s + '\n',
+  },
+};
+
+// The answer of the tables in-process, through the CLI: {distance, moves}.
+function expected(puzzle, state) {
+  const run = spawnSync(cliBinary, ['--db', db, 'solve', '--puzzle', puzzle, '--max-moves', '0',
+                                    '--json'],
+                        {input: CASES[puzzle].original(state), encoding: 'utf8'});
+  if (run.status !== 0) throw new Error(`CLI failed for ${puzzle} ${state}: ${run.stderr}`);
+  const answer = JSON.parse(run.stdout.trim().split('\n')[0]);
+  return {outcome: answer.outcome, distance: answer.distance, moves: answer.moves};
+}
+
+// A copy of the database: the server may add tables to its own.
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'puzzledb-browser-'));
+const db = path.join(scratch, 'db');
+fs.cpSync(sourceDb, db, {recursive: true});
+
+const answers = {};
+for (const [puzzle, c] of Object.entries(CASES)) answers[puzzle] = expected(puzzle, c.state);
+const editedEight = '823104765';  // the sample with its first two cells swapped
+const editedAnswer = expected('eight', editedEight);
+
+// The server, on free ports; its start-up line gives the page's address.
+const logPath = path.join(artifacts, 'server.log');
+const log = fs.openSync(logPath, 'w');
+const server = spawn(serverBinary, ['--db', db, '--listen', '127.0.0.1:0', '--http',
+                                    '127.0.0.1:0', '--drain', '0'],
+                     {stdio: ['ignore', log, log]});
+let base = null;
+for (let i = 0; i < 1200 && base === null; i++) {
+  const match = fs.readFileSync(logPath, 'utf8').match(/web page on (http:\/\/127\.0\.0\.1:\d+\/)/);
+  if (match) base = match[1];
+  else if (server.exitCode !== null) break;
+  else await new Promise((r) => setTimeout(r, 100));
+}
+if (base === null) {
+  console.error('the server did not start:\n' + fs.readFileSync(logPath, 'utf8'));
+  process.exit(1);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const page = await browser.newPage({viewport: {width: 1100, height: 900}});
+page.setDefaultTimeout(20000);
+const pageErrors = [];
+page.on('pageerror', (e) => pageErrors.push(e.message));
+
+const shown = async () => ({
+  summary: await page.textContent('#summary'),
+  moves: await page.$$eval('#moves li button', (b) => b.map((x) => x.textContent)),
+});
+const distanceIn = (summary) => {
+  const m = summary.match(/Distance (\d+)|distance (0)/);
+  return m ? Number(m[1] ?? m[2]) : null;
+};
+
+try {
+  // 1. A shared link of every puzzle shows its answer without a click.
+  for (const [puzzle, c] of Object.entries(CASES)) {
+    const link = base + '?' + new URLSearchParams({puzzle, state: c.state}).toString();
+    await page.goto(link);
+    await page.waitForFunction(() => /Distance|distance 0|Unsolvable/.test(
+      document.getElementById('summary').textContent));
+    const got = await shown();
+    const want = answers[puzzle];
+    check(distanceIn(got.summary) === want.distance,
+          `${puzzle}: the link shows distance ${want.distance} (page: "${got.summary}")`);
+    if (want.distance > 0) {
+      await page.waitForSelector('#player:not([hidden])');
+      const moves = (await shown()).moves;
+      check(JSON.stringify(moves) === JSON.stringify(want.moves),
+            `${puzzle}: the moves shown are the table's (${want.moves.join(' ')}; page: ` +
+            `${moves.join(' ')})`);
+    }
+    check(await page.inputValue('#state') === c.state, `${puzzle}: the state box holds the link's state`);
+    await page.screenshot({path: path.join(artifacts, `${puzzle}.png`), fullPage: true});
+  }
+
+  // 2. Clicking through the 8-puzzle's solution reaches the goal board.
+  await page.goto(base + '?puzzle=eight&state=' + CASES.eight.state);
+  await page.waitForSelector('#player:not([hidden])');
+  for (let i = 0; i < answers.eight.distance; i++) await page.click('#next');
+  const finalCells = await page.$$eval('#board .cell text', (t) => t.map((x) => x.textContent || '0'));
+  check(finalCells.join('') === '123804765',
+        `eight: after ${answers.eight.distance} clicks on next the board is the goal (${finalCells.join('')})`);
+  check((await page.textContent('#step')).includes('(goal)'), 'eight: the step counter says goal');
+  await page.click('#prev');
+  check((await page.textContent('#step')).startsWith(`move ${answers.eight.distance - 1} of`),
+        'eight: previous goes back one move');
+  await page.screenshot({path: path.join(artifacts, 'eight-played.png'), fullPage: true});
+
+  // 3. Editing: swap two cells, then solve the new board.
+  await page.goto(base + '?puzzle=eight&state=' + CASES.eight.state);
+  await page.waitForSelector('#player:not([hidden])');
+  await page.click('#board [data-cell="0"]');
+  await page.click('#board [data-cell="1"]');
+  check(await page.inputValue('#state') === editedEight, `eight: swapping cells 1 and 2 gives ${editedEight}`);
+  check(new URL(page.url()).searchParams.get('state') === editedEight, 'eight: the URL follows the edit');
+  await page.click('#solve');
+  await page.waitForFunction(() => /Distance|Unsolvable/.test(document.getElementById('summary').textContent));
+  const edited = await page.textContent('#summary');
+  check(editedAnswer.outcome === 'UNSOLVABLE' ? /Unsolvable/.test(edited)
+                                              : distanceIn(edited) === editedAnswer.distance,
+        `eight: the edited board's answer matches the table (${edited})`);
+
+  // 4. Analyze lists every move best first; clicking the best one plays it.
+  const rotation = CASES.rotation.state;
+  await page.goto(base + '?' + new URLSearchParams({puzzle: 'rotation', state: rotation, view: 'analyze'}));
+  await page.waitForSelector('#analysis:not([hidden])');
+  const rows = await page.$$eval('#analysis tbody tr', (r) => r.map((x) => [
+    x.cells[0].textContent, x.cells[1].textContent]));
+  check(rows.length === 8, `rotation: analysis lists the 8 moves (${rows.length})`);
+  check(Number(rows[0][1]) === answers.rotation.distance - 1 && rows[0][0] === answers.rotation.moves[0],
+        `rotation: the first row is the solution's first move ${answers.rotation.moves[0]} at ` +
+        `${answers.rotation.distance - 1} (${rows[0].join(' ')})`);
+  const sorted = rows.map((r) => Number(r[1]));
+  check(sorted.every((d, i) => i === 0 || sorted[i - 1] <= d), 'rotation: rows are best first');
+  await page.screenshot({path: path.join(artifacts, 'rotation-analysis.png'), fullPage: true});
+  await page.click('#analysis tbody tr:first-child button');
+  await page.waitForFunction((d) => document.getElementById('summary').textContent.includes('Distance ' + d),
+                             answers.rotation.distance - 1);
+  check(new URL(page.url()).searchParams.get('state') !== rotation,
+        'rotation: playing a move changes the position in the URL');
+
+  // 5. Errors are shown in words next to the board.
+  await page.goto(base + '?puzzle=knight&state=11');
+  await page.waitForSelector('#error:not([hidden])');
+  const error = await page.textContent('#error');
+  check(/25 cells/.test(error) && /INVALID_ARGUMENT/.test(error),
+        `knight: a short state is refused in words ("${error}")`);
+  await page.screenshot({path: path.join(artifacts, 'error.png'), fullPage: true});
+  await page.goto(base + '?puzzle=eight');
+  await page.click('#paste-box summary');
+  await page.fill('#paste', '283104765\n12345678x\n');
+  await page.click('#read');
+  await page.waitForSelector('#cases:not([hidden])');
+  await page.selectOption('#cases', '1');
+  await page.waitForSelector('#error:not([hidden])');
+  check(/case 2, line 2/.test(await page.textContent('#error')),
+        'eight: a pasted input\'s bad case names its line');
+
+  // 6. Phone-sized: nothing wider than the window.
+  await page.setViewportSize({width: 390, height: 844});
+  await page.goto(base + '?puzzle=knobs&state=' + encodeURIComponent(CASES.knobs.state));
+  await page.waitForSelector('#player:not([hidden])');
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  check(width <= 390, `phone: the page fits 390 px (scroll width ${width})`);
+  await page.screenshot({path: path.join(artifacts, 'phone-knobs.png'), fullPage: true});
+
+  check(pageErrors.length === 0, `no script errors on the page (${pageErrors.join('; ')})`);
+} catch (e) {
+  console.log('FAIL ' + e.stack);
+  failures++;
+} finally {
+  await browser.close();
+  server.kill('SIGTERM');
+  await new Promise((r) => server.exitCode !== null ? r() : server.on('exit', r));
+  fs.rmSync(scratch, {recursive: true, force: true});
+}
+console.log(failures === 0 ? 'all checks passed' : `${failures} checks failed`);
+process.exit(failures === 0 ? 0 : 1);
