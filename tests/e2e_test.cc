@@ -24,7 +24,7 @@ TEST(EndToEndTest, ServerAnswersTheCliAndStopsOnSigterm) {
   fs::copy(PUZZLEDB_TEST_DB, db, fs::copy_options::recursive);
   const std::string log = testing::TempPath("e2e_server.log");
   const auto server = testing::StartProcess(
-      {PUZZLEDB_SERVER, "--db", db, "--listen", "127.0.0.1:0", "--grace", "2"}, log);
+      {PUZZLEDB_SERVER, "--db", db, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--grace", "2"}, log);
   ASSERT_GT(server.pid, 0);
 
   // The start-up line names the port it got.
@@ -85,7 +85,7 @@ TEST(EndToEndTest, ServerAnswersTheCliAndStopsOnSigterm) {
   fs::remove_all(db + "_second");
   fs::copy(PUZZLEDB_TEST_DB, db + "_second", fs::copy_options::recursive);
   const auto second = testing::StartProcess(
-      {PUZZLEDB_SERVER, "--db", db + "_second", "--listen", address}, second_log);
+      {PUZZLEDB_SERVER, "--db", db + "_second", "--listen", address, "--http", "127.0.0.1:0"}, second_log);
   const int second_status = testing::WaitProcess(second, 60);
   if (second_status == -1) ::kill(second.pid, SIGKILL);  // never leave it running
   EXPECT_EQ(second_status, 1);
@@ -149,7 +149,7 @@ TEST(EndToEndTest, TheCliRidesOverFailedConnects) {
 TEST(EndToEndTest, ServerRefusesToStartWithoutADatabase) {
   const std::string log = testing::TempPath("e2e_nodb.log");
   const auto server = testing::StartProcess(
-      {PUZZLEDB_SERVER, "--db", testing::TempPath("no_such_db"), "--listen", "127.0.0.1:0"}, log);
+      {PUZZLEDB_SERVER, "--db", testing::TempPath("no_such_db"), "--listen", "127.0.0.1:0", "--http", ""}, log);
   EXPECT_EQ(testing::WaitProcess(server, 60), 1);
   EXPECT_NE(testing::ReadFile(log).find("puzzledb-build --db"), std::string::npos)
       << testing::ReadFile(log);

@@ -154,7 +154,7 @@ TEST(EdgesTest, EveryLogLineIsOneEventInTheServersFormat) {
   const std::string db2 = CopyOfTestDb("edges_log_db2");
   const std::string log = testing::TempPath("edges_log2.log");
   const auto second = testing::StartProcess(
-      {PUZZLEDB_SERVER, "--db", db2, "--listen", first.address()}, log);
+      {PUZZLEDB_SERVER, "--db", db2, "--listen", first.address(), "--http", "127.0.0.1:0"}, log);
   const int status = testing::WaitProcess(second, 60);
   if (status == -1) ::kill(second.pid, SIGKILL);
   EXPECT_EQ(status, 1);

@@ -15,7 +15,7 @@ cmake -S "$source_dir/examples/embedding" -B "$scratch/example" -G Ninja \
   -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
 cmake --build "$scratch/example" >/dev/null
 cp -r "$db" "$scratch/db"
-"$scratch/prefix/bin/puzzledb-server" --db "$scratch/db" --listen 127.0.0.1:0 2>"$scratch/log" &
+"$scratch/prefix/bin/puzzledb-server" --db "$scratch/db" --listen 127.0.0.1:0 --http 127.0.0.1:0 2>"$scratch/log" &
 server=$!
 for i in $(seq 100); do
   port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$scratch/log")

@@ -27,13 +27,13 @@ inline std::string CopyOfTestDb(const std::string& name) {
 
 class ServerProcess {
  public:
-  // Starts `binary --db db --listen 127.0.0.1:<port> extra...` (port 0: any free port) and
-  // waits for its start-up line. address() is empty if it did not start.
+  // Starts `binary --db db --listen 127.0.0.1:<port> --http 127.0.0.1:0 extra...` (port 0:
+  // any free port) and waits for its start-up line. address() is empty if it did not start.
   ServerProcess(const std::string& binary, const std::string& db, std::vector<std::string> extra,
                 const std::string& log, int port = 0)
       : log_(log) {
     std::vector<std::string> argv = {binary, "--db", db, "--listen",
-                                     "127.0.0.1:" + std::to_string(port)};
+                                     "127.0.0.1:" + std::to_string(port), "--http", "127.0.0.1:0"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     process_ = StartProcess(argv, log);
     // Up to two minutes: loading the tables takes well under a second alone, but far longer
@@ -44,6 +44,9 @@ class ServerProcess {
       if (std::regex_search(text, match, std::regex(R"(listening on (127\.0\.0\.1:(\d+)))"))) {
         address_ = match[1];
         port_ = std::stoi(match[2]);
+        if (std::regex_search(text, match, std::regex(R"(web page on http://127\.0\.0\.1:(\d+)/)"))) {
+          http_port_ = std::stoi(match[1]);
+        }
       } else if (::waitpid(process_.pid, nullptr, WNOHANG) == process_.pid) {
         break;  // it exited
       } else {
@@ -60,6 +63,7 @@ class ServerProcess {
 
   const std::string& address() const { return address_; }
   int port() const { return port_; }
+  int http_port() const { return http_port_; }  // 0 when --http '' was given
   pid_t pid() const { return process_.pid; }
   std::string Log() const { return ReadFile(log_); }
 
@@ -86,6 +90,7 @@ class ServerProcess {
   Process process_;
   std::string address_;
   int port_ = 0;
+  int http_port_ = 0;
   bool running_ = true;
 };
 

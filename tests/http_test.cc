@@ -1,0 +1,459 @@
+// The HTTP/JSON API in-process, on the test database: the same answers as gRPC for every
+// golden sample (GET and POST), every error with its status and a JSON body, caching
+// headers, health, the page's files, TLS, and clients that go away in the middle of a search.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "core/puzzles/registry.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
+#include "gtest/gtest.h"
+#include "httplib.h"
+#include "puzzledb/client.h"
+#include "server/http_server.h"
+#include "server/server.h"
+#include "service/puzzle_text.h"
+#include "service/wire.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+// Every golden input: puzzle, file.
+const std::pair<const char*, const char*> kGoldenInputs[] = {
+    {"knight", "knight.in"},        {"knight", "knight_statement.in"},
+    {"knobs", "knobs_9001.in"},     {"knobs", "knobs_9002.in"},
+    {"knobs", "knobs_9003.in"},     {"knobs", "knobs_9101_unsolvable.in"},
+    {"rotation", "rotation.in"},    {"rotation", "rotation_statement.in"},
+    {"eight", "eight.in"},          {"eight", "eight_statement.in"},
+};
+
+template <class Message>
+Message FromJson(const std::string& json) {
+  Message message;
+  const auto status = google::protobuf::util::JsonStringToMessage(json, &message);
+  EXPECT_TRUE(status.ok()) << status.message() << " in " << json;
+  return message;
+}
+
+// The answer as both transports give it, without the time it took.
+template <class Message>
+std::string Comparable(Message message) {
+  message.clear_micros();
+  return ToJsonLine(message);
+}
+
+class HttpTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    db_ = new std::string(testing::TempPath("http_db"));
+    fs::remove_all(*db_);
+    fs::copy(PUZZLEDB_TEST_DB, *db_, fs::copy_options::recursive);
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*db_);
+    delete db_;
+  }
+
+  void SetUp() override { Start(ServerOptions{}); }
+  void TearDown() override {
+    client_.reset();
+    if (server_ != nullptr) server_->Shutdown(1000ms);
+    server_.reset();
+  }
+
+  void Start(ServerOptions options) {
+    options.db = *db_;
+    options.listen = "127.0.0.1:0";
+    options.http_listen = "127.0.0.1:0";
+    options.build_missing_tables = false;
+    auto started = PuzzledbServer::Start(options, nullptr);
+    ASSERT_TRUE(started.ok()) << started.status();
+    server_ = std::move(*started);
+    ClientOptions client;
+    client.target = "127.0.0.1:" + std::to_string(server_->port());
+    client_ = std::make_unique<Client>(client);
+    ASSERT_TRUE(client_->WaitUntilServing(60000ms).ok());
+    http_ = std::make_unique<httplib::Client>("127.0.0.1", server_->http_port());
+    http_->set_read_timeout(60, 0);
+  }
+
+  httplib::Result Get(const std::string& path) { return http_->Get(path); }
+  httplib::Result Post(const std::string& path, const std::string& body,
+                       const std::string& type = "application/json") {
+    return http_->Post(path, body, type);
+  }
+
+  static std::string Query(std::string_view puzzle, const std::string& state,
+                           const std::string& extra = "") {
+    return "puzzle=" + std::string(puzzle) + "&state=" + httplib::detail::encode_query_param(state) +
+           extra;
+  }
+
+  // The error body's code, checking that the body is the documented JSON object.
+  static std::string ErrorCode(const httplib::Result& r) {
+    if (!r) return "no answer";
+    google::protobuf::Struct body;
+    const auto parsed = google::protobuf::util::JsonStringToMessage(r->body, &body);
+    if (!parsed.ok()) return "not JSON: " + r->body;
+    if (!body.fields().contains("message") || body.fields().at("message").string_value().empty()) {
+      return "no message: " + r->body;
+    }
+    return body.fields().contains("code") ? body.fields().at("code").string_value() : r->body;
+  }
+
+  static std::string* db_;
+  std::unique_ptr<PuzzledbServer> server_;
+  std::unique_ptr<Client> client_;
+  std::unique_ptr<httplib::Client> http_;
+};
+std::string* HttpTest::db_ = nullptr;
+
+TEST_F(HttpTest, GoldenSamplesAnswerAsOverGrpc) {
+  int cases = 0;
+  for (const auto& [puzzle, file] : kGoldenInputs) {
+    v1::ParseInputRequest parse;
+    parse.set_puzzle(puzzle);
+    parse.set_input(testing::Golden(file));
+    auto parsed = ParseInput(parse);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    for (const v1::InputCase& c : parsed->cases()) {
+      ASSERT_TRUE(c.error().empty()) << file << ": " << c.error();
+      SCOPED_TRACE(std::string(file) + " case " + std::to_string(c.number()));
+      ++cases;
+      // gRPC, then GET with the compact form, then POST with the same request message.
+      v1::SolveRequest request;
+      *request.mutable_puzzle() = *PuzzleFromCompact(puzzle, c.state());
+      request.set_id(c.number());
+      auto grpc = client_->Solve(request);
+      ASSERT_TRUE(grpc.ok()) << grpc.status();
+      auto get = Get("/v1/solve?" + Query(puzzle, c.state(), "&id=" + std::to_string(c.number())));
+      ASSERT_TRUE(get && get->status == 200) << (get ? get->body : "no answer");
+      EXPECT_EQ(get->get_header_value("Content-Type"), "application/json");
+      EXPECT_EQ(Comparable(FromJson<v1::SolveResponse>(get->body)), Comparable(*grpc));
+      auto post = Post("/v1/solve", ToJsonLine(request));
+      ASSERT_TRUE(post && post->status == 200) << (post ? post->body : "no answer");
+      EXPECT_EQ(Comparable(FromJson<v1::SolveResponse>(post->body)), Comparable(*grpc));
+
+      v1::AnalyzeRequest analyze;
+      *analyze.mutable_puzzle() = request.puzzle();
+      auto grpc_analysis = client_->Analyze(analyze);
+      ASSERT_TRUE(grpc_analysis.ok()) << grpc_analysis.status();
+      auto get_analysis = Get("/v1/analyze?" + Query(puzzle, c.state()));
+      ASSERT_TRUE(get_analysis && get_analysis->status == 200);
+      EXPECT_EQ(Comparable(FromJson<v1::AnalyzeResponse>(get_analysis->body)),
+                Comparable(*grpc_analysis));
+      auto post_analysis = Post("/v1/analyze", ToJsonLine(analyze));
+      ASSERT_TRUE(post_analysis && post_analysis->status == 200);
+      EXPECT_EQ(Comparable(FromJson<v1::AnalyzeResponse>(post_analysis->body)),
+                Comparable(*grpc_analysis));
+    }
+  }
+  EXPECT_GE(cases, 30);
+}
+
+TEST_F(HttpTest, TablesAndHealthAsOverGrpc) {
+  auto tables = Get("/v1/tables");
+  ASSERT_TRUE(tables && tables->status == 200);
+  auto grpc = client_->ListTables();
+  ASSERT_TRUE(grpc.ok());
+  EXPECT_EQ(ToJsonLine(FromJson<v1::ListTablesResponse>(tables->body)), ToJsonLine(*grpc));
+  EXPECT_EQ(grpc->tables_size(), 6);
+
+  auto health = Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(health->body, "SERVING\n");
+  server_->StopServing();  // the first step of a drain: both transports say so
+  health = Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 503);
+  EXPECT_EQ(health->body, "NOT_SERVING\n");
+  // Calls are still answered while draining.
+  EXPECT_EQ(Get("/v1/solve?" + Query("eight", "283104765"))->status, 200);
+}
+
+// Each malformed request gets its status, a JSON body with the gRPC code's name and a
+// message saying what was wrong.
+TEST_F(HttpTest, BadRequestsGetTheirStatusAndAMessage) {
+  struct Case {
+    std::string what;
+    std::function<httplib::Result()> send;
+    int status;
+    std::string code;
+    std::string message_part;
+  };
+  const std::string knight = "1111111111000*10000100000";
+  const std::vector<Case> cases = {
+      {"unknown puzzle", [&] { return Get("/v1/solve?" + Query("chess", knight)); }, 400,
+       "INVALID_ARGUMENT", "puzzle: unknown puzzle 'chess'"},
+      {"bad state", [&] { return Get("/v1/solve?" + Query("knight", "111")); }, 400,
+       "INVALID_ARGUMENT", "state: a board has 25 cells"},
+      {"no state", [&] { return Get("/v1/solve?puzzle=knight"); }, 400, "INVALID_ARGUMENT",
+       "state is missing"},
+      {"unknown parameter", [&] { return Get("/v1/solve?" + Query("knight", knight, "&depth=3")); },
+       400, "INVALID_ARGUMENT", "unknown parameter 'depth'"},
+      {"parameter twice", [&] { return Get("/v1/solve?" + Query("knight", knight, "&puzzle=eight")); },
+       400, "INVALID_ARGUMENT", "'puzzle' is given 2 times"},
+      {"bad number", [&] { return Get("/v1/solve?" + Query("knight", knight, "&max_moves=-1")); },
+       400, "INVALID_ARGUMENT", "max_moves='-1' is not a whole number"},
+      {"max_moves too large",
+       [&] { return Get("/v1/solve?" + Query("knight", knight, "&max_moves=5000")); }, 400,
+       "INVALID_ARGUMENT", "max_moves: 5000 is more than 1000"},
+      {"bad policy", [&] { return Get("/v1/solve?" + Query("knight", knight, "&policy=fast")); },
+       400, "INVALID_ARGUMENT", "policy='fast' is not a policy"},
+      {"timeout_ms on analyze",
+       [&] { return Get("/v1/analyze?" + Query("knight", knight, "&timeout_ms=5")); }, 400,
+       "INVALID_ARGUMENT", "unknown parameter 'timeout_ms'"},
+      {"no table, TABLE_ONLY",
+       [&] {
+         // A knobs wiring without a table.
+         std::string state = "1 2 3 4 5";
+         for (int knob = 2; knob <= 12; ++knob) {
+           state += " 1 " + std::to_string(knob % 12 + 1) + " " + std::to_string(knob % 12 + 1) +
+                    " " + std::to_string(knob % 12 + 1) + " " + std::to_string(knob % 12 + 1);
+         }
+         return Get("/v1/solve?" + Query("knobs", state, "&policy=table_only"));
+       },
+       412, "FAILED_PRECONDITION", "no usable knobs table"},
+      {"search past its deadline",
+       [&] {
+         return Get("/v1/solve?" + Query("knight", "0000000000001*11111111111", "&policy=search_only&timeout_ms=1"));
+       },
+       504, "DEADLINE_EXCEEDED", "deadline"},
+      {"unknown path", [&] { return Get("/v2/solve"); }, 404, "NOT_FOUND", "no such path '/v2/solve'"},
+      {"POST to an unknown path", [&] { return Post("/solve", "{}"); }, 404, "NOT_FOUND", "no such path"},
+      {"PUT", [&] { return http_->Put("/v1/solve", "{}", "application/json"); }, 405,
+       "UNIMPLEMENTED", "PUT /v1/solve is not allowed; use GET, HEAD, POST"},
+      {"DELETE of the page", [&] { return http_->Delete("/"); }, 405, "UNIMPLEMENTED", "use GET, HEAD"},
+      {"GET of a POST-only path", [&] { return Get("/v1/play"); }, 405, "UNIMPLEMENTED", "use POST"},
+      {"POST of a GET-only path", [&] { return Post("/v1/tables", "{}"); }, 405, "UNIMPLEMENTED",
+       "use GET, HEAD"},
+      {"form body", [&] { return Post("/v1/solve", "puzzle=knight", "application/x-www-form-urlencoded"); },
+       415, "INVALID_ARGUMENT", "Content-Type: send application/json"},
+      {"empty body", [&] { return Post("/v1/solve", ""); }, 400, "INVALID_ARGUMENT", "body: empty"},
+      {"not JSON", [&] { return Post("/v1/solve", "{\"puzzle\":"); }, 400, "INVALID_ARGUMENT",
+       "body: not a SolveRequest"},
+      {"unknown field", [&] { return Post("/v1/solve", "{\"puzle\":{}}"); }, 400, "INVALID_ARGUMENT",
+       "body: not a SolveRequest"},
+      {"no puzzle", [&] { return Post("/v1/solve", "{}"); }, 400, "INVALID_ARGUMENT",
+       "puzzle: no puzzle given"},
+      {"body over the limit", [&] { return Post("/v1/solve", std::string(70000, ' ')); }, 413,
+       "RESOURCE_EXHAUSTED", "larger than 65536 bytes"},
+      {"request line over 8 KB", [&] { return Get("/v1/solve?state=" + std::string(9000, '1')); }, 414,
+       "INVALID_ARGUMENT", "too long"},
+      {"illegal move played",
+       [&] { return Post("/v1/play", R"({"puzzle":"eight","state":"283104765","moves":["U","U","U"]})"); },
+       400, "INVALID_ARGUMENT", "moves[1]: 'U' is not a legal move there; legal: D L R"},
+      {"input with too many cases",
+       [&] {
+         std::string input;
+         for (int i = 0; i < 1001; ++i) input += "283104765\\n";
+         return Post("/v1/parse", R"({"puzzle":"eight","input":")" + input + "\"}");
+       },
+       400, "INVALID_ARGUMENT", "1001 cases; at most 1000"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const auto r = c.send();
+    ASSERT_TRUE(r) << "no answer";
+    EXPECT_EQ(r->status, c.status) << r->body;
+    EXPECT_EQ(ErrorCode(r), c.code) << r->body;
+    EXPECT_NE(r->body.find(c.message_part), std::string::npos) << r->body;
+    EXPECT_EQ(r->get_header_value("Cache-Control"), "no-store");
+  }
+  // None of them harmed the server.
+  auto after = Get("/v1/solve?" + Query("eight", "283104765"));
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200);
+  EXPECT_EQ(FromJson<v1::SolveResponse>(after->body).distance(), 4u);
+}
+
+TEST_F(HttpTest, StatusesFollowTheGrpcCodes) {
+  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kOk), 200);
+  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kInvalidArgument), 400);
+  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kFailedPrecondition), 412);
+  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kResourceExhausted), 429);
+  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kCancelled), 499);
+  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kDeadlineExceeded), 504);
+  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kUnavailable), 503);
+  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kDataLoss), 500);
+}
+
+TEST_F(HttpTest, SearchesBeyondThePoolAreRefusedWith429) {
+  TearDown();
+  ServerOptions options;
+  options.max_concurrent_searches = 1;
+  options.search_queue = 0;
+  Start(options);
+  // One long search holds the only slot (a knight board far from the goal, never from the
+  // table); the second is refused at once.
+  const std::string far = "0000000000001*11111111111";
+  std::thread holder([&] {
+    httplib::Client other("127.0.0.1", server_->http_port());
+    other.set_read_timeout(60, 0);
+    other.Get("/v1/solve?" + Query("knight", far, "&policy=search_only&timeout_ms=3000"));
+  });
+  while (server_->searches_running() == 0) std::this_thread::sleep_for(1ms);
+  auto refused = Get("/v1/solve?" + Query("knight", far, "&policy=search_only"));
+  holder.join();
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 429) << refused->body;
+  EXPECT_EQ(ErrorCode(refused), "RESOURCE_EXHAUSTED");
+  EXPECT_NE(refused->body.find("--max-concurrent-searches"), std::string::npos);
+}
+
+TEST_F(HttpTest, TableAnswersCarryTheTablesBuildAsETag) {
+  auto first = Get("/v1/solve?" + Query("eight", "283104765"));
+  ASSERT_TRUE(first && first->status == 200);
+  const std::string tag = first->get_header_value("ETag");
+  auto tables = client_->ListTables();
+  ASSERT_TRUE(tables.ok());
+  for (const auto& t : tables->tables()) {
+    if (t.table_id() == "eight") {
+      EXPECT_EQ(tag.rfind("\"eight.", 0), 0u) << tag;
+    }
+  }
+  EXPECT_EQ(first->get_header_value("Cache-Control"), "public, max-age=86400");
+  // The same tag for another board of the same table; a 304 when the client has it.
+  auto other = Get("/v1/analyze?" + Query("eight", "123804765"));
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->get_header_value("ETag"), tag);
+  auto again = http_->Get("/v1/solve?" + Query("eight", "283104765"), {{"If-None-Match", tag}});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 304);
+  EXPECT_TRUE(again->body.empty());
+  // A search's answer has no tag: a table may come to answer it.
+  auto searched = Get("/v1/solve?" + Query("eight", "283104765", "&policy=search_only"));
+  ASSERT_TRUE(searched && searched->status == 200);
+  EXPECT_EQ(FromJson<v1::SolveResponse>(searched->body).source(), v1::SEARCH);
+  EXPECT_FALSE(searched->has_header("ETag"));
+  EXPECT_EQ(searched->get_header_value("Cache-Control"), "public, max-age=300");
+}
+
+TEST_F(HttpTest, ServesThePage) {
+  auto page = Get("/");
+  ASSERT_TRUE(page && page->status == 200);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(page->body.find("<script src=\"/app.js\">"), std::string::npos);
+  for (const char* file : {"/app.js", "/style.css", "/index.html"}) {
+    auto r = Get(file);
+    ASSERT_TRUE(r && r->status == 200) << file;
+    EXPECT_GT(r->body.size(), 500u) << file;
+    auto cached = http_->Get(file, {{"If-None-Match", r->get_header_value("ETag")}});
+    ASSERT_TRUE(cached);
+    EXPECT_EQ(cached->status, 304) << file;
+  }
+  EXPECT_EQ(Get("/app.js")->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  auto head = http_->Head("/v1/solve?" + Query("eight", "283104765"));
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 200);
+  EXPECT_TRUE(head->body.empty());
+}
+
+TEST_F(HttpTest, PlaysMovesAndReadsInputsByThePuzzlesModels) {
+  auto played = Post("/v1/play", R"({"puzzle":"eight","state":"283104765","moves":["U","L","D","R"]})");
+  ASSERT_TRUE(played && played->status == 200) << (played ? played->body : "");
+  const auto states = FromJson<v1::PlayResponse>(played->body);
+  ASSERT_EQ(states.states_size(), 5);
+  EXPECT_EQ(states.states(0).state(), "283104765");
+  EXPECT_FALSE(states.states(0).goal());
+  EXPECT_EQ(states.states(4).state(), "123804765");
+  EXPECT_TRUE(states.states(4).goal());
+  EXPECT_EQ(Join(states.states(0).legal_moves(), " "), "U D L R");
+
+  auto read = Post("/v1/parse", R"({"puzzle":"rotation","input":"1 1 1\n0\n"})");
+  ASSERT_TRUE(read && read->status == 200);
+  const auto cases = FromJson<v1::ParseInputResponse>(read->body);
+  ASSERT_EQ(cases.cases_size(), 1);
+  EXPECT_NE(cases.cases(0).error().find("line 1"), std::string::npos) << read->body;
+  EXPECT_TRUE(cases.cases(0).state().empty());
+}
+
+TEST_F(HttpTest, ClientsThatVanishMidSearchLeaveTheServerWhole) {
+  // Ten clients each ask for a long search and hang up at once; the server keeps answering,
+  // and the searches end by their deadline.
+  const std::string request =
+      "GET /v1/solve?" + Query("knight", "0000000000001*11111111111", "&policy=search_only&timeout_ms=500") +
+      " HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (int i = 0; i < 10; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(server_->http_port()));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(request.size()));
+    ::close(fd);
+  }
+  auto answer = Get("/v1/solve?" + Query("eight", "283104765"));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200);
+  // Shutting down with searches still running: they are cancelled after the grace.
+  const auto started = std::chrono::steady_clock::now();
+  server_->Shutdown(100ms);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 30s);
+  server_.reset();
+}
+
+TEST_F(HttpTest, ServesTlsWithTheGrpcCertificate) {
+  TearDown();
+  const std::string certs = testing::TempPath("http_certs");
+  ASSERT_EQ(std::system(("sh " PUZZLEDB_TESTS_DIR "/make_test_certs.sh " + certs).c_str()), 0);
+  ServerOptions options;
+  options.tls_cert_file = certs + "/server.pem";
+  options.tls_key_file = certs + "/server.key";
+  options.db = *db_;
+  options.listen = "127.0.0.1:0";
+  options.http_listen = "127.0.0.1:0";
+  auto started = PuzzledbServer::Start(options, nullptr);
+  ASSERT_TRUE(started.ok()) << started.status();
+  server_ = std::move(*started);
+  EXPECT_EQ(server_->http_url().rfind("https://127.0.0.1:", 0), 0u) << server_->http_url();
+  httplib::SSLClient tls("127.0.0.1", server_->http_port());
+  tls.set_ca_cert_path((certs + "/ca.pem").c_str());
+  tls.enable_server_certificate_verification(true);
+  auto answer = tls.Get("/v1/solve?" + Query("eight", "283104765"));
+  ASSERT_TRUE(answer) << httplib::to_string(answer.error());
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_EQ(FromJson<v1::SolveResponse>(answer->body).distance(), 4u);
+  // A client that does not trust the CA gets nothing.
+  httplib::SSLClient untrusting("127.0.0.1", server_->http_port());
+  untrusting.set_ca_cert_path((certs + "/other_ca.pem").c_str());
+  untrusting.enable_server_certificate_verification(true);
+  EXPECT_FALSE(untrusting.Get("/healthz"));
+  fs::remove_all(certs);
+}
+
+TEST_F(HttpTest, AnAddressInUseIsAClearError) {
+  ServerOptions options;
+  options.db = testing::TempPath("http_db_second");
+  fs::remove_all(options.db);
+  fs::copy(*db_, options.db, fs::copy_options::recursive);
+  options.listen = "127.0.0.1:0";
+  options.http_listen = "127.0.0.1:" + std::to_string(server_->http_port());
+  auto second = PuzzledbServer::Start(options, nullptr);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find("cannot listen for HTTP on " + options.http_listen),
+            std::string::npos)
+      << second.status();
+  options.http_listen = "127.0.0.1";
+  second = PuzzledbServer::Start(options, nullptr);
+  ASSERT_FALSE(second.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(second.status())) << second.status();
+  EXPECT_NE(second.status().message().find("--http '127.0.0.1' has no port"), std::string::npos)
+      << second.status();
+  fs::remove_all(options.db);
+}
+
+}  // namespace
+}  // namespace puzzledb
