@@ -76,6 +76,7 @@ std::string JsonQuote(std::string_view text) {
 void SendError(httplib::Response& res, int http_status, absl::StatusCode code,
                std::string_view message) {
   res.status = http_status;
+  res.headers.erase("Cache-Control");
   res.set_header("Cache-Control", "no-store");
   std::string body = "{\"code\":";
   body.append(JsonQuote(absl::StatusCodeToString(code)));
