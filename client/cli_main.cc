@@ -79,6 +79,11 @@ int main(int argc, char** argv) {
   AddCaseOptions(solve_cmd, &solve, &solve_cap,
                  "Answer -1 (NOT_WITHIN_LIMIT) beyond this many moves; 0: no limit (default: the "
                  "original problem's cap: " + CapsOfTheOriginals() + ")");
+  solve_cmd
+      ->add_flag("--show", solve.show,
+                 "After each answer, draw the board before and after every move, the cells "
+                 "that moved in brackets")
+      ->excludes(solve_cmd->get_option("--json"));
 
   SolveCommandOptions analyze;
   int analyze_cap = -1;

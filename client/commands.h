@@ -19,6 +19,7 @@ struct SolveCommandOptions {
   std::string puzzle;                        // a registered puzzle name
   std::optional<int> max_moves;              // unset: the original's cap (knight 15), else none
   bool json = false;                         // one JSON object per case
+  bool show = false;                         // solve: draw every board of the solution
   std::string policy = "table-then-search";  // or "table-only", "search-only"
   BackendOptions backend;
 };

@@ -47,6 +47,23 @@ v1::SolveRequest SolveRequestFor(const SolveCommandOptions& options,
   return request;
 }
 
+// Every board of a solution, the start first, each after the move that made it; the cells
+// that moved are marked (`puzzledb solve --show`).
+template <PuzzleModel P>
+std::string Drawing(const P& model, const typename P::Instance& instance, const Solution& solution,
+                    const google::protobuf::RepeatedPtrField<std::string>& names) {
+  std::string text = "start:\n" + P::Draw(instance, nullptr);
+  typename P::Instance now = instance;
+  for (size_t i = 0; i < solution.moves.size(); ++i) {
+    const typename P::Instance before = now;
+    model.Apply(before.state, solution.moves[i], &now.state);
+    text += Cat("move ", i + 1, " of ", solution.moves.size(), ": ",
+                static_cast<int>(i) < names.size() ? names[static_cast<int>(i)] : "", "\n",
+                P::Draw(now, &before));
+  }
+  return text + "\n";
+}
+
 // A solve's answer in the chosen format, once its moves replay to the goal (even the JSON
 // is printed only for such an answer).
 template <PuzzleModel P>
@@ -58,7 +75,9 @@ absl::StatusOr<std::string> FormatSolve(const SolveCommandOptions& options,
   auto solution = SolutionFromWire(model, instance, *response);
   if (!solution.ok()) return solution.status();
   if (options.json) return ToJsonLine(*response) + "\n";
-  return P::FormatOriginalAnswer(instance, model, *solution);
+  std::string text = P::FormatOriginalAnswer(instance, model, *solution);
+  if (options.show) text += Drawing(model, instance, *solution, response->moves());
+  return text;
 }
 
 template <PuzzleModel P>

@@ -1,5 +1,6 @@
 // The real puzzledb binary on the golden samples (tests/golden): exactly the expected
 // original output.
+#include <algorithm>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -111,6 +112,48 @@ TEST(CliUsageTest, UnknownPuzzleAndMissingArgumentsAreUsageErrors) {
   EXPECT_NE(result.err.find("--puzzle"), std::string::npos) << result.err;
   result = RunCommand(std::string(PUZZLEDB_CLI) + " solve --puzzle knight --max-moves -3", "");
   EXPECT_EQ(result.exit_code, 2);
+  result = RunCommand(std::string(PUZZLEDB_CLI) + " solve --puzzle knight --show --json", "");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--json excludes --show"), std::string::npos) << result.err;
+}
+
+// --show draws every board of the solution as docs/PUZZLES.md does, the moved cells in
+// brackets.
+TEST(CliShowTest, DrawsEveryBoardWithTheMovedCellsMarked) {
+  auto result = RunCommand(std::string(PUZZLEDB_CLI) + " solve --puzzle eight --show", "283104765\n");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out,
+            "4\n"
+            "start:\n   2  8  3\n   1  0  4\n   7  6  5\n"
+            "move 1 of 4: U\n   2 [0] 3\n   1 [8] 4\n   7  6  5\n"
+            "move 2 of 4: L\n  [0][2] 3\n   1  8  4\n   7  6  5\n"
+            "move 3 of 4: D\n  [1] 2  3\n  [0] 8  4\n   7  6  5\n"
+            "move 4 of 4: R\n   1  2  3\n  [8][0] 4\n   7  6  5\n\n");
+  // The knight: labelled rows and columns; each jump swaps the empty cell and one knight.
+  result = RunCommand(std::string(PUZZLEDB_CLI) + " solve --puzzle knight --show",
+                      "1\n11111\n01111\n00*11\n00001\n00000\n");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "0\nstart:\n    a  b  c  d  e\n 1  1  1  1  1  1\n 2  0  1  1  1  1\n"
+                        " 3  0  0  *  1  1\n 4  0  0  0  0  1\n 5  0  0  0  0  0\n\n");
+  // The rotation game's cross and the knobs' row: two cells or knobs change per move.
+  for (const auto& [puzzle, file] : {std::pair{"rotation", "rotation_statement.in"},
+                                     std::pair{"knobs", "knobs_9001.in"}}) {
+    result = RunCommand(std::string(PUZZLEDB_CLI) + " solve --show --puzzle " + puzzle,
+                        Golden(file));
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const size_t moves = result.out.find("move 1 of ");
+    ASSERT_NE(moves, std::string::npos) << result.out;
+    const std::string board = result.out.substr(moves, result.out.find("move 2 of ") - moves);
+    const auto marks = std::count(board.begin(), board.end(), '[');
+    if (std::string(puzzle) == "knobs") {
+      EXPECT_GE(marks, 1);  // the knob turned, and the one it drives unless that was at 4
+      EXPECT_LE(marks, 2);
+    } else {
+      // A move shifts a line of seven; the cells whose value changed are marked.
+      EXPECT_GE(marks, 2) << board;
+      EXPECT_LE(marks, 7) << board;
+    }
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "core/puzzles/drawing.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
@@ -209,6 +210,20 @@ std::string EightPuzzle::FormatOriginalAnswer(const Instance&, const EightPuzzle
                                               const Solution& solution) {
   if (solution.outcome != Outcome::kSolved) return "-1\n";
   return Cat(solution.distance, "\n");
+}
+
+}  // namespace puzzledb
+
+namespace puzzledb {
+
+std::string EightPuzzle::Draw(const Instance& now, const Instance* before) {
+  static const GridLayout kLayout = [] {
+    GridLayout layout;
+    layout.columns = 3;
+    for (int i = 0; i < 9; ++i) layout.places.push_back(i);
+    return layout;
+  }();
+  return DrawGrid(kLayout, FormatCompact(now), before != nullptr ? FormatCompact(*before) : "");
 }
 
 }  // namespace puzzledb

@@ -102,6 +102,9 @@ class EightPuzzle : public NoParams<EightPuzzle> {
   // Compact form: the 9 digits.
   static absl::StatusOr<Instance> ParseCompact(std::string_view text);
   static std::string FormatCompact(const Instance& instance);
+  // The board for people, as drawn in docs/PUZZLES.md; cells that differ from `before` (if
+  // not null) in brackets.
+  static std::string Draw(const Instance& now, const Instance* before);
   // One table; distances modulo 3 (every move is undone by a move).
   static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kDistanceMod3;
   // TableId, EncodeParams, DecodeParams, DescribeParams: NoParams.

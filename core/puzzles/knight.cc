@@ -3,6 +3,7 @@
 #include <algorithm>
 
 
+#include "core/puzzles/drawing.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
@@ -236,6 +237,22 @@ std::string KnightPuzzle::FormatOriginalAnswer(const Instance&, const KnightPuzz
                                                const Solution& solution) {
   if (solution.outcome != Outcome::kSolved) return "-1\n";
   return Cat(solution.distance, "\n");
+}
+
+}  // namespace puzzledb
+
+namespace puzzledb {
+
+std::string KnightPuzzle::Draw(const Instance& now, const Instance* before) {
+  static const GridLayout kLayout = [] {
+    GridLayout layout;
+    layout.columns = 5;
+    for (int i = 0; i < kCells; ++i) layout.places.push_back(i);
+    layout.column_labels = "abcde";
+    layout.row_numbers = true;
+    return layout;
+  }();
+  return DrawGrid(kLayout, FormatCompact(now), before != nullptr ? FormatCompact(*before) : "");
 }
 
 }  // namespace puzzledb

@@ -124,6 +124,9 @@ class KnightPuzzle : public NoParams<KnightPuzzle> {
   // Compact form: the 25 characters of the board, row-major.
   static absl::StatusOr<Instance> ParseCompact(std::string_view text);
   static std::string FormatCompact(const Instance& instance);
+  // The board for people, as drawn in docs/PUZZLES.md; cells that differ from `before` (if
+  // not null) in brackets.
+  static std::string Draw(const Instance& now, const Instance* before);
   // One table; distances modulo 3 (moves are undone by moves, so a neighbour is at most one
   // closer or farther).
   static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kDistanceMod3;

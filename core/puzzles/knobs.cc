@@ -1,5 +1,6 @@
 #include "core/puzzles/knobs.h"
 
+#include "core/puzzles/drawing.h"
 #include "core/util/strings.h"
 
 
@@ -222,6 +223,32 @@ std::string KnobsPuzzle::FormatOriginalAnswer(const Instance&, const KnobsPuzzle
   std::vector<int> knobs;
   for (uint8_t m : solution.moves) knobs.push_back(m + 1);
   return Cat(solution.distance, "\n", Join(knobs, " "), "\n");
+}
+
+}  // namespace puzzledb
+
+namespace puzzledb {
+
+std::string KnobsPuzzle::Draw(const Instance& now, const Instance* before) {
+  // The knobs' states in a row, the turned ones in brackets; on the first board also,
+  // under each knob, the knob its turn also advances from each of its four states.
+  std::string knobs = "  knob ", states = "  state", wiring = "  wired";
+  for (int k = 0; k < kKnobs; ++k) {
+    const int state = Knob(now.state, k) + 1;
+    const bool moved = before != nullptr && Knob(before->state, k) != Knob(now.state, k);
+    knobs += Cat(k + 1 < 10 ? "    " : "   ", k + 1);
+    states += moved ? Cat("  [", state, "]") : Cat("    ", state);
+  }
+  for (int s = 0; s < 4; ++s) {
+    wiring += s == 0 ? "" : "\n       ";
+    for (int k = 0; k < kKnobs; ++k) {
+      const int target = now.params.target[4 * k + s] + 1;
+      wiring += Cat(target < 10 ? "    " : "   ", target);
+    }
+    wiring += Cat("   (turned from ", s + 1, ")");
+  }
+  if (before != nullptr) return Cat(knobs, "\n", states, "\n");
+  return Cat(knobs, "\n", states, "\n", wiring, "\n");
 }
 
 }  // namespace puzzledb

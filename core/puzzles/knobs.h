@@ -106,6 +106,9 @@ class KnobsPuzzle {
   // Compact form: the original's 60 numbers on one line.
   static absl::StatusOr<Instance> ParseCompact(std::string_view text);
   static std::string FormatCompact(const Instance& instance);
+  // The board for people, as drawn in docs/PUZZLES.md; cells that differ from `before` (if
+  // not null) in brackets.
+  static std::string Draw(const Instance& now, const Instance* before);
   // A table per wiring, named by the wiring's fingerprint. Exact distances: a turn cannot
   // always be undone by a turn, so a successor may be many moves farther.
   static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kDistanceByte;

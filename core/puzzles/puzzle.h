@@ -99,6 +99,9 @@ concept PuzzleModel =
       { P::ParseOriginal(text) } -> std::same_as<std::vector<ParsedCase<typename P::Instance>>>;
       { P::ParseCompact(text) } -> std::same_as<absl::StatusOr<typename P::Instance>>;
       { P::FormatCompact(instance) } -> std::same_as<std::string>;
+      // The board as text for people (docs/PUZZLES.md), the cells that differ from `before`
+      // (if not null) marked.
+      { P::Draw(instance, &instance) } -> std::same_as<std::string>;
       // Tables: how entries are stored, the table's id for given parameters, and the
       // parameters as bytes (stored in the table's metadata) and as text for people.
       { P::kTableEncoding } -> std::convertible_to<TableEncodingKind>;

@@ -1,6 +1,7 @@
 #include "core/puzzles/rotation.h"
 
 
+#include "core/puzzles/drawing.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
@@ -170,6 +171,22 @@ std::string RotationPuzzle::FormatOriginalAnswer(const Instance& instance,
   }
   if (letters.empty()) letters = "No moves needed";
   return Cat(letters, "\n", CentreValue(board), "\n");
+}
+
+}  // namespace puzzledb
+
+namespace puzzledb {
+
+std::string RotationPuzzle::Draw(const Instance& now, const Instance* before) {
+  // The # of docs/PUZZLES.md on a 7 x 7 grid.
+  static const GridLayout kLayout = [] {
+    GridLayout layout;
+    layout.columns = 7;
+    layout.places = {2,  4,  9,  11, 14, 15, 16, 17, 18, 19, 20, 23,
+                     25, 28, 29, 30, 31, 32, 33, 34, 37, 39, 44, 46};
+    return layout;
+  }();
+  return DrawGrid(kLayout, FormatCompact(now), before != nullptr ? FormatCompact(*before) : "");
 }
 
 }  // namespace puzzledb

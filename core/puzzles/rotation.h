@@ -161,6 +161,9 @@ class RotationPuzzle : public NoParams<RotationPuzzle> {
   // Compact form: the 24 values as digits ("11132...") or as 24 numbers.
   static absl::StatusOr<Instance> ParseCompact(std::string_view text);
   static std::string FormatCompact(const Instance& instance);
+  // The board for people, as drawn in docs/PUZZLES.md; cells that differ from `before` (if
+  // not null) in brackets.
+  static std::string Draw(const Instance& now, const Instance* before);
   // One table over placements. Exact distances: a board looks up three placements and
   // compares them, which a residue cannot do.
   static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kDistanceByte;
