@@ -525,6 +525,10 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions&
   http.set_write_timeout(options.io_timeout);
   http.set_keep_alive_timeout(options.io_timeout.count());
   http.set_keep_alive_max_count(1000);
+  // An answer leaves in two writes (headers, body): without TCP_NODELAY the body waits for
+  // the client's delayed ACK, 40 ms per request on Linux (measured: 173 requests/s over 8
+  // keep-alive connections, 48 ms each).
+  http.set_tcp_nodelay(true);
   // SO_REUSEADDR only: cpp-httplib's default also sets SO_REUSEPORT, which would let a second
   // server bind the same port and take half its connections.
   http.set_socket_options([](socket_t sock) {
