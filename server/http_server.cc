@@ -210,7 +210,11 @@ std::optional<std::string> WrongContentType(const httplib::Request& req, std::st
   const std::string type = req.get_header_value("Content-Type");
   std::string lower = type;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower.rfind("application/json", 0) == 0) return std::nullopt;
+  const std::string_view json = "application/json";
+  if (lower.rfind(json, 0) == 0 && (lower.size() == json.size() || lower[json.size()] == ';' ||
+                                    lower[json.size()] == ' ')) {
+    return std::nullopt;
+  }
   return Cat("Content-Type: send application/json (a ", what,
              " in protobuf's JSON mapping), got ",
              type.empty() ? std::string("none") : QuoteInput(type));
@@ -575,9 +579,15 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions&
   const std::string shown_host =
       host.find(':') != std::string::npos ? Cat("[", host, "]") : host;
   server->url_ = Cat(tls ? "https" : "http", "://", shown_host, ":", server->port_, "/");
-  server->thread_ = std::thread([&http] { http.listen_after_bind(); });
+  HttpServer* self = server.get();
+  server->thread_ = std::thread([self, &http] {
+    http.listen_after_bind();
+    self->listen_ended_ = true;
+  });
   // stop() does nothing before the loop runs: wait for it, so that Shutdown never misses it.
-  while (!http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (!http.is_running() && !server->listen_ended_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return server;
 }
 

@@ -75,6 +75,7 @@ class HttpServer {
   std::unique_ptr<Routes> routes_;
   std::thread thread_;
   std::atomic<bool> cancelled_{false};  // set at the end of the shutdown grace
+  std::atomic<bool> listen_ended_{false};
   int port_ = 0;
   std::string url_;
   bool shut_down_ = false;

@@ -238,6 +238,8 @@ TEST_F(HttpTest, BadRequestsGetTheirStatusAndAMessage) {
        "use GET, HEAD"},
       {"form body", [&] { return Post("/v1/solve", "puzzle=knight", "application/x-www-form-urlencoded"); },
        415, "INVALID_ARGUMENT", "Content-Type: send application/json"},
+      {"JSON-like type", [&] { return Post("/v1/solve", "{}", "application/jsonx"); }, 415,
+       "INVALID_ARGUMENT", "got 'application/jsonx'"},
       {"empty body", [&] { return Post("/v1/solve", ""); }, 400, "INVALID_ARGUMENT", "body: empty"},
       {"not JSON", [&] { return Post("/v1/solve", "{\"puzzle\":"); }, 400, "INVALID_ARGUMENT",
        "body: not a SolveRequest"},
@@ -369,7 +371,8 @@ TEST_F(HttpTest, PlaysMovesAndReadsInputsByThePuzzlesModels) {
   EXPECT_TRUE(states.states(4).goal());
   EXPECT_EQ(Join(states.states(0).legal_moves(), " "), "U D L R");
 
-  auto read = Post("/v1/parse", R"({"puzzle":"rotation","input":"1 1 1\n0\n"})");
+  auto read = Post("/v1/parse", R"({"puzzle":"rotation","input":"1 1 1\n0\n"})",
+                   "application/json; charset=utf-8");
   ASSERT_TRUE(read && read->status == 200);
   const auto cases = FromJson<v1::ParseInputResponse>(read->body);
   ASSERT_EQ(cases.cases_size(), 1);
