@@ -154,8 +154,13 @@ TEST(HttpFloodTest, MalformedRequestsLeaveAnswersExactAndMemoryFlat) {
   EXPECT_EQ(unanswered.load(), 0);
   EXPECT_EQ(inexact.load(), 0);
   EXPECT_TRUE(exact());
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer holds freed memory in quarantine (256 MB): resident memory says nothing
+  // there. The Release build's run of this test checks it.
+#else
   EXPECT_LT(after_kb - before_kb, 16 * 1024) << "resident memory grew by " << after_kb - before_kb
                                               << " kB";
+#endif
   EXPECT_EQ(server.Stop(SIGTERM), 0) << server.Log();
   std::filesystem::remove_all(db);
 }
