@@ -54,6 +54,12 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
       !address.ok()) {
     return absl::InvalidArgumentError(Cat("--listen ", Message(address)));
   }
+  if (!options.http_listen.empty()) {
+    if (absl::Status address = CheckHostPort(options.http_listen, /*allow_port_zero=*/true);
+        !address.ok()) {
+      return absl::InvalidArgumentError(Cat("--http ", Message(address), " (or '' for no HTTP)"));
+    }
+  }
   auto credentials = Credentials(options);
   if (!credentials.ok()) return credentials.status();
   std::unique_ptr<PuzzledbServer> server(new PuzzledbServer());

@@ -72,6 +72,9 @@ INSTANTIATE_TEST_SUITE_P(
         Usage{"ListenPortTooLarge", "--db /nonexistent --listen 127.0.0.1:99999", kServer,
               "puzzledb-server: --listen '127.0.0.1:99999': the port must be a number from 0 to "
               "65535, got '99999'"},
+        Usage{"HttpWithoutPort", "--db /nonexistent --listen 127.0.0.1:0 --http localhost", kServer,
+              "puzzledb-server: --http 'localhost' has no port; give host:port, e.g. "
+              "127.0.0.1:50051 (or '' for no HTTP)"},
         Usage{"TlsCertWithoutKey", "--db /nonexistent --listen 127.0.0.1:0 --tls-cert c.pem",
               kServer, "puzzledb-server: --tls-cert needs --tls-key (the certificate's key)"},
         Usage{"TlsKeyWithoutCert", "--db /nonexistent --listen 127.0.0.1:0 --tls-key k.pem",
