@@ -302,7 +302,8 @@ class HttpServer::Routes {
     if (req.method == "POST") return httplib::Server::HandlerResponse::Unhandled;
     if (req.method != "GET" && req.method != "HEAD") {
       if (endpoint == nullptr) return httplib::Server::HandlerResponse::Unhandled;  // 404
-      // The body, if any, is not read: the connection cannot be reused.
+      // The body, if any, is not read, so the client is told not to reuse the connection
+      // (cpp-httplib itself keeps it open and reads what follows as the next request).
       res.set_header("Connection", "close");
       MethodNotAllowed(res, *endpoint, req.method);
       return httplib::Server::HandlerResponse::Handled;
