@@ -50,16 +50,14 @@ v1::SolveRequest SolveRequestFor(const SolveCommandOptions& options,
 // Every board of a solution, the start first, each after the move that made it; the cells
 // that moved are marked (`puzzledb solve --show`).
 template <PuzzleModel P>
-std::string Drawing(const P& model, const typename P::Instance& instance, const Solution& solution,
-                    const google::protobuf::RepeatedPtrField<std::string>& names) {
+std::string Drawing(const P& model, const typename P::Instance& instance, const Solution& solution) {
   std::string text = "start:\n" + P::Draw(instance, nullptr);
   typename P::Instance now = instance;
   for (size_t i = 0; i < solution.moves.size(); ++i) {
     const typename P::Instance before = now;
     model.Apply(before.state, solution.moves[i], &now.state);
     text += Cat("move ", i + 1, " of ", solution.moves.size(), ": ",
-                static_cast<int>(i) < names.size() ? names[static_cast<int>(i)] : "", "\n",
-                P::Draw(now, &before));
+                model.MoveName(before.state, solution.moves[i]), "\n", P::Draw(now, &before));
   }
   return text + "\n";
 }
@@ -76,7 +74,7 @@ absl::StatusOr<std::string> FormatSolve(const SolveCommandOptions& options,
   if (!solution.ok()) return solution.status();
   if (options.json) return ToJsonLine(*response) + "\n";
   std::string text = P::FormatOriginalAnswer(instance, model, *solution);
-  if (options.show) text += Drawing(model, instance, *solution, response->moves());
+  if (options.show) text += Drawing(model, instance, *solution);
   return text;
 }
 

@@ -235,7 +235,6 @@ TableStep<P> Solver::FromTables(const P& model, const typename P::Instance& inst
     return step;
   }
   step.had_table = true;
-  step.table = walker;
   if (answer->kind == TableLookup::Kind::kCovered) {
     step.answer = std::move(answer->solution);
   } else if (answer->kind == TableLookup::Kind::kUncovered) {
@@ -258,9 +257,10 @@ TableStep<P> Solver::FromTables(const P& model, const typename P::Instance& inst
     unsolvable.outcome = Outcome::kUnsolvable;
     unsolvable.source = Source::kTable;
     step.had_table = true;
-    step.table = walker;
     step.answer = unsolvable;
   }
+  // Moved, not copied: a table answer costs no reference count more for its provenance.
+  if (step.had_table) step.table = std::move(walker);
   return step;
 }
 

@@ -97,17 +97,24 @@ void SendJson(httplib::Response& res, const google::protobuf::Message& message) 
   res.set_content(body, "application/json");
 }
 
-// The endpoints and the methods each allows.
+// The endpoints, the methods each allows and, for POST, the message its body holds.
 struct Endpoint {
   std::string_view path;
   bool get;
   bool post;
+  std::string_view body = {};
 };
 constexpr Endpoint kEndpoints[] = {
-    {"/", true, false},           {"/index.html", true, false}, {"/app.js", true, false},
-    {"/style.css", true, false},  {"/healthz", true, false},    {"/v1/tables", true, false},
-    {"/v1/solve", true, true},    {"/v1/analyze", true, true},  {"/v1/parse", false, true},
-    {"/v1/play", false, true},
+    {"/", true, false},
+    {"/index.html", true, false},
+    {"/app.js", true, false},
+    {"/style.css", true, false},
+    {"/healthz", true, false},
+    {"/v1/tables", true, false},
+    {"/v1/solve", true, true, "SolveRequest"},
+    {"/v1/analyze", true, true, "AnalyzeRequest"},
+    {"/v1/parse", false, true, "ParseInputRequest"},
+    {"/v1/play", false, true, "PlayRequest"},
 };
 
 const Endpoint* FindEndpoint(std::string_view path) {
@@ -331,11 +338,7 @@ class HttpServer::Routes {
       return;
     }
     res.set_header("Cache-Control", "no-store");
-    const std::string_view what = endpoint->path == "/v1/solve"     ? "SolveRequest"
-                                  : endpoint->path == "/v1/analyze" ? "AnalyzeRequest"
-                                  : endpoint->path == "/v1/parse"   ? "ParseInputRequest"
-                                                                    : "PlayRequest";
-    if (auto wrong = WrongContentType(req, what)) {
+    if (auto wrong = WrongContentType(req, endpoint->body)) {
       backend_.counters->errors++;
       SendError(res, 415, absl::StatusCode::kInvalidArgument, *wrong);
       return;

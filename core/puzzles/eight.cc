@@ -212,9 +212,6 @@ std::string EightPuzzle::FormatOriginalAnswer(const Instance&, const EightPuzzle
   return Cat(solution.distance, "\n");
 }
 
-}  // namespace puzzledb
-
-namespace puzzledb {
 
 std::string EightPuzzle::Draw(const Instance& now, const Instance* before) {
   static const GridLayout kLayout = [] {

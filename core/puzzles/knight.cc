@@ -239,9 +239,6 @@ std::string KnightPuzzle::FormatOriginalAnswer(const Instance&, const KnightPuzz
   return Cat(solution.distance, "\n");
 }
 
-}  // namespace puzzledb
-
-namespace puzzledb {
 
 std::string KnightPuzzle::Draw(const Instance& now, const Instance* before) {
   static const GridLayout kLayout = [] {

@@ -225,9 +225,6 @@ std::string KnobsPuzzle::FormatOriginalAnswer(const Instance&, const KnobsPuzzle
   return Cat(solution.distance, "\n", Join(knobs, " "), "\n");
 }
 
-}  // namespace puzzledb
-
-namespace puzzledb {
 
 std::string KnobsPuzzle::Draw(const Instance& now, const Instance* before) {
   // The knobs' states in a row, the turned ones in brackets; on the first board also,

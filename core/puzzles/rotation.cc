@@ -173,9 +173,6 @@ std::string RotationPuzzle::FormatOriginalAnswer(const Instance& instance,
   return Cat(letters, "\n", CentreValue(board), "\n");
 }
 
-}  // namespace puzzledb
-
-namespace puzzledb {
 
 std::string RotationPuzzle::Draw(const Instance& now, const Instance* before) {
   // The # of docs/PUZZLES.md on a 7 x 7 grid.
