@@ -36,6 +36,7 @@ void Solver::Forget(const std::string& table_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   walkers_.erase(table_id);
   refused_.erase(table_id);
+  samplers_.erase(table_id);
 }
 
 std::map<std::string, std::string> Solver::Refused() const {

@@ -18,6 +18,8 @@
 #include "core/puzzles/puzzle.h"
 #include "core/puzzles/registry.h"
 #include "core/util/strings.h"
+#include "core/table/distance_index.h"
+#include "core/table/sampler.h"
 #include "core/table/table_store.h"
 #include "core/table/table_walker.h"
 
@@ -125,6 +127,21 @@ class Solver {
   absl::StatusOr<Analysis> AnalyzeSearch(const P& model, const typename P::Instance& instance,
                                          AnalysisStep<P> step, const SearchLimits& limits);
 
+  // States drawn uniformly at an exact distance (Sampler::Draw) from the table for the
+  // model's parameters. FAILED_PRECONDITION naming the table when there is none, it was
+  // refused, or it cannot sample (e.g. a modulo-3 table built without band pages).
+  template <PuzzleModel P>
+  absl::StatusOr<Sample<P>> Sample(const P& model, int distance, uint64_t count, uint64_t seed,
+                                   const SearchLimits& limits);
+
+  // The optimal solutions of a state the table step answered from a table (SOLVED):
+  // counted and the first `list` listed (TableWalker::Optimal). FAILED_PRECONDITION when no
+  // table answered: counting needs one.
+  template <PuzzleModel P>
+  absl::StatusOr<typename TableWalker<P>::OptimalPaths> Optimal(
+      const typename P::Instance& instance, const TableStep<P>& step, size_t list,
+      uint64_t max_states, const SearchLimits& limits) const;
+
   // Loads every table in the store now (instead of at first use); returns how many loaded.
   int Preload();
   // Loads the table for these parameters now, if the store has one (so that a caller can
@@ -155,6 +172,7 @@ class Solver {
   std::map<std::string, std::shared_ptr<const void>> walkers_;
   std::map<std::string, std::string> refused_;
   std::map<std::string, std::shared_ptr<const void>> live_;  // by table id
+  std::map<std::string, std::shared_ptr<const void>> samplers_;  // by table id
 };
 
 // ---------------------------------------------------------------- implementation
@@ -220,6 +238,64 @@ std::shared_ptr<const LiveSolver<P>> Solver::LiveFor(const P& model) {
     if (slot == nullptr) slot = built;
     return std::static_pointer_cast<const LiveSolver<P>>(slot);
   }
+}
+
+template <PuzzleModel P>
+absl::StatusOr<Sample<P>> Solver::Sample(const P& model, int distance, uint64_t count,
+                                         uint64_t seed, const SearchLimits& limits) {
+  const std::string id = P::TableId(model.params());
+  std::shared_ptr<const Sampler<P>> sampler;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = samplers_.find(id); it != samplers_.end()) {
+      sampler = std::static_pointer_cast<const Sampler<P>>(it->second);
+    }
+  }
+  if (sampler == nullptr) {
+    std::shared_ptr<const TableWalker<P>> walker = WalkerFor(model);
+    if (walker == nullptr) {
+      std::string why;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (auto it = refused_.find(id); it != refused_.end()) why = it->second;
+      }
+      if (store_ == nullptr) {
+        return absl::FailedPreconditionError(
+            Cat("sampling needs table ", id, " and no database is open"));
+      }
+      if (!why.empty()) {
+        return absl::FailedPreconditionError(Cat("sampling needs table ", id, ", refused: ", why));
+      }
+      return absl::FailedPreconditionError(
+          Cat("sampling needs table ", id, ", which the database does not have (build it with "
+              "puzzledb-build --puzzle ", P::kName, ")"));
+    }
+    // Built outside the lock: a modulo-3 table reads its band pages (~0.1 s for the knight).
+    auto index = DistanceIndex::Build(*store_, walker->table());
+    if (!index.ok()) return index.status();
+    auto built = std::make_shared<const Sampler<P>>(model, std::move(*index));
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& slot = samplers_[id];
+    if (slot == nullptr) slot = built;
+    sampler = std::static_pointer_cast<const Sampler<P>>(slot);
+  }
+  return sampler->Draw(distance, count, seed, limits);
+}
+
+template <PuzzleModel P>
+absl::StatusOr<typename TableWalker<P>::OptimalPaths> Solver::Optimal(
+    const typename P::Instance& instance, const TableStep<P>& step, size_t list,
+    uint64_t max_states, const SearchLimits& limits) const {
+  if (!step.answer.has_value() || step.answer->source != Source::kTable || step.table == nullptr) {
+    return absl::FailedPreconditionError(
+        Cat("counting optimal solutions needs a table that covers the state; ",
+            step.had_table ? "the table does not cover it"
+                           : Cat("there is no usable ", P::kName, " table for these parameters")));
+  }
+  if (step.answer->outcome != Outcome::kSolved) {
+    return typename TableWalker<P>::OptimalPaths{};
+  }
+  return step.table->Optimal(instance.state, step.answer->distance, list, max_states, limits);
 }
 
 template <PuzzleModel P>

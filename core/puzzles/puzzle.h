@@ -180,6 +180,20 @@ struct SearchLimits {
   std::function<bool()> cancelled;
 };
 
+// OK, or why `work` must stop now: DEADLINE_EXCEEDED past the deadline, CANCELLED when the
+// caller gave up. For work other than a search (counting, sampling) to check now and then.
+inline absl::Status LimitsReached(const SearchLimits& limits, std::string_view work) {
+  if (limits.deadline && std::chrono::steady_clock::now() >= *limits.deadline) {
+    std::string message(work);
+    return absl::DeadlineExceededError(message.append(" passed its deadline"));
+  }
+  if (limits.cancelled && limits.cancelled()) {
+    std::string message(work);
+    return absl::CancelledError(message.append(" was cancelled"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace puzzledb
 
 #endif  // PUZZLEDB_CORE_PUZZLES_PUZZLE_H_

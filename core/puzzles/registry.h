@@ -14,6 +14,7 @@
 #include "core/puzzles/knight.h"
 #include "core/puzzles/knobs.h"
 #include "core/puzzles/rotation.h"
+#include "core/puzzles/rotation_sampling.h"
 
 namespace puzzledb {
 

@@ -21,6 +21,8 @@
 
 namespace puzzledb {
 
+class RotationBoardSampler;  // core/puzzles/rotation_sampling.h
+
 // The bit permutations of the eight moves on 24-bit cell masks.
 class RotationMoves {
  public:
@@ -98,6 +100,9 @@ class RotationPuzzle : public NoParams<RotationPuzzle> {
     State state;
   };
   using Space = CentrePlacementSpace;
+  // States are boards, not the table's placements: sampling needs its own way to draw
+  // boards uniformly (core/table/sampler.h).
+  using BoardSampler = RotationBoardSampler;
 
   static constexpr std::string_view kName = "rotation";
   static constexpr int kCells = RotationMoves::kCells;

@@ -52,4 +52,15 @@ bool PackedTable::Assign(uint64_t first, uint64_t count, const std::string& byte
   return true;
 }
 
+HugeBuffer PackBands(const HugeBuffer& distance) {
+  const uint64_t n = distance.size();
+  HugeBuffer bands((n + 1) / 2, 0xFF);
+  auto band = [](uint8_t d) { return d == 0xFF ? kBandUncovered : static_cast<uint8_t>(d / 3); };
+  for (uint64_t i = 0; i + 2 <= n; i += 2) {
+    bands[i >> 1] = static_cast<uint8_t>(band(distance[i]) | band(distance[i + 1]) << 4);
+  }
+  if (n & 1) bands[n >> 1] = static_cast<uint8_t>(0xF0 | band(distance[n - 1]));
+  return bands;
+}
+
 }  // namespace puzzledb

@@ -27,6 +27,8 @@ class PackedTable {
 
   TableEncoding encoding() const { return encoding_; }
   uint64_t size() const { return size_; }
+  // The packed bytes (a byte table: one distance per state).
+  const uint8_t* data() const { return bytes_.data(); }
 
   uint8_t Get(uint64_t index) const {
     if (encoding_ == storage::v1::DISTANCE_MOD3) {
@@ -61,6 +63,15 @@ class PackedTable {
   uint64_t size_ = 0;
   HugeBuffer bytes_;
 };
+
+// Band pages (docs/FORMAT.md): a modulo-3 table's distances divided by 3, four bits per
+// state, the even state of a pair in the low bits; kBandUncovered where not covered.
+inline constexpr uint8_t kBandUncovered = 15;
+// From BFS distances (0xFF unseen). REQUIRES: distances below 45.
+HugeBuffer PackBands(const HugeBuffer& distance);
+inline uint8_t BandAt(const uint8_t* bands, uint64_t index) {
+  return (bands[index >> 1] >> (4 * (index & 1))) & 15;
+}
 
 }  // namespace puzzledb
 

@@ -66,13 +66,18 @@ absl::StatusOr<TableMetadata> BuildTable(const P& model, TableStore& store,
   TableMetadata metadata = MetadataFor(model, bfs, options.max_depth);
   PackedTable entries(EncodingOf<P>(), model.space().Size());
   entries.FromDistances(bfs.distance);
+  // A residue table also keeps its distances divided by 3 (band pages), from which
+  // sampling learns exact distances without a walk per state.
+  HugeBuffer bands;
+  if (EncodingOf<P>() == storage::v1::DISTANCE_MOD3) bands = PackBands(bfs.distance);
   bfs.distance = {};  // free 1 byte per state before compressing
   TableWriteOptions write;
   write.compression_level = options.compression_level;
   write.threads = options.threads;
   metadata.set_build_seconds(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-  const absl::Status written = store.Write(metadata, entries, write);
+  const absl::Status written =
+      store.Write(metadata, entries, write, bands.empty() ? nullptr : &bands);
   if (!written.ok()) return written;
   return store.ReadMetadata(metadata.table_id());
 }

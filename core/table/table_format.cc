@@ -55,17 +55,19 @@ uint32_t Crc32Combine(uint32_t crc, uint32_t next, uint64_t next_size) {
 
 std::string MetadataKey(const std::string& table_id) { return Cat(kMetadataPrefix, table_id); }
 
-std::string PagePrefix(const std::string& table_id, uint64_t generation) {
-  return Cat("P/", table_id, "/", Hex(generation, 16), "/");
+std::string PagePrefix(const std::string& table_id, uint64_t generation, PageKind kind) {
+  return Cat(static_cast<char>(kind), "/", table_id, "/", Hex(generation, 16), "/");
 }
 
-std::string PageKey(const std::string& table_id, uint64_t generation, uint32_t page) {
-  return PagePrefix(table_id, generation) + Hex(page, 8);
+std::string PageKey(const std::string& table_id, uint64_t generation, uint32_t page,
+                    PageKind kind) {
+  return PagePrefix(table_id, generation, kind) + Hex(page, 8);
 }
 
 // '0' is the byte after '/': every key "P/<id>/..." sorts in [begin, end), and no other.
-KeyRange TablePages(const std::string& table_id) {
-  return {Cat("P/", table_id, "/"), Cat("P/", table_id, "0")};
+KeyRange TablePages(const std::string& table_id, PageKind kind) {
+  const char letter = static_cast<char>(kind);
+  return {Cat(letter, "/", table_id, "/"), Cat(letter, "/", table_id, "0")};
 }
 
 uint64_t GenerationOfPageKey(std::string_view key, const std::string& table_id) {
@@ -112,8 +114,9 @@ absl::StatusOr<std::string> DecodePage(const std::string& value, TableEncoding e
                                    entry_count, ")"));
   }
   const uint32_t raw_size = GetFixed32(value.data() + 20);
-  const uint64_t expected = encoding == storage::v1::DISTANCE_MOD3 ? (entry_count + 3) / 4
-                                                                    : entry_count;
+  const uint64_t expected = encoding == storage::v1::DISTANCE_MOD3   ? (entry_count + 3) / 4
+                            : encoding == storage::v1::DISTANCE_BAND ? (entry_count + 1) / 2
+                                                                     : entry_count;
   if (raw_size != expected) return absl::DataLossError("page payload size is wrong");
   std::string payload(raw_size, '\0');
   const size_t n = ZSTD_decompress(payload.data(), payload.size(), value.data() + kPageHeader,

@@ -15,18 +15,22 @@ namespace puzzledb {
 inline constexpr uint32_t kTableFormatVersion = 1;
 
 // Keys: "M/<table id>" for the metadata record, "P/<table id>/<generation>/<page>" for the
-// pages (generation and page in fixed-width lowercase hex).
+// pages, "B/<table id>/<generation>/<page>" for the band pages of a modulo-3 table
+// (generation and page in fixed-width lowercase hex).
 inline constexpr std::string_view kMetadataPrefix = "M/";
+enum class PageKind : char { kEntries = 'P', kBands = 'B' };
 std::string MetadataKey(const std::string& table_id);
-std::string PagePrefix(const std::string& table_id, uint64_t generation);
-std::string PageKey(const std::string& table_id, uint64_t generation, uint32_t page);
+std::string PagePrefix(const std::string& table_id, uint64_t generation,
+                       PageKind kind = PageKind::kEntries);
+std::string PageKey(const std::string& table_id, uint64_t generation, uint32_t page,
+                    PageKind kind = PageKind::kEntries);
 
-// The keys of every page of a table, all generations: [begin, end).
+// The keys of every page of a table of one kind, all generations: [begin, end).
 struct KeyRange {
   std::string begin;
   std::string end;
 };
-KeyRange TablePages(const std::string& table_id);
+KeyRange TablePages(const std::string& table_id, PageKind kind = PageKind::kEntries);
 // The generation a page key of the table names, or 0 if it is not one.
 uint64_t GenerationOfPageKey(std::string_view key, const std::string& table_id);
 

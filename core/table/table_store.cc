@@ -153,9 +153,61 @@ absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
   return std::shared_ptr<const LoadedTable>(std::move(table));
 }
 
+absl::StatusOr<HugeBuffer> TableStore::LoadExactDistances(const LoadedTable& table) const {
+  const TableMetadata& m = table.metadata;
+  const std::string& id = m.table_id();
+  if (m.encoding() != storage::v1::DISTANCE_MOD3) {
+    return absl::InvalidArgumentError(Cat("table ", id, " holds exact distances already"));
+  }
+  if (m.band_page_count() == 0) {
+    return absl::FailedPreconditionError(
+        Cat("table ", id, " has no band pages (it was built before puzzledb could sample); "
+                          "rebuild it: puzzledb-build --db ", dir_, " --puzzle ", m.puzzle()));
+  }
+  auto bad = [&](std::string_view what) {
+    return absl::DataLossError(Cat("table ", id, ": band pages: ", what));
+  };
+  if (m.band_page_count() != m.page_count()) return bad("their count differs from the pages'");
+  HugeBuffer exact(m.state_count(), PackedTable::kByteUncovered);
+  rocksdb::ReadOptions read;
+  read.verify_checksums = true;
+  read.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read));
+  uint32_t crc = 0;
+  it->Seek(PagePrefix(id, m.generation(), PageKind::kBands));
+  for (uint32_t page = 0; page < m.page_count(); ++page, it->Next()) {
+    if (!it->Valid() ||
+        it->key().ToString() != PageKey(id, m.generation(), page, PageKind::kBands)) {
+      if (!it->status().ok()) return FromRocks(it->status(), Cat("table ", id));
+      return bad(Cat("page ", page, " of ", m.page_count(), " is missing"));
+    }
+    const uint64_t first = uint64_t{page} * m.entries_per_page();
+    const auto count = static_cast<uint32_t>(
+        std::min<uint64_t>(m.entries_per_page(), m.state_count() - first));
+    auto payload = DecodePage(it->value().ToString(), storage::v1::DISTANCE_BAND, first, count);
+    if (!payload.ok()) return bad(Cat("page ", page, ": ", Message(payload.status())));
+    crc = Crc32Combine(crc, Crc32(*payload), payload->size());
+    const auto* bands = reinterpret_cast<const uint8_t*>(payload->data());
+    for (uint32_t i = 0; i < count; ++i) {
+      const uint8_t band = BandAt(bands, i);
+      const uint8_t residue = table.entries.Get(first + i);
+      if ((band == kBandUncovered) != (residue == PackedTable::kMod3Uncovered)) {
+        return bad(Cat("entry ", first + i, " is covered by one and not by the other"));
+      }
+      if (band != kBandUncovered) exact[first + i] = static_cast<uint8_t>(3 * band + residue);
+    }
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), Cat("table ", id));
+  if (crc != m.band_crc32()) return bad("CRC mismatch");
+  return exact;
+}
+
 absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entries,
-                               const TableWriteOptions& options) {
+                               const TableWriteOptions& options, const HugeBuffer* bands) {
   if (mode_ == Mode::kReadOnly) return absl::FailedPreconditionError("the database is read-only");
+  if (bands != nullptr && bands->size() != (entries.size() + 1) / 2) {
+    return absl::InvalidArgumentError("TableStore::Write: the bands do not match the entries");
+  }
   std::lock_guard<std::mutex> lock(write_mutex_);
   const std::string id = metadata.table_id();
   // The newest generation with pages (which a damaged metadata record cannot hide).
@@ -169,19 +221,30 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
   const uint32_t per_page = options.entries_per_page;
   const uint64_t pages = PageCount(entries.size(), per_page);
 
-  // Compress the pages on every thread.
-  std::vector<std::string> values(pages);
-  std::vector<uint32_t> crcs(pages);
-  std::vector<uint64_t> sizes(pages);
+  // Compress the pages (and the band pages) on every thread: task t < pages is entry
+  // page t, task pages + t band page t.
+  const uint64_t tasks = bands != nullptr ? 2 * pages : pages;
+  std::vector<std::string> values(tasks);
+  std::vector<uint32_t> crcs(tasks);
+  std::vector<uint64_t> sizes(tasks);
   std::atomic<uint64_t> next{0};
   auto worker = [&] {
-    for (uint64_t p; (p = next.fetch_add(1)) < pages;) {
+    for (uint64_t t; (t = next.fetch_add(1)) < tasks;) {
+      const uint64_t p = t % pages;
       const uint64_t first = p * per_page;
       const auto count = static_cast<uint32_t>(std::min<uint64_t>(per_page, entries.size() - first));
-      const std::string payload = entries.Slice(first, count);
-      crcs[p] = Crc32(payload);
-      sizes[p] = payload.size();
-      values[p] = EncodePage(entries.encoding(), first, count, payload, options.compression_level);
+      std::string payload;
+      TableEncoding encoding = entries.encoding();
+      if (t < pages) {
+        payload = entries.Slice(first, count);
+      } else {
+        // per_page is a multiple of 4, so a page's bands start on a byte.
+        payload.assign(reinterpret_cast<const char*>(bands->data()) + first / 2, (count + 1) / 2);
+        encoding = storage::v1::DISTANCE_BAND;
+      }
+      crcs[t] = Crc32(payload);
+      sizes[t] = payload.size();
+      values[t] = EncodePage(encoding, first, count, payload, options.compression_level);
     }
   };
   const int threads = options.threads > 0 ? options.threads
@@ -191,11 +254,15 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
   worker();
   for (auto& t : pool) t.join();
 
-  uint32_t crc = 0;
-  uint64_t stored = 0;
+  uint32_t crc = 0, band_crc = 0;
+  uint64_t stored = 0, band_stored = 0;
   for (uint64_t p = 0; p < pages; ++p) {
     crc = Crc32Combine(crc, crcs[p], sizes[p]);
     stored += values[p].size();
+  }
+  for (uint64_t t = pages; t < tasks; ++t) {
+    band_crc = Crc32Combine(band_crc, crcs[t], sizes[t]);
+    band_stored += values[t].size();
   }
   metadata.set_format_version(kTableFormatVersion);
   metadata.set_encoding(entries.encoding());
@@ -205,8 +272,12 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
   metadata.set_generation(generation);
   metadata.set_content_crc32(crc);
   metadata.set_stored_bytes(stored);
+  metadata.set_band_page_count(bands != nullptr ? static_cast<uint32_t>(pages) : 0);
+  metadata.set_band_crc32(band_crc);
+  metadata.set_band_stored_bytes(band_stored);
 
-  // One SST file with the metadata record and every page, ingested in one step.
+  // One SST file with the metadata record and every page, ingested in one step. An SST is
+  // written in key order: band pages ("B/"), the metadata ("M/"), the pages ("P/").
   const std::filesystem::path staging = std::filesystem::path(dir_) / "staging";
   std::error_code ec;
   std::filesystem::create_directories(staging, ec);
@@ -214,6 +285,10 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
   {
     rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), DatabaseOptions(true));
     rocksdb::Status s = writer.Open(file);
+    for (uint64_t p = 0; s.ok() && pages + p < tasks; ++p) {
+      s = writer.Put(PageKey(id, generation, static_cast<uint32_t>(p), PageKind::kBands),
+                     values[pages + p]);
+    }
     if (s.ok()) s = writer.Put(MetadataKey(id), metadata.SerializeAsString());
     for (uint64_t p = 0; s.ok() && p < pages; ++p) {
       s = writer.Put(PageKey(id, generation, static_cast<uint32_t>(p)), values[p]);
@@ -237,16 +312,19 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
 }
 
 absl::Status TableStore::DeleteOlderGenerations(const std::string& table_id, uint64_t generation) {
-  // Generations are fixed-width hex, so every older one sorts before this prefix.
-  const std::string begin = TablePages(table_id).begin;
-  const std::string end = PagePrefix(table_id, generation);
-  rocksdb::Status s =
-      db_->DeleteRange(rocksdb::WriteOptions(), db_->DefaultColumnFamily(), begin, end);
-  if (s.ok()) {
-    const rocksdb::Slice b(begin), e(end);
-    rocksdb::CompactRangeOptions compact;
-    compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-    s = db_->CompactRange(compact, &b, &e);
+  rocksdb::Status s;
+  for (PageKind kind : {PageKind::kEntries, PageKind::kBands}) {
+    // Generations are fixed-width hex, so every older one sorts before this prefix.
+    const std::string begin = TablePages(table_id, kind).begin;
+    const std::string end = PagePrefix(table_id, generation, kind);
+    s = db_->DeleteRange(rocksdb::WriteOptions(), db_->DefaultColumnFamily(), begin, end);
+    if (s.ok()) {
+      const rocksdb::Slice b(begin), e(end);
+      rocksdb::CompactRangeOptions compact;
+      compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+      s = db_->CompactRange(compact, &b, &e);
+    }
+    if (!s.ok()) break;
   }
   return FromRocks(s, Cat("table ", table_id, ": deleting generations before ", generation));
 }
@@ -254,25 +332,31 @@ absl::Status TableStore::DeleteOlderGenerations(const std::string& table_id, uin
 absl::Status TableStore::Remove(const std::string& table_id) {
   if (mode_ == Mode::kReadOnly) return absl::FailedPreconditionError("the database is read-only");
   std::lock_guard<std::mutex> lock(write_mutex_);
-  const auto [begin, end] = TablePages(table_id);
   rocksdb::Status s = db_->Delete(rocksdb::WriteOptions(), MetadataKey(table_id));
-  if (s.ok()) s = db_->DeleteRange(rocksdb::WriteOptions(), db_->DefaultColumnFamily(), begin, end);
-  if (s.ok()) {
-    const rocksdb::Slice b(begin), e(end);
-    s = db_->CompactRange(rocksdb::CompactRangeOptions(), &b, &e);
+  for (PageKind kind : {PageKind::kEntries, PageKind::kBands}) {
+    const auto [begin, end] = TablePages(table_id, kind);
+    if (s.ok()) s = db_->DeleteRange(rocksdb::WriteOptions(), db_->DefaultColumnFamily(), begin, end);
+    if (s.ok()) {
+      const rocksdb::Slice b(begin), e(end);
+      s = db_->CompactRange(rocksdb::CompactRangeOptions(), &b, &e);
+    }
   }
   return FromRocks(s, Cat("removing table ", table_id));
 }
 
 uint64_t TableStore::SizeOnDisk(const std::string& table_id) const {
-  const auto [begin, end] = TablePages(table_id);
-  const rocksdb::Range range(begin, end);
-  uint64_t size = 0;
-  rocksdb::SizeApproximationOptions options;
-  options.include_memtables = true;
-  options.include_files = true;
-  db_->GetApproximateSizes(options, db_->DefaultColumnFamily(), &range, 1, &size);
-  return size;
+  uint64_t total = 0;
+  for (PageKind kind : {PageKind::kEntries, PageKind::kBands}) {
+    const auto [begin, end] = TablePages(table_id, kind);
+    const rocksdb::Range range(begin, end);
+    uint64_t size = 0;
+    rocksdb::SizeApproximationOptions options;
+    options.include_memtables = true;
+    options.include_files = true;
+    db_->GetApproximateSizes(options, db_->DefaultColumnFamily(), &range, 1, &size);
+    total += size;
+  }
+  return total;
 }
 
 }  // namespace puzzledb

@@ -67,14 +67,23 @@ class TableStore {
   // page count, the content CRC). NOT_FOUND if there is no such table, DATA_LOSS naming the
   // table and the first bad page otherwise. Not cached: callers keep what they load.
   absl::StatusOr<std::shared_ptr<const LoadedTable>> Load(const std::string& table_id) const;
+  // The exact distance of every state of a loaded modulo-3 table, 255 where not covered:
+  // its residues combined with its band pages (docs/FORMAT.md), which are read and checked
+  // here (page CRCs, the band CRC, agreement with the residues). FAILED_PRECONDITION if
+  // the table has no band pages, DATA_LOSS if they fail a check. Only sampling needs this
+  // (67.6 MB for the knight), so it is not part of Load.
+  absl::StatusOr<HugeBuffer> LoadExactDistances(const LoadedTable& table) const;
   // Writes (or replaces) a table atomically. `metadata` supplies what the caller knows (id,
   // puzzle, parameters, coverage, histogram, build figures); the store fills in the paging
-  // fields, generation, checksum and sizes. REQUIRES: kReadWrite.
+  // fields, generation, checksum and sizes. `bands` (modulo-3 tables: every state's
+  // distance divided by 3, PackedBands) are written as the table's band pages.
+  // REQUIRES: kReadWrite.
   absl::Status Write(TableMetadata metadata, const PackedTable& entries,
-                     const TableWriteOptions& options);
+                     const TableWriteOptions& options, const HugeBuffer* bands = nullptr);
   // Removes a table. REQUIRES: kReadWrite.
   absl::Status Remove(const std::string& table_id);
-  // The bytes its pages take in the database's files (approximate: RocksDB's estimate).
+  // The bytes its pages (and band pages) take in the database's files (approximate:
+  // RocksDB's estimate).
   uint64_t SizeOnDisk(const std::string& table_id) const;
 
  private:

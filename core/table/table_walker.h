@@ -3,7 +3,9 @@
 #ifndef PUZZLEDB_CORE_TABLE_TABLE_WALKER_H_
 #define PUZZLEDB_CORE_TABLE_TABLE_WALKER_H_
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <memory>
 #include <vector>
 
@@ -44,6 +46,7 @@ class TableWalker {
         name_(Cat("table ", table_->metadata.table_id())) {}
 
   const TableMetadata& metadata() const { return table_->metadata; }
+  const std::shared_ptr<const LoadedTable>& table() const { return table_; }
   bool complete() const { return table_->metadata.complete(); }
   // Every uncovered state of a partial table is at least this far.
   int UncoveredBound() const { return static_cast<int>(table_->metadata.coverage_depth()) + 1; }
@@ -125,6 +128,112 @@ class TableWalker {
     return answer;
   }
 
+  // The optimal solutions of a covered state `s` at exact distance `distance` (as Solve
+  // found it): how many distinct move sequences of that length reach the goal, counted by
+  // dynamic programming over the states one step closer, layer by layer down to the goal
+  // (never by enumerating them), and the first `list` of them in lexicographic order.
+  // Every state on an optimal path counts towards `max_states` (0: no bound);
+  // RESOURCE_EXHAUSTED beyond it, DEADLINE_EXCEEDED or CANCELLED per `limits`.
+  struct OptimalPaths {
+    unsigned __int128 count = 0;
+    std::vector<std::vector<uint8_t>> first;  // at most `list`, in lexicographic order
+    uint64_t states = 0;                      // distinct states on optimal paths
+    uint64_t lookups = 0;
+  };
+  absl::StatusOr<OptimalPaths> Optimal(const State& s, int distance, size_t list,
+                                       uint64_t max_states, const SearchLimits& limits) const {
+    OptimalPaths paths;
+    if (!KeyFits()) {
+      return absl::UnimplementedError(Cat(name_, ": its keys do not fit the counter's 64 bits"));
+    }
+    // Layer t holds the distinct states at distance t on optimal paths, by key.
+    struct Node {
+      uint64_t key;
+      State state;
+    };
+    std::vector<std::vector<Node>> layers(static_cast<size_t>(distance) + 1);
+    layers[static_cast<size_t>(distance)].push_back({KeyOf(s), s});
+    paths.states = 1;
+    auto check = [&](std::string_view what) -> absl::Status {
+      if (max_states > 0 && paths.states > max_states) {
+        return absl::ResourceExhaustedError(
+            Cat("counting optimal solutions passed its budget of ", max_states, " states (",
+                what, ")"));
+      }
+      return LimitsReached(limits, "counting optimal solutions");
+    };
+    uint64_t expanded = 0;
+    for (int t = distance; t > 0; --t) {
+      std::vector<Node>& next = layers[static_cast<size_t>(t) - 1];
+      for (const Node& node : layers[static_cast<size_t>(t)]) {
+        for (int m = 0; m < P::kNumMoves; ++m) {
+          State child;
+          if (model_.Apply(node.state, m, &child) && OneCloser(child, t, &paths.lookups)) {
+            next.push_back({KeyOf(child), child});
+          }
+        }
+        if ((++expanded & 1023) == 0) {
+          if (auto status = check(Cat("distance ", t - 1)); !status.ok()) return status;
+        }
+      }
+      std::sort(next.begin(), next.end(), [](const Node& a, const Node& b) { return a.key < b.key; });
+      next.erase(std::unique(next.begin(), next.end(),
+                             [](const Node& a, const Node& b) { return a.key == b.key; }),
+                 next.end());
+      if (next.empty()) return Broken("a covered state has no move one step closer");
+      paths.states += next.size();
+      if (auto status = check(Cat("distance ", t - 1)); !status.ok()) return status;
+    }
+    // Counts from the goal up: a state's count is the sum of its closer neighbours'.
+    std::vector<unsigned __int128> below(layers[0].size(), 1);
+    for (const Node& node : layers[0]) {
+      if (!model_.IsGoal(node.state)) return Broken("a state at distance 0 is not a goal");
+    }
+    for (int t = 1; t <= distance; ++t) {
+      const std::vector<Node>& closer = layers[static_cast<size_t>(t) - 1];
+      const std::vector<Node>& here = layers[static_cast<size_t>(t)];
+      std::vector<unsigned __int128> counts(here.size(), 0);
+      for (size_t i = 0; i < here.size(); ++i) {
+        for (int m = 0; m < P::kNumMoves; ++m) {
+          State child;
+          if (!model_.Apply(here[i].state, m, &child) || !OneCloser(child, t, &paths.lookups)) {
+            continue;
+          }
+          const uint64_t key = KeyOf(child);
+          const auto it = std::lower_bound(closer.begin(), closer.end(), key,
+                                           [](const Node& a, uint64_t k) { return a.key < k; });
+          const unsigned __int128 add = below[static_cast<size_t>(it - closer.begin())];
+          if (counts[i] + add < add) {
+            return absl::OutOfRangeError("the number of optimal solutions exceeds 128 bits");
+          }
+          counts[i] += add;
+        }
+      }
+      below = std::move(counts);
+    }
+    paths.count = below[0];
+    // The first `list` in lexicographic order: depth first, moves in canonical order; every
+    // branch of the optimal graph reaches the goal, so no branch is wasted.
+    std::vector<uint8_t> path;
+    absl::Status status;
+    auto visit = [&](auto& self, const State& at, int t) -> bool {
+      if (t == 0) {
+        paths.first.push_back(path);
+        return paths.first.size() < list;
+      }
+      for (int m = 0; m < P::kNumMoves; ++m) {
+        State child;
+        if (!model_.Apply(at, m, &child) || !OneCloser(child, t, &paths.lookups)) continue;
+        path.push_back(static_cast<uint8_t>(m));
+        if (!self(self, child, t - 1)) return false;
+        path.pop_back();
+      }
+      return true;
+    };
+    if (list > 0) visit(visit, s, distance);
+    return paths;
+  }
+
   // The path of a state known to be covered (Solve without the kinds).
   absl::StatusOr<Solution> Walk(const State& s, int max_moves) const {
     auto answer = Solve(s, max_moves);
@@ -180,6 +289,31 @@ class TableWalker {
       s = next;
       residue = want;
     }
+  }
+
+  // Whether `t`, a neighbour of a state at exact distance `d`, is at d - 1. Residues
+  // decide it (neighbours differ by at most one); exact entries compare.
+  bool OneCloser(const State& t, int d, uint64_t* lookups) const {
+    std::array<uint64_t, P::kMaxKeys> keys;
+    const int n = model_.Project(t, &keys);
+    if (n == 0) return false;
+    if constexpr (kMod3) {
+      ++*lookups;
+      return entries_.Get(keys[0]) == static_cast<uint8_t>((d + 2) % 3);
+    } else {
+      return Minimum(keys, n, lookups) == d - 1;
+    }
+  }
+
+  // One number per state for the counter's layers: its keys side by side.
+  int KeyBits() const { return std::bit_width(table_->metadata.state_count()); }
+  bool KeyFits() const { return KeyBits() * P::kMaxKeys <= 64; }
+  uint64_t KeyOf(const State& s) const {
+    std::array<uint64_t, P::kMaxKeys> keys;
+    const int n = model_.Project(s, &keys);
+    uint64_t key = 0;
+    for (int i = 0; i < n; ++i) key = (key << KeyBits()) | keys[i];
+    return key;
   }
 
   absl::Status Broken(std::string_view what) const {

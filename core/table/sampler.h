@@ -1,0 +1,124 @@
+// States drawn uniformly at an exact distance from the goal (docs/API.md, "Sample").
+//
+// For a puzzle whose states are its table's space (the knight, the knobs, the 8-puzzle) a
+// draw is a uniform rank among the table's entries at that distance (DistanceIndex). A
+// model whose states are not its space's (the rotation game: boards over placements) says
+// how to draw its states with `using BoardSampler = ...`, a class built from the space's
+// exact distances with Population(d, limits) and Draw(d, count, rng, limits).
+#ifndef PUZZLEDB_CORE_TABLE_SAMPLER_H_
+#define PUZZLEDB_CORE_TABLE_SAMPLER_H_
+
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/puzzles/puzzle.h"
+#include "core/table/distance_index.h"
+#include "core/util/random.h"
+#include "core/util/strings.h"
+
+namespace puzzledb {
+
+namespace sampler_internal {
+template <class P, class = void>
+struct Own {
+  using type = int;  // nothing
+};
+template <class P>
+struct Own<P, std::void_t<typename P::BoardSampler>> {
+  using type = std::unique_ptr<const typename P::BoardSampler>;
+};
+}  // namespace sampler_internal
+
+template <PuzzleModel P>
+struct Sample {
+  int distance = 0;         // the distance sampled (the largest one, when asked for that)
+  uint64_t population = 0;  // states at that distance
+  std::vector<typename P::State> states;
+};
+
+// Thread-safe.
+template <PuzzleModel P>
+class Sampler {
+ public:
+  static constexpr bool kOwnStates = requires { typename P::BoardSampler; };
+  static constexpr int kLargest = -1;
+
+  Sampler(const P& model, std::shared_ptr<const DistanceIndex> index)
+      : model_(model), index_(std::move(index)) {
+    if constexpr (kOwnStates) {
+      own_ = std::make_unique<const typename P::BoardSampler>(index_->distances());
+    }
+  }
+
+  const TableMetadata& metadata() const { return index_->metadata(); }
+
+  // `count` distinct states drawn uniformly among those at `distance` (kLargest: the
+  // largest distance there is), all of them when there are no more; the same for the same
+  // seed and table. FAILED_PRECONDITION when the table does not cover that distance.
+  absl::StatusOr<Sample<P>> Draw(int distance, uint64_t count, uint64_t seed,
+                                 const SearchLimits& limits) const {
+    const TableMetadata& m = index_->metadata();
+    const int covered = static_cast<int>(m.coverage_depth());
+    Sample<P> sample;
+    if (distance == kLargest) {
+      if (!m.complete()) {
+        return absl::FailedPreconditionError(
+            Cat("table ", m.table_id(), " covers distances up to ", covered,
+                " only; the largest distance needs a complete table"));
+      }
+      auto largest = Largest(limits);
+      if (!largest.ok()) return largest.status();
+      distance = *largest;
+    } else if (distance > covered && !m.complete()) {
+      return absl::FailedPreconditionError(
+          Cat("table ", m.table_id(), " covers distances up to ", covered, " only, not ",
+              distance, "; build it whole to sample there"));
+    }
+    sample.distance = distance;
+    SeededRng rng(seed);
+    if constexpr (kOwnStates) {
+      auto population = own_->Population(distance, limits);
+      if (!population.ok()) return population.status();
+      sample.population = *population;
+      auto states = own_->Draw(distance, count, rng, limits);
+      if (!states.ok()) return states.status();
+      sample.states = std::move(*states);
+    } else {
+      sample.population = index_->Population(distance);
+      auto ranks = index_->Draw(distance, count, rng);
+      if (!ranks.ok()) return ranks.status();
+      sample.states.reserve(ranks->size());
+      for (uint64_t rank : *ranks) sample.states.push_back(model_.space().Unrank(rank));
+    }
+    return sample;
+  }
+
+ private:
+  absl::StatusOr<int> Largest(const SearchLimits& limits) const {
+    const int space_largest = static_cast<int>(index_->metadata().max_distance());
+    if constexpr (kOwnStates) {
+      // The largest distance of a state is at most its space's; step down to the first
+      // distance that has states.
+      for (int d = space_largest; d > 0; --d) {
+        auto population = own_->Population(d, limits);
+        if (!population.ok()) return population.status();
+        if (*population > 0) return d;
+      }
+      return 0;
+    } else {
+      return space_largest;
+    }
+  }
+
+  const P model_;
+  const std::shared_ptr<const DistanceIndex> index_;
+  // Only for models that draw their own states.
+  typename sampler_internal::Own<P>::type own_{};
+};
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_TABLE_SAMPLER_H_
