@@ -248,7 +248,21 @@ int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostrea
         return;
       }
       auto table = store->Load(m.table_id());
-      status = table.ok() ? VerifyTable(P(*params), **table, threads) : table.status();
+      if (!table.ok()) {
+        status = table.status();
+        return;
+      }
+      // A residue table's band pages are checked against the same search.
+      std::optional<HugeBuffer> exact;
+      if (m.band_page_count() > 0) {
+        auto loaded = store->LoadExactDistances(**table);
+        if (!loaded.ok()) {
+          status = loaded.status();
+          return;
+        }
+        exact = std::move(*loaded);
+      }
+      status = VerifyTable(P(*params), **table, threads, exact ? &*exact : nullptr);
     });
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -282,10 +296,14 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
     table->set_size_on_disk(store->SizeOnDisk(m.table_id()));
     // The cheap checks (every checksum), not verify's fresh search.
     auto loaded = store->Load(m.table_id());
-    if (!loaded.ok()) {
-      table->set_problem(std::string(Message(loaded.status())));
+    absl::Status problem = loaded.status();
+    if (loaded.ok() && m.band_page_count() > 0) {
+      problem = store->LoadExactDistances(**loaded).status();
+    }
+    if (!problem.ok()) {
+      table->set_problem(std::string(Message(problem)));
       err << "puzzledb-build info: table " << m.table_id() << " is bad: "
-          << Message(loaded.status()) << " (puzzledb-build verify checks it in full)\n";
+          << Message(problem) << " (puzzledb-build verify checks it in full)\n";
       ++bad;
     }
   }
@@ -310,7 +328,15 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
     out << "  encoding      "
         << (m.encoding() == storage::v1::DISTANCE_MOD3 ? "distance mod 3, 2 bits" : "distance, 1 byte")
         << ", " << m.page_count() << " pages of " << Thousands(m.entries_per_page()) << " entries\n";
-    out << "  size          " << Megabytes(m.stored_bytes()) << " stored, "
+    if (m.encoding() == storage::v1::DISTANCE_MOD3) {
+      out << "  band pages    "
+          << (m.band_page_count() > 0
+                  ? Cat(m.band_page_count(), " (distance / 3, 4 bits), ",
+                        Megabytes(m.band_stored_bytes()), " stored, crc32 ", m.band_crc32())
+                  : std::string("none: cannot sample (rebuild the table)"))
+          << "\n";
+    }
+    out << "  size          " << Megabytes(m.stored_bytes() + m.band_stored_bytes()) << " stored, "
         << Megabytes(t.size_on_disk()) << " on disk\n";
     out << "  built         " << Seconds(m.build_seconds()) << ", generation " << m.generation()
         << ", format " << m.format_version() << ", crc32 " << m.content_crc32() << "\n";

@@ -85,9 +85,11 @@ absl::StatusOr<TableMetadata> BuildTable(const P& model, TableStore& store,
 // A stored table against a fresh BFS of the same depth: the histogram, the coverage and
 // every entry. A BFS distance is the only function with the invariants a table must keep
 // (goals at 0; every covered state at d > 0 has a move to d - 1 and none to less), so
-// equality checks them all. DATA_LOSS names the first difference.
+// equality checks them all. DATA_LOSS names the first difference. `exact`, if given, is
+// the table's exact distances from its band pages (TableStore::LoadExactDistances).
 template <PuzzleModel P>
-absl::Status VerifyTable(const P& model, const LoadedTable& table, int threads) {
+absl::Status VerifyTable(const P& model, const LoadedTable& table, int threads,
+                         const HugeBuffer* exact = nullptr) {
   const TableMetadata& m = table.metadata;
   const std::string id = m.table_id();
   if (m.state_count() != model.space().Size()) {
@@ -115,6 +117,18 @@ absl::Status VerifyTable(const P& model, const LoadedTable& table, int threads) 
   }
   if (m.complete() != bfs.complete || m.covered_states() != bfs.covered()) {
     return absl::DataLossError(Cat("table ", id, ": the metadata's coverage is wrong"));
+  }
+  if (exact != nullptr) {
+    if (exact->size() != bfs.distance.size()) {
+      return absl::DataLossError(Cat("table ", id, ": band pages of the wrong size"));
+    }
+    for (uint64_t i = 0; i < exact->size(); ++i) {
+      if ((*exact)[i] != bfs.distance[i]) {
+        return absl::DataLossError(Cat("table ", id, ": band pages give entry ", i, " distance ",
+                                       static_cast<int>((*exact)[i]), ", the search ",
+                                       static_cast<int>(bfs.distance[i])));
+      }
+    }
   }
   PackedTable expected(EncodingOf<P>(), model.space().Size());
   expected.FromDistances(bfs.distance);
