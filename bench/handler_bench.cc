@@ -7,6 +7,7 @@
 
 #include "benchmark/benchmark.h"
 #include "core/puzzles/knight.h"
+#include "core/puzzles/knobs.h"
 #include "core/solver.h"
 #include "service/wire.h"
 #include "service/request_handler.h"
@@ -32,10 +33,26 @@ struct Fixture {
       InstanceToWire(KnightPuzzle::Instance{{}, knight.RandomState(rng)}, r.mutable_puzzle());
       requests.push_back(r.SerializeAsString());
     }
+    // Knobs boards of the first knobs table's wiring (a table id of 22 characters, which
+    // does not fit a short string).
+    auto tables = solver->store()->List();
+    for (const TableMetadata& m : tables.ok() ? *tables : std::vector<TableMetadata>{}) {
+      if (m.puzzle() != KnobsPuzzle::kName) continue;
+      auto wiring = KnobsPuzzle::DecodeParams(m.parameters());
+      if (!wiring.ok()) continue;
+      const KnobsPuzzle knobs(*wiring);
+      for (int i = 0; i < 4096; ++i) {
+        v1::SolveRequest r;
+        InstanceToWire(KnobsPuzzle::Instance{*wiring, knobs.RandomState(rng)}, r.mutable_puzzle());
+        knobs_requests.push_back(r.SerializeAsString());
+      }
+      break;
+    }
   }
   std::unique_ptr<Solver> solver;
   std::unique_ptr<RequestHandler> handler;
   std::vector<std::string> requests;
+  std::vector<std::string> knobs_requests;
 };
 
 Fixture& Get() {
@@ -43,12 +60,16 @@ Fixture& Get() {
   return *f;
 }
 
-void BM_HandlerKnight(benchmark::State& state) {
+void HandleAll(benchmark::State& state, const std::vector<std::string>& requests) {
   Fixture& f = Get();
+  if (requests.empty()) {
+    state.SkipWithError("the database has no such table");
+    return;
+  }
   size_t i = 0;
   for (auto _ : state) {
     v1::SolveRequest request;
-    request.ParseFromString(f.requests[i++ % f.requests.size()]);
+    request.ParseFromString(requests[i++ % requests.size()]);
     v1::SolveResponse response;
     absl::Status status;
     RequestHandler::SearchStep<v1::SolveResponse> search;
@@ -56,7 +77,13 @@ void BM_HandlerKnight(benchmark::State& state) {
     benchmark::DoNotOptimize(response.SerializeAsString());
   }
 }
+
+void BM_HandlerKnight(benchmark::State& state) { HandleAll(state, Get().requests); }
 BENCHMARK(BM_HandlerKnight);
+
+// Knobs states drawn at random: half are unsolvable (answered at once), half walked.
+void BM_HandlerKnobs(benchmark::State& state) { HandleAll(state, Get().knobs_requests); }
+BENCHMARK(BM_HandlerKnobs);
 
 void BM_SolverOnlyKnight(benchmark::State& state) {
   Fixture& f = Get();

@@ -65,6 +65,15 @@ absl::StatusOr<KnobsPuzzle::Instance> InstanceFromWire<KnobsPuzzle>(const v1::Pu
 }
 
 template <>
+absl::StatusOr<KnobsPuzzle::Params> ParamsFromWire<KnobsPuzzle>(const v1::Puzzle& puzzle) {
+  if (!puzzle.has_knobs()) return WrongKind(puzzle, "knobs");
+  const auto& knobs = puzzle.knobs();
+  auto wiring = KnobsWiring::FromNumbers({knobs.wiring().begin(), knobs.wiring().end()});
+  if (!wiring.ok()) return FieldError("puzzle.knobs.wiring", wiring.status());
+  return *wiring;
+}
+
+template <>
 absl::StatusOr<RotationPuzzle::Instance> InstanceFromWire<RotationPuzzle>(
     const v1::Puzzle& puzzle) {
   if (!puzzle.has_rotation()) return WrongKind(puzzle, "rotation");

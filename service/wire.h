@@ -12,6 +12,7 @@
 #include "core/puzzles/knobs.h"
 #include "core/puzzles/puzzle.h"
 #include "core/puzzles/rotation.h"
+#include "core/util/strings.h"
 #include "puzzledb/v1/solver.pb.h"
 
 namespace puzzledb {
@@ -33,6 +34,13 @@ absl::StatusOr<RotationPuzzle::Instance> InstanceFromWire<RotationPuzzle>(
     const v1::Puzzle& puzzle);
 template <>
 absl::StatusOr<EightPuzzle::Instance> InstanceFromWire<EightPuzzle>(const v1::Puzzle& puzzle);
+
+// The parameters of the puzzle a message names, its state ignored (a Sample request's
+// puzzle): INVALID_ARGUMENT naming the field when they are malformed.
+template <PuzzleModel P>
+absl::StatusOr<typename P::Params> ParamsFromWire(const v1::Puzzle& puzzle);
+template <>
+absl::StatusOr<KnobsPuzzle::Params> ParamsFromWire<KnobsPuzzle>(const v1::Puzzle& puzzle);
 
 // The registered name of the puzzle a message holds ("knight", ...), or "" if none is set.
 std::string_view WirePuzzleName(const v1::Puzzle& puzzle);
@@ -111,6 +119,15 @@ absl::StatusOr<Solution> SolutionFromWire(const P& model, const typename P::Inst
     return absl::DataLossError("the answer's moves do not reach the goal in its distance");
   }
   return solution;
+}
+
+template <PuzzleModel P>
+absl::StatusOr<typename P::Params> ParamsFromWire(const v1::Puzzle& puzzle) {
+  static_assert(!HasParams<P>, "a puzzle with parameters reads them itself");
+  if (WirePuzzleName(puzzle) != P::kName) {
+    return absl::InvalidArgumentError(Cat("puzzle: expected a ", P::kName, " puzzle"));
+  }
+  return typename P::Params{};
 }
 
 // One JSON object on one line, in protobuf's JSON mapping with the .proto field names and

@@ -136,6 +136,8 @@ class TableWalker {
   // RESOURCE_EXHAUSTED beyond it, DEADLINE_EXCEEDED or CANCELLED per `limits`.
   struct OptimalPaths {
     unsigned __int128 count = 0;
+    // after_move[m]: the optimal solutions that start with move m (0 if m is not optimal).
+    std::vector<unsigned __int128> after_move;
     std::vector<std::vector<uint8_t>> first;  // at most `list`, in lexicographic order
     uint64_t states = 0;                      // distinct states on optimal paths
     uint64_t lookups = 0;
@@ -189,10 +191,13 @@ class TableWalker {
     for (const Node& node : layers[0]) {
       if (!model_.IsGoal(node.state)) return Broken("a state at distance 0 is not a goal");
     }
+    paths.after_move.assign(P::kNumMoves, 0);
+    if (distance == 0) paths.after_move.clear();
     for (int t = 1; t <= distance; ++t) {
       const std::vector<Node>& closer = layers[static_cast<size_t>(t) - 1];
       const std::vector<Node>& here = layers[static_cast<size_t>(t)];
       std::vector<unsigned __int128> counts(here.size(), 0);
+      const bool root = t == distance;
       for (size_t i = 0; i < here.size(); ++i) {
         for (int m = 0; m < P::kNumMoves; ++m) {
           State child;
@@ -203,6 +208,7 @@ class TableWalker {
           const auto it = std::lower_bound(closer.begin(), closer.end(), key,
                                            [](const Node& a, uint64_t k) { return a.key < k; });
           const unsigned __int128 add = below[static_cast<size_t>(it - closer.begin())];
+          if (root) paths.after_move[static_cast<size_t>(m)] = add;
           if (counts[i] + add < add) {
             return absl::OutOfRangeError("the number of optimal solutions exceeds 128 bits");
           }

@@ -32,4 +32,13 @@ std::vector<std::string_view> SplitWhitespace(std::string_view text) {
   return pieces;
 }
 
+std::string DecimalString(unsigned __int128 value) {
+  std::string digits;
+  do {
+    digits.push_back(static_cast<char>('0' + static_cast<int>(value % 10)));
+    value /= 10;
+  } while (value != 0);
+  return std::string(digits.rbegin(), digits.rend());
+}
+
 }  // namespace puzzledb

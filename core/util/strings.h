@@ -42,6 +42,9 @@ inline std::string_view Message(const absl::Status& status) {
   return {status.message().data(), status.message().size()};
 }
 
+// A 128-bit unsigned number in decimal.
+std::string DecimalString(unsigned __int128 value);
+
 std::string_view StripWhitespace(std::string_view text);
 // Splits on runs of spaces and tabs; no empty pieces.
 std::vector<std::string_view> SplitWhitespace(std::string_view text);
