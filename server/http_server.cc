@@ -113,6 +113,7 @@ constexpr Endpoint kEndpoints[] = {
     {"/v1/tables", true, false},
     {"/v1/solve", true, true, "SolveRequest"},
     {"/v1/analyze", true, true, "AnalyzeRequest"},
+    {"/v1/sample", true, true, "SampleRequest"},
     {"/v1/parse", false, true, "ParseInputRequest"},
     {"/v1/play", false, true, "PlayRequest"},
 };
@@ -165,18 +166,33 @@ absl::StatusOr<v1::Policy> QueryPolicy(std::string_view text) {
           " is not a policy; use table_then_search, table_only or search_only"));
 }
 
-// The fields of a Solve or Analyze request from a GET query (docs/API.md, "GET").
-template <class Request>
-absl::Status RequestFromQuery(const httplib::Request& req, Request* out) {
-  constexpr bool kHasTimeout = requires { out->set_timeout_ms(0); };
-  const std::string_view known =
-      kHasTimeout ? "puzzle, state, max_moves, policy, timeout_ms, id"
-                  : "puzzle, state, max_moves, policy, id";
+// A yes-or-no query parameter: 1, true, yes / 0, false, no.
+absl::StatusOr<bool> QueryFlag(std::string_view name, std::string_view text) {
+  if (text == "1" || text == "true" || text == "yes") return true;
+  if (text == "0" || text == "false" || text == "no") return false;
+  return absl::InvalidArgumentError(
+      Cat("query: ", name, "=", QuoteInput(text), " is not a yes or no; use 1 or 0"));
+}
+
+absl::Status NoRepeats(const httplib::Request& req) {
   for (const auto& [name, value] : req.params) {
     if (req.params.count(name) > 1) {
       return absl::InvalidArgumentError(Cat("query: ", QuoteInput(name), " is given ",
                                             req.params.count(name), " times; give it once"));
     }
+  }
+  return absl::OkStatus();
+}
+
+// The fields of a Solve or Analyze request from a GET query (docs/API.md, "GET").
+template <class Request>
+absl::Status RequestFromQuery(const httplib::Request& req, Request* out) {
+  constexpr bool kIsSolve = requires { out->set_timeout_ms(0); };
+  const std::string_view known =
+      kIsSolve ? "puzzle, state, max_moves, policy, timeout_ms, id, max_solutions, count"
+               : "puzzle, state, max_moves, policy, id, count";
+  if (auto repeated = NoRepeats(req); !repeated.ok()) return repeated;
+  for (const auto& [name, value] : req.params) {
     if (name == "puzzle" || name == "state") continue;
     if (name == "max_moves") {
       auto n = QueryNumber(name, value, 1u << 20);
@@ -190,10 +206,18 @@ absl::Status RequestFromQuery(const httplib::Request& req, Request* out) {
       auto n = QueryNumber(name, value, UINT64_MAX);
       if (!n.ok()) return n.status();
       out->set_id(*n);
-    } else if (kHasTimeout && name == "timeout_ms") {
+    } else if (kIsSolve && name == "timeout_ms") {
       auto n = QueryNumber(name, value, UINT32_MAX);
       if (!n.ok()) return n.status();
-      if constexpr (kHasTimeout) out->set_timeout_ms(static_cast<uint32_t>(*n));
+      if constexpr (kIsSolve) out->set_timeout_ms(static_cast<uint32_t>(*n));
+    } else if (kIsSolve && name == "max_solutions") {
+      auto n = QueryNumber(name, value, UINT32_MAX);
+      if (!n.ok()) return n.status();
+      if constexpr (kIsSolve) out->set_max_solutions(static_cast<uint32_t>(*n));
+    } else if (name == "count") {
+      auto flag = QueryFlag(name, value);
+      if (!flag.ok()) return flag.status();
+      out->set_count_solutions(*flag);
     } else {
       return absl::InvalidArgumentError(
           Cat("query: unknown parameter ", QuoteInput(name), "; known: ", known));
@@ -207,6 +231,52 @@ absl::Status RequestFromQuery(const httplib::Request& req, Request* out) {
         "query: state is missing; give the puzzle's compact form (docs/API.md)");
   }
   auto puzzle = PuzzleFromCompact(req.get_param_value("puzzle"), req.get_param_value("state"));
+  if (!puzzle.ok()) return puzzle.status();
+  *out->mutable_puzzle() = std::move(*puzzle);
+  return absl::OkStatus();
+}
+
+// A Sample request from a GET query (docs/API.md, "GET /v1/sample"): puzzle, distance (a
+// number or "max"), count, seed, and for puzzles with parameters a state whose parameters
+// are used.
+absl::Status SampleFromQuery(const httplib::Request& req, v1::SampleRequest* out) {
+  if (auto repeated = NoRepeats(req); !repeated.ok()) return repeated;
+  for (const auto& [name, value] : req.params) {
+    if (name == "puzzle" || name == "state") continue;
+    if (name == "distance") {
+      if (value == "max") {
+        out->set_largest(true);
+        continue;
+      }
+      auto n = QueryNumber(name, value, 255);
+      if (!n.ok()) {
+        return absl::InvalidArgumentError(
+            Cat("query: distance=", QuoteInput(value), " is not a distance from 0 to 255 or max"));
+      }
+      out->set_distance(static_cast<uint32_t>(*n));
+    } else if (name == "count") {
+      auto n = QueryNumber(name, value, kMaxSampleCount);
+      if (!n.ok()) return n.status();
+      out->set_count(static_cast<uint32_t>(*n));
+    } else if (name == "seed") {
+      auto n = QueryNumber(name, value, UINT64_MAX);
+      if (!n.ok()) return n.status();
+      out->set_seed(*n);
+    } else {
+      return absl::InvalidArgumentError(
+          Cat("query: unknown parameter ", QuoteInput(name),
+              "; known: puzzle, distance, count, seed, state (puzzles with parameters)"));
+    }
+  }
+  if (!req.has_param("puzzle")) {
+    return absl::InvalidArgumentError("query: puzzle is missing; give puzzle=NAME");
+  }
+  if (!req.has_param("distance")) {
+    return absl::InvalidArgumentError("query: distance is missing; give distance=N or distance=max");
+  }
+  const std::string name = req.get_param_value("puzzle");
+  auto puzzle = req.has_param("state") ? PuzzleFromCompact(name, req.get_param_value("state"))
+                                       : PuzzleOfKind(name);
   if (!puzzle.ok()) return puzzle.status();
   *out->mutable_puzzle() = std::move(*puzzle);
   return absl::OkStatus();
@@ -243,12 +313,16 @@ absl::Status RequestFromBody(const httplib::Request& req, google::protobuf::Mess
   return absl::OkStatus();
 }
 
-// "<table>.<generation>.<crc>" in quotes: changes whenever the table is rebuilt.
-std::string EntityTag(const AnswerTable& table) {
+// "<table>.<generation>.<crc>" in quotes, from the answer's provenance: changes whenever
+// the table is rebuilt. Empty for an answer no table gave.
+template <class Response>
+std::string EntityTag(const Response& response) {
+  if (response.table_id().empty()) return {};
   char numbers[48];
   std::snprintf(numbers, sizeof numbers, ".%llx.%08x",
-                static_cast<unsigned long long>(table.generation), table.content_crc32);
-  return Cat("\"", table.table_id, numbers, "\"");
+                static_cast<unsigned long long>(response.table_generation()),
+                response.table_crc32());
+  return Cat("\"", response.table_id(), numbers, "\"");
 }
 
 // FNV-1a, for the page's ETags.
@@ -347,6 +421,8 @@ class HttpServer::Routes {
       Answer<v1::SolveRequest, v1::SolveResponse>(req, res, /*from_query=*/false);
     } else if (endpoint->path == "/v1/analyze") {
       Answer<v1::AnalyzeRequest, v1::AnalyzeResponse>(req, res, /*from_query=*/false);
+    } else if (endpoint->path == "/v1/sample") {
+      Answer<v1::SampleRequest, v1::SampleResponse>(req, res, /*from_query=*/false);
     } else if (endpoint->path == "/v1/parse") {
       v1::ParseInputRequest request;
       absl::Status status = RequestFromBody(req, &request);
@@ -383,6 +459,8 @@ class HttpServer::Routes {
       Answer<v1::SolveRequest, v1::SolveResponse>(req, res, /*from_query=*/true);
     } else if (endpoint.path == "/v1/analyze") {
       Answer<v1::AnalyzeRequest, v1::AnalyzeResponse>(req, res, /*from_query=*/true);
+    } else if (endpoint.path == "/v1/sample") {
+      Answer<v1::SampleRequest, v1::SampleResponse>(req, res, /*from_query=*/true);
     } else {
       Page(endpoint.path == "/" ? "/index.html" : endpoint.path, req, res);
     }
@@ -409,8 +487,14 @@ class HttpServer::Routes {
   void Answer(const httplib::Request& req, httplib::Response& res, bool from_query) {
     const auto started = std::chrono::steady_clock::now();
     Request request;
-    absl::Status status =
-        from_query ? RequestFromQuery(req, &request) : RequestFromBody(req, &request);
+    absl::Status status;
+    if (!from_query) {
+      status = RequestFromBody(req, &request);
+    } else if constexpr (std::is_same_v<Request, v1::SampleRequest>) {
+      status = SampleFromQuery(req, &request);
+    } else {
+      status = RequestFromQuery(req, &request);
+    }
     if (!status.ok()) {
       backend_.counters->errors++;
       SendError(res, status);
@@ -418,12 +502,13 @@ class HttpServer::Routes {
     }
     Response response;
     RequestHandler::SearchStep<Response> search;
-    AnswerTable table;
     RequestHandler::Route route;
     if constexpr (std::is_same_v<Request, v1::SolveRequest>) {
-      route = backend_.handler->SolveFromTables(request, &response, &status, &search, &table);
+      route = backend_.handler->SolveFromTables(request, &response, &status, &search);
+    } else if constexpr (std::is_same_v<Request, v1::AnalyzeRequest>) {
+      route = backend_.handler->AnalyzeFromTables(request, &response, &status, &search);
     } else {
-      route = backend_.handler->AnalyzeFromTables(request, &response, &status, &search, &table);
+      route = backend_.handler->Sample(request, &response, &status, &search);
     }
     if (route == RequestHandler::Route::kNeedsSearch) status = Search(request, &response, search);
     if (!status.ok()) {
@@ -435,12 +520,11 @@ class HttpServer::Routes {
     (route == RequestHandler::Route::kAnswered ? backend_.counters->table_answers
                                                : backend_.counters->searches)++;
     response.set_micros(MicrosSince(started));
-    response.set_id(request.id());
+    if constexpr (requires { response.set_id(request.id()); }) response.set_id(request.id());
     if (from_query) {
       // An answer never changes for a given table build (docs/API.md, "Caching"); one from
       // a search may soon come from a table being built, so it is kept for less long.
-      if (!table.table_id.empty()) {
-        const std::string tag = EntityTag(table);
+      if (const std::string tag = EntityTag(response); !tag.empty()) {
         res.set_header("ETag", tag);
         res.set_header("Cache-Control", "public, max-age=86400");
         if (NotModified(req, res, tag)) return;

@@ -138,6 +138,18 @@ grpc::ServerUnaryReactor* SolverService::Analyze(grpc::CallbackServerContext* co
       });
 }
 
+grpc::ServerUnaryReactor* SolverService::Sample(grpc::CallbackServerContext* context,
+                                                const v1::SampleRequest* request,
+                                                v1::SampleResponse* response) {
+  RequestHandler* handler = handler_;
+  return Unary(
+      context, request, response,
+      [handler](const v1::SampleRequest& r, v1::SampleResponse* out, absl::Status* status,
+                RequestHandler::SearchStep<v1::SampleResponse>* search) {
+        return handler->Sample(r, out, status, search);
+      });
+}
+
 grpc::ServerUnaryReactor* SolverService::ListTables(grpc::CallbackServerContext* context,
                                                     const v1::ListTablesRequest*,
                                                     v1::ListTablesResponse* response) {

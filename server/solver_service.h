@@ -48,6 +48,11 @@ class SolverService final : public v1::Solver::CallbackService {
   grpc::ServerUnaryReactor* ListTables(grpc::CallbackServerContext* context,
                                        const v1::ListTablesRequest* request,
                                        v1::ListTablesResponse* response) override;
+  // Drawn on the search pool, as a search (a first draw at a distance may count for a
+  // second).
+  grpc::ServerUnaryReactor* Sample(grpc::CallbackServerContext* context,
+                                   const v1::SampleRequest* request,
+                                   v1::SampleResponse* response) override;
 
   const ServiceCounters& counters() const { return counters_; }
 

@@ -44,6 +44,22 @@ absl::StatusOr<v1::Puzzle> PuzzleFromCompact(std::string_view name, std::string_
   return result;
 }
 
+absl::StatusOr<v1::Puzzle> PuzzleOfKind(std::string_view name) {
+  absl::StatusOr<v1::Puzzle> result = UnknownPuzzle(name);
+  VisitPuzzle(name, [&](auto) {
+    // The oneof's field is named after the puzzle (service/wire.h).
+    v1::Puzzle puzzle;
+    const auto* field = v1::Puzzle::descriptor()->FindFieldByName(std::string(name));
+    if (field == nullptr) {
+      result = absl::InternalError(Cat("the wire API has no field for puzzle ", name));
+      return;
+    }
+    puzzle.GetReflection()->MutableMessage(&puzzle, field);
+    result = std::move(puzzle);
+  });
+  return result;
+}
+
 absl::StatusOr<std::string> CompactFromPuzzle(const v1::Puzzle& puzzle) {
   absl::StatusOr<std::string> result = UnknownPuzzle(WirePuzzleName(puzzle));
   VisitPuzzle(WirePuzzleName(puzzle), [&](auto type) {

@@ -16,6 +16,10 @@ namespace puzzledb {
 // INVALID_ARGUMENT naming the parameter ("puzzle: ...", "state: ...").
 absl::StatusOr<v1::Puzzle> PuzzleFromCompact(std::string_view name, std::string_view compact);
 
+// A puzzle message of the kind `name` with nothing in it (for requests that need only
+// which puzzle), or INVALID_ARGUMENT for an unknown name.
+absl::StatusOr<v1::Puzzle> PuzzleOfKind(std::string_view name);
+
 // The compact form of a wire puzzle, or INVALID_ARGUMENT as the solver would answer it.
 absl::StatusOr<std::string> CompactFromPuzzle(const v1::Puzzle& puzzle);
 

@@ -36,10 +36,46 @@ absl::Status CheckCommon(const Request& request, Policy* policy) {
     return Invalid(Cat("max_moves: ", request.max_moves(), " is more than ", kMaxMovesLimit,
                        "; use 0 for no limit"));
   }
+  if constexpr (requires { request.max_solutions(); }) {
+    if (request.max_solutions() > kMaxSolutionsListed) {
+      return Invalid(Cat("max_solutions: ", request.max_solutions(), " is more than ",
+                         kMaxSolutionsListed, "; count them all with count_solutions"));
+    }
+  }
   if (WirePuzzleName(request.puzzle()).empty()) {
     return Invalid(Cat("puzzle: no puzzle given; set one of ", PuzzleNames(", ")));
   }
   return absl::OkStatus();
+}
+
+// Which table build answered: its id, generation and content checksum (docs/API.md,
+// "Provenance").
+template <class Response>
+void SetProvenance(const TableMetadata& m, Response* out) {
+  out->set_table_id(m.table_id());
+  out->set_table_generation(m.generation());
+  out->set_table_crc32(m.content_crc32());
+}
+
+template <PuzzleModel P, class Response>
+void SetProvenance(const TableStep<P>& step, Response* out) {
+  if (step.table != nullptr && step.answer.has_value() && step.answer->source == Source::kTable) {
+    SetProvenance(step.table->metadata(), out);
+  }
+}
+
+// Counting and listing need a table's answer; what to say when there is none.
+template <PuzzleModel P>
+absl::Status CountingNeedsATable(Policy policy, const TableStep<P>& step) {
+  if (policy == Policy::kSearchOnly) {
+    return absl::FailedPreconditionError(
+        "counting or listing optimal solutions needs a table, and the policy SEARCH_ONLY "
+        "reads none");
+  }
+  return absl::FailedPreconditionError(
+      Cat("counting or listing optimal solutions needs a table that covers the state; ",
+          step.had_table ? "the table does not cover it"
+                         : Cat("there is no usable ", P::kName, " table for these parameters")));
 }
 
 template <PuzzleModel P>
@@ -83,13 +119,19 @@ RequestHandler::Route Dispatch(const Request& request, absl::Status* status, Han
   return route;
 }
 
+// The optimal solutions counted and listed into a Solve response.
 template <PuzzleModel P>
-void NoteTable(const TableStep<P>& step, AnswerTable* table) {
-  if (table == nullptr || step.table == nullptr) return;
-  const TableMetadata& m = step.table->metadata();
-  table->table_id = m.table_id();
-  table->generation = m.generation();
-  table->content_crc32 = m.content_crc32();
+void PathsToWire(const P& model, const typename P::Instance& instance,
+                 const typename TableWalker<P>::OptimalPaths& paths, v1::SolveResponse* out) {
+  out->set_optimal_count(DecimalString(paths.count));
+  for (const std::vector<uint8_t>& moves : paths.first) {
+    auto* listed = out->add_solutions();
+    typename P::State s = instance.state;
+    for (uint8_t m : moves) {
+      listed->add_moves(model.MoveName(s, m));
+      model.Apply(s, m, &s);
+    }
+  }
 }
 
 }  // namespace
@@ -105,23 +147,45 @@ void RequestHandler::RequestTableFor(const typename P::Params& params, const Sol
 RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& request,
                                                       v1::SolveResponse* response,
                                                       absl::Status* status,
-                                                      SearchStep<v1::SolveResponse>* search,
-                                                      AnswerTable* table) {
+                                                      SearchStep<v1::SolveResponse>* search) {
+  const bool paths = request.count_solutions() || request.max_solutions() > 1;
+  const size_t list = request.max_solutions() > 1 ? request.max_solutions() : 0;
   return Dispatch(request, status, [&](auto type, auto instance, Policy policy, int max_moves) {
     using P = typename decltype(type)::type;
     const P model(instance.params);
     TableStep<P> step;
     if (policy != Policy::kSearchOnly) {
       step = solver_->FromTables(model, instance, max_moves);
-      if (step.answer.has_value()) {
+      if (step.answer.has_value() && !(paths && step.answer->outcome == Outcome::kSolved)) {
         SolutionToWire(model, instance, *step.answer, response);
-        NoteTable(step, table);
+        SetProvenance(step, response);
+        // No solution of an unsolvable state; none counted beyond the cap.
+        if (paths && step.answer->outcome == Outcome::kUnsolvable) response->set_optimal_count("0");
         return Route::kAnswered;
       }
-      if (policy == Policy::kTableOnly) {
+      if (policy == Policy::kTableOnly && !step.answer.has_value()) {
         *status = step.NoSearchAllowed();
         return Route::kAnswered;
       }
+    }
+    if (paths) {
+      if (!step.answer.has_value()) {
+        *status = CountingNeedsATable(policy, step);
+        return Route::kAnswered;
+      }
+      // Counted on a search thread: the optimal paths of a far state number in the
+      // hundreds of thousands.
+      *search = [this, instance = std::move(instance), step = std::move(step), list](
+                    SearchLimits limits, v1::SolveResponse* out) -> absl::Status {
+        auto found = solver_->Optimal<P>(instance, step, list, options_.search_node_budget, limits);
+        if (!found.ok()) return found.status();
+        const P model(instance.params);
+        SolutionToWire(model, instance, *step.answer, out);
+        SetProvenance(step, out);
+        PathsToWire(model, instance, *found, out);
+        return absl::OkStatus();
+      };
+      return Route::kNeedsSearch;
     }
     *search = [this, instance = std::move(instance), step = std::move(step), max_moves](
                   SearchLimits limits, v1::SolveResponse* out) -> absl::Status {
@@ -141,15 +205,19 @@ RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& re
 RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest& request,
                                                         v1::AnalyzeResponse* response,
                                                         absl::Status* status,
-                                                        SearchStep<v1::AnalyzeResponse>* search,
-                                                        AnswerTable* table) {
+                                                        SearchStep<v1::AnalyzeResponse>* search) {
+  const bool count = request.count_solutions();
   return Dispatch(request, status, [&](auto type, auto instance, Policy policy, int max_moves) {
     using P = typename decltype(type)::type;
     const P model(instance.params);
     AnalysisStep<P> step =
         solver_->AnalyzeFromTables(model, instance, max_moves, policy != Policy::kSearchOnly);
-    if (step.Answered()) {
-      NoteTable(step.position, table);
+    if (count && !step.position.answer.has_value()) {
+      *status = CountingNeedsATable(policy, step.position);
+      return Route::kAnswered;
+    }
+    if (step.Answered() && !count) {
+      SetProvenance(step.position, response);
       auto analysis = solver_->AnalyzeSearch(model, instance, std::move(step), SearchLimits{});
       if (analysis.ok()) {
         Fill(model, instance, *analysis, response);
@@ -158,25 +226,104 @@ RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest
       }
       return Route::kAnswered;
     }
-    if (policy == Policy::kTableOnly) {
+    if (policy == Policy::kTableOnly && !step.Answered()) {
       *status = step.NoSearchAllowed();
       return Route::kAnswered;
     }
-    // The search step searches only what the table step left open. It runs once, so it
-    // hands the table answers over instead of copying them.
-    *search = [this, instance = std::move(instance), step = std::move(step), max_moves](
+    // The search step searches only what the table step left open, and counts. It runs
+    // once, so it hands the table answers over instead of copying them.
+    *search = [this, instance = std::move(instance), step = std::move(step), max_moves, count](
                   SearchLimits limits, v1::AnalyzeResponse* out) mutable -> absl::Status {
+      const P model(instance.params);
+      std::optional<typename TableWalker<P>::OptimalPaths> paths;
+      if (count) {
+        auto found = solver_->Optimal<P>(instance, step.position, 0, options_.search_node_budget,
+                                         limits);
+        if (!found.ok()) return found.status();
+        paths = std::move(*found);
+      }
+      SetProvenance(step.position, out);
+      const bool solved = step.position.answer.has_value() &&
+                          step.position.answer->outcome == Outcome::kSolved;
       limits.max_moves = max_moves;
       limits.max_nodes = options_.search_node_budget;
-      const P model(instance.params);
       auto analysis = solver_->AnalyzeSearch(model, instance, std::move(step), limits);
       if (!analysis.ok()) return analysis.status();
       Fill(model, instance, *analysis, out);
+      if (paths.has_value()) {
+        out->set_optimal_count(solved ? DecimalString(paths->count) : "0");
+        for (size_t i = 0; i < analysis->moves.size(); ++i) {
+          const int m = analysis->moves[i].move;
+          if (static_cast<size_t>(m) < paths->after_move.size() && paths->after_move[m] > 0) {
+            out->mutable_moves(static_cast<int>(i))->set_optimal_count(
+                DecimalString(paths->after_move[m]));
+          }
+        }
+      }
       RequestTableFor<P>(instance.params, analysis->position);
       return absl::OkStatus();
     };
     return Route::kNeedsSearch;
   });
+}
+
+RequestHandler::Route RequestHandler::Sample(const v1::SampleRequest& request,
+                                             v1::SampleResponse* response, absl::Status* status,
+                                             SearchStep<v1::SampleResponse>* search) {
+  (void)response;
+  const std::string_view name = WirePuzzleName(request.puzzle());
+  if (name.empty()) {
+    *status = Invalid(Cat("puzzle: no puzzle given; set one of ", PuzzleNames(", ")));
+    return Route::kAnswered;
+  }
+  if (request.count() > kMaxSampleCount) {
+    *status = Invalid(Cat("count: ", request.count(), " is more than ", kMaxSampleCount,
+                          " states; draw in several calls with other seeds"));
+    return Route::kAnswered;
+  }
+  if (request.largest() && request.distance() != 0) {
+    *status = Invalid(Cat("distance: ", request.distance(),
+                          " given with largest; give one or the other"));
+    return Route::kAnswered;
+  }
+  Route route = Route::kAnswered;
+  VisitPuzzle(name, [&](auto type) {
+    using P = typename decltype(type)::type;
+    auto params = ParamsFromWire<P>(request.puzzle());
+    if (!params.ok()) {
+      *status = params.status();
+      return;
+    }
+    const int distance = request.largest() ? Sampler<P>::kLargest
+                                           : static_cast<int>(std::min(request.distance(), 255u));
+    *search = [this, params = std::move(*params), distance, count = request.count(),
+               seed = request.seed()](SearchLimits limits,
+                                      v1::SampleResponse* out) -> absl::Status {
+      const P model(params);
+      auto sample = solver_->Sample(model, distance, count, seed, limits);
+      if (!sample.ok()) {
+        if constexpr (HasParams<P>) {
+          // A wiring without a table: build it for next time, as a search would.
+          if (builder_ != nullptr && absl::IsFailedPrecondition(sample.status()) &&
+              builder_->Request<P>(params)) {
+            return absl::FailedPreconditionError(
+                Cat(Message(sample.status()), "; the server has started building it, try again "
+                                              "in a few seconds"));
+          }
+        }
+        return sample.status();
+      }
+      out->set_distance(static_cast<uint32_t>(sample->distance));
+      out->set_population(sample->population);
+      SetProvenance(sample->table, out);
+      for (const auto& state : sample->states) {
+        InstanceToWire(typename P::Instance{params, state}, out->add_states());
+      }
+      return absl::OkStatus();
+    };
+    route = Route::kNeedsSearch;
+  });
+  return route;
 }
 
 void RequestHandler::Prepare(const v1::Puzzle& puzzle) {

@@ -15,13 +15,9 @@
 
 namespace puzzledb {
 
-// Which table build gave an answer (docs/API.md, "Caching"): the table's id, and the
-// generation and content checksum of its build, which change whenever it is rebuilt.
-struct AnswerTable {
-  std::string table_id;
-  uint64_t generation = 0;
-  uint32_t content_crc32 = 0;
-};
+// Limits of one request (docs/API.md).
+inline constexpr uint32_t kMaxSolutionsListed = 10000;
+inline constexpr uint32_t kMaxSampleCount = 10000;
 
 struct HandlerOptions {
   uint64_t search_node_budget = 0;  // per search; 0: none
@@ -47,14 +43,18 @@ class RequestHandler {
   using SearchStep = std::function<absl::Status(SearchLimits limits, Response* response)>;
 
   // One pass over the request: checked, parsed and dispatched to its puzzle once, looked up
-  // in the tables (unless SEARCH_ONLY), and either answered or handed on as *search.
-  // `table`, if not null, is set when a table gave the answer (a search's answer has none).
+  // in the tables (unless SEARCH_ONLY), and either answered or handed on as *search. An
+  // answer from a table names the table build (response's table_id, table_generation,
+  // table_crc32); a search's answer has none. Counting and listing optimal solutions
+  // always go on as *search (they are heavier than a walk).
   Route SolveFromTables(const v1::SolveRequest& request, v1::SolveResponse* response,
-                        absl::Status* status, SearchStep<v1::SolveResponse>* search,
-                        AnswerTable* table = nullptr);
+                        absl::Status* status, SearchStep<v1::SolveResponse>* search);
   Route AnalyzeFromTables(const v1::AnalyzeRequest& request, v1::AnalyzeResponse* response,
-                          absl::Status* status, SearchStep<v1::AnalyzeResponse>* search,
-                          AnswerTable* table = nullptr);
+                          absl::Status* status, SearchStep<v1::AnalyzeResponse>* search);
+  // A sample: checked here, drawn as *search (a first draw at a distance may count for a
+  // second).
+  Route Sample(const v1::SampleRequest& request, v1::SampleResponse* response,
+               absl::Status* status, SearchStep<v1::SampleResponse>* search);
 
   v1::ListTablesResponse ListTables() const;
 

@@ -37,6 +37,7 @@ struct Sample {
   int distance = 0;         // the distance sampled (the largest one, when asked for that)
   uint64_t population = 0;  // states at that distance
   std::vector<typename P::State> states;
+  TableMetadata table;      // the table drawn from (its build's identity)
 };
 
 // Thread-safe.
@@ -78,6 +79,8 @@ class Sampler {
               distance, "; build it whole to sample there"));
     }
     sample.distance = distance;
+    sample.table = m;
+    if (distance > static_cast<int>(m.max_distance()) && m.complete()) return sample;  // none
     SeededRng rng(seed);
     if constexpr (kOwnStates) {
       auto population = own_->Population(distance, limits);
