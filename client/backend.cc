@@ -59,6 +59,20 @@ class LocalBackend final : public Backend {
 
   absl::StatusOr<v1::ListTablesResponse> ListTables() override { return handler_.ListTables(); }
 
+  absl::StatusOr<v1::SampleResponse> Sample(const v1::SampleRequest& request) override {
+    const auto started = std::chrono::steady_clock::now();
+    v1::SampleResponse response;
+    absl::Status status;
+    RequestHandler::SearchStep<v1::SampleResponse> search;
+    if (handler_.Sample(request, &response, &status, &search) ==
+        RequestHandler::Route::kNeedsSearch) {
+      status = search(Limits(started), &response);
+    }
+    if (!status.ok()) return status;
+    response.set_micros(MicrosSince(started));
+    return response;
+  }
+
  private:
   SearchLimits Limits(std::chrono::steady_clock::time_point started) const {
     SearchLimits limits;
@@ -91,6 +105,9 @@ class RemoteBackend final : public Backend {
   }
   absl::StatusOr<v1::ListTablesResponse> ListTables() override {
     return Explain(client_->ListTables());
+  }
+  absl::StatusOr<v1::SampleResponse> Sample(const v1::SampleRequest& request) override {
+    return Explain(client_->Sample(request));
   }
   std::vector<absl::StatusOr<v1::SolveResponse>> SolveMany(
       const std::vector<v1::SolveRequest>& requests) override {

@@ -84,12 +84,58 @@ int main(int argc, char** argv) {
                  "After each answer, draw the board before and after every move, the cells "
                  "that moved in brackets")
       ->excludes(solve_cmd->get_option("--json"));
+  solve_cmd->add_flag("--count", solve.count,
+                      "Also print the number of optimal solutions (on the line after the answer); "
+                      "needs a table that covers the case");
+  solve_cmd
+      ->add_option("--all-optimal", solve.all_optimal,
+                   "Also list up to N optimal solutions, one a line, in lexicographic order "
+                   "(needs a table that covers the case)")
+      ->check(CLI::Range(2, 10000));
 
   SolveCommandOptions analyze;
   int analyze_cap = -1;
   CLI::App* analyze_cmd = app.add_subcommand(
       "analyze", "For every case: its distance and the distance after every legal move, best first");
   AddCaseOptions(analyze_cmd, &analyze, &analyze_cap, "Treat longer answers as beyond reach (default: no limit)");
+  analyze_cmd->add_flag("--count", analyze.count,
+                        "Also count the optimal solutions, of the case and after every optimal "
+                        "move (needs a table)");
+
+  SampleCommandOptions sample;
+  uint64_t sample_seed = 0;
+  CLI::App* sample_cmd = app.add_subcommand(
+      "sample", "Print states drawn uniformly among those at an exact distance, as the puzzle's "
+                "original input (ready for puzzledb solve)");
+  sample_cmd->add_option("--puzzle,-p", sample.puzzle, "Which puzzle: " + PuzzleNames())
+      ->required()
+      ->check(CLI::IsMember(PuzzleNameList()));
+  sample_cmd->add_option("--distance,-d", sample.distance,
+                         "The exact distance from the goal, or max for the largest there is")
+      ->required();
+  sample_cmd->add_option("--count,-n", sample.count,
+                         "How many distinct states (all of them if fewer exist); 0: only say how "
+                         "many there are")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
+  CLI::Option* seed_option = sample_cmd->add_option(
+      "--seed", sample_seed, "The same seed and table give the same states (default: a random seed, printed)");
+  std::string sample_params_help;
+  ForEachPuzzle([&](auto type) {
+    using P = typename decltype(type)::type;
+    if constexpr (HasParams<P>) {
+      sample_params_help += std::string(sample_params_help.empty() ? "" : "; ") +
+                            std::string(P::kName) + ": " + std::string(P::kParamsHelp);
+      if constexpr (requires { P::kParamsFlag; }) {
+        sample_cmd->add_option("--" + std::string(P::kParamsFlag), sample.params_file,
+                               "The " + std::string(P::kName) + " puzzle's name for --params");
+      }
+    }
+  });
+  sample_cmd->add_option("--params", sample.params_file,
+                         "For puzzles with parameters, a file of them; the first case's are "
+                         "used (" + sample_params_help + ")");
+  sample_cmd->add_flag("--json", sample.json, "Print one JSON object (the Sample answer)");
 
   bool tables_json = false;
   CLI::App* tables_cmd = app.add_subcommand("tables", "List the tables (of --db, or of the server)");
@@ -123,6 +169,11 @@ int main(int argc, char** argv) {
   }
 
   if (tables_cmd->parsed()) return RunTablesCommand(backend, tables_json, std::cout, std::cerr);
+  if (sample_cmd->parsed()) {
+    if (seed_option->count() > 0) sample.seed = sample_seed;
+    sample.backend = backend;
+    return RunSampleCommand(sample, std::cout, std::cerr);
+  }
   if (bench_cmd->parsed()) {
     bench.server = backend.server;
     bench.tls_ca_file = backend.tls_ca_file;

@@ -157,6 +157,21 @@ absl::StatusOr<v1::ListTablesResponse> Client::ListTables() const {
   return response;
 }
 
+absl::StatusOr<v1::SampleResponse> Client::Sample(const v1::SampleRequest& request) const {
+  return Sample(request, options_.timeout);
+}
+
+absl::StatusOr<v1::SampleResponse> Client::Sample(const v1::SampleRequest& request,
+                                                  std::chrono::milliseconds timeout) const {
+  if (!Check().ok()) return Check();
+  grpc::ClientContext context;
+  SetDeadline(&context, timeout);
+  v1::SampleResponse response;
+  const grpc::Status status = stubs_->solver->Sample(&context, request, &response);
+  if (!status.ok()) return FromGrpc(status);
+  return response;
+}
+
 absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
     const std::vector<v1::SolveRequest>& requests, std::chrono::milliseconds timeout) const {
   if (!Check().ok()) return Check();

@@ -20,6 +20,8 @@ struct SolveCommandOptions {
   std::optional<int> max_moves;              // unset: the original's cap (knight 15), else none
   bool json = false;                         // one JSON object per case
   bool show = false;                         // solve: draw every board of the solution
+  bool count = false;                        // print the number of optimal solutions
+  uint32_t all_optimal = 0;                  // solve: list up to this many optimal solutions
   std::string policy = "table-then-search";  // or "table-only", "search-only"
   BackendOptions backend;
 };
@@ -37,6 +39,20 @@ int RunAnalyzeCommand(const SolveCommandOptions& options, std::string_view input
 
 int RunTablesCommand(const BackendOptions& options, bool json, std::ostream& out,
                      std::ostream& err);
+
+struct SampleCommandOptions {
+  std::string puzzle;
+  std::string distance;              // a number, or "max"
+  uint32_t count = 1;
+  std::optional<uint64_t> seed;      // unset: a random seed, said on stderr
+  std::string params_file;           // puzzles with parameters: an original input (first case)
+  bool json = false;
+  BackendOptions backend;
+};
+
+// States drawn uniformly at an exact distance, printed as the puzzle's original input
+// (ready for `puzzledb solve`) or as JSON; how many there are and the seed on stderr.
+int RunSampleCommand(const SampleCommandOptions& options, std::ostream& out, std::ostream& err);
 
 struct BenchCommandOptions {
   std::string server;

@@ -7,6 +7,7 @@
 #include "core/puzzles/registry.h"
 #include "core/util/strings.h"
 #include "google/protobuf/wrappers.pb.h"
+#include "puzzledb/client.h"
 #include "service/wire.h"
 
 namespace puzzledb {
@@ -44,6 +45,8 @@ v1::SolveRequest SolveRequestFor(const SolveCommandOptions& options,
   request.set_max_moves(static_cast<uint32_t>(max_moves));
   request.set_policy(policy);
   request.set_id(static_cast<uint64_t>(number));
+  request.set_count_solutions(options.count);
+  if (options.all_optimal > 1) request.set_max_solutions(options.all_optimal);
   return request;
 }
 
@@ -69,11 +72,22 @@ absl::StatusOr<std::string> FormatSolve(const SolveCommandOptions& options,
                                         const typename P::Instance& instance,
                                         const absl::StatusOr<v1::SolveResponse>& response) {
   if (!response.ok()) return response.status();
+  v1::Puzzle puzzle;
+  InstanceToWire(instance, &puzzle);
+  if (absl::Status checked = Verify(puzzle, *response); !checked.ok()) return checked;
   const P model(instance.params);
   auto solution = SolutionFromWire(model, instance, *response);
   if (!solution.ok()) return solution.status();
   if (options.json) return ToJsonLine(*response) + "\n";
   std::string text = P::FormatOriginalAnswer(instance, model, *solution);
+  // The count on the line after the answer; then the optimal solutions listed, one a
+  // line, their moves by name.
+  if (options.count) text += (response->optimal_count().empty() ? "-" : response->optimal_count()) + "\n";
+  if (options.all_optimal > 1) {
+    for (const v1::Solution& listed : response->solutions()) {
+      text += Join(listed.moves(), " ") + "\n";
+    }
+  }
   if (options.show) text += Drawing(model, instance, *solution);
   return text;
 }
@@ -87,6 +101,7 @@ absl::StatusOr<std::string> AnalyzeCase(const SolveCommandOptions& options, v1::
   request.set_max_moves(static_cast<uint32_t>(max_moves));
   request.set_policy(policy);
   request.set_id(static_cast<uint64_t>(number));
+  request.set_count_solutions(options.count);
   auto response = backend.Analyze(request);
   if (!response.ok()) return response.status();
   if (options.json) return ToJsonLine(*response) + "\n";
@@ -94,10 +109,17 @@ absl::StatusOr<std::string> AnalyzeCase(const SolveCommandOptions& options, v1::
     if (outcome == v1::SOLVED) return std::to_string(distance);
     return outcome == v1::UNSOLVABLE ? "unsolvable" : "beyond the limit";
   };
+  auto counted = [](const std::string& count) {
+    return count.empty() ? std::string() : Cat(", ", count, count == "1" ? " optimal solution" : " optimal solutions");
+  };
   std::string text = Cat("case ", number, ": ", describe(response->outcome(), response->distance()),
-                         " (", v1::Source_Name(response->source()), ")\n");
+                         " (", v1::Source_Name(response->source()), counted(response->optimal_count()),
+                         ")\n");
   for (const auto& move : response->moves()) {
-    text += Cat("  ", move.move(), " ", describe(move.outcome(), move.distance()), "\n");
+    text += Cat("  ", move.move(), " ", describe(move.outcome(), move.distance()),
+                move.optimal_count().empty() ? std::string()
+                                             : Cat(" (", counted(move.optimal_count()).substr(2), ")"),
+                "\n");
   }
   return text;
 }

@@ -313,6 +313,7 @@ RequestHandler::Route RequestHandler::Sample(const v1::SampleRequest& request,
         }
         return sample.status();
       }
+      out->set_seed(seed);
       out->set_distance(static_cast<uint32_t>(sample->distance));
       out->set_population(sample->population);
       SetProvenance(sample->table, out);

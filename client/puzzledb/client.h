@@ -50,6 +50,15 @@ struct ClientOptions {
   bool own_connection = false;
 };
 
+// Checks an answer against the puzzle's rules, as the command line does before it prints
+// one (docs/API.md, "Checking answers"): every move is legal where it is made; a SOLVED
+// answer's moves reach the goal in exactly `distance` moves; every listed optimal solution
+// (`solutions`) does too, they are distinct and in lexicographic order of the moves'
+// canonical order, the first is `moves`; `optimal_count` is a decimal number no smaller
+// than the solutions listed ("0" only for UNSOLVABLE). OK, or INVALID_ARGUMENT for a
+// malformed puzzle, or DATA_LOSS saying what in the answer does not hold.
+absl::Status Verify(const v1::Puzzle& puzzle, const v1::SolveResponse& response);
+
 class Client {
  public:
   // Checks the options before connecting: a target of host:port form(s) with ports in
@@ -71,6 +80,9 @@ class Client {
   absl::StatusOr<v1::AnalyzeResponse> Analyze(const v1::AnalyzeRequest& request,
                                               std::chrono::milliseconds timeout) const;
   absl::StatusOr<v1::ListTablesResponse> ListTables() const;
+  absl::StatusOr<v1::SampleResponse> Sample(const v1::SampleRequest& request) const;
+  absl::StatusOr<v1::SampleResponse> Sample(const v1::SampleRequest& request,
+                                            std::chrono::milliseconds timeout) const;
 
   // Sends all requests over one SolveStream call and returns one answer per request, in the
   // order of the requests (whatever order the server answered in), each with its request's

@@ -184,6 +184,12 @@ std::string EightPuzzle::FormatCompact(const Instance& instance) {
   return digits;
 }
 
+std::string EightPuzzle::FormatOriginal(const std::vector<Instance>& instances) {
+  std::string out;
+  for (const Instance& instance : instances) out += FormatCompact(instance) + "\n";
+  return out;
+}
+
 std::vector<ParsedCase<EightPuzzle::Instance>> EightPuzzle::ParseOriginal(std::string_view text) {
   std::vector<ParsedCase<Instance>> cases;
   const InputLines lines(text);

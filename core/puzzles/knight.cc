@@ -151,6 +151,15 @@ std::string KnightPuzzle::FormatCompact(const Instance& instance) {
   return cells;
 }
 
+std::string KnightPuzzle::FormatOriginal(const std::vector<Instance>& instances) {
+  std::string out = Cat(instances.size(), "\n");
+  for (const Instance& instance : instances) {
+    const std::string cells = FormatCompact(instance);
+    for (int row = 0; row < 5; ++row) out += cells.substr(5 * row, 5) + "\n";
+  }
+  return out;
+}
+
 std::vector<ParsedCase<KnightPuzzle::Instance>> KnightPuzzle::ParseOriginal(std::string_view text) {
   std::vector<ParsedCase<Instance>> cases;
   const InputLines lines(text);

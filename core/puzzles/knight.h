@@ -124,6 +124,7 @@ class KnightPuzzle : public NoParams<KnightPuzzle> {
   // Compact form: the 25 characters of the board, row-major.
   static absl::StatusOr<Instance> ParseCompact(std::string_view text);
   static std::string FormatCompact(const Instance& instance);
+  static std::string FormatOriginal(const std::vector<Instance>& instances);
   // The board for people, as drawn in docs/PUZZLES.md; cells that differ from `before` (if
   // not null) in brackets.
   static std::string Draw(const Instance& now, const Instance* before);

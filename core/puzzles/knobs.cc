@@ -217,6 +217,18 @@ std::string KnobsPuzzle::FormatCompact(const Instance& instance) {
   return Join(numbers, " ");
 }
 
+std::string KnobsPuzzle::FormatOriginal(const std::vector<Instance>& instances) {
+  std::string out;
+  for (const Instance& instance : instances) {
+    for (int knob = 0; knob < kKnobs; ++knob) {
+      out += Cat(Knob(instance.state, knob) + 1);
+      for (int s = 0; s < 4; ++s) out += Cat(" ", instance.params.target[4 * knob + s] + 1u);
+      out += "\n";
+    }
+  }
+  return out;
+}
+
 std::string KnobsPuzzle::FormatOriginalAnswer(const Instance&, const KnobsPuzzle&,
                                               const Solution& solution) {
   if (solution.outcome != Outcome::kSolved) return "-1\n";

@@ -99,6 +99,9 @@ concept PuzzleModel =
       { P::ParseOriginal(text) } -> std::same_as<std::vector<ParsedCase<typename P::Instance>>>;
       { P::ParseCompact(text) } -> std::same_as<absl::StatusOr<typename P::Instance>>;
       { P::FormatCompact(instance) } -> std::same_as<std::string>;
+      // Instances as the original input (ParseOriginal reads them back), e.g. for
+      // `puzzledb sample` to feed `puzzledb solve`.
+      { P::FormatOriginal(std::vector<typename P::Instance>{}) } -> std::same_as<std::string>;
       // The board as text for people (docs/PUZZLES.md), the cells that differ from `before`
       // (if not null) marked.
       { P::Draw(instance, &instance) } -> std::same_as<std::string>;

@@ -157,6 +157,16 @@ std::string RotationPuzzle::FormatCompact(const Instance& instance) {
   return out;
 }
 
+std::string RotationPuzzle::FormatOriginal(const std::vector<Instance>& instances) {
+  std::string out;
+  for (const Instance& instance : instances) {
+    std::vector<int> values;
+    for (int cell = 0; cell < kCells; ++cell) values.push_back(instance.state.Value(cell));
+    out += Join(values, " ") + "\n";
+  }
+  return out + "0\n";
+}
+
 std::string RotationPuzzle::FormatOriginalAnswer(const Instance& instance,
                                                  const RotationPuzzle& model,
                                                  const Solution& solution) {

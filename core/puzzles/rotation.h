@@ -166,6 +166,7 @@ class RotationPuzzle : public NoParams<RotationPuzzle> {
   // Compact form: the 24 values as digits ("11132...") or as 24 numbers.
   static absl::StatusOr<Instance> ParseCompact(std::string_view text);
   static std::string FormatCompact(const Instance& instance);
+  static std::string FormatOriginal(const std::vector<Instance>& instances);
   // The board for people, as drawn in docs/PUZZLES.md; cells that differ from `before` (if
   // not null) in brackets.
   static std::string Draw(const Instance& now, const Instance* before);
