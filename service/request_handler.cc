@@ -359,6 +359,9 @@ v1::ListTablesResponse RequestHandler::ListTables() const {
         t->set_size_bytes(m.stored_bytes());
         t->set_built_unix_micros(m.build_unix_micros());
         t->set_build_seconds(m.build_seconds());
+        t->set_generation(m.generation());
+        t->set_content_crc32(m.content_crc32());
+        t->set_samples(m.encoding() != storage::v1::DISTANCE_MOD3 || m.band_page_count() > 0);
         if (auto it = refused.find(m.table_id()); it != refused.end()) {
           t->set_status("REFUSED: " + it->second);
         } else if (std::find(loaded.begin(), loaded.end(), m.table_id()) != loaded.end()) {
