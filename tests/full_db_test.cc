@@ -2,13 +2,17 @@
 // puzzledb-build: the published facts, table walks against live search, the samples
 // through the CLI with --db, verify.
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <sstream>
+#include <tuple>
+#include <unordered_map>
 
 #include "core/puzzles/knight.h"
 #include "core/puzzles/knobs.h"
 #include "core/puzzles/rotation.h"
 #include "core/solver.h"
+#include "core/util/strings.h"
 #include "gtest/gtest.h"
 #include "tests/brute_force.h"
 #include "tests/test_util.h"
@@ -152,6 +156,128 @@ TEST_F(FullDbTest, KnobsTablesEqualLiveSearchOnEverySampleWiring) {
       ASSERT_EQ(a->moves, b->moves);
     }
   }
+}
+
+// The optimal solutions of a farthest board, counted a second way: depth first with a
+// memo of every state's count, each state's distance from the table's own lookup (a walk
+// to the goal), not from the layered count's residue rule.
+TEST_F(FullDbTest, AnAntipodesCountAgreesWithAMemoizedCount) {
+  const KnightPuzzle knight;
+  auto antipodes = solver_->Sample(knight, 39, 62, 1, SearchLimits{});
+  ASSERT_TRUE(antipodes.ok()) << antipodes.status();
+  ASSERT_EQ(antipodes->states.size(), 62u);
+  auto table = (*store_)->Load("knight");
+  ASSERT_TRUE(table.ok());
+  const TableWalker<KnightPuzzle> walker(knight, *table);
+  std::unordered_map<uint64_t, unsigned __int128> memo;
+  std::function<unsigned __int128(const KnightBoard&, int)> count =
+      [&](const KnightBoard& s, int d) -> unsigned __int128 {
+    if (d == 0) return knight.IsGoal(s) ? 1 : 0;
+    const uint64_t key = knight.Rank(s);
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+    unsigned __int128 total = 0;
+    for (int m = 0; m < KnightPuzzle::kNumMoves; ++m) {
+      KnightBoard t;
+      if (!knight.Apply(s, m, &t)) continue;
+      uint64_t lookups = 0;
+      auto lookup = walker.Lookup(t, &lookups);
+      if (lookup.ok() && lookup->distance == d - 1) total += count(t, d - 1);
+    }
+    memo[key] = total;
+    return total;
+  };
+  // The first antipode in rank order, so that the board does not depend on the seed.
+  std::vector<KnightBoard> boards = antipodes->states;
+  std::sort(boards.begin(), boards.end(),
+            [&](const KnightBoard& a, const KnightBoard& b) { return knight.Rank(a) < knight.Rank(b); });
+  const KnightPuzzle::Instance instance{{}, boards.front()};
+  TableStep<KnightPuzzle> step = solver_->FromTables(knight, instance, 0);
+  auto paths = solver_->Optimal<KnightPuzzle>(instance, step, 3, 0, SearchLimits{});
+  ASSERT_TRUE(paths.ok()) << paths.status();
+  const unsigned __int128 expected = count(instance.state, 39);
+  EXPECT_EQ(DecimalString(paths->count), DecimalString(expected));
+  EXPECT_GT(paths->count, 1000u);
+  ASSERT_EQ(paths->first.size(), 3u);
+  EXPECT_EQ(paths->first[0], step.answer->moves);
+  for (const auto& moves : paths->first) EXPECT_TRUE(testing::Replays(knight, instance.state, moves));
+}
+
+// puzzledb sample prints the original input: solve reads it back, every state at the
+// distance asked.
+TEST(DbCliSampleTest, SampledStatesSolveToTheirDistance) {
+  const std::string cli = std::string(PUZZLEDB_CLI) + " --db " + kDb;
+  for (const auto& [puzzle, distance, extra] : std::vector<std::tuple<std::string, int, std::string>>{
+           {"knight", 39, ""}, {"eight", 30, ""}, {"rotation", 13, ""},
+           {"knobs", 12, std::string(" --wiring ") + PUZZLEDB_GOLDEN_DIR + "/knobs_9002.in"}}) {
+    const auto sampled = testing::RunCommand(
+        cli + " sample -p " + puzzle + " -d " + std::to_string(distance) + " -n 5 --seed 3" + extra, "");
+    ASSERT_EQ(sampled.exit_code, 0) << sampled.err;
+    EXPECT_NE(sampled.err.find(" states at distance " + std::to_string(distance)), std::string::npos)
+        << sampled.err;
+    const auto again = testing::RunCommand(
+        cli + " sample -p " + puzzle + " -d " + std::to_string(distance) + " -n 5 --seed 3" + extra, "");
+    EXPECT_EQ(again.out, sampled.out);
+    const auto solved = testing::RunCommand(
+        cli + " solve --json --max-moves 0 --count -p " + puzzle, sampled.out);
+    ASSERT_EQ(solved.exit_code, 0) << solved.err;
+    int cases = 0;
+    const std::string field = "\"distance\":" + std::to_string(distance) + ",";
+    for (size_t at = solved.out.find(field); at != std::string::npos;
+         at = solved.out.find(field, at + 1)) {
+      ++cases;
+    }
+    EXPECT_EQ(cases, 5) << solved.out;
+    EXPECT_EQ(solved.out.find("\"optimal_count\":\"\""), std::string::npos) << solved.out;
+  }
+  // The farthest knight boards: 62, and the count after each answer.
+  const auto all = testing::RunCommand(cli + " sample -p knight -d max -n 100 --seed 1", "");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.err.find("62 of 62 states at distance 39"), std::string::npos) << all.err;
+  const auto counted = testing::RunCommand(cli + " solve -p knight --max-moves 0 --count", all.out);
+  ASSERT_EQ(counted.exit_code, 0) << counted.err;
+  std::istringstream lines(counted.out);
+  std::string distance, count;
+  int answers = 0;
+  while (std::getline(lines, distance) && std::getline(lines, count)) {
+    EXPECT_EQ(distance, "39");
+    EXPECT_GT(std::stoull(count), 1000u);
+    ++answers;
+  }
+  EXPECT_EQ(answers, 62);
+  // --all-optimal lists them, the first the answer's.
+  const auto listed = testing::RunCommand(cli + " solve -p eight --all-optimal 4 --count", "283104765\n");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(listed.out, "4\n1\nU L D R\n");
+}
+
+TEST(DbCliSampleTest, SampleRefusesWhatItCannotDo) {
+  const std::string cli = std::string(PUZZLEDB_CLI) + " --db " + kDb;
+  struct Case {
+    std::string args;
+    int exit_code;
+    std::string words;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"sample -p knight -d far", 2, "--distance 'far' is not a distance"},
+           {"sample -p knight -d 300", 2, "is not a distance from 0 to 255"},
+           {"sample -p knobs -d 3", 2, "give them with --wiring FILE"},
+           {"sample -p knight -d 3 --params /dev/null", 2, "has no parameters"},
+           {"sample -p knobs -d 3 --wiring /nonexistent", 2, "cannot read the parameter file"},
+           {"sample -p knight -d 3 -n 10001", 2, "10001"},
+           {"sample -p chess -d 3", 2, "chess"},
+       }) {
+    const auto result = testing::RunCommand(cli + " " + c.args, "");
+    EXPECT_EQ(result.exit_code, c.exit_code) << c.args << ": " << result.err;
+    EXPECT_NE(result.err.find(c.words), std::string::npos) << c.args << ": " << result.err;
+  }
+  // Without a database nothing can be sampled, and counting needs a table.
+  const auto none = testing::RunCommand(std::string(PUZZLEDB_CLI) + " sample -p eight -d 3", "");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("no database is open"), std::string::npos) << none.err;
+  const auto uncounted =
+      testing::RunCommand(std::string(PUZZLEDB_CLI) + " solve -p eight --count", "283104765\n");
+  EXPECT_EQ(uncounted.exit_code, 1);
+  EXPECT_NE(uncounted.err.find("needs a table"), std::string::npos) << uncounted.err;
 }
 
 struct Sample {

@@ -478,6 +478,28 @@ TEST_F(SampleCountTest, RotationSamplesAreUniformOverBoards) {
                                                 << " classes";
 }
 
+// Sampled states written as the original input read back as the same states.
+template <PuzzleModel P>
+void OriginalRoundTrip(const typename P::Params& params, int distance) {
+  auto sample = SampleCountTest::solver_->Sample(P(params), distance, 7, 1, SearchLimits{});
+  ASSERT_TRUE(sample.ok()) << sample.status();
+  std::vector<typename P::Instance> instances;
+  for (const auto& state : sample->states) instances.push_back({params, state});
+  const auto cases = P::ParseOriginal(P::FormatOriginal(instances));
+  ASSERT_EQ(cases.size(), instances.size()) << P::FormatOriginal(instances);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    ASSERT_TRUE(cases[i].instance.ok()) << cases[i].instance.status();
+    EXPECT_EQ(P::FormatCompact(*cases[i].instance), P::FormatCompact(instances[i]));
+  }
+}
+
+TEST_F(SampleCountTest, SamplesWrittenAsTheOriginalInputReadBack) {
+  OriginalRoundTrip<KnightPuzzle>({}, 9);
+  OriginalRoundTrip<KnobsPuzzle>(Knobs9001().params, 8);
+  OriginalRoundTrip<RotationPuzzle>({}, 4);
+  OriginalRoundTrip<EightPuzzle>({}, 20);
+}
+
 TEST_F(SampleCountTest, DrawDistinctIsDistinctAndComplete) {
   SeededRng rng(3);
   auto some = DrawDistinct(1000, 10, rng);
