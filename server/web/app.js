@@ -13,6 +13,7 @@ const PUZZLES = {
     hint: 'Click two cells to swap them. White knights are 1, black knights 0.',
     cells: (s) => s.split(''),
     join: (cells) => cells.join(''),
+    fromWire: (m) => m.knight.board,
     draw: drawKnight,
   },
   knobs: {
@@ -22,6 +23,8 @@ const PUZZLES = {
           'Paste an input to change the wiring.',
     cells: (s) => s.trim().split(/\s+/),
     join: (cells) => cells.join(' '),
+    fromWire: (m) => m.knobs.positions.map((p, k) =>
+      [p].concat(m.knobs.wiring.slice(4 * k, 4 * k + 4)).join(' ')).join(' '),
     draw: drawKnobs,
   },
   rotation: {
@@ -29,6 +32,7 @@ const PUZZLES = {
     hint: 'Click two cells to swap them. The goal: the eight centre cells alike.',
     cells: (s) => s.split(''),
     join: (cells) => cells.join(''),
+    fromWire: (m) => m.rotation.cells.join(''),
     draw: drawRotation,
   },
   eight: {
@@ -36,6 +40,7 @@ const PUZZLES = {
     hint: 'Click two cells to swap them. The goal is 123 / 804 / 765.',
     cells: (s) => s.split(''),
     join: (cells) => cells.join(''),
+    fromWire: (m) => m.eight.board,
     draw: drawEight,
   },
 };
@@ -54,7 +59,8 @@ const view = {
 
 // ------------------------------------------------------------------ the server
 
-// GET or POST a JSON API call; throws an Error whose message is the server's, in words.
+// GET or POST a JSON API call; throws an Error whose message is the server's, in words
+// (and its gRPC code as `code`).
 async function call(path, body) {
   let response;
   try {
@@ -75,10 +81,29 @@ async function call(path, body) {
     throw new Error('the server answered ' + response.status + ' without JSON');
   }
   if (!response.ok) {
-    throw new Error(data && data.message ? data.message + ' (' + data.code + ')'
-                                         : 'the server answered ' + response.status);
+    const error = new Error(data && data.message ? data.message + ' (' + data.code + ')'
+                                                 : 'the server answered ' + response.status);
+    error.code = data && data.code;
+    throw error;
   }
   return data;
+}
+
+// An answer with its optimal solutions counted where a table covers the position, else
+// the plain answer (counting needs a table: FAILED_PRECONDITION).
+async function counted(path) {
+  try {
+    return await call(path + '&count=1');
+  } catch (e) {
+    if (e.code !== 'FAILED_PRECONDITION') throw e;
+    return await call(path);
+  }
+}
+
+function solutions(count) {
+  if (!count || count === '0') return '';
+  return ' · ' + BigInt(count).toLocaleString('en') +
+         (count === '1' ? ' optimal solution' : ' optimal solutions');
 }
 
 function query(extra) {
@@ -177,9 +202,9 @@ async function solve() {
   saveUrl('solve');
   $('summary').textContent = 'Solving…';
   try {
-    const answer = await call('/v1/solve?' + query().toString());
+    const answer = await counted('/v1/solve?' + query().toString());
     $('summary').textContent = describe(answer.outcome, answer.distance, answer.source,
-                                        answer.micros);
+                                        answer.micros) + solutions(answer.optimal_count);
     if (answer.outcome !== 'SOLVED') return;
     const played = await call('/v1/play', {puzzle: view.puzzle, state: view.state,
                                            moves: answer.moves});
@@ -210,9 +235,9 @@ async function analyze() {
   saveUrl('analyze');
   $('summary').textContent = 'Analyzing…';
   try {
-    const answer = await call('/v1/analyze?' + query().toString());
+    const answer = await counted('/v1/analyze?' + query().toString());
     $('summary').textContent = describe(answer.outcome, answer.distance, answer.source,
-                                        answer.micros);
+                                        answer.micros) + solutions(answer.optimal_count);
     const body = $('analysis').querySelector('tbody');
     body.textContent = '';
     for (const move of answer.moves || []) {
@@ -230,7 +255,9 @@ async function analyze() {
       distance.textContent = move.outcome === 'SOLVED' ? String(move.distance)
                                                        : words(move.outcome);
       const note = document.createElement('td');
-      note.textContent = best ? 'optimal' : '';
+      note.textContent = !best ? ''
+          : move.optimal_count ? 'optimal (' + BigInt(move.optimal_count).toLocaleString('en') + ')'
+                               : 'optimal';
       row.append(name, distance, note);
       body.appendChild(row);
     }
@@ -384,6 +411,53 @@ function drawKnobs(cells, changed) {
   return root;
 }
 
+// ------------------------------------------------------------------ random positions
+
+// The slider's range: 0 to the largest distance of the puzzle's table (for the knobs, of
+// the current wiring's). Sampling needs a table; without one the control says why.
+async function prepareSampler() {
+  const puzzle = view.puzzle;
+  const q = new URLSearchParams({puzzle: puzzle, distance: 'max', count: '0'});
+  if (puzzle === 'knobs') q.set('state', view.state);
+  $('sampler').hidden = true;
+  try {
+    const largest = await call('/v1/sample?' + q.toString());
+    if (puzzle !== view.puzzle) return;
+    const slider = $('distance');
+    slider.max = String(largest.distance);
+    if (Number(slider.value) > largest.distance) slider.value = String(largest.distance);
+    showDistance();
+    $('sampler').hidden = false;
+    $('sample-note').textContent = '';
+  } catch (e) {
+    $('sample-note').textContent = 'Random positions need a table: ' + e.message;
+  }
+}
+
+function showDistance() {
+  $('distance-shown').textContent = $('distance').value;
+}
+
+async function drawRandom() {
+  showError('');
+  const q = new URLSearchParams({puzzle: view.puzzle, distance: $('distance').value, count: '1',
+                                 seed: String(Math.floor(Math.random() * 4294967296))});
+  if (view.puzzle === 'knobs') q.set('state', view.state);
+  try {
+    const sample = await call('/v1/sample?' + q.toString());
+    if (!sample.states || sample.states.length === 0) {
+      $('sample-note').textContent = 'No position is ' + sample.distance + ' moves away.';
+      return;
+    }
+    setPosition(view.puzzle, PUZZLES[view.puzzle].fromWire(sample.states[0]));
+    $('sample-note').textContent = 'One of ' + Number(sample.population).toLocaleString('en') +
+        ' positions exactly ' + sample.distance + ' moves from the goal, drawn uniformly' +
+        ' (seed ' + sample.seed + ').';
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
 // ------------------------------------------------------------------ wiring up
 
 async function readInput() {
@@ -412,12 +486,17 @@ function pickCase(c) {
     return;
   }
   setPosition(view.puzzle, c.state, 'solve');
+  if (view.puzzle === 'knobs') prepareSampler();
   solve();
 }
 
 function start() {
-  $('puzzle').addEventListener('change', () =>
-    setPosition($('puzzle').value, PUZZLES[$('puzzle').value].sample));
+  $('puzzle').addEventListener('change', () => {
+    setPosition($('puzzle').value, PUZZLES[$('puzzle').value].sample);
+    prepareSampler();
+  });
+  $('distance').addEventListener('input', showDistance);
+  $('draw').addEventListener('click', drawRandom);
   $('reset').addEventListener('click', () =>
     setPosition(view.puzzle, PUZZLES[view.puzzle].sample));
   $('state').addEventListener('change', () => setPosition(view.puzzle, $('state').value.trim()));
@@ -444,6 +523,7 @@ function start() {
   const state = q.get('state') !== null ? q.get('state') : PUZZLES[puzzle].sample;
   const kind = q.get('view') === 'analyze' ? 'analyze' : q.has('state') ? 'solve' : '';
   setPosition(puzzle, state, kind);
+  prepareSampler();
   if (!q.has('state')) return;
   (kind === 'analyze' ? analyze : solve)();
 }

@@ -3,8 +3,9 @@
 // Starts its own puzzledb-server (on free loopback ports, with a copy of DB), opens a shared
 // link for every puzzle and checks the distance and moves shown against the in-process
 // answer of the CLI (the tables, without HTTP), clicks through a solution to the goal,
-// edits a board, analyzes and plays a move, triggers errors, and checks the phone-sized
-// layout. Screenshots go to ARTIFACTS_DIR. Exits non-zero on the first failed check.
+// edits a board, analyzes and plays a move, draws random positions at a distance, triggers
+// errors, and checks the phone-sized layout. Screenshots go to ARTIFACTS_DIR. Exits
+// non-zero after the checks if any failed.
 import {spawn, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -50,14 +51,15 @@ const CASES = {
   },
 };
 
-// The answer of the tables in-process, through the CLI: {distance, moves}.
+// The answer of the tables in-process, through the CLI: {distance, moves, count}.
 function expected(puzzle, state) {
   const run = spawnSync(cliBinary, ['--db', db, 'solve', '--puzzle', puzzle, '--max-moves', '0',
-                                    '--json'],
+                                    '--json', '--count'],
                         {input: CASES[puzzle].original(state), encoding: 'utf8'});
   if (run.status !== 0) throw new Error(`CLI failed for ${puzzle} ${state}: ${run.stderr}`);
   const answer = JSON.parse(run.stdout.trim().split('\n')[0]);
-  return {outcome: answer.outcome, distance: answer.distance, moves: answer.moves};
+  return {outcome: answer.outcome, distance: answer.distance, moves: answer.moves,
+          count: answer.optimal_count};
 }
 
 // A copy of the database: the server may add tables to its own.
@@ -118,6 +120,9 @@ try {
     const want = answers[puzzle];
     check(distanceIn(got.summary) === want.distance,
           `${puzzle}: the link shows distance ${want.distance} (page: "${got.summary}")`);
+    const count = BigInt(want.count).toLocaleString('en');
+    check(got.summary.includes(' ' + count + ' optimal solution'),
+          `${puzzle}: the link shows the table's ${count} optimal solutions`);
     if (want.distance > 0) {
       await page.waitForSelector('#player:not([hidden])');
       const moves = (await shown()).moves;
@@ -192,7 +197,34 @@ try {
   check(/case 2, line 2/.test(await page.textContent('#error')),
         'eight: a pasted input\'s bad case names its line');
 
-  // 6. Phone-sized: nothing wider than the window.
+  // 6. A random position at a chosen distance: the farthest knight boards.
+  await page.goto(base + '?puzzle=knight');
+  await page.waitForSelector('#sampler:not([hidden])');
+  check(await page.getAttribute('#distance', 'max') === '39',
+        'knight: the distance slider reaches the largest distance, 39');
+  await page.$eval('#distance', (slider) => {
+    slider.value = '39';
+    slider.dispatchEvent(new Event('input'));
+  });
+  check(await page.textContent('#distance-shown') === '39', 'knight: the slider shows 39');
+  await page.click('#draw');
+  await page.waitForFunction(() => /One of/.test(document.getElementById('sample-note').textContent));
+  const note = await page.textContent('#sample-note');
+  check(/One of 62 positions exactly 39 moves/.test(note), `knight: 62 positions at 39 ("${note}")`);
+  const drawn = await page.inputValue('#state');
+  check(drawn !== CASES.knight.state && expected('knight', drawn).distance === 39,
+        `knight: the drawn board ${drawn} is 39 moves away by the CLI`);
+  await page.click('#solve');
+  await page.waitForFunction(() => /Distance 39/.test(document.getElementById('summary').textContent));
+  await page.screenshot({path: path.join(artifacts, 'knight-random-39.png'), fullPage: true});
+  // The knobs slider follows the wiring of the position shown.
+  await page.goto(base + '?puzzle=knobs&state=' + encodeURIComponent(CASES.knobs.state));
+  await page.waitForSelector('#sampler:not([hidden])');
+  const knobsLargest = Number(await page.getAttribute('#distance', 'max'));
+  check(knobsLargest >= 18 && knobsLargest <= 20,
+        `knobs: the slider reaches the wiring's largest distance (${knobsLargest})`);
+
+  // 7. Phone-sized: nothing wider than the window.
   await page.setViewportSize({width: 390, height: 844});
   await page.goto(base + '?puzzle=knobs&state=' + encodeURIComponent(CASES.knobs.state));
   await page.waitForSelector('#player:not([hidden])');
