@@ -29,6 +29,10 @@ class PackedTable {
   uint64_t size() const { return size_; }
   // The packed bytes (a byte table: one distance per state).
   const uint8_t* data() const { return bytes_.data(); }
+  // The byte that holds entry `index` (to prefetch it).
+  const uint8_t* Address(uint64_t index) const {
+    return bytes_.data() + (encoding_ == storage::v1::DISTANCE_MOD3 ? index >> 2 : index);
+  }
 
   uint8_t Get(uint64_t index) const {
     if (encoding_ == storage::v1::DISTANCE_MOD3) {

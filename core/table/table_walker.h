@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "core/search/ida_star.h"
 #include "core/search/oracle_bound.h"
@@ -148,12 +149,20 @@ class TableWalker {
     if (!KeyFits()) {
       return absl::UnimplementedError(Cat(name_, ": its keys do not fit the counter's 64 bits"));
     }
-    // Layer t holds the distinct states at distance t on optimal paths, by key.
+    // Layer t holds the distinct states at distance t on optimal paths (a hash of their
+    // keys finds repeats); edges[t] where each one's closer neighbours are in layer t - 1
+    // (and the moves to them), so that the counts need no second pass over the moves.
     struct Node {
       uint64_t key;
       State state;
     };
+    struct Edges {
+      std::vector<uint32_t> begin;    // node i's edges: [begin[i], begin[i + 1])
+      std::vector<uint32_t> targets;  // the neighbour's index in the closer layer
+      std::vector<uint8_t> moves;
+    };
     std::vector<std::vector<Node>> layers(static_cast<size_t>(distance) + 1);
+    std::vector<Edges> edges(static_cast<size_t>(distance) + 1);
     layers[static_cast<size_t>(distance)].push_back({KeyOf(s), s});
     paths.states = 1;
     auto check = [&](std::string_view what) -> absl::Status {
@@ -165,23 +174,70 @@ class TableWalker {
       return LimitsReached(limits, "counting optimal solutions");
     };
     uint64_t expanded = 0;
+    // Every move of every node is tried, so the table reads of a batch of nodes are
+    // independent: their addresses are computed and prefetched first, then read, and the
+    // memory latency of one overlaps the others' (the reads are what counting costs).
+    constexpr size_t kBatch = 64;
+    struct Candidate {
+      State child;
+      std::array<uint64_t, P::kMaxKeys> keys;
+      uint64_t packed;
+      int n;
+      uint8_t move;
+    };
+    std::vector<Candidate> batch;
+    batch.reserve(kBatch * P::kNumMoves);
+    absl::flat_hash_map<uint64_t, uint32_t> index;  // the closer layer's nodes by key
     for (int t = distance; t > 0; --t) {
       std::vector<Node>& next = layers[static_cast<size_t>(t) - 1];
-      for (const Node& node : layers[static_cast<size_t>(t)]) {
-        for (int m = 0; m < P::kNumMoves; ++m) {
-          State child;
-          if (model_.Apply(node.state, m, &child) && OneCloser(child, t, &paths.lookups)) {
-            next.push_back({KeyOf(child), child});
+      Edges& out = edges[static_cast<size_t>(t)];
+      const std::vector<Node>& layer = layers[static_cast<size_t>(t)];
+      index.clear();
+      index.reserve(layer.size() * 2);
+      for (size_t first = 0; first < layer.size(); first += kBatch) {
+        const size_t last = std::min(layer.size(), first + kBatch);
+        batch.clear();
+        std::array<uint32_t, kBatch + 1> starts;
+        for (size_t i = first; i < last; ++i) {
+          starts[i - first] = static_cast<uint32_t>(batch.size());
+          for (int m = 0; m < P::kNumMoves; ++m) {
+            Candidate c;
+            if (!model_.Apply(layer[i].state, m, &c.child)) continue;
+            c.n = model_.Project(c.child, &c.keys);
+            if (c.n == 0) continue;
+            c.move = static_cast<uint8_t>(m);
+            for (int k = 0; k < c.n; ++k) __builtin_prefetch(entries_.Address(c.keys[k]));
+            batch.push_back(c);
           }
         }
-        if ((++expanded & 1023) == 0) {
+        starts[last - first] = static_cast<uint32_t>(batch.size());
+        // The closer ones, their keys' hash slots prefetched in turn.
+        for (Candidate& c : batch) {
+          if (!CloserByKeys(c.keys, c.n, t, &paths.lookups)) {
+            c.n = 0;
+            continue;
+          }
+          c.packed = PackKeys(c.keys, c.n);
+          index.prefetch(c.packed);
+        }
+        for (size_t i = first; i < last; ++i) {
+          out.begin.push_back(static_cast<uint32_t>(out.targets.size()));
+          for (uint32_t j = starts[i - first]; j < starts[i - first + 1]; ++j) {
+            const Candidate& c = batch[j];
+            if (c.n == 0) continue;
+            const uint64_t key = c.packed;
+            const auto [it, added] = index.try_emplace(key, static_cast<uint32_t>(next.size()));
+            if (added) next.push_back({key, c.child});
+            out.targets.push_back(it->second);
+            out.moves.push_back(c.move);
+          }
+        }
+        expanded += last - first;
+        if ((expanded & ~uint64_t{1023}) != ((expanded - (last - first)) & ~uint64_t{1023})) {
           if (auto status = check(Cat("distance ", t - 1)); !status.ok()) return status;
         }
       }
-      std::sort(next.begin(), next.end(), [](const Node& a, const Node& b) { return a.key < b.key; });
-      next.erase(std::unique(next.begin(), next.end(),
-                             [](const Node& a, const Node& b) { return a.key == b.key; }),
-                 next.end());
+      out.begin.push_back(static_cast<uint32_t>(out.targets.size()));
       if (next.empty()) return Broken("a covered state has no move one step closer");
       paths.states += next.size();
       if (auto status = check(Cat("distance ", t - 1)); !status.ok()) return status;
@@ -194,21 +250,15 @@ class TableWalker {
     paths.after_move.assign(P::kNumMoves, 0);
     if (distance == 0) paths.after_move.clear();
     for (int t = 1; t <= distance; ++t) {
-      const std::vector<Node>& closer = layers[static_cast<size_t>(t) - 1];
-      const std::vector<Node>& here = layers[static_cast<size_t>(t)];
-      std::vector<unsigned __int128> counts(here.size(), 0);
+      std::vector<Node>& closer = layers[static_cast<size_t>(t) - 1];
+      const Edges& from = edges[static_cast<size_t>(t)];
+      const size_t here = from.begin.size() - 1;
+      std::vector<unsigned __int128> counts(here, 0);
       const bool root = t == distance;
-      for (size_t i = 0; i < here.size(); ++i) {
-        for (int m = 0; m < P::kNumMoves; ++m) {
-          State child;
-          if (!model_.Apply(here[i].state, m, &child) || !OneCloser(child, t, &paths.lookups)) {
-            continue;
-          }
-          const uint64_t key = KeyOf(child);
-          const auto it = std::lower_bound(closer.begin(), closer.end(), key,
-                                           [](const Node& a, uint64_t k) { return a.key < k; });
-          const unsigned __int128 add = below[static_cast<size_t>(it - closer.begin())];
-          if (root) paths.after_move[static_cast<size_t>(m)] = add;
+      for (size_t i = 0; i < here; ++i) {
+        for (uint32_t e = from.begin[i]; e < from.begin[i + 1]; ++e) {
+          const unsigned __int128 add = below[from.targets[e]];
+          if (root) paths.after_move[from.moves[e]] = add;
           if (counts[i] + add < add) {
             return absl::OutOfRangeError("the number of optimal solutions exceeds 128 bits");
           }
@@ -216,12 +266,12 @@ class TableWalker {
         }
       }
       below = std::move(counts);
+      std::vector<Node>().swap(closer);  // done with it
     }
     paths.count = below[0];
     // The first `list` in lexicographic order: depth first, moves in canonical order; every
     // branch of the optimal graph reaches the goal, so no branch is wasted.
     std::vector<uint8_t> path;
-    absl::Status status;
     auto visit = [&](auto& self, const State& at, int t) -> bool {
       if (t == 0) {
         paths.first.push_back(path);
@@ -229,7 +279,8 @@ class TableWalker {
       }
       for (int m = 0; m < P::kNumMoves; ++m) {
         State child;
-        if (!model_.Apply(at, m, &child) || !OneCloser(child, t, &paths.lookups)) continue;
+        uint64_t key;
+        if (!model_.Apply(at, m, &child) || !OneCloser(child, t, &paths.lookups, &key)) continue;
         path.push_back(static_cast<uint8_t>(m));
         if (!self(self, child, t - 1)) return false;
         path.pop_back();
@@ -297,12 +348,17 @@ class TableWalker {
     }
   }
 
-  // Whether `t`, a neighbour of a state at exact distance `d`, is at d - 1. Residues
-  // decide it (neighbours differ by at most one); exact entries compare.
-  bool OneCloser(const State& t, int d, uint64_t* lookups) const {
+  // Whether `t`, a neighbour of a state at exact distance `d`, is at d - 1, and its key.
+  // Residues decide it (neighbours differ by at most one); exact entries compare.
+  bool OneCloser(const State& t, int d, uint64_t* lookups, uint64_t* key) const {
     std::array<uint64_t, P::kMaxKeys> keys;
     const int n = model_.Project(t, &keys);
     if (n == 0) return false;
+    *key = PackKeys(keys, n);
+    return CloserByKeys(keys, n, d, lookups);
+  }
+  bool CloserByKeys(const std::array<uint64_t, P::kMaxKeys>& keys, int n, int d,
+                    uint64_t* lookups) const {
     if constexpr (kMod3) {
       ++*lookups;
       return entries_.Get(keys[0]) == static_cast<uint8_t>((d + 2) % 3);
@@ -314,12 +370,15 @@ class TableWalker {
   // One number per state for the counter's layers: its keys side by side.
   int KeyBits() const { return std::bit_width(table_->metadata.state_count()); }
   bool KeyFits() const { return KeyBits() * P::kMaxKeys <= 64; }
-  uint64_t KeyOf(const State& s) const {
-    std::array<uint64_t, P::kMaxKeys> keys;
-    const int n = model_.Project(s, &keys);
+  uint64_t PackKeys(const std::array<uint64_t, P::kMaxKeys>& keys, int n) const {
+    if (n == 1) return keys[0];
     uint64_t key = 0;
     for (int i = 0; i < n; ++i) key = (key << KeyBits()) | keys[i];
     return key;
+  }
+  uint64_t KeyOf(const State& s) const {
+    std::array<uint64_t, P::kMaxKeys> keys;
+    return PackKeys(keys, model_.Project(s, &keys));
   }
 
   absl::Status Broken(std::string_view what) const {
