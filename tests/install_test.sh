@@ -24,7 +24,7 @@ for i in $(seq 100); do
 done
 out=$(echo "1111111111000*10000100000" | "$scratch/example/hint_service" "127.0.0.1:$port")
 echo "$out"
-[ "$out" = "1111111111000*10000100000: 3 moves from the goal; play c1 (then 2)" ]
+[ "$out" = "1111111111000*10000100000: 3 moves from the goal; play c1 (then 2); 1 optimal solution" ]
 
 # The installed binaries do not depend on the source tree: its path is in none of them, the
 # default parameters (the knobs wirings) travel with the install (compiled in, and as files for reference), and the

@@ -1,9 +1,11 @@
 // hint_service: an example of embedding puzzledb::Client in a program of your own. For each
 // knight board (25 characters) read from stdin it asks puzzledb-server for the position's
-// analysis and prints a hint: the best move and how far the goal then is.
+// analysis and prints a hint: the best move and how far the goal then is; then it asks for
+// the solution with its optimal solutions counted, and checks that answer by the puzzle's
+// rules with puzzledb::Verify before it says how many there are.
 //
 //   hint_service 127.0.0.1:50051 <<< "1111111111000*10000100000"
-//   1111111111000*10000100000: 3 moves from the goal; play c1 (then 2)
+//   1111111111000*10000100000: 3 moves from the goal; play c1 (then 2); 1 optimal solution
 #include <iostream>
 #include <string>
 
@@ -32,6 +34,19 @@ int main(int argc, char** argv) {
     if (analysis->moves_size() > 0 && analysis->distance() > 0) {
       std::cout << "; play " << analysis->moves(0).move() << " (then "
                 << analysis->moves(0).distance() << ")";
+    }
+    puzzledb::v1::SolveRequest solve;
+    *solve.mutable_puzzle() = request.puzzle();
+    solve.set_count_solutions(true);
+    absl::StatusOr<puzzledb::v1::SolveResponse> answer = client.Solve(solve);
+    if (answer.ok()) {
+      // An answer that does not replay to the goal by the rules is never shown.
+      if (absl::Status checked = puzzledb::Verify(solve.puzzle(), *answer); !checked.ok()) {
+        std::cerr << board << ": " << checked.message() << "\n";
+        return 1;
+      }
+      std::cout << "; " << answer->optimal_count() << " optimal solution"
+                << (answer->optimal_count() == "1" ? "" : "s");
     }
     std::cout << "\n";
   }
