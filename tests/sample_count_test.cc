@@ -50,10 +50,12 @@ class SampleCountTest : public ::testing::Test {
     return *KnobsPuzzle::ParseOriginal(testing::Golden("knobs_9001.in"))[0].instance;
   }
 
-  // The exact distance of a state by the solver (table or search), -1 if unsolvable.
+  // The exact distance of a state by the solver (the table, or live search alone), -1 if
+  // unsolvable.
   template <PuzzleModel P>
-  static int DistanceOf(const typename P::Instance& instance) {
+  static int DistanceOf(const typename P::Instance& instance, Policy policy = Policy::kTableThenSearch) {
     SolveOptions options;
+    options.policy = policy;
     auto solution = solver_->Solve<P>(instance, options);
     EXPECT_TRUE(solution.ok()) << solution.status();
     if (!solution.ok() || solution->outcome != Outcome::kSolved) return -1;
@@ -202,6 +204,11 @@ void SamplesHold(const typename P::Params& params, int distance, uint64_t count,
   for (size_t i = 0; i < a->states.size(); ++i) {
     const typename P::Instance instance{params, a->states[i]};
     EXPECT_EQ(SampleCountTest::DistanceOf<P>(instance), distance) << P::FormatCompact(instance);
+    // Near the goal live search confirms it without the table.
+    if (distance <= 6 && i < 10) {
+      EXPECT_EQ(SampleCountTest::DistanceOf<P>(instance, Policy::kSearchOnly), distance)
+          << P::FormatCompact(instance);
+    }
     seen.insert(P::FormatCompact(instance));
     EXPECT_EQ(P::FormatCompact(instance), P::FormatCompact({params, b->states[i]}));
   }
@@ -221,7 +228,9 @@ TEST_F(SampleCountTest, SamplesAreAtTheirDistanceDistinctAndReproducible) {
   SamplesHold<EightPuzzle>({}, 0, 5, 1);
   SamplesHold<KnightPuzzle>({}, 12, 50, 137262);
   SamplesHold<KnightPuzzle>({}, 3, 100, 38);
+  SamplesHold<KnightPuzzle>({}, 6, 30, 1001);
   SamplesHold<RotationPuzzle>({}, 2, 30, 1698840);
+  SamplesHold<EightPuzzle>({}, 6, 20, 60);
   SamplesHold<RotationPuzzle>({}, 13, 500, 192);
   const auto knobs = Knobs9001().params;
   auto table = solver_->store()->ReadMetadata(KnobsPuzzle::TableId(knobs));
