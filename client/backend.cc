@@ -5,6 +5,7 @@
 #include "core/util/address.h"
 #include "core/solver.h"
 #include "core/util/clock.h"
+#include "core/util/exit_codes.h"
 #include "core/util/strings.h"
 #include "core/table/table_store.h"
 #include "puzzledb/client.h"
@@ -207,6 +208,17 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& optio
     store = std::move(*opened);
   }
   return std::unique_ptr<Backend>(new LocalBackend(std::move(store), options, std::move(log)));
+}
+
+std::unique_ptr<Backend> MakeCommandBackend(const BackendOptions& options, std::ostream& err,
+                                            int* exit_code) {
+  auto backend = MakeBackend(options, [&err](std::string_view line) {
+    err << "puzzledb: " << line << "\n";
+  });
+  if (backend.ok()) return std::move(*backend);
+  err << "puzzledb: " << Message(backend.status()) << "\n";
+  *exit_code = absl::IsInvalidArgument(backend.status()) ? kExitBadInput : kExitFailure;
+  return nullptr;
 }
 
 }  // namespace puzzledb

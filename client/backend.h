@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,13 @@ class Backend {
 // table, ...).
 absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& options,
                                                      std::function<void(std::string_view)> log);
+
+// MakeBackend for a command: its warnings go to `err` as "puzzledb: ..."; when it fails,
+// null, with why on `err` and *exit_code set (kExitBadInput for a usage error, else
+// kExitFailure).
+std::unique_ptr<Backend> MakeCommandBackend(const BackendOptions& options, std::ostream& err,
+                                            int* exit_code);
+
 
 }  // namespace puzzledb
 

@@ -15,6 +15,7 @@
 
 namespace puzzledb {
 
+
 struct SolveCommandOptions {
   std::string puzzle;                        // a registered puzzle name
   std::optional<int> max_moves;              // unset: the original's cap (knight 15), else none

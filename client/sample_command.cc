@@ -56,13 +56,10 @@ int Run(const SampleCommandOptions& options, v1::SampleRequest request, std::ost
     return kExitBadInput;
   }
   *request.mutable_puzzle() = std::move(*puzzle);
-  auto backend = MakeBackend(options.backend,
-                             [&err](std::string_view line) { err << "puzzledb: " << line << "\n"; });
-  if (!backend.ok()) {
-    err << "puzzledb: " << Message(backend.status()) << "\n";
-    return absl::IsInvalidArgument(backend.status()) ? kExitBadInput : kExitFailure;
-  }
-  auto response = (*backend)->Sample(request);
+  int exit_code = kExitOk;
+  std::unique_ptr<Backend> backend = MakeCommandBackend(options.backend, err, &exit_code);
+  if (backend == nullptr) return exit_code;
+  auto response = backend->Sample(request);
   if (!response.ok()) {
     err << "puzzledb: " << Message(response.status()) << "\n";
     return absl::IsInvalidArgument(response.status()) ? kExitBadInput : kExitFailure;

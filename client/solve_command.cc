@@ -197,15 +197,12 @@ int Run(Mode mode, const SolveCommandOptions& options, std::string_view input, s
         << "\n";
     return kExitBadInput;
   }
-  auto backend = MakeBackend(options.backend,
-                             [&err](std::string_view line) { err << "puzzledb: " << line << "\n"; });
-  if (!backend.ok()) {
-    err << "puzzledb: " << Message(backend.status()) << "\n";
-    return absl::IsInvalidArgument(backend.status()) ? kExitBadInput : kExitFailure;
-  }
-  int status = kExitBadInput;
+  int status = kExitOk;
+  std::unique_ptr<Backend> backend = MakeCommandBackend(options.backend, err, &status);
+  if (backend == nullptr) return status;
+  status = kExitBadInput;
   VisitPuzzle(options.puzzle, [&](auto type) {
-    status = RunCases<typename decltype(type)::type>(mode, options, *policy, input, **backend, out,
+    status = RunCases<typename decltype(type)::type>(mode, options, *policy, input, *backend, out,
                                                      err);
   });
   return status;

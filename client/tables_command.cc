@@ -12,14 +12,10 @@ int RunTablesCommand(const BackendOptions& options, bool json, std::ostream& out
     err << "puzzledb tables: say whose tables: --db DIR (a database) or --server ADDR\n";
     return kExitBadInput;
   }
-  auto backend = MakeBackend(options, [&err](std::string_view line) {
-    err << "puzzledb: " << line << "\n";
-  });
-  if (!backend.ok()) {
-    err << "puzzledb: " << Message(backend.status()) << "\n";
-    return absl::IsInvalidArgument(backend.status()) ? kExitBadInput : kExitFailure;
-  }
-  auto tables = (*backend)->ListTables();
+  int exit_code = kExitOk;
+  std::unique_ptr<Backend> backend = MakeCommandBackend(options, err, &exit_code);
+  if (backend == nullptr) return exit_code;
+  auto tables = backend->ListTables();
   if (!tables.ok()) {
     err << "puzzledb: " << Message(tables.status()) << "\n";
     return kExitFailure;

@@ -18,6 +18,7 @@
 #include "server/server.h"
 #include "service/puzzle_text.h"
 #include "service/wire.h"
+#include "tests/proto_json.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
@@ -35,20 +36,8 @@ const std::pair<const char*, const char*> kGoldenInputs[] = {
     {"eight", "eight.in"},          {"eight", "eight_statement.in"},
 };
 
-template <class Message>
-Message FromJson(const std::string& json) {
-  Message message;
-  const auto status = google::protobuf::util::JsonStringToMessage(json, &message);
-  EXPECT_TRUE(status.ok()) << status.message() << " in " << json;
-  return message;
-}
-
-// The answer as both transports give it, without the time it took.
-template <class Message>
-std::string Comparable(Message message) {
-  message.clear_micros();
-  return ToJsonLine(message);
-}
+using testing::Comparable;
+using testing::FromJson;
 
 class HttpTest : public ::testing::Test {
  protected:

@@ -12,6 +12,7 @@
 #include "server/server.h"
 #include "service/puzzle_text.h"
 #include "service/wire.h"
+#include "tests/proto_json.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
@@ -20,19 +21,8 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-template <class Message>
-Message FromJson(const std::string& json) {
-  Message message;
-  const auto status = google::protobuf::util::JsonStringToMessage(json, &message);
-  EXPECT_TRUE(status.ok()) << status.message() << " in " << json;
-  return message;
-}
-
-template <class Message>
-std::string Comparable(Message message) {
-  message.clear_micros();
-  return ToJsonLine(message);
-}
+using testing::Comparable;
+using testing::FromJson;
 
 v1::SampleRequest SampleOf(std::string_view puzzle, uint32_t distance, uint32_t count,
                            uint64_t seed) {
