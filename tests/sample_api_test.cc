@@ -3,6 +3,7 @@
 // "Provenance", "Checking answers").
 #include <filesystem>
 #include <set>
+#include <thread>
 
 #include "core/puzzles/registry.h"
 #include "google/protobuf/util/json_util.h"
@@ -302,6 +303,33 @@ TEST_F(SampleApiTest, VerifyAcceptsTrueAnswersAndCatchesEveryTampering) {
   v1::Puzzle bad;
   bad.mutable_eight()->set_board("12345678");
   EXPECT_TRUE(absl::IsInvalidArgument(Verify(bad, *answer)));
+}
+
+// Callers that give up while a first draw counts, and callers that race to build the same
+// sampling index, leave the server answering exactly.
+TEST_F(SampleApiTest, AbandonedAndConcurrentSamplesLeaveTheServerExact) {
+  // The first draw at rotation distance 10 counts splits for a good fraction of a second.
+  auto abandoned = client_->Sample(SampleOf("rotation", 10, 5, 1), 20ms);
+  if (!abandoned.ok()) {
+    EXPECT_EQ(abandoned.status().code(), absl::StatusCode::kDeadlineExceeded) << abandoned.status();
+  }
+  std::vector<std::thread> threads;
+  std::vector<absl::StatusOr<v1::SampleResponse>> knight(4), rotation(4);
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] { knight[i] = client_->Sample(SampleOf("knight", 30, 200, i % 2)); });
+    threads.emplace_back([&, i] { rotation[i] = client_->Sample(SampleOf("rotation", 10, 20, i % 2)); });
+  }
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(knight[i].ok()) << knight[i].status();
+    ASSERT_TRUE(rotation[i].ok()) << rotation[i].status();
+    EXPECT_EQ(knight[i]->population(), 1921476u);
+    EXPECT_EQ(rotation[i]->population(), 1992066648u);
+    // The same seed drew the same states, whichever caller built the index.
+    EXPECT_EQ(Comparable(*knight[i]), Comparable(*knight[i % 2]));
+    EXPECT_EQ(Comparable(*rotation[i]), Comparable(*rotation[i % 2]));
+  }
+  EXPECT_NE(Comparable(*knight[0]), Comparable(*knight[1]));
 }
 
 TEST_F(SampleApiTest, HttpSamplesAndCountsAsOverGrpc) {
