@@ -92,6 +92,13 @@ absl::StatusOr<std::shared_ptr<const RotationBoardSampler::Level>> RotationBoard
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = levels_.find(d); it != levels_.end()) return it->second;
   }
+  // One distance counted at a time: callers that race to it wait for the first instead of
+  // counting it again. A caller whose limits end the count leaves nothing behind.
+  std::lock_guard<std::mutex> counting(count_mutex_);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = levels_.find(d); it != levels_.end()) return it->second;
+  }
   auto level = std::make_shared<Level>();
   for (uint64_t rank = 0; rank < Ranker::kCount; ++rank) {
     if (distances_[rank] == d) level->placements.push_back(Ranker::Unrank(rank));

@@ -74,8 +74,9 @@ class RotationBoardSampler {
 
   const uint8_t* const distances_;
   std::vector<uint16_t> halves_;  // the 16-bit masks with 8 bits set and bit 0 set (6,435)
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;  // guards levels_
   mutable std::map<int, std::shared_ptr<const Level>> levels_;
+  mutable std::mutex count_mutex_;  // held while a distance is counted
 };
 
 }  // namespace puzzledb
