@@ -1,5 +1,6 @@
 // libFuzzer target: wire requests as the server receives them (protobuf bytes), through
-// the request handler's validation and table path. With no tables every valid request
+// the request handler's validation and table path. The first byte picks the call: even, a
+// Solve of all the bytes; odd, an Analyze (bit 1 clear) or a Sample (bit 1 set) of the rest. With no tables every valid request
 // asks for a search, which this target does not run; every other outcome must be an
 // INVALID_ARGUMENT that names a field.
 #include <cstddef>
@@ -15,10 +16,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static puzzledb::Solver* solver = new puzzledb::Solver(nullptr);
   static puzzledb::RequestHandler* handler =
       new puzzledb::RequestHandler(solver, nullptr, puzzledb::HandlerOptions{});
-  const bool analyze = size > 0 && (data[0] & 1);
+  const bool analyze = size > 0 && (data[0] & 1) && !(data[0] & 2);
+  const bool sample = size > 0 && (data[0] & 1) && (data[0] & 2);
   absl::Status status;
   puzzledb::RequestHandler::Route route;
-  if (analyze) {
+  if (sample) {
+    puzzledb::v1::SampleRequest request;
+    if (!request.ParseFromArray(data + 1, static_cast<int>(size - 1))) return 0;
+    puzzledb::v1::SampleResponse response;
+    puzzledb::RequestHandler::SearchStep<puzzledb::v1::SampleResponse> search;
+    route = handler->Sample(request, &response, &status, &search);
+  } else if (analyze) {
     puzzledb::v1::AnalyzeRequest request;
     if (!request.ParseFromArray(data + 1, static_cast<int>(size - 1))) return 0;
     puzzledb::v1::AnalyzeResponse response;
