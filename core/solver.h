@@ -299,7 +299,7 @@ absl::StatusOr<typename TableWalker<P>::OptimalPaths> Solver::Optimal(
     uint64_t max_states, const SearchLimits& limits) const {
   if (!step.answer.has_value() || step.answer->source != Source::kTable || step.table == nullptr) {
     return absl::FailedPreconditionError(
-        Cat("counting optimal solutions needs a table that covers the state; ",
+        Cat("counting or listing optimal solutions needs a table that covers the state; ",
             step.had_table ? "the table does not cover it"
                            : Cat("there is no usable ", P::kName, " table for these parameters")));
   }

@@ -64,18 +64,17 @@ void SetProvenance(const TableStep<P>& step, Response* out) {
   }
 }
 
-// Counting and listing need a table's answer; what to say when there is none.
+// Counting and listing need a table's answer; what to say when there is none (the
+// solver's refusal, or the policy's).
 template <PuzzleModel P>
-absl::Status CountingNeedsATable(Policy policy, const TableStep<P>& step) {
+absl::Status CountingNeedsATable(const Solver& solver, Policy policy,
+                                 const typename P::Instance& instance, const TableStep<P>& step) {
   if (policy == Policy::kSearchOnly) {
     return absl::FailedPreconditionError(
         "counting or listing optimal solutions needs a table, and the policy SEARCH_ONLY "
         "reads none");
   }
-  return absl::FailedPreconditionError(
-      Cat("counting or listing optimal solutions needs a table that covers the state; ",
-          step.had_table ? "the table does not cover it"
-                         : Cat("there is no usable ", P::kName, " table for these parameters")));
+  return solver.Optimal<P>(instance, step, 0, 0, SearchLimits{}).status();
 }
 
 template <PuzzleModel P>
@@ -170,7 +169,7 @@ RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& re
     }
     if (paths) {
       if (!step.answer.has_value()) {
-        *status = CountingNeedsATable(policy, step);
+        *status = CountingNeedsATable<P>(*solver_, policy, instance, step);
         return Route::kAnswered;
       }
       // Counted on a search thread: the optimal paths of a far state number in the
@@ -213,7 +212,7 @@ RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest
     AnalysisStep<P> step =
         solver_->AnalyzeFromTables(model, instance, max_moves, policy != Policy::kSearchOnly);
     if (count && !step.position.answer.has_value()) {
-      *status = CountingNeedsATable(policy, step.position);
+      *status = CountingNeedsATable<P>(*solver_, policy, instance, step.position);
       return Route::kAnswered;
     }
     if (step.Answered() && !count) {
