@@ -1,12 +1,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
 #include <thread>
 
 #include "absl/status/status.h"
+#include "client/backend.h"
 #include "client/commands.h"
 #include "core/util/address.h"
 #include "core/puzzles/registry.h"
@@ -22,14 +24,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Nanoseconds as microseconds with three decimals.
+std::string MicrosText(uint64_t nanos) {
+  return Cat(nanos / 1000, ".", std::string(nanos % 1000 < 100 ? (nanos % 1000 < 10 ? "00" : "0") : ""),
+             nanos % 1000);
+}
+
 // Random valid requests of one puzzle; for a puzzle with parameters, those of a table the
 // server has (so that the answers come from it), unless the table is to be avoided.
 template <PuzzleModel P>
-absl::StatusOr<std::vector<v1::SolveRequest>> MakeRequests(const BenchCommandOptions& options,
-                                                           const Client& client) {
+absl::StatusOr<std::vector<v1::SolveRequest>> MakeRequests(
+    const BenchCommandOptions& options,
+    const std::function<absl::StatusOr<v1::ListTablesResponse>()>& list_tables) {
   typename P::Params params{};
   if constexpr (HasParams<P>) {
-    absl::StatusOr<v1::ListTablesResponse> tables = client.ListTables();
+    absl::StatusOr<v1::ListTablesResponse> tables = list_tables();
     if (!tables.ok()) return tables.status();
     bool found = false;
     for (const auto& t : tables->tables()) {
@@ -42,7 +51,8 @@ absl::StatusOr<std::vector<v1::SolveRequest>> MakeRequests(const BenchCommandOpt
     }
     if (!found) {
       return absl::FailedPreconditionError(
-          Cat("the server has no ", P::kName, " table to benchmark against"));
+          Cat(options.server.empty() ? "the database" : "the server", " has no ", P::kName,
+              " table to benchmark against"));
     }
   }
   const P model(params);
@@ -55,15 +65,16 @@ absl::StatusOr<std::vector<v1::SolveRequest>> MakeRequests(const BenchCommandOpt
   return requests;
 }
 
+// Latencies in nanoseconds: an in-process answer takes a few microseconds.
 struct Tally {
   std::mutex mutex;
-  std::vector<uint32_t> micros;
+  std::vector<uint64_t> nanos;
   std::map<int, uint64_t> errors;       // by gRPC code
   std::map<int, std::string> messages;  // the first message seen for each code
-  void Add(const std::vector<uint32_t>& more, const std::map<int, uint64_t>& failed,
+  void Add(const std::vector<uint64_t>& more, const std::map<int, uint64_t>& failed,
            const std::map<int, std::string>& said) {
     std::lock_guard<std::mutex> lock(mutex);
-    micros.insert(micros.end(), more.begin(), more.end());
+    nanos.insert(nanos.end(), more.begin(), more.end());
     for (const auto& [code, n] : failed) errors[code] += n;
     for (const auto& [code, text] : said) messages.emplace(code, text);
   }
@@ -93,7 +104,7 @@ void RunUnary(std::vector<std::unique_ptr<v1::Solver::Stub>>& stubs,
     call.reader->Finish(&call.response, &call.status, reinterpret_cast<void*>(slot));
   };
   for (size_t slot = 0; slot < calls.size(); ++slot) start(slot);
-  std::vector<uint32_t> micros;
+  std::vector<uint64_t> nanos;
   std::map<int, uint64_t> errors;
   std::map<int, std::string> messages;
   size_t outstanding = calls.size();
@@ -103,7 +114,7 @@ void RunUnary(std::vector<std::unique_ptr<v1::Solver::Stub>>& stubs,
     const size_t slot = reinterpret_cast<size_t>(tag);
     Call& call = calls[slot];
     if (ok && call.status.ok()) {
-      micros.push_back(static_cast<uint32_t>(MicrosSince(call.sent)));
+      nanos.push_back(NanosSince(call.sent));
     } else {
       const int code = ok ? call.status.error_code() : grpc::StatusCode::UNKNOWN;
       ++errors[code];
@@ -122,7 +133,7 @@ void RunUnary(std::vector<std::unique_ptr<v1::Solver::Stub>>& stubs,
   queue.Shutdown();
   while (queue.Next(&tag, &ok)) {
   }
-  tally->Add(micros, errors, messages);
+  tally->Add(nanos, errors, messages);
 }
 
 // One stream kept `window` requests ahead of its answers; latency is from a request's write
@@ -160,7 +171,7 @@ void RunStream(v1::Solver::Stub& stub, const std::vector<v1::SolveRequest>& requ
     }
     stream->WritesDone();
   });
-  std::vector<uint32_t> micros;
+  std::vector<uint64_t> nanos;
   std::map<int, uint64_t> errors;
   std::map<int, std::string> messages;
   v1::SolveResponse response;
@@ -174,7 +185,7 @@ void RunStream(v1::Solver::Stub& stub, const std::vector<v1::SolveRequest>& requ
       ++errors[response.error().code()];
       messages.emplace(response.error().code(), response.error().message());
     } else {
-      micros.push_back(static_cast<uint32_t>(MicrosSince(at)));
+      nanos.push_back(NanosSince(at));
     }
     ++received;
   }
@@ -185,7 +196,39 @@ void RunStream(v1::Solver::Stub& stub, const std::vector<v1::SolveRequest>& requ
     ++errors[status.error_code()];
     messages.emplace(status.error_code(), "the stream ended: " + status.error_message());
   }
-  tally->Add(micros, errors, messages);
+  tally->Add(nanos, errors, messages);
+}
+
+// The embedded path: the command line's in-process backend (the request handler over the
+// tables of --db, the same code a server runs per request, without gRPC), called by
+// `threads` threads at once, each with one call at a time.
+void RunInProcess(Backend& backend, const std::vector<v1::SolveRequest>& requests, int threads,
+                  Clock::time_point end, Tally* tally) {
+  std::vector<std::thread> callers;
+  for (int worker = 0; worker < threads; ++worker) {
+    callers.emplace_back([&, worker] {
+      std::vector<uint64_t> nanos;
+      std::map<int, uint64_t> errors;
+      std::map<int, std::string> messages;
+      size_t next = static_cast<size_t>(worker) * 977;
+      // The clock is read once per answer: the end of one call starts the next.
+      for (auto at = Clock::now(); at < end;) {
+        const v1::SolveRequest& request = requests[next++ % requests.size()];
+        absl::StatusOr<v1::SolveResponse> answer = backend.Solve(request);
+        const auto done = Clock::now();
+        if (answer.ok()) {
+          nanos.push_back(NanosBetween(at, done));
+        } else {
+          const int code = static_cast<int>(answer.status().code());
+          ++errors[code];
+          messages.emplace(code, std::string(answer.status().message()));
+        }
+        at = done;
+      }
+      tally->Add(nanos, errors, messages);
+    });
+  }
+  for (auto& t : callers) t.join();
 }
 
 // Connects every client before the clock starts, so that the run measures answers, not
@@ -205,19 +248,11 @@ absl::Status ConnectAll(const Client& probe, const std::vector<std::unique_ptr<C
   return absl::OkStatus();
 }
 
-}  // namespace
-
-int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::ostream& err) {
-  if (options.server.empty()) {
-    err << "puzzledb bench: give the server to load with --server ADDR\n";
-    return kExitBadInput;
-  }
+// Connects one client per caller and fills `tally` from a server (unary or stream mode).
+int LoadServer(const BenchCommandOptions& options, Tally* tally, double* elapsed,
+               std::ostream& err) {
   if (absl::Status target = CheckTarget(options.server); !target.ok()) {
     err << "puzzledb bench: --server " << Message(target) << "\n";
-    return kExitBadInput;
-  }
-  if (options.mode != "unary" && options.mode != "stream") {
-    err << "puzzledb bench: --mode is unary or stream\n";
     return kExitBadInput;
   }
   // One client per caller, each with its own connection, as separate clients would have;
@@ -258,54 +293,138 @@ int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::
   absl::StatusOr<std::vector<v1::SolveRequest>> requests =
       absl::InvalidArgumentError(Cat("unknown puzzle '", options.puzzle, "'"));
   VisitPuzzle(options.puzzle, [&](auto type) {
-    requests = MakeRequests<typename decltype(type)::type>(options, **probe);
+    requests = MakeRequests<typename decltype(type)::type>(
+        options, [&] { return (*probe)->ListTables(); });
   });
   if (!requests.ok()) {
     err << "puzzledb bench: " << Message(requests.status()) << "\n";
     return absl::IsInvalidArgument(requests.status()) ? kExitBadInput : kExitFailure;
   }
-  Tally tally;
   const auto started = Clock::now();
   const auto end = started + std::chrono::duration_cast<Clock::duration>(
                                  std::chrono::duration<double>(options.seconds));
   if (options.mode == "unary") {
-    RunUnary(stubs, *requests, end, &tally);
+    RunUnary(stubs, *requests, end, tally);
   } else {
     std::vector<std::thread> streams;
     for (int i = 0; i < options.concurrency; ++i) {
-      streams.emplace_back([&, i] { RunStream(*stubs[i], *requests, i, end, &tally); });
+      streams.emplace_back([&, i] { RunStream(*stubs[i], *requests, i, end, tally); });
     }
     for (auto& t : streams) t.join();
   }
-  const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
-  auto& micros = tally.micros;
-  std::sort(micros.begin(), micros.end());
-  auto percentile = [&](double p) -> uint32_t {
-    if (micros.empty()) return 0;
-    return micros[std::min(micros.size() - 1, static_cast<size_t>(p * static_cast<double>(micros.size())))];
+  *elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+  return kExitOk;
+}
+
+// Fills `tally` from the in-process backend over the tables of --db.
+int LoadInProcess(const BenchCommandOptions& options, Tally* tally, double* elapsed,
+                  std::ostream& err) {
+  BackendOptions backend_options;
+  backend_options.db = options.db;
+  int exit_code = kExitOk;
+  std::unique_ptr<Backend> backend = MakeCommandBackend(backend_options, err, &exit_code);
+  if (backend == nullptr) return exit_code;
+  absl::StatusOr<std::vector<v1::SolveRequest>> requests =
+      absl::InvalidArgumentError(Cat("unknown puzzle '", options.puzzle, "'"));
+  VisitPuzzle(options.puzzle, [&](auto type) {
+    requests = MakeRequests<typename decltype(type)::type>(options,
+                                                           [&] { return backend->ListTables(); });
+  });
+  if (!requests.ok()) {
+    err << "puzzledb bench: " << Message(requests.status()) << "\n";
+    return absl::IsInvalidArgument(requests.status()) ? kExitBadInput : kExitFailure;
+  }
+  // One untimed answer loads the table (and its pages), as an embedder's first call would.
+  if (absl::StatusOr<v1::SolveResponse> first = backend->Solve(requests->front()); !first.ok()) {
+    err << "puzzledb bench: the first solve failed: " << Message(first.status()) << "\n";
+    return kExitFailure;
+  }
+  const auto started = Clock::now();
+  const auto end = started + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(options.seconds));
+  RunInProcess(*backend, *requests, options.concurrency, end, tally);
+  *elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::ostream& err) {
+  const std::string mode =
+      !options.mode.empty() ? options.mode : (options.server.empty() ? "inprocess" : "unary");
+  if (mode != "unary" && mode != "stream" && mode != "inprocess") {
+    err << "puzzledb bench: --mode is unary, stream or inprocess\n";
+    return kExitBadInput;
+  }
+  const bool in_process = mode == "inprocess";
+  if (in_process && !options.server.empty()) {
+    err << "puzzledb bench: --mode inprocess measures the tables of --db in this process; "
+           "drop --server (or use --mode unary or stream to load the server)\n";
+    return kExitBadInput;
+  }
+  if (options.server.empty() && options.db.empty() && (options.mode.empty() || !in_process)) {
+    err << "puzzledb bench: give the server to load with --server ADDR, or a database with "
+           "--db DIR to measure the in-process path\n";
+    return kExitBadInput;
+  }
+  if (in_process && options.db.empty() && !options.uncovered) {
+    err << "puzzledb bench: --mode inprocess answers from the tables of --db DIR; give it "
+           "(or --uncovered to measure live search)\n";
+    return kExitBadInput;
+  }
+  if (!in_process && !options.db.empty()) {
+    err << "puzzledb bench: --server and --db exclude each other: the server has its own "
+           "database\n";
+    return kExitBadInput;
+  }
+  if (in_process && !(options.tls_ca_file + options.tls_cert_file + options.tls_key_file +
+                      options.tls_server_name)
+                         .empty()) {
+    err << "puzzledb bench: the --tls-* options apply only with --server\n";
+    return kExitBadInput;
+  }
+  BenchCommandOptions resolved = options;
+  resolved.mode = mode;
+  if (resolved.concurrency == 0) resolved.concurrency = in_process ? 1 : 8;
+  Tally tally;
+  double elapsed = 0;
+  if (const int loaded = in_process ? LoadInProcess(resolved, &tally, &elapsed, err)
+                                    : LoadServer(resolved, &tally, &elapsed, err);
+      loaded != kExitOk) {
+    return loaded;
+  }
+  auto& nanos = tally.nanos;
+  std::sort(nanos.begin(), nanos.end());
+  // A percentile in microseconds, to the nanosecond: "2.413".
+  auto percentile = [&](double p) -> std::string {
+    const uint64_t at =
+        nanos.empty() ? 0
+                      : nanos[std::min(nanos.size() - 1,
+                                       static_cast<size_t>(p * static_cast<double>(nanos.size())))];
+    return MicrosText(at);
   };
+  const std::string max = MicrosText(nanos.empty() ? 0 : nanos.back());
   uint64_t errors = 0;
   std::string by_code;
   for (const auto& [code, n] : tally.errors) {
     errors += n;
     by_code += Cat(by_code.empty() ? "" : ",", "\"", code, "\":", n);
   }
-  const double throughput = static_cast<double>(micros.size()) / elapsed;
+  const double throughput = static_cast<double>(nanos.size()) / elapsed;
   if (options.json) {
-    out << Cat("{\"puzzle\":\"", options.puzzle, "\",\"mode\":\"", options.mode,
-               "\",\"concurrency\":", options.concurrency, ",\"seconds\":", elapsed,
-               ",\"solves\":", micros.size(), ",\"errors\":", errors, ",\"errors_by_code\":{",
+    out << Cat("{\"puzzle\":\"", options.puzzle, "\",\"mode\":\"", mode,
+               "\",\"concurrency\":", resolved.concurrency, ",\"seconds\":", elapsed,
+               ",\"solves\":", nanos.size(), ",\"errors\":", errors, ",\"errors_by_code\":{",
                by_code, "},\"throughput\":", throughput, ",\"p50_us\":", percentile(0.5),
                ",\"p90_us\":", percentile(0.9), ",\"p99_us\":", percentile(0.99),
-               ",\"max_us\":", micros.empty() ? 0 : micros.back(), "}\n");
+               ",\"max_us\":", max, "}\n");
   } else {
-    out << options.puzzle << ", " << options.mode << ", " << options.concurrency
-        << (options.mode == "unary" ? " callers" : " streams") << ", " << elapsed << " s: "
-        << micros.size() << " solves, " << static_cast<uint64_t>(throughput)
+    const char* callers = mode == "stream" ? " streams" : in_process ? " threads" : " callers";
+    out << options.puzzle << ", " << mode << ", " << resolved.concurrency << callers << ", "
+        << elapsed << " s: " << nanos.size() << " solves, " << static_cast<uint64_t>(throughput)
         << " solves/s; latency p50 " << percentile(0.5) << " us, p90 " << percentile(0.9)
-        << " us, p99 " << percentile(0.99) << " us, max " << (micros.empty() ? 0 : micros.back())
-        << " us; " << errors << " errors" << (by_code.empty() ? "" : " {" + by_code + "}")
-        << "\n";
+        << " us, p99 " << percentile(0.99) << " us, max " << max << " us; " << errors
+        << " errors" << (by_code.empty() ? "" : " {" + by_code + "}") << "\n";
   }
   for (const auto& [code, text] : tally.messages) {
     err << "puzzledb bench: " << tally.errors[code] << " x "
@@ -316,7 +435,7 @@ int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::
         << " stopped answering (UNAVAILABLE); the run ended there\n";
     return kExitFailure;
   }
-  return micros.empty() ? kExitFailure : kExitOk;
+  return nanos.empty() ? kExitFailure : kExitOk;
 }
 
 }  // namespace puzzledb

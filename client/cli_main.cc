@@ -144,19 +144,23 @@ int main(int argc, char** argv) {
   BenchCommandOptions bench;
   bench.puzzle = PuzzleNameList().front();
   CLI::App* bench_cmd = app.add_subcommand(
-      "bench", "Load a server (--server) with random solves; print throughput and latency");
+      "bench",
+      "Load a server (--server) or the in-process path over a database (--db) with random "
+      "solves; print throughput and latency");
   bench_cmd->add_option("--puzzle,-p", bench.puzzle, "Which puzzle: " + PuzzleNames())
       ->check(CLI::IsMember(PuzzleNameList()))
       ->capture_default_str();
   bench_cmd->add_option("--seconds", bench.seconds, "How long")
       ->check(CLI::Range(0.1, 3600.0))
       ->capture_default_str();
-  bench_cmd->add_option("--concurrency", bench.concurrency, "Callers (unary) or streams")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
-  bench_cmd->add_option("--mode", bench.mode, "unary or stream")
-      ->check(CLI::IsMember({"unary", "stream"}))
-      ->capture_default_str();
+  bench_cmd->add_option("--concurrency", bench.concurrency,
+                        "Callers (unary), streams, or threads (inprocess); default 8 against a "
+                        "server, 1 in-process")
+      ->check(CLI::Range(1, 1024));
+  bench_cmd->add_option("--mode", bench.mode,
+                        "unary or stream (against --server), inprocess (over --db); default: "
+                        "unary with --server, inprocess with --db")
+      ->check(CLI::IsMember({"unary", "stream", "inprocess"}));
   bench_cmd->add_flag("--uncovered", bench.uncovered,
                       "Ask for live search (SEARCH_ONLY) instead of table answers");
   bench_cmd->add_flag("--json", bench.json, "Print one JSON object");
@@ -176,6 +180,7 @@ int main(int argc, char** argv) {
   }
   if (bench_cmd->parsed()) {
     bench.server = backend.server;
+    bench.db = backend.db;
     bench.tls_ca_file = backend.tls_ca_file;
     bench.tls_cert_file = backend.tls_cert_file;
     bench.tls_key_file = backend.tls_key_file;

@@ -56,7 +56,8 @@ struct SampleCommandOptions {
 int RunSampleCommand(const SampleCommandOptions& options, std::ostream& out, std::ostream& err);
 
 struct BenchCommandOptions {
-  std::string server;
+  std::string server;  // load this server (unary or stream mode), or
+  std::string db;      // answer from this database in-process (inprocess mode)
   // TLS towards the server, as for the other commands (ClientOptions).
   std::string tls_ca_file;
   std::string tls_cert_file;
@@ -64,14 +65,16 @@ struct BenchCommandOptions {
   std::string tls_server_name;
   std::string puzzle;  // the first registered puzzle unless given
   double seconds = 5;
-  int concurrency = 8;
-  std::string mode = "unary";  // or "stream"
+  int concurrency = 0;         // 0: 8 callers or streams against a server, 1 thread in-process
+  std::string mode;            // "unary", "stream" or "inprocess"; empty: inprocess with
+                               // --db, unary with --server
   bool uncovered = false;      // SEARCH_ONLY: measure live search instead of the tables
   bool json = false;
 };
 
-// A load generator against a server: random valid states for `seconds`, from `concurrency`
-// callers (unary) or streams; prints throughput and latency percentiles.
+// A load generator: random valid states for `seconds`, from `concurrency` callers (unary),
+// streams, or threads calling the in-process path over --db (the way an embedder answers);
+// prints throughput and latency percentiles.
 int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace puzzledb

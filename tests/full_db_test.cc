@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <tuple>
 #include <unordered_map>
@@ -278,6 +279,46 @@ TEST(DbCliSampleTest, SampleRefusesWhatItCannotDo) {
       testing::RunCommand(std::string(PUZZLEDB_CLI) + " solve -p eight --count", "283104765\n");
   EXPECT_EQ(uncounted.exit_code, 1);
   EXPECT_NE(uncounted.err.find("needs a table"), std::string::npos) << uncounted.err;
+}
+
+// `puzzledb bench --db`: the embedded path's figures for every puzzle (that it runs and
+// reports consistent figures, not how fast), and the usage errors of the mode.
+TEST(DbCliBenchTest, InProcessBenchReportsEveryPuzzle) {
+  const std::string cli = std::string(PUZZLEDB_CLI) + " --db " + kDb;
+  auto number = [](const std::string& json, const std::string& key) {
+    std::smatch match;
+    if (!std::regex_search(json, match, std::regex("\"" + key + "\":([0-9.]+)"))) return -1.0;
+    return std::stod(match[1]);
+  };
+  for (const std::string puzzle : {"knight", "knobs", "rotation", "eight"}) {
+    const auto run = testing::RunCommand(cli + " bench --json --seconds 0.2 -p " + puzzle, "");
+    ASSERT_EQ(run.exit_code, 0) << puzzle << ": " << run.err;
+    EXPECT_NE(run.out.find("\"mode\":\"inprocess\",\"concurrency\":1,"), std::string::npos)
+        << run.out;
+    EXPECT_EQ(number(run.out, "errors"), 0) << run.out;
+    EXPECT_GT(number(run.out, "solves"), 100) << run.out;
+    EXPECT_GT(number(run.out, "p50_us"), 0) << run.out;
+    EXPECT_LE(number(run.out, "p50_us"), number(run.out, "p99_us")) << run.out;
+    EXPECT_LE(number(run.out, "p99_us"), number(run.out, "max_us")) << run.out;
+  }
+  const auto threads = testing::RunCommand(cli + " bench -p knight --seconds 0.2 --concurrency 2", "");
+  EXPECT_EQ(threads.exit_code, 0) << threads.err;
+  EXPECT_NE(threads.out.find("knight, inprocess, 2 threads"), std::string::npos) << threads.out;
+  struct Case {
+    std::string args;
+    std::string words;
+  };
+  for (const Case& c : std::vector<Case>{
+           {" bench --mode inprocess", "answers from the tables of --db DIR"},
+           {" bench", "give the server to load with --server ADDR, or a database"},
+           {" --server 127.0.0.1:1 bench --mode inprocess", "drop --server"},
+           {" --db " + kDb + " --server 127.0.0.1:1 bench", "exclude each other"},
+           {" --db " + kDb + " --tls-ca /dev/null bench", "apply only with --server"},
+       }) {
+    const auto result = testing::RunCommand(std::string(PUZZLEDB_CLI) + c.args, "");
+    EXPECT_EQ(result.exit_code, 2) << c.args << ": " << result.err;
+    EXPECT_NE(result.err.find(c.words), std::string::npos) << c.args << ": " << result.err;
+  }
 }
 
 struct Sample {

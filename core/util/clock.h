@@ -14,6 +14,17 @@ inline uint64_t MicrosSince(std::chrono::steady_clock::time_point start) {
           .count());
 }
 
+// Nanoseconds from `start` to `end` (a benchmark's per-call latencies).
+inline uint64_t NanosBetween(std::chrono::steady_clock::time_point start,
+                             std::chrono::steady_clock::time_point end) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
+}
+
+inline uint64_t NanosSince(std::chrono::steady_clock::time_point start) {
+  return NanosBetween(start, std::chrono::steady_clock::now());
+}
+
 }  // namespace puzzledb
 
 #endif  // PUZZLEDB_CORE_UTIL_CLOCK_H_
