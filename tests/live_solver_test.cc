@@ -3,6 +3,7 @@
 #include "core/search/live_solver.h"
 
 #include <algorithm>
+#include <map>
 #include <queue>
 #include <random>
 #include <sstream>
@@ -254,7 +255,18 @@ TEST(RotationLiveTest, BoardsWithoutEightOfEachAreSolvedBySearch) {
 
 // ---------------------------------------------------------------- knobs
 
-class KnobsLiveTest : public ::testing::TestWithParam<std::string> {};
+class KnobsLiveTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  // The brute-force distances of a wiring, computed once per process: both tests of a
+  // wiring read them (the suite runs in one process, tests/gtest_suites.cmake).
+  static const std::vector<int8_t>& AllDistancesOf(const KnobsPuzzle& knobs,
+                                                   const std::string& name) {
+    static auto* cache = new std::map<std::string, std::vector<int8_t>>();
+    auto it = cache->find(name);
+    if (it == cache->end()) it = cache->emplace(name, testing::AllDistances(knobs)).first;
+    return it->second;
+  }
+};
 
 // The whole space of a sample wiring by brute force: half the states are solvable, and
 // bidirectional search gives the same distance and sequence as the table on random states,
@@ -263,7 +275,7 @@ TEST_P(KnobsLiveTest, RandomStatesMatchTheFullBreadthFirstSearch) {
   auto cases = KnobsPuzzle::ParseOriginal(testing::Golden(GetParam()));
   ASSERT_TRUE(cases[0].instance.ok());
   const KnobsPuzzle knobs(cases[0].instance->params);
-  const auto table = testing::AllDistances(knobs);
+  const auto& table = AllDistancesOf(knobs, GetParam());
   const auto reached = std::count_if(table.begin(), table.end(), [](int8_t d) { return d >= 0; });
   EXPECT_EQ(reached, 8388608);
   auto distance_of = [&](uint32_t s) { return static_cast<int>(table[s]); };
@@ -297,7 +309,7 @@ TEST_P(KnobsLiveTest, RandomStatesMatchTheFullBreadthFirstSearch) {
 TEST_P(KnobsLiveTest, TheFarthestStatesAreExactToo) {
   auto cases = KnobsPuzzle::ParseOriginal(testing::Golden(GetParam()));
   const KnobsPuzzle knobs(cases[0].instance->params);
-  const auto table = testing::AllDistances(knobs);
+  const auto& table = AllDistancesOf(knobs, GetParam());
   const int8_t farthest = *std::max_element(table.begin(), table.end());
   auto distance_of = [&](uint32_t s) { return static_cast<int>(table[s]); };
   const LiveSolver<KnobsPuzzle> solver(knobs);
