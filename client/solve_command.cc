@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <type_traits>
 
@@ -131,28 +132,58 @@ int RunCases(Mode mode, const SolveCommandOptions& options, v1::Policy policy,
   const int default_cap = mode == Mode::kSolve ? P::kDefaultMaxMoves : 0;
   const int max_moves = options.max_moves.value_or(default_cap);
   const auto cases = P::ParseOriginal(input);
-  int status = kExitOk;
-  for (size_t begin = 0; begin < cases.size();) {
-    // The next chunk of cases. Solves are handed to the backend together (a server answers
-    // them over one stream); text mode stops at a bad case, so a chunk ends with it.
-    size_t end = begin;
-    std::vector<v1::SolveRequest> requests;
-    if (mode == Mode::kSolve) {
-      while (end < cases.size() && requests.size() < backend.BatchSize()) {
-        const auto& parsed = cases[end++];
-        if (parsed.instance.ok()) {
-          requests.push_back(
-              SolveRequestFor<P>(options, *parsed.instance, policy, max_moves, parsed.number));
-        } else if (!options.json) {
-          break;
-        }
-      }
-    } else {
-      end = begin + 1;
+  // The cases from `begin` handed to the backend together (a server answers them over one
+  // stream). Text mode stops at a bad case, so a chunk ends with it; an analysis is one
+  // case a chunk, asked for when it is printed.
+  struct Chunk {
+    size_t begin = 0;
+    size_t end = 0;
+    // Shared with the call that sends them, which may outlive the chunk's place in the loop.
+    std::shared_ptr<std::vector<v1::SolveRequest>> requests =
+        std::make_shared<std::vector<v1::SolveRequest>>();
+    bool stops = false;  // text mode: the chunk ends at a bad case, and so does the output
+  };
+  auto chunk_from = [&](size_t begin) {
+    Chunk chunk;
+    chunk.begin = chunk.end = begin;
+    if (mode == Mode::kAnalyze) {
+      chunk.end = begin + 1;
+      return chunk;
     }
-    const auto solved = backend.SolveMany(requests);
+    while (chunk.end < cases.size() && chunk.requests->size() < backend.BatchSize()) {
+      const auto& parsed = cases[chunk.end++];
+      if (parsed.instance.ok()) {
+        chunk.requests->push_back(
+            SolveRequestFor<P>(options, *parsed.instance, policy, max_moves, parsed.number));
+      } else if (!options.json) {
+        chunk.stops = true;
+        break;
+      }
+    }
+    return chunk;
+  };
+  using Answers = std::vector<absl::StatusOr<v1::SolveResponse>>;
+  // Where answers come in batches (a server), the next chunk is sent while this one is
+  // checked and printed, so that the command's work overlaps the server's (100,000 knight
+  // cases: docs/PERFORMANCE.md).
+  const bool overlap = mode == Mode::kSolve && backend.BatchSize() > 1;
+  auto ask = [&backend](std::shared_ptr<const std::vector<v1::SolveRequest>> requests) {
+    return backend.SolveMany(*requests);
+  };
+  int status = kExitOk;
+  Chunk chunk = chunk_from(0);
+  std::future<Answers> pending;
+  if (overlap) pending = std::async(std::launch::async, ask, chunk.requests);
+  while (chunk.begin < cases.size()) {
+    const Answers solved = overlap ? pending.get() : ask(chunk.requests);
+    Chunk next;
+    next.begin = next.end = cases.size();
+    if (!chunk.stops && chunk.end < cases.size()) {
+      next = chunk_from(chunk.end);
+      if (overlap) pending = std::async(std::launch::async, ask, next.requests);
+    }
     size_t next_answer = 0;
-    for (size_t i = begin; i < end; ++i) {
+    for (size_t i = chunk.begin; i < chunk.end; ++i) {
       const auto& parsed = cases[i];
       const absl::StatusOr<std::string> answer =
           !parsed.instance.ok() ? absl::StatusOr<std::string>(parsed.instance.status())
@@ -173,12 +204,14 @@ int RunCases(Mode mode, const SolveCommandOptions& options, v1::Policy policy,
       if (!options.json) {
         out.flush();
         err << "puzzledb: " << message << "\n";
+        // A chunk sent ahead is abandoned: its answers are not printed (the stream ends
+        // when they are in, before the command exits).
         return code;
       }
       out << ErrorJson(parsed.number, message) << "\n";
       status = std::max(status, code);
     }
-    begin = end;
+    chunk = std::move(next);
   }
   return status;
 }

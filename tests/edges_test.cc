@@ -57,7 +57,9 @@ TEST(EdgesTest, BulkSolvesThroughTheCliMatchTheInProcessAnswers) {
   const std::string db = CopyOfTestDb("edges_bulk_db");
   testing::ServerProcess server(PUZZLEDB_SERVER, db, {}, testing::TempPath("edges_bulk.log"));
   ASSERT_FALSE(server.address().empty()) << server.Log();
-  const std::string input = RotationCases(3000, 1);
+  // Three batches of 4,096 (the last one short): each is sent while the one before is
+  // checked and printed.
+  const std::string input = RotationCases(9000, 1);
   const auto local = RunCommand(std::string(PUZZLEDB_CLI) + " --db " + db +
                                     " solve --puzzle rotation", input);
   ASSERT_EQ(local.exit_code, 0) << local.err;
@@ -65,7 +67,25 @@ TEST(EdgesTest, BulkSolvesThroughTheCliMatchTheInProcessAnswers) {
                                      " solve --puzzle rotation", input);
   ASSERT_EQ(remote.exit_code, 0) << remote.err;
   EXPECT_EQ(remote.out, local.out);  // the same answers, in case order
-  EXPECT_EQ(std::count(remote.out.begin(), remote.out.end(), '\n'), 6000);
+  EXPECT_EQ(std::count(remote.out.begin(), remote.out.end(), '\n'), 18000);
+  // A bad case in the second batch: text mode prints the answers before it and stops there
+  // naming it; JSON goes on past it. Case 5000 is the input's line 5000.
+  std::string broken = input;
+  size_t at = 0;
+  for (int line = 1; line < 5000; ++line) at = broken.find('\n', at) + 1;
+  broken.replace(at, broken.find('\n', at) - at, "1 2 3");
+  const auto stopped = RunCommand(std::string(PUZZLEDB_CLI) + " --server " + server.address() +
+                                      " solve --puzzle rotation", broken);
+  EXPECT_EQ(stopped.exit_code, 2) << stopped.err;
+  EXPECT_NE(stopped.err.find("case 5000"), std::string::npos) << stopped.err;
+  EXPECT_EQ(stopped.out, local.out.substr(0, stopped.out.size()));
+  EXPECT_EQ(std::count(stopped.out.begin(), stopped.out.end(), '\n'), 2 * 4999);
+  const auto went_on = RunCommand(std::string(PUZZLEDB_CLI) + " --server " + server.address() +
+                                      " solve --json --puzzle rotation", broken);
+  EXPECT_EQ(went_on.exit_code, 2) << went_on.err;
+  EXPECT_EQ(std::count(went_on.out.begin(), went_on.out.end(), '\n'), 9000);
+  EXPECT_NE(went_on.out.find(R"({"id":"5000","error":)"), std::string::npos);
+  EXPECT_NE(went_on.out.find(R"("id":"9000")"), std::string::npos);
   // In JSON, every answer carries its case number as id.
   const auto json = RunCommand(std::string(PUZZLEDB_CLI) + " --server " + server.address() +
                                    " solve --json --puzzle rotation", RotationCases(50, 2));
