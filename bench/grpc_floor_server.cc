@@ -1,7 +1,8 @@
 // The gRPC floor: a puzzledb.v1.Solver that answers every Solve (gRPC's synchronous API)
-// and SolveStream request (its callback API, as the server) at once with an empty answer, and ListTables with no tables (the
-// load generator asks it first). `puzzledb bench` against it measures what gRPC itself costs
-// on this machine, next to the same load against puzzledb-server (docs/PERFORMANCE.md).
+// and every SolveStream request (its callback API, as the server) at once with an empty
+// answer, and ListTables with no tables (the load generator asks it first). `puzzledb bench`
+// against it measures what gRPC itself costs on this machine, next to the same load against
+// puzzledb-server (docs/PERFORMANCE.md, bench/server_vs_floor.sh).
 // Port 0 picks a free port; the start-up line names the one it got.
 //
 //   build/bench/grpc_floor_server 127.0.0.1:50098 &

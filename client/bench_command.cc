@@ -26,8 +26,8 @@ using Clock = std::chrono::steady_clock;
 
 // Nanoseconds as microseconds with three decimals.
 std::string MicrosText(uint64_t nanos) {
-  return Cat(nanos / 1000, ".", std::string(nanos % 1000 < 100 ? (nanos % 1000 < 10 ? "00" : "0") : ""),
-             nanos % 1000);
+  const std::string fraction = std::to_string(1000 + nanos % 1000);  // "1007" for 7
+  return Cat(nanos / 1000, ".", fraction.substr(1));
 }
 
 // Random valid requests of one puzzle; for a puzzle with parameters, those of a table the

@@ -301,7 +301,8 @@ TEST(DbCliBenchTest, InProcessBenchReportsEveryPuzzle) {
     EXPECT_LE(number(run.out, "p50_us"), number(run.out, "p99_us")) << run.out;
     EXPECT_LE(number(run.out, "p99_us"), number(run.out, "max_us")) << run.out;
   }
-  const auto threads = testing::RunCommand(cli + " bench -p knight --seconds 0.2 --concurrency 2", "");
+  const auto threads =
+      testing::RunCommand(cli + " bench -p knight --seconds 0.2 --concurrency 2", "");
   EXPECT_EQ(threads.exit_code, 0) << threads.err;
   EXPECT_NE(threads.out.find("knight, inprocess, 2 threads"), std::string::npos) << threads.out;
   struct Case {
