@@ -176,9 +176,14 @@ int RunCases(Mode mode, const SolveCommandOptions& options, v1::Policy policy,
   if (overlap) pending = std::async(std::launch::async, ask, chunk.requests);
   while (chunk.begin < cases.size()) {
     const Answers solved = overlap ? pending.get() : ask(chunk.requests);
+    // Text mode stops at a bad case or a failed answer, in this chunk then: no chunk is
+    // sent ahead (the command would wait for its answers before it exits).
+    const auto failed = [](const absl::StatusOr<v1::SolveResponse>& a) { return !a.ok(); };
+    const bool stops =
+        chunk.stops || (!options.json && std::any_of(solved.begin(), solved.end(), failed));
     Chunk next;
     next.begin = next.end = cases.size();
-    if (!chunk.stops && chunk.end < cases.size()) {
+    if (!stops && chunk.end < cases.size()) {
       next = chunk_from(chunk.end);
       if (overlap) pending = std::async(std::launch::async, ask, next.requests);
     }
@@ -204,8 +209,8 @@ int RunCases(Mode mode, const SolveCommandOptions& options, v1::Policy policy,
       if (!options.json) {
         out.flush();
         err << "puzzledb: " << message << "\n";
-        // A chunk sent ahead is abandoned: its answers are not printed (the stream ends
-        // when they are in, before the command exits).
+        // (Only an answer that fails its check gets here with a chunk sent ahead: the
+        // command then exits once that chunk's stream has ended.)
         return code;
       }
       out << ErrorJson(parsed.number, message) << "\n";
