@@ -71,6 +71,51 @@ TEST(KnightTest, UndoInvertsApplyOnRandomStates) {
   }
 }
 
+// The half turn with the colours swapped is an automorphism of the move graph that fixes
+// the goal (so mirrored boards are equally far): an involution, the goal its own mirror,
+// and every move commuting with it as MirrorMove; checked on the first layers too.
+TEST(KnightTest, MirrorIsASymmetryOfTheMoveGraph) {
+  const KnightPuzzle knight;
+  EXPECT_EQ(ReverseLowBits(0b1, 25), 1u << 24);
+  EXPECT_EQ(ReverseLowBits(0b00110, 5), 0b01100u);
+  EXPECT_EQ(ReverseLowBits(0b00011, 5), 0b11000u);
+  EXPECT_EQ(KnightPuzzle::Mirror(KnightPuzzle::Goal()), KnightPuzzle::Goal());
+  std::mt19937_64 rng(7);
+  int self_mirrored = 0;
+  for (int i = 0; i < 50000; ++i) {
+    const KnightBoard s = knight.Unrank(rng() % knight.Size());
+    const KnightBoard m = KnightPuzzle::Mirror(s);
+    ASSERT_EQ(PopCount(m.white), 12);
+    ASSERT_EQ(m.white & (1u << m.blank), 0u);
+    ASSERT_EQ(KnightPuzzle::Mirror(m), s);
+    if (m == s) {
+      ++self_mirrored;
+      ASSERT_EQ(s.blank, KnightPuzzle::kGoalBlank);
+    }
+    for (int move = 0; move < KnightPuzzle::kNumMoves; ++move) {
+      KnightBoard next, mirrored_next;
+      const bool legal = knight.Apply(s, move, &next);
+      ASSERT_EQ(knight.Apply(m, KnightPuzzle::MirrorMove(move), &mirrored_next), legal);
+      if (legal) ASSERT_EQ(KnightPuzzle::Mirror(next), mirrored_next);
+    }
+  }
+  EXPECT_LT(self_mirrored, 50);  // 4,096 of 67.6 M boards: about one in 16,500
+  // Exactly 4,096 are their own mirror, all with the empty cell on c3 (docs/PUZZLES.md).
+  uint64_t own_mirror = 0;
+  const uint64_t centre = KnightPuzzle::kGoalBlank * KnightPuzzle::kMasksPerBlank;
+  for (uint64_t r = centre; r < centre + KnightPuzzle::kMasksPerBlank; ++r) {
+    const KnightBoard s = knight.Unrank(r);
+    own_mirror += KnightPuzzle::Mirror(s) == s;
+  }
+  EXPECT_EQ(own_mirror, 4096u);
+  const auto distance = testing::DistancesWithin(knight, 10);
+  for (const auto& [rank, d] : distance) {
+    const auto it = distance.find(knight.Rank(KnightPuzzle::Mirror(knight.Unrank(rank))));
+    ASSERT_NE(it, distance.end());
+    ASSERT_EQ(it->second, d);
+  }
+}
+
 // The first layers of the breadth-first search equal docs/PUZZLES.md's counts, which checks the
 // moves, and the bound is admissible with the right parity on every one of those states.
 TEST(KnightTest, LayersNearTheGoalAndTheBoundAgreeWithBreadthFirstSearch) {

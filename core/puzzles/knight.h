@@ -88,6 +88,18 @@ class KnightPuzzle : public NoParams<KnightPuzzle> {
   bool Undo(const State& s, int move, State* out) const { return Apply(s, InverseMove(move), out); }
   static int InverseMove(int move) { return kNumMoves - 1 - move; }
 
+  // The puzzle's one symmetry: the board turned half a turn (cell i to 24 - i) with the
+  // colours swapped. It maps the goal onto itself and a move m onto move InverseMove(m)
+  // (the offsets change sign, so their ascending order reverses), so it is an automorphism
+  // of the move graph that fixes the goal: a board and its mirror are equally far
+  // (docs/PUZZLES.md). 4,096 boards are their own mirror: the empty cell on c3 and each of
+  // the 12 pairs of opposite cells holding one knight of each colour.
+  static State Mirror(const State& s) {
+    const uint32_t black = kAllCells & ~s.white & ~(1u << s.blank);
+    return {ReverseLowBits(black, kCells), kCells - 1 - s.blank};
+  }
+  static int MirrorMove(int move) { return InverseMove(move); }
+
   static State Goal() { return {kGoalWhite, kGoalBlank}; }
   std::vector<State> Goals() const { return {Goal()}; }
   bool IsGoal(const State& s) const { return s == Goal(); }

@@ -46,6 +46,17 @@ inline uint32_t DepositBits(uint32_t value, uint32_t mask) {
 
 inline int PopCount(uint32_t x) { return std::popcount(x); }
 
+// The low `n` bits of x in reverse order (bit i to bit n - 1 - i); the bits above n must
+// be clear. REQUIRES: 1 <= n <= 32.
+constexpr uint32_t ReverseLowBits(uint32_t x, int n) {
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
+  x = ((x >> 8) & 0x00FF00FFu) | ((x & 0x00FF00FFu) << 8);
+  x = (x >> 16) | (x << 16);
+  return x >> (32 - n);
+}
+
 // The next larger integer with the same number of set bits (Gosper's hack). Enumerating
 // k-subsets this way visits them in colexicographic order, i.e. in SubsetRanker rank order.
 inline uint32_t NextSubset(uint32_t x) {
