@@ -88,9 +88,10 @@ class EchoStream final
     lock.lock();
   }
 
+  // Finishes once every answer is written and the client has sent everything (a paused
+  // read means the client has not), or at once when a write failed.
   void MaybeFinishLocked(std::unique_lock<std::mutex>& lock) {
     if (finished_ || writing_ || (!queue_.empty() && !broken_) || !(reads_done_ || broken_)) return;
-    if (read_paused_ && !broken_) return;
     finished_ = true;
     lock.unlock();
     Finish(grpc::Status::OK);
