@@ -208,9 +208,17 @@ std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
     return nullptr;
   }
   const TableMetadata& m = (*table)->metadata;
-  if (m.puzzle() != P::kName || m.parameters() != P::EncodeParams(model.params()) ||
-      m.state_count() != model.space().Size()) {
+  if (m.puzzle() != P::kName || m.parameters() != P::EncodeParams(model.params())) {
     refused_[id] = "its metadata does not match the puzzle and parameters it is named after";
+    if (log_) log_(Cat("refusing table ", id, ": ", refused_[id]));
+    return nullptr;
+  }
+  if (m.state_count() != model.space().Size()) {
+    // A table over another space: one written by an older puzzledb (the knight's table held
+    // every board before it held one entry per mirror class; docs/FORMAT.md).
+    refused_[id] = Cat("it holds ", m.state_count(), " entries where this puzzledb's ", P::kName,
+                       " table holds ", model.space().Size(),
+                       " (a table written by another version; rebuild it with puzzledb-build)");
     if (log_) log_(Cat("refusing table ", id, ": ", refused_[id]));
     return nullptr;
   }

@@ -1,6 +1,7 @@
 #include "core/puzzles/knight.h"
 
 #include <random>
+#include <set>
 
 #include "gtest/gtest.h"
 #include "tests/brute_force.h"
@@ -96,7 +97,9 @@ TEST(KnightTest, MirrorIsASymmetryOfTheMoveGraph) {
       KnightBoard next, mirrored_next;
       const bool legal = knight.Apply(s, move, &next);
       ASSERT_EQ(knight.Apply(m, KnightPuzzle::MirrorMove(move), &mirrored_next), legal);
-      if (legal) ASSERT_EQ(KnightPuzzle::Mirror(next), mirrored_next);
+      if (legal) {
+        ASSERT_EQ(KnightPuzzle::Mirror(next), mirrored_next);
+      }
     }
   }
   EXPECT_LT(self_mirrored, 50);  // 4,096 of 67.6 M boards: about one in 16,500
@@ -114,6 +117,47 @@ TEST(KnightTest, MirrorIsASymmetryOfTheMoveGraph) {
     ASSERT_NE(it, distance.end());
     ASSERT_EQ(it->second, d);
   }
+}
+
+// The table's space: a board and its mirror share one index, which unranks to the class's
+// representative; the c3 block holds the representatives of its boards and holes
+// (docs/FORMAT.md, "The knight's space").
+TEST(KnightTest, TheClassSpaceFoldsEachBoardWithItsMirror) {
+  const KnightPuzzle knight;
+  const KnightClassSpace& space = knight.space();
+  EXPECT_EQ(space.Size(), 35154028u);  // 13 x C(24,12)
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 100000; ++i) {
+    const KnightBoard s = knight.Unrank(rng() % knight.Size());
+    const KnightBoard m = KnightPuzzle::Mirror(s);
+    const uint64_t rank = space.Rank(s);
+    ASSERT_LT(rank, space.Size());
+    ASSERT_EQ(space.Rank(m), rank);
+    const KnightBoard c = KnightClassSpace::Canonical(s);
+    ASSERT_TRUE(c == s || c == m);
+    ASSERT_LE(c.blank, KnightPuzzle::kGoalBlank);
+    ASSERT_EQ(space.Unrank(rank), c);
+    std::array<uint64_t, 1> key;
+    ASSERT_EQ(knight.Project(s, &key), 1);
+    ASSERT_EQ(key[0], rank);
+  }
+  // The c3 block: (C(24,12) + 4,096) / 2 representatives, the other indices holes.
+  uint64_t representatives = 0;
+  const uint64_t centre = KnightPuzzle::kGoalBlank * KnightPuzzle::kMasksPerBlank;
+  for (uint64_t r = centre; r < space.Size(); ++r) {
+    const KnightBoard s = space.Unrank(r);
+    const bool represents = KnightClassSpace::Canonical(s) == s;
+    representatives += represents;
+    ASSERT_EQ(space.Rank(s) == r, represents) << r;
+  }
+  EXPECT_EQ(representatives, (KnightPuzzle::kMasksPerBlank + 4096) / 2);
+  const std::vector<KnightBoard> own = KnightClassSpace::SelfMirrored();
+  std::set<uint64_t> ranks;
+  for (const KnightBoard& b : own) {
+    ASSERT_EQ(KnightPuzzle::Mirror(b), b);
+    ranks.insert(space.Rank(b));
+  }
+  EXPECT_EQ(ranks.size(), 4096u);
 }
 
 // The first layers of the breadth-first search equal docs/PUZZLES.md's counts, which checks the

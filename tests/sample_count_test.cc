@@ -276,8 +276,8 @@ TEST_F(SampleCountTest, AResidueTableWithoutBandPagesCannotSample) {
     BfsOptions bfs_options;
     bfs_options.max_depth = 6;
     const KnightPuzzle model;
-    BfsResult bfs = RetrogradeBfs<KnightPuzzle>(model).Run(bfs_options);
-    PackedTable entries(storage::v1::DISTANCE_MOD3, model.Size());
+    BfsResult bfs = RetrogradeBfs<KnightClassSpace>(model.space()).Run(bfs_options);
+    PackedTable entries(storage::v1::DISTANCE_MOD3, model.space().Size());
     entries.FromDistances(bfs.distance);
     ASSERT_TRUE((*store)->Write(MetadataFor(model, bfs, 6), entries, TableWriteOptions{}).ok());
   }
@@ -298,6 +298,43 @@ TEST_F(SampleCountTest, AResidueTableWithoutBandPagesCannotSample) {
   std::filesystem::remove_all(dir);
 }
 
+// A knight table over every board, as puzzledb wrote it before the table held one entry per
+// mirror class, is refused with a message that says to rebuild it, and live search answers.
+TEST_F(SampleCountTest, AKnightTableOverEveryBoardIsRefusedWithAClearMessage) {
+  const std::string dir = testing::TempPath("board_space_db");
+  std::filesystem::remove_all(dir);
+  {
+    auto store = TableStore::Open(dir, TableStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok());
+    BfsOptions bfs_options;
+    bfs_options.max_depth = 4;
+    const KnightPuzzle model;
+    BfsResult bfs = RetrogradeBfs<KnightPuzzle>(model).Run(bfs_options);  // the boards' space
+    PackedTable entries(storage::v1::DISTANCE_MOD3, model.Size());
+    entries.FromDistances(bfs.distance);
+    TableMetadata m = MetadataFor(model, bfs, 4);
+    m.set_state_count(model.Size());
+    ASSERT_TRUE((*store)->Write(m, entries, TableWriteOptions{}).ok());
+  }
+  auto store = TableStore::Open(dir, TableStore::Mode::kReadOnly);
+  ASSERT_TRUE(store.ok());
+  Solver solver(std::shared_ptr<TableStore>(std::move(*store)));
+  KnightPuzzle::Instance near{{}, KnightPuzzle::Goal()};
+  KnightPuzzle().Apply(near.state, 0, &near.state);
+  auto solved = solver.Solve<KnightPuzzle>(near, SolveOptions{});
+  ASSERT_TRUE(solved.ok()) << solved.status();
+  EXPECT_EQ(solved->distance, 1);
+  EXPECT_EQ(solved->source, Source::kSearch);
+  auto sample = solver.Sample(KnightPuzzle(), 3, 1, 1, SearchLimits{});
+  ASSERT_TRUE(absl::IsFailedPrecondition(sample.status())) << sample.status();
+  EXPECT_NE(Message(sample.status()).find("holds 67603900 entries where this puzzledb's knight "
+                                          "table holds 35154028"),
+            std::string_view::npos)
+      << sample.status();
+  EXPECT_NE(Message(sample.status()).find("rebuild it with puzzledb-build"), std::string_view::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(SampleCountTest, BandPagesGiveTheExactDistances) {
   auto walker_table = solver_->store()->Load("knight");
   ASSERT_TRUE(walker_table.ok());
@@ -305,15 +342,18 @@ TEST_F(SampleCountTest, BandPagesGiveTheExactDistances) {
   ASSERT_TRUE(exact.ok()) << exact.status();
   const KnightPuzzle model;
   const auto reference = testing::DistancesWithin(model, kKnightDepth);
+  // The table's entries are classes, the reference's keys boards (KnightPuzzle::Rank).
   uint64_t covered = 0;
   for (uint64_t rank = 0; rank < exact->size(); ++rank) {
     if ((*exact)[rank] == 255) continue;
     ++covered;
-    auto it = reference.find(rank);
+    auto it = reference.find(model.Rank(model.space().Unrank(rank)));
     ASSERT_NE(it, reference.end()) << rank;
     ASSERT_EQ((*exact)[rank], it->second) << rank;
   }
-  EXPECT_EQ(covered, reference.size());
+  std::set<uint64_t> classes;
+  for (const auto& [board, d] : reference) classes.insert(model.space().Rank(model.Unrank(board)));
+  EXPECT_EQ(covered, classes.size());
 }
 
 // The chi-square statistic of observed counts against expected probabilities.

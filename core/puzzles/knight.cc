@@ -84,6 +84,21 @@ inline int SumOver(const ByteSums& sums, uint32_t mask) {
 const std::array<std::array<int8_t, KnightPuzzle::kNumMoves>, KnightPuzzle::kCells>
     KnightPuzzle::kDestinations = BuildDestinations();
 
+std::vector<KnightBoard> KnightClassSpace::SelfMirrored() {
+  // The empty cell on c3 and each pair of opposite cells (i, 24 - i) holding one knight of
+  // each colour: bit i of `choice` says whether the white one is on i.
+  std::vector<KnightBoard> boards;
+  boards.reserve(1u << KnightPuzzle::kGoalBlank);
+  for (uint32_t choice = 0; choice < (1u << KnightPuzzle::kGoalBlank); ++choice) {
+    KnightBoard b{0, KnightPuzzle::kGoalBlank};
+    for (int i = 0; i < KnightPuzzle::kGoalBlank; ++i) {
+      b.white |= 1u << ((choice >> i) & 1u ? i : KnightPuzzle::kCells - 1 - i);
+    }
+    boards.push_back(b);
+  }
+  return boards;
+}
+
 int KnightPuzzle::LowerBound(const State& s) const {
   const uint32_t black = kAllCells & ~s.white & ~(1u << s.blank);
   const int bound = SumOver(kWhiteSums, s.white) + SumOver(kBlackSums, black);

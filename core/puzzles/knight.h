@@ -27,6 +27,39 @@ struct KnightBoard {
   bool operator==(const KnightBoard&) const = default;
 };
 
+// The knight's table space: one entry per class {board, its mirror} under the puzzle's
+// symmetry (KnightPuzzle::Mirror), which keeps distances, so the table holds half the
+// boards (docs/FORMAT.md, "The knight's space"). The representative of a class is the
+// board whose empty cell is on a1..c3 (cell 0..12): a mirror moves the empty cell from
+// cell b to 24 - b, so exactly one of the two has it below c3 unless both have it on c3;
+// there the one with the smaller white-knight mask represents. The index is that of the
+// boards with the empty cell on cells 0..12, 13 x C(24,12) = 35,154,028 slots, of which
+// 33,803,998 are representatives: the c3 block's non-representatives are never reached
+// (their entries stay uncovered), which keeps the rank a plain computation.
+//
+// Rank(s) is the index of s's representative, so Rank(s) == Rank(Mirror(s)); Unrank gives
+// the representative. Apply and Undo are the puzzle's moves on boards as given: the search
+// and the walks reach each class through whichever board they hold, and the rank folds it.
+class KnightClassSpace {
+ public:
+  using State = KnightBoard;
+  static constexpr int kNumMoves = 8;
+  // Rank(s) == Rank(Mirror(s)) (the table's generic code asks, core/table/sampler.h), and
+  // the c3 block's non-representatives are holes (core/puzzles/puzzle.h).
+  static constexpr bool kMirrorQuotient = true;
+  static constexpr bool kHoles = true;
+
+  uint64_t Size() const;
+  uint64_t Rank(const State& s) const;
+  State Unrank(uint64_t index) const;
+  bool Apply(const State& s, int move, State* out) const;
+  bool Undo(const State& s, int move, State* out) const;
+  std::vector<State> Goals() const;
+  // The representative of s's class, and the boards that are their own mirror (4,096).
+  static State Canonical(const State& s);
+  static std::vector<State> SelfMirrored();
+};
+
 class KnightPuzzle : public NoParams<KnightPuzzle> {
  public:
   using State = KnightBoard;
@@ -34,7 +67,7 @@ class KnightPuzzle : public NoParams<KnightPuzzle> {
     Params params;
     State state;
   };
-  using Space = KnightPuzzle;
+  using Space = KnightClassSpace;
 
   static constexpr std::string_view kName = "knight";
   static constexpr int kCells = 25;
@@ -55,10 +88,10 @@ class KnightPuzzle : public NoParams<KnightPuzzle> {
 
   KnightPuzzle() = default;
   explicit KnightPuzzle(const Params&) {}
-  const Space& space() const { return *this; }
+  const Space& space() const { return space_; }
 
-  // The dense index: blank * C(24,12) + colex rank of the white knights among the 24
-  // other cells. 25 * 2,704,156 = 67,603,900 states.
+  // The boards' dense index (not the table's, which is Space's): blank * C(24,12) + colex
+  // rank of the white knights among the 24 other cells. 25 * 2,704,156 = 67,603,900 boards.
   uint64_t Size() const { return kCells * kMasksPerBlank; }
   uint64_t Rank(const State& s) const {
     const uint32_t others = kAllCells & ~(1u << s.blank);
@@ -123,8 +156,9 @@ class KnightPuzzle : public NoParams<KnightPuzzle> {
   // The parity every path length from `s` to the goal has.
   static int DistanceParity(const State& s) { return (s.blank / 5 + s.blank % 5) & 1; }
 
+  // The table's key: the rank of the board's class (a board and its mirror share it).
   int Project(const State& s, std::array<uint64_t, kMaxKeys>* keys) const {
-    (*keys)[0] = Rank(s);
+    (*keys)[0] = space_.Rank(s);
     return 1;
   }
 
@@ -154,7 +188,32 @@ class KnightPuzzle : public NoParams<KnightPuzzle> {
 
  private:
   static const std::array<std::array<int8_t, kNumMoves>, kCells> kDestinations;
+  KnightClassSpace space_;
 };
+
+inline uint64_t KnightClassSpace::Size() const {
+  return (KnightPuzzle::kGoalBlank + 1) * KnightPuzzle::kMasksPerBlank;
+}
+inline KnightBoard KnightClassSpace::Canonical(const KnightBoard& s) {
+  if (s.blank < KnightPuzzle::kGoalBlank) return s;
+  const KnightBoard m = KnightPuzzle::Mirror(s);
+  if (s.blank > KnightPuzzle::kGoalBlank || m.white < s.white) return m;
+  return s;
+}
+inline uint64_t KnightClassSpace::Rank(const KnightBoard& s) const {
+  // The representative's board index is below Size().
+  return KnightPuzzle().Rank(Canonical(s));
+}
+inline KnightBoard KnightClassSpace::Unrank(uint64_t index) const {
+  return KnightPuzzle().Unrank(index);
+}
+inline bool KnightClassSpace::Apply(const KnightBoard& s, int move, KnightBoard* out) const {
+  return KnightPuzzle().Apply(s, move, out);
+}
+inline bool KnightClassSpace::Undo(const KnightBoard& s, int move, KnightBoard* out) const {
+  return KnightPuzzle().Undo(s, move, out);
+}
+inline std::vector<KnightBoard> KnightClassSpace::Goals() const { return {KnightPuzzle::Goal()}; }
 
 }  // namespace puzzledb
 

@@ -2,7 +2,7 @@
 // generic machinery (retrograde BFS, tables, live search) shares.
 //
 // A puzzle is described at two levels:
-//  - its *space*: states with a dense index (rank/unrank, a bijection onto [0, Size())),
+//  - its *space*: states with a dense index (rank/unrank onto [0, Size())),
 //    moves in canonical order, predecessors and goals. Retrograde BFS and the tables work on
 //    spaces. For the knight and the knobs the space is the puzzle itself; for the rotation
 //    game it is the placements of eight equal values (docs/PUZZLES.md).
@@ -33,7 +33,11 @@
 
 namespace puzzledb {
 
-// A state space with a dense index.
+// A state space with a dense index. Rank may map several states to one index when they
+// are equally far from the goal (the knight's space keeps one entry per board and its
+// mirror); a space may also have holes, indices that are no state's rank, if it says so
+// with `static constexpr bool kHoles = true`: Unrank of a hole is a state whose Rank is
+// another index, and the search leaves holes unseen (uncovered in a table).
 template <class S>
 concept IndexedSpace = requires(const S& space, const typename S::State& state,
                                 typename S::State* out, uint64_t index, int move) {

@@ -62,6 +62,8 @@ class RetrogradeBfs {
  public:
   using State = typename S::State;
   static constexpr uint8_t kUnseen = BfsResult::kUnseen;
+  // A space with holes (indices that are no state's rank, core/puzzles/puzzle.h).
+  static constexpr bool kHoles = requires { S::kHoles; };
 
   explicit RetrogradeBfs(const S& space) : space_(space) {}
 
@@ -193,6 +195,9 @@ class RetrogradeBfs {
     const auto next = static_cast<uint8_t>(d + 1);
     ForEachEqual(kUnseen, begin, end, [&](uint64_t i) {
       const State s = space_.Unrank(i);
+      if constexpr (kHoles) {
+        if (space_.Rank(s) != i) return;  // no state's index: stays unseen
+      }
       for (int m = 0; m < S::kNumMoves; ++m) {
         State n;
         if (!space_.Apply(s, m, &n)) continue;

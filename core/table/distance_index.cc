@@ -87,6 +87,17 @@ absl::StatusOr<std::vector<uint64_t>> DistanceIndex::Select(
   return ranks;
 }
 
+absl::StatusOr<uint64_t> DistanceIndex::Ordinal(int d, uint64_t rank) const {
+  auto prefix = BlockPrefix(d);
+  if (!prefix.ok()) return prefix.status();
+  rank = std::min(rank, size());
+  const uint64_t b = rank / kBlock;
+  const auto target = static_cast<uint8_t>(d);
+  uint64_t ordinal = (**prefix)[b];
+  for (uint64_t i = b * kBlock; i < rank; ++i) ordinal += distances_[i] == target;
+  return ordinal;
+}
+
 absl::StatusOr<std::vector<uint64_t>> DistanceIndex::Draw(int d, uint64_t count,
                                                           SeededRng& rng) const {
   std::vector<uint64_t> ordinals = DrawDistinct(Population(d), count, rng);

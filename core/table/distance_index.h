@@ -42,6 +42,10 @@ class DistanceIndex {
   // DATA_LOSS if the entries disagree with the table's histogram.
   absl::StatusOr<std::vector<uint64_t>> Draw(int d, uint64_t count, SeededRng& rng) const;
 
+  // The states at distance d whose rank is below `rank` (the place among them that a
+  // state of rank `rank` at distance d has).
+  absl::StatusOr<uint64_t> Ordinal(int d, uint64_t rank) const;
+
   // The ranks of the states at distance d whose places among them (in rank order) are
   // `ordinals` (ascending, each below Population(d)), in that order.
   absl::StatusOr<std::vector<uint64_t>> Select(int d, const std::vector<uint64_t>& ordinals) const;

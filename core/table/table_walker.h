@@ -150,7 +150,7 @@ class TableWalker {
       return absl::UnimplementedError(Cat(name_, ": its keys do not fit the counter's 64 bits"));
     }
     // Layer t holds the distinct states at distance t on optimal paths (a hash of their
-    // keys finds repeats); edges[t] where each one's closer neighbours are in layer t - 1
+    // identities finds repeats); edges[t] where each one's closer neighbours are in layer t - 1
     // (and the moves to them), so that the counts need no second pass over the moves.
     struct Node {
       uint64_t key;
@@ -217,7 +217,7 @@ class TableWalker {
             c.n = 0;
             continue;
           }
-          c.packed = PackKeys(c.keys, c.n);
+          c.packed = IdentityOf(c.child, c.keys, c.n);
           index.prefetch(c.packed);
         }
         for (size_t i = first; i < last; ++i) {
@@ -333,17 +333,31 @@ class TableWalker {
       if (limit > 0 && steps == limit) return -1;
       if (steps >= longest) return Broken(Cat("a walk passed the table's largest distance ", longest));
       const uint8_t want = static_cast<uint8_t>((residue + 2) % 3);
+      // Every move's entry is located and prefetched first, then read in canonical order:
+      // the reads are independent, so their cache misses overlap instead of following one
+      // another (docs/PERFORMANCE.md, "The knight table in half").
+      std::array<State, P::kNumMoves> next;
+      std::array<uint64_t, P::kNumMoves> keys;
+      uint32_t legal = 0;
+      for (int m = 0; m < P::kNumMoves; ++m) {
+        if (!model_.Apply(s, m, &next[m])) continue;
+        model_.Project(next[m], &key);
+        keys[m] = key[0];
+        __builtin_prefetch(entries_.Address(keys[m]));
+        legal |= 1u << m;
+      }
       int chosen = -1;
-      State next{};
-      for (int m = 0; m < P::kNumMoves && chosen < 0; ++m) {
-        if (!model_.Apply(s, m, &next)) continue;
-        model_.Project(next, &key);
+      for (; legal != 0; legal &= legal - 1) {
+        const int m = std::countr_zero(legal);
         ++*lookups;
-        if (entries_.Get(key[0]) == want) chosen = m;
+        if (entries_.Get(keys[m]) == want) {
+          chosen = m;
+          break;
+        }
       }
       if (chosen < 0) return Broken("a covered state has no move one step closer");
       if (moves != nullptr) moves->push_back(static_cast<uint8_t>(chosen));
-      s = next;
+      s = next[chosen];
       residue = want;
     }
   }
@@ -367,9 +381,21 @@ class TableWalker {
     }
   }
 
-  // One number per state for the counter's layers: its keys side by side.
+  // One number per state for the counter's layers: its keys side by side, and for a space
+  // that keeps one entry per state and its mirror, a bit telling which of the two it is
+  // (the count is the same for both, but `states` counts boards).
+  static constexpr bool kMirrorQuotient = requires { P::Space::kMirrorQuotient; };
   int KeyBits() const { return std::bit_width(table_->metadata.state_count()); }
-  bool KeyFits() const { return KeyBits() * P::kMaxKeys <= 64; }
+  bool KeyFits() const { return KeyBits() * P::kMaxKeys + (kMirrorQuotient ? 1 : 0) <= 64; }
+  uint64_t IdentityOf(const State& s, const std::array<uint64_t, P::kMaxKeys>& keys,
+                      int n) const {
+    const uint64_t key = PackKeys(keys, n);
+    if constexpr (kMirrorQuotient) {
+      return key << 1 | (P::Space::Canonical(s) == s ? 0 : 1);
+    } else {
+      return key;
+    }
+  }
   uint64_t PackKeys(const std::array<uint64_t, P::kMaxKeys>& keys, int n) const {
     if (n == 1) return keys[0];
     uint64_t key = 0;
@@ -378,7 +404,8 @@ class TableWalker {
   }
   uint64_t KeyOf(const State& s) const {
     std::array<uint64_t, P::kMaxKeys> keys;
-    return PackKeys(keys, model_.Project(s, &keys));
+    const int n = model_.Project(s, &keys);
+    return IdentityOf(s, keys, n);
   }
 
   absl::Status Broken(std::string_view what) const {
