@@ -11,6 +11,7 @@
 #define PUZZLEDB_CORE_SEARCH_RETROGRADE_BFS_H_
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -96,9 +97,13 @@ class RetrogradeBfs {
       }
       // Bottom-up reads each unseen state and usually stops at its first move into layer
       // d; top-down expands every move of every state in layer d.
-      const bool bottom_up = layer * S::kNumMoves > unseen * 2;
-      layer = bottom_up ? Parallel(d, &RetrogradeBfs::BottomUpChunk)
-                        : Parallel(d, &RetrogradeBfs::TopDownChunk);
+      const bool bottom_up = layer * S::kNumMoves > unseen * 4;
+      if (bottom_up) {
+        layer = Parallel(d, &RetrogradeBfs::BottomUpChunk);
+      } else {
+        Parallel(d, &RetrogradeBfs::TopDownChunk);
+        layer = Parallel(d, &RetrogradeBfs::CountChunk);
+      }
       if (layer == 0) break;
       unseen -= layer;
       result.histogram.push_back(layer);
@@ -168,47 +173,95 @@ class RetrogradeBfs {
     }
   }
 
+  // Marks the unseen predecessors of layer d with d + 1. Another thread may mark the same
+  // state in this layer: both write the same value, so a plain (relaxed) store is enough,
+  // and the marks are counted afterwards (CountChunk) rather than by an exchange here,
+  // whose lock would stop the processor from overlapping the cache misses of one state's
+  // predecessors with the next's (they are what a layer costs).
+  // The predecessors' indices are gathered in batches, each prefetched as it is found and
+  // read when the batch is full, so that many misses are in flight at once.
   uint64_t TopDownChunk(int d, uint64_t begin, uint64_t end) {
-    uint64_t marked = 0;
     const auto next = static_cast<uint8_t>(d + 1);
+    constexpr int kBatch = 128;
+    std::array<uint64_t, kBatch + S::kNumMoves> batch;
+    int pending = 0;
+    auto flush = [&] {
+      for (int k = 0; k < pending; ++k) {
+        if (Load(batch[k]) == kUnseen) {
+          std::atomic_ref<uint8_t>(dist_[batch[k]]).store(next, std::memory_order_relaxed);
+        }
+      }
+      pending = 0;
+    };
     ForEachEqual(static_cast<uint8_t>(d), begin, end, [&](uint64_t i) {
       const State s = space_.Unrank(i);
       for (int m = 0; m < S::kNumMoves; ++m) {
         State p;
         if (!space_.Undo(s, m, &p)) continue;
         const uint64_t j = space_.Rank(p);
-        if (Load(j) != kUnseen) continue;
-        // Another thread may mark the same state in this layer; only the one that changes
-        // it counts it.
-        if (std::atomic_ref<uint8_t>(dist_[j]).exchange(next, std::memory_order_relaxed) ==
-            kUnseen) {
-          ++marked;
-        }
+        __builtin_prefetch(dist_ + j);
+        batch[pending++] = j;
       }
+      if (pending >= kBatch) flush();
     });
-    return marked;
+    flush();
+    return 0;
   }
 
+  // The states marked d + 1.
+  uint64_t CountChunk(int d, uint64_t begin, uint64_t end) {
+    uint64_t count = 0;
+    ForEachEqual(static_cast<uint8_t>(d + 1), begin, end, [&](uint64_t) { ++count; });
+    return count;
+  }
+
+  // Unseen states are taken in batches: every move's entry of every state in the batch is
+  // located and prefetched first, then each state reads its moves in order and stops at the
+  // first into layer d, so that the misses of a batch overlap.
   uint64_t BottomUpChunk(int d, uint64_t begin, uint64_t end) {
     uint64_t marked = 0;
     const auto layer = static_cast<uint8_t>(d);
     const auto next = static_cast<uint8_t>(d + 1);
+    constexpr int kBatch = 16;
+    struct Pending {
+      uint64_t index;
+      int count;
+      std::array<uint64_t, S::kNumMoves> ranks;
+    };
+    std::array<Pending, kBatch> batch;
+    int pending = 0;
+    auto flush = [&] {
+      for (int b = 0; b < pending; ++b) {
+        const Pending& p = batch[b];
+        for (int k = 0; k < p.count; ++k) {
+          if (Load(p.ranks[k]) == layer) {
+            // Only this thread writes state p.index in a bottom-up layer.
+            std::atomic_ref<uint8_t>(dist_[p.index]).store(next, std::memory_order_relaxed);
+            ++marked;
+            break;
+          }
+        }
+      }
+      pending = 0;
+    };
     ForEachEqual(kUnseen, begin, end, [&](uint64_t i) {
       const State s = space_.Unrank(i);
       if constexpr (kHoles) {
         if (space_.Rank(s) != i) return;  // no state's index: stays unseen
       }
+      Pending& p = batch[pending];
+      p.index = i;
+      p.count = 0;
       for (int m = 0; m < S::kNumMoves; ++m) {
         State n;
         if (!space_.Apply(s, m, &n)) continue;
-        if (Load(space_.Rank(n)) == layer) {
-          // Only this thread writes state i in a bottom-up layer.
-          std::atomic_ref<uint8_t>(dist_[i]).store(next, std::memory_order_relaxed);
-          ++marked;
-          return;
-        }
+        p.ranks[p.count] = space_.Rank(n);
+        __builtin_prefetch(dist_ + p.ranks[p.count]);
+        ++p.count;
       }
+      if (++pending == kBatch) flush();
     });
+    flush();
     return marked;
   }
 
