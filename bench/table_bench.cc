@@ -24,6 +24,7 @@
 #include "core/solver.h"
 #include "core/table/table_builder.h"
 #include "core/table/table_store.h"
+#include "core/util/huge_buffer.h"
 
 namespace puzzledb {
 namespace {
@@ -180,6 +181,32 @@ void BM_WalkRotation(benchmark::State& state) {
   WalkAll<RotationPuzzle>(state, instances);
 }
 BENCHMARK(BM_WalkRotation)->Iterations(3)->Unit(benchmark::kMillisecond);
+
+// The walk's bound: one step of a knight walk cannot start before the entries of the step
+// before it have been read, so a walk is about 23.5 dependent memory round trips. This
+// chases pointers through a buffer of the knight table's size (8.8 MB, in 2 MB pages like
+// the table) in a random cycle: ns_per_read is the latency of one such round trip here.
+void BM_MemoryLatency(benchmark::State& state) {
+  const uint64_t n = static_cast<uint64_t>(KnightClassSpace().Size()) / 4 / sizeof(uint64_t);
+  HugeBuffer buffer(n * sizeof(uint64_t), 0);
+  auto* next = reinterpret_cast<uint64_t*>(buffer.data());
+  std::vector<uint64_t> order(n);
+  for (uint64_t i = 0; i < n; ++i) order[i] = i;
+  std::shuffle(order.begin() + 1, order.end(), std::mt19937_64(3));
+  for (uint64_t i = 0; i < n; ++i) next[order[i]] = order[(i + 1) % n];
+  constexpr uint64_t kReads = 2000000;
+  uint64_t at = 0;
+  double seconds = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    for (uint64_t r = 0; r < kReads; ++r) at = next[at];
+    benchmark::DoNotOptimize(at);
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  state.counters["ns_per_read"] =
+      seconds * 1e9 / static_cast<double>(state.iterations() * kReads);
+}
+BENCHMARK(BM_MemoryLatency)->Iterations(3)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace puzzledb
