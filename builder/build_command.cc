@@ -119,6 +119,7 @@ int BuildPuzzle(const BuildCommandOptions& options, const std::vector<typename P
     build.max_depth = options.max_depth;
     build.threads = options.threads;
     build.compression_level = options.compression_level;
+    build.band_pages = options.band_pages;
     if (!options.quiet) {
       err << "building " << id << " (" << Thousands(model.space().Size()) << " states"
           << (options.max_depth >= 0 ? Cat(", to depth ", options.max_depth) : std::string()) << ")\n";

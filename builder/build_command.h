@@ -21,6 +21,7 @@ struct BuildCommandOptions {
   std::string params_dir_option = "--params-dir";
   int threads = 0;
   int compression_level = 9;
+  bool band_pages = false;            // write a residue table's band pages (docs/FORMAT.md)
   bool quiet = false;                 // no per-layer progress
 };
 

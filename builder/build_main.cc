@@ -50,6 +50,9 @@ int main(int argc, char** argv) {
   app.add_option("--compression-level", build.compression_level, "zstd level of the pages")
       ->check(CLI::Range(1, 19))
       ->capture_default_str();
+  app.add_flag("--band-pages", build.band_pages,
+               "Also store a residue table's exact distances (the knight: 6.7 MB more), so that "
+               "its first sample reads them instead of searching again (about 1.3 s)");
   app.add_flag("--quiet,-q", build.quiet, "No progress on stderr");
 
   CLI::App* verify = app.add_subcommand(

@@ -360,7 +360,7 @@ v1::ListTablesResponse RequestHandler::ListTables() const {
         t->set_build_seconds(m.build_seconds());
         t->set_generation(m.generation());
         t->set_content_crc32(m.content_crc32());
-        t->set_samples(m.encoding() != storage::v1::DISTANCE_MOD3 || m.band_page_count() > 0);
+        t->set_samples(true);  // a residue table without band pages searches for them
         if (auto it = refused.find(m.table_id()); it != refused.end()) {
           t->set_status("REFUSED: " + it->second);
         } else if (std::find(loaded.begin(), loaded.end(), m.table_id()) != loaded.end()) {

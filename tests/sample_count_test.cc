@@ -36,8 +36,10 @@ class SampleCountTest : public ::testing::Test {
     ASSERT_TRUE(BuildTable(RotationPuzzle(), **store, BuildOptions{}).ok());
     ASSERT_TRUE(BuildTable(EightPuzzle(), **store, BuildOptions{}).ok());
     ASSERT_TRUE(BuildTable(KnobsPuzzle(Knobs9001().params), **store, BuildOptions{}).ok());
+    // The knight with band pages, the 8-puzzle without (its first sample searches).
     BuildOptions partial;
     partial.max_depth = kKnightDepth;
+    partial.band_pages = true;
     ASSERT_TRUE(BuildTable(KnightPuzzle(), **store, partial).ok());
     solver_ = new Solver(std::shared_ptr<TableStore>(std::move(*store)));
   }
@@ -266,36 +268,53 @@ TEST_F(SampleCountTest, LargestDistanceAndWhatTablesCannotAnswer) {
   EXPECT_NE(Message(none.status()).find("puzzledb-build --puzzle knobs"), std::string_view::npos);
 }
 
-TEST_F(SampleCountTest, AResidueTableWithoutBandPagesCannotSample) {
-  const std::string dir = testing::TempPath("no_bands_db");
-  std::filesystem::remove_all(dir);
-  {
-    auto store = TableStore::Open(dir, TableStore::Mode::kReadWrite);
-    ASSERT_TRUE(store.ok());
-    // A knight table as puzzledb wrote it before it could sample: residues only.
-    BfsOptions bfs_options;
-    bfs_options.max_depth = 6;
+// A residue table without band pages samples all the same: its first sample searches for
+// the exact distances and checks the table against them, so a table whose residues are
+// wrong is refused for sampling with DATA_LOSS naming the entry.
+TEST_F(SampleCountTest, AResidueTableWithoutBandPagesSearchesForItsDistances) {
+  for (const bool corrupt : {false, true}) {
+    const std::string dir = testing::TempPath("no_bands_db");
+    std::filesystem::remove_all(dir);
     const KnightPuzzle model;
-    BfsResult bfs = RetrogradeBfs<KnightClassSpace>(model.space()).Run(bfs_options);
-    PackedTable entries(storage::v1::DISTANCE_MOD3, model.space().Size());
-    entries.FromDistances(bfs.distance);
-    ASSERT_TRUE((*store)->Write(MetadataFor(model, bfs, 6), entries, TableWriteOptions{}).ok());
+    uint64_t corrupted = 0;
+    {
+      auto store = TableStore::Open(dir, TableStore::Mode::kReadWrite);
+      ASSERT_TRUE(store.ok());
+      BfsOptions bfs_options;
+      bfs_options.max_depth = 6;
+      BfsResult bfs = RetrogradeBfs<KnightClassSpace>(model.space()).Run(bfs_options);
+      const TableMetadata m = MetadataFor(model, bfs, 6);
+      if (corrupt) {
+        // The first state at distance 2 claims distance 1.
+        while (bfs.distance[corrupted] != 2) ++corrupted;
+        bfs.distance[corrupted] = 1;
+      }
+      PackedTable entries(storage::v1::DISTANCE_MOD3, model.space().Size());
+      entries.FromDistances(bfs.distance);
+      ASSERT_TRUE((*store)->Write(m, entries, TableWriteOptions{}).ok());
+    }
+    auto store = TableStore::Open(dir, TableStore::Mode::kReadOnly);
+    ASSERT_TRUE(store.ok());
+    Solver solver(std::shared_ptr<TableStore>(std::move(*store)));
+    auto sample = solver.Sample(KnightPuzzle(), 3, 100, 1, SearchLimits{});
+    if (corrupt) {
+      ASSERT_TRUE(absl::IsDataLoss(sample.status())) << sample.status();
+      EXPECT_NE(Message(sample.status()).find(Cat("entry ", corrupted, " holds 1, but the state "
+                                                   "is 2 moves from the goal")),
+                std::string_view::npos)
+          << sample.status();
+    } else {
+      ASSERT_TRUE(sample.ok()) << sample.status();
+      EXPECT_EQ(sample->population, 38u);  // boards at distance 3 (docs/PUZZLES.md)
+      ASSERT_EQ(sample->states.size(), 38u);
+      for (const KnightBoard& s : sample->states) {
+        auto solved = solver.Solve<KnightPuzzle>({{}, s}, SolveOptions{});
+        ASSERT_TRUE(solved.ok()) << solved.status();
+        EXPECT_EQ(solved->distance, 3);
+      }
+    }
+    std::filesystem::remove_all(dir);
   }
-  auto store = TableStore::Open(dir, TableStore::Mode::kReadOnly);
-  ASSERT_TRUE(store.ok());
-  Solver solver(std::shared_ptr<TableStore>(std::move(*store)));
-  auto sample = solver.Sample(KnightPuzzle(), 3, 1, 1, SearchLimits{});
-  ASSERT_TRUE(absl::IsFailedPrecondition(sample.status())) << sample.status();
-  EXPECT_NE(Message(sample.status()).find("has no band pages"), std::string_view::npos);
-  EXPECT_NE(Message(sample.status()).find("puzzledb-build --db"), std::string_view::npos);
-  // Solving from it still works.
-  KnightPuzzle::Instance near{{}, KnightPuzzle().Goals()[0]};
-  KnightPuzzle().Apply(near.state, 0, &near.state);
-  auto solved = solver.Solve<KnightPuzzle>(near, SolveOptions{});
-  ASSERT_TRUE(solved.ok()) << solved.status();
-  EXPECT_EQ(solved->distance, 1);
-  EXPECT_EQ(solved->source, Source::kTable);
-  std::filesystem::remove_all(dir);
 }
 
 // A knight table over every board, as puzzledb wrote it before the table held one entry per

@@ -6,6 +6,7 @@
 #define PUZZLEDB_CORE_TABLE_DISTANCE_INDEX_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,10 +24,13 @@ class DistanceIndex {
  public:
   static constexpr uint64_t kBlock = 4096;
 
-  // A byte table is its own index; a modulo-3 table needs its band pages from `store`
-  // (FAILED_PRECONDITION if it has none).
+  // A byte table is its own index; a modulo-3 table needs its exact distances: from its
+  // band pages in `store` if it has them, else from `search` (a fresh search checked
+  // against the table, ExactDistances in core/table/table_builder.h); FAILED_PRECONDITION
+  // if it has neither.
+  using Search = std::function<absl::StatusOr<HugeBuffer>()>;
   static absl::StatusOr<std::shared_ptr<const DistanceIndex>> Build(
-      const TableStore& store, std::shared_ptr<const LoadedTable> table);
+      const TableStore& store, std::shared_ptr<const LoadedTable> table, const Search& search = {});
 
   const TableMetadata& metadata() const { return table_->metadata; }
   uint64_t size() const { return table_->metadata.state_count(); }

@@ -19,6 +19,9 @@ struct BuildOptions {
   int max_depth = -1;  // -1: the whole space
   int threads = 0;     // 0: one per hardware thread
   int compression_level = 9;
+  // A residue table's exact distances as band pages (docs/FORMAT.md). Without them the
+  // first sample searches again for them (ExactDistances).
+  bool band_pages = false;
   std::function<void(const BfsLayer&)> on_layer;  // progress, after every BFS layer
 };
 
@@ -66,10 +69,12 @@ absl::StatusOr<TableMetadata> BuildTable(const P& model, TableStore& store,
   TableMetadata metadata = MetadataFor(model, bfs, options.max_depth);
   PackedTable entries(EncodingOf<P>(), model.space().Size());
   entries.FromDistances(bfs.distance);
-  // A residue table also keeps its distances divided by 3 (band pages), from which
-  // sampling learns exact distances without a walk per state.
+  // A residue table may also keep its distances divided by 3 (band pages), from which
+  // sampling learns exact distances without searching again.
   HugeBuffer bands;
-  if (EncodingOf<P>() == storage::v1::DISTANCE_MOD3) bands = PackBands(bfs.distance);
+  if (EncodingOf<P>() == storage::v1::DISTANCE_MOD3 && options.band_pages) {
+    bands = PackBands(bfs.distance);
+  }
   bfs.distance = {};  // free 1 byte per state before compressing
   TableWriteOptions write;
   write.compression_level = options.compression_level;
@@ -85,11 +90,11 @@ absl::StatusOr<TableMetadata> BuildTable(const P& model, TableStore& store,
 // A stored table against a fresh BFS of the same depth: the histogram, the coverage and
 // every entry. A BFS distance is the only function with the invariants a table must keep
 // (goals at 0; every covered state at d > 0 has a move to d - 1 and none to less), so
-// equality checks them all. DATA_LOSS names the first difference. `exact`, if given, is
-// the table's exact distances from its band pages (TableStore::LoadExactDistances).
+// equality checks them all. Returns the search's exact distances (one byte per entry,
+// BfsResult::kUnseen where not covered); DATA_LOSS names the first difference.
 template <PuzzleModel P>
-absl::Status VerifyTable(const P& model, const LoadedTable& table, int threads,
-                         const HugeBuffer* exact = nullptr) {
+absl::StatusOr<HugeBuffer> ExactDistances(const P& model, const LoadedTable& table,
+                                          int threads) {
   const TableMetadata& m = table.metadata;
   const std::string id = m.table_id();
   if (m.state_count() != model.space().Size()) {
@@ -102,7 +107,7 @@ absl::Status VerifyTable(const P& model, const LoadedTable& table, int threads,
   BfsOptions options;
   options.threads = threads;
   options.max_depth = m.complete() ? -1 : static_cast<int>(m.coverage_depth());
-  const BfsResult bfs = RetrogradeBfs<typename P::Space>(model.space()).Run(options);
+  BfsResult bfs = RetrogradeBfs<typename P::Space>(model.space()).Run(options);
   if (static_cast<size_t>(m.histogram_size()) != bfs.histogram.size()) {
     return absl::DataLossError(Cat("table ", id, ": the metadata's histogram has ",
                                    m.histogram_size(), " distances, the puzzle has ",
@@ -117,18 +122,6 @@ absl::Status VerifyTable(const P& model, const LoadedTable& table, int threads,
   }
   if (m.complete() != bfs.complete || m.covered_states() != bfs.covered()) {
     return absl::DataLossError(Cat("table ", id, ": the metadata's coverage is wrong"));
-  }
-  if (exact != nullptr) {
-    if (exact->size() != bfs.distance.size()) {
-      return absl::DataLossError(Cat("table ", id, ": band pages of the wrong size"));
-    }
-    for (uint64_t i = 0; i < exact->size(); ++i) {
-      if ((*exact)[i] != bfs.distance[i]) {
-        return absl::DataLossError(Cat("table ", id, ": band pages give entry ", i, " distance ",
-                                       static_cast<int>((*exact)[i]), ", the search ",
-                                       static_cast<int>(bfs.distance[i])));
-      }
-    }
   }
   PackedTable expected(EncodingOf<P>(), model.space().Size());
   expected.FromDistances(bfs.distance);
@@ -145,6 +138,29 @@ absl::Status VerifyTable(const P& model, const LoadedTable& table, int threads,
             d == BfsResult::kUnseen ? std::string(", but the table does not cover that state")
                                     : Cat(", but the state is ", static_cast<int>(d),
                                           " moves from the goal")));
+  }
+  return std::move(bfs.distance);
+}
+
+// ExactDistances, and `exact`, if given (the table's exact distances from its band pages,
+// TableStore::LoadExactDistances), against them.
+template <PuzzleModel P>
+absl::Status VerifyTable(const P& model, const LoadedTable& table, int threads,
+                         const HugeBuffer* exact = nullptr) {
+  auto distances = ExactDistances(model, table, threads);
+  if (!distances.ok()) return distances.status();
+  const std::string id = table.metadata.table_id();
+  if (exact != nullptr) {
+    if (exact->size() != distances->size()) {
+      return absl::DataLossError(Cat("table ", id, ": band pages of the wrong size"));
+    }
+    for (uint64_t i = 0; i < exact->size(); ++i) {
+      if ((*exact)[i] != (*distances)[i]) {
+        return absl::DataLossError(Cat("table ", id, ": band pages give entry ", i, " distance ",
+                                       static_cast<int>((*exact)[i]), ", the search ",
+                                       static_cast<int>((*distances)[i])));
+      }
+    }
   }
   return absl::OkStatus();
 }
