@@ -23,6 +23,9 @@
 #include "core/puzzles/rotation.h"
 #include "core/solver.h"
 #include "core/table/table_builder.h"
+#include "core/table/table_format.h"
+#include "core/search/walk_down.h"
+#include "core/search/retrograde_bfs.h"
 #include "core/table/table_store.h"
 #include "core/util/huge_buffer.h"
 
@@ -182,12 +185,127 @@ void BM_WalkRotation(benchmark::State& state) {
 }
 BENCHMARK(BM_WalkRotation)->Iterations(3)->Unit(benchmark::kMillisecond);
 
+// ---------------------------------------------------------------- next moves (issue 13)
+// The knobs table as exact distances (one byte per state, what puzzledb stores) beside the
+// encoding that stores the walk instead: 4 bits per state, the first optimal move (0..11),
+// 12 at the goal, 15 where not covered. Both are made from one search of one wiring and
+// stored the way the store stores pages (zstd level 9, 262,144 entries a page); the walks
+// run over the same 20,000 random solvable states, one solve at a time, and must give the
+// same moves (the benchmark fails otherwise). Counters: stored_mb of each, derive_s (the
+// pass that derives the moves from the distances), median_us of each walk.
+struct KnobsEncodings {
+  KnobsPuzzle model;
+  BfsResult bfs;
+  std::vector<uint8_t> next;  // two states a byte, low nibble first
+  double derive_seconds = 0;
+};
+
+const KnobsEncodings& Encodings() {
+  static const KnobsEncodings* encodings = [] {
+    auto* e = new KnobsEncodings{KnobsPuzzle(SampleWiring("knobs_9002.in")), {}, {}, 0};
+    e->bfs = RetrogradeBfs<KnobsPuzzle>(e->model).Run({});
+    const auto start = std::chrono::steady_clock::now();
+    const uint64_t n = e->model.Size();
+    e->next.assign(n / 2, 0xFF);
+    const uint8_t* dist = e->bfs.distance.data();
+    for (uint64_t i = 0; i < n; ++i) {
+      uint8_t code = 15;
+      if (dist[i] == 0) {
+        code = 12;
+      } else if (dist[i] != BfsResult::kUnseen) {
+        for (int m = 0; m < KnobsPuzzle::kNumMoves; ++m) {
+          uint32_t t;
+          e->model.Apply(static_cast<uint32_t>(i), m, &t);
+          if (dist[t] == dist[i] - 1) {
+            code = static_cast<uint8_t>(m);
+            break;
+          }
+        }
+      }
+      uint8_t& byte = e->next[i / 2];
+      byte = (i & 1) ? static_cast<uint8_t>((byte & 0x0F) | (code << 4))
+                     : static_cast<uint8_t>((byte & 0xF0) | code);
+    }
+    e->derive_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return e;
+  }();
+  return *encodings;
+}
+
+double StoredMegabytes(const uint8_t* data, uint64_t bytes, uint64_t bytes_per_page) {
+  uint64_t stored = 0;
+  for (uint64_t first = 0; first < bytes; first += bytes_per_page) {
+    const std::string payload(reinterpret_cast<const char*>(data) + first,
+                              std::min(bytes_per_page, bytes - first));
+    stored += EncodePage(storage::v1::DISTANCE_BYTE, first, static_cast<uint32_t>(payload.size()),
+                         payload, 9)
+                  .size();
+  }
+  return static_cast<double>(stored) / 1e6;
+}
+
+void BM_KnobsEncodings(benchmark::State& state) {
+  const KnobsEncodings& e = Encodings();
+  const uint8_t* dist = e.bfs.distance.data();
+  std::mt19937_64 rng(5);
+  std::vector<uint32_t> starts;
+  while (starts.size() < 20000) {
+    const auto s = static_cast<uint32_t>(rng() % e.model.Size());
+    if (dist[s] != BfsResult::kUnseen) starts.push_back(s);
+  }
+  std::vector<double> byte_us, next_us;
+  std::vector<uint8_t> by_distance, by_next;
+  uint64_t mismatches = 0;
+  for (auto _ : state) {
+    byte_us.clear();
+    next_us.clear();
+    for (uint32_t s : starts) {
+      by_distance.clear();
+      by_next.clear();
+      auto start = std::chrono::steady_clock::now();
+      // Exact distances: the walk puzzledb does (WalkDown, every move tried in order).
+      const absl::Status walked = WalkDown(
+          e.model, s, dist[s], [&](uint32_t t) { return dist[t] == 255 ? -1 : int{dist[t]}; },
+          "bench", &by_distance);
+      benchmark::DoNotOptimize(walked.ok());
+      auto mid = std::chrono::steady_clock::now();
+      // Next moves: one read per step.
+      uint32_t at = s;
+      for (int steps = 0; steps < 255; ++steps) {
+        const uint8_t code = (e.next[at / 2] >> (4 * (at & 1))) & 0x0F;
+        if (code >= 12) break;
+        by_next.push_back(code);
+        e.model.Apply(at, code, &at);
+      }
+      auto end = std::chrono::steady_clock::now();
+      byte_us.push_back(std::chrono::duration<double, std::micro>(mid - start).count());
+      next_us.push_back(std::chrono::duration<double, std::micro>(end - mid).count());
+      mismatches += by_distance != by_next;
+    }
+  }
+  if (mismatches != 0) state.SkipWithError("the two encodings walked differently");
+  std::sort(byte_us.begin(), byte_us.end());
+  std::sort(next_us.begin(), next_us.end());
+  state.counters["byte_median_us"] = byte_us[byte_us.size() / 2];
+  state.counters["next_median_us"] = next_us[next_us.size() / 2];
+  state.counters["byte_stored_mb"] =
+      StoredMegabytes(dist, e.model.Size(), kDefaultEntriesPerPage);
+  state.counters["next_stored_mb"] = StoredMegabytes(
+      e.next.data(), e.next.size(), kDefaultEntriesPerPage / 2);
+  state.counters["bfs_s"] = e.bfs.seconds;
+  state.counters["derive_s"] = e.derive_seconds;
+}
+BENCHMARK(BM_KnobsEncodings)->Iterations(3)->Unit(benchmark::kMillisecond);
+
 // The walk's bound: one step of a knight walk cannot start before the entries of the step
 // before it have been read, so a walk is about 23.5 dependent memory round trips. This
 // chases pointers through a buffer of the knight table's size (8.8 MB, in 2 MB pages like
 // the table) in a random cycle: ns_per_read is the latency of one such round trip here.
+// The argument is the buffer's size in KiB: also 1 MiB and 4 MiB (the knobs' next-move
+// table over its solvable half would be 4 MiB), and 16 MiB (a knobs byte table).
 void BM_MemoryLatency(benchmark::State& state) {
-  const uint64_t n = static_cast<uint64_t>(KnightClassSpace().Size()) / 4 / sizeof(uint64_t);
+  const uint64_t n = static_cast<uint64_t>(state.range(0)) * 1024 / sizeof(uint64_t);
   HugeBuffer buffer(n * sizeof(uint64_t), 0);
   auto* next = reinterpret_cast<uint64_t*>(buffer.data());
   std::vector<uint64_t> order(n);
@@ -206,7 +324,13 @@ void BM_MemoryLatency(benchmark::State& state) {
   state.counters["ns_per_read"] =
       seconds * 1e9 / static_cast<double>(state.iterations() * kReads);
 }
-BENCHMARK(BM_MemoryLatency)->Iterations(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MemoryLatency)
+    ->Arg(1024)
+    ->Arg(4096)
+    ->Arg(static_cast<int>(KnightClassSpace().Size() / 4 / 1024))  // the knight's 8.8 MB
+    ->Arg(16384)
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace puzzledb
