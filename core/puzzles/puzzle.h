@@ -4,8 +4,9 @@
 // A puzzle is described at two levels:
 //  - its *space*: states with a dense index (rank/unrank onto [0, Size())),
 //    moves in canonical order, predecessors and goals. Retrograde BFS and the tables work on
-//    spaces. For the knight and the knobs the space is the puzzle itself; for the rotation
-//    game it is the placements of eight equal values (docs/PUZZLES.md).
+//    spaces. For the knobs and the 8-puzzle the space is the puzzle itself; for the knight
+//    it is the classes {board, its mirror} (docs/FORMAT.md, "The knight's space"); for the
+//    rotation game the placements of eight equal values (docs/PUZZLES.md).
 //  - the *puzzle*: the states users write (parse and format of the original input and of
 //    a compact one-line form, with precise errors), their moves and names, the goal test, an
 //    admissible lower bound, and the projection of a puzzle state onto space states
