@@ -219,7 +219,8 @@ std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
     // every board before it held one entry per mirror class; docs/FORMAT.md).
     refused_[id] = Cat("it holds ", m.state_count(), " entries where this puzzledb's ", P::kName,
                        " table holds ", model.space().Size(),
-                       " (a table written by another version; rebuild it with puzzledb-build)");
+                       " (a table written by another version; rebuild it with puzzledb-build --db ",
+                       store_->dir(), " --puzzle ", P::kName, ")");
     if (log_) log_(Cat("refusing table ", id, ": ", refused_[id]));
     return nullptr;
   }

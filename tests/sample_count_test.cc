@@ -350,7 +350,10 @@ TEST_F(SampleCountTest, AKnightTableOverEveryBoardIsRefusedWithAClearMessage) {
                                           "table holds 35154028"),
             std::string_view::npos)
       << sample.status();
-  EXPECT_NE(Message(sample.status()).find("rebuild it with puzzledb-build"), std::string_view::npos);
+  EXPECT_NE(Message(sample.status()).find(Cat("rebuild it with puzzledb-build --db ", dir,
+                                              " --puzzle knight)")),
+            std::string_view::npos)
+      << sample.status();
   std::filesystem::remove_all(dir);
 }
 
