@@ -326,15 +326,18 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
     out << "  distances     largest " << m.max_distance() << "; per distance";
     for (int d = 0; d < m.histogram_size(); ++d) out << " " << m.histogram(d);
     out << "\n";
-    out << "  encoding      "
-        << (m.encoding() == storage::v1::DISTANCE_MOD3 ? "distance mod 3, 2 bits" : "distance, 1 byte")
-        << ", " << m.page_count() << " pages of " << Thousands(m.entries_per_page()) << " entries\n";
+    const char* encoding = m.encoding() == storage::v1::DISTANCE_MOD3 ? "distance mod 3, 2 bits"
+                           : m.encoding() == storage::v1::NEXT_MOVE  ? "next move, 4 bits"
+                                                                     : "distance, 1 byte";
+    out << "  encoding      " << encoding << ", " << m.page_count() << " pages of "
+        << Thousands(m.entries_per_page()) << " entries\n";
     if (m.encoding() == storage::v1::DISTANCE_MOD3) {
       out << "  band pages    "
           << (m.band_page_count() > 0
                   ? Cat(m.band_page_count(), " (distance / 3, 4 bits), ",
                         Megabytes(m.band_stored_bytes()), " stored, crc32 ", m.band_crc32())
-                  : std::string("none: cannot sample (rebuild the table)"))
+                  : std::string("none (the first sample searches for the distances; "
+                                "--band-pages writes them)"))
           << "\n";
     }
     out << "  size          " << Megabytes(m.stored_bytes() + m.band_stored_bytes()) << " stored, "

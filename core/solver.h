@@ -214,13 +214,16 @@ std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
     if (log_) log_(Cat("refusing table ", id, ": ", refused_[id]));
     return nullptr;
   }
-  if (m.state_count() != model.space().Size()) {
-    // A table over another space: one written by an older puzzledb (the knight's table held
-    // every board before it held one entry per mirror class; docs/FORMAT.md).
-    refused_[id] = Cat("it holds ", m.state_count(), " entries where this puzzledb's ", P::kName,
-                       " table holds ", model.space().Size(),
-                       " (a table written by another version; rebuild it with puzzledb-build --db ",
-                       store_->dir(), " --puzzle ", P::kName, ")");
+  if (m.state_count() != model.space().Size() || m.encoding() != EncodingOf<P>()) {
+    // A table over another space or in another encoding: one written by an older puzzledb
+    // (the knight's table held every board before it held one entry per mirror class, the
+    // knobs' every state's distance before the solvable half's next moves; docs/FORMAT.md).
+    refused_[id] =
+        Cat("it holds ", m.state_count(), " entries (", storage::v1::Encoding_Name(m.encoding()),
+            ") where this puzzledb's ", P::kName, " table holds ", model.space().Size(), " (",
+            storage::v1::Encoding_Name(EncodingOf<P>()),
+            "): a table written by another version; rebuild it with puzzledb-build --db ",
+            store_->dir(), " --puzzle ", P::kName);
     if (log_) log_(Cat("refusing table ", id, ": ", refused_[id]));
     return nullptr;
   }

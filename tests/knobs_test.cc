@@ -1,5 +1,6 @@
 #include "core/puzzles/knobs.h"
 
+#include <array>
 #include <random>
 
 #include "gtest/gtest.h"
@@ -25,6 +26,45 @@ TEST(KnobsTest, RankIsTheIdentityOnPackedStates) {
     EXPECT_EQ(knobs.Rank(knobs.Unrank(index)), index);
   }
   EXPECT_EQ(knobs.Rank(knobs.Unrank(knobs.Size() - 1)), knobs.Size() - 1);
+}
+
+// The table's space is the states of even sum, indexed by the state without bit 0: every
+// index is one such state and back, every even state has an index, an odd one none.
+TEST(KnobsTest, TheSolvableSpaceIndexesTheEvenHalf) {
+  const KnobsPuzzle knobs(Sample("knobs_9001.in").params);
+  const KnobsSolvableSpace& space = knobs.space();
+  EXPECT_EQ(space.Size(), 8388608u);
+  std::mt19937 rng(6);
+  for (int i = 0; i < 20000; ++i) {
+    const uint64_t index = rng() % space.Size();
+    const uint32_t s = space.Unrank(index);
+    ASSERT_LT(s, 1u << 24);
+    ASSERT_FALSE(KnobsPuzzle::ProvablyUnsolvable(s)) << s;
+    ASSERT_EQ(space.Rank(s), index);
+    // A turn keeps the sum's parity, so the space is closed under Apply and Undo.
+    uint32_t t;
+    ASSERT_TRUE(space.Apply(s, static_cast<int>(rng() % 12), &t));
+    ASSERT_FALSE(KnobsPuzzle::ProvablyUnsolvable(t));
+  }
+  int odd = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const auto s = static_cast<uint32_t>(rng() & 0xFFFFFF);
+    int sum = 0;
+    for (int k = 0; k < 12; ++k) sum += KnobsPuzzle::Knob(s, k);
+    std::array<uint64_t, 1> key;
+    const int keys = knobs.Project(s, &key);
+    ASSERT_EQ(KnobsPuzzle::ProvablyUnsolvable(s), sum % 2 == 1) << s;
+    if (sum % 2 == 1) {
+      ++odd;
+      EXPECT_EQ(keys, 0) << s;
+    } else {
+      ASSERT_EQ(keys, 1) << s;
+      EXPECT_EQ(space.Unrank(key[0]), s);
+    }
+  }
+  EXPECT_GT(odd, 9000);
+  EXPECT_LT(odd, 11000);
+  EXPECT_EQ(space.Unrank(0), 0u);  // the goal
 }
 
 TEST(KnobsTest, ATurnAdvancesTheKnobAndItsWiredKnob) {

@@ -346,12 +346,55 @@ TEST_F(SampleCountTest, AKnightTableOverEveryBoardIsRefusedWithAClearMessage) {
   EXPECT_EQ(solved->source, Source::kSearch);
   auto sample = solver.Sample(KnightPuzzle(), 3, 1, 1, SearchLimits{});
   ASSERT_TRUE(absl::IsFailedPrecondition(sample.status())) << sample.status();
-  EXPECT_NE(Message(sample.status()).find("holds 67603900 entries where this puzzledb's knight "
-                                          "table holds 35154028"),
+  EXPECT_NE(Message(sample.status()).find("holds 67603900 entries (DISTANCE_MOD3) where this "
+                                          "puzzledb's knight table holds 35154028 (DISTANCE_MOD3)"),
             std::string_view::npos)
       << sample.status();
   EXPECT_NE(Message(sample.status()).find(Cat("rebuild it with puzzledb-build --db ", dir,
-                                              " --puzzle knight)")),
+                                              " --puzzle knight")),
+            std::string_view::npos)
+      << sample.status();
+  std::filesystem::remove_all(dir);
+}
+
+// The same for a knobs table of exact distances over all 16.8 M states, as puzzledb wrote
+// it before the knobs' table held the solvable half's next moves: refused with a message
+// that says to rebuild it, counting refused, and the bidirectional search answers.
+TEST_F(SampleCountTest, AKnobsTableOfDistancesIsRefusedWithAClearMessage) {
+  const std::string dir = testing::TempPath("knobs_bytes_db");
+  std::filesystem::remove_all(dir);
+  const KnobsPuzzle model(Knobs9001().params);
+  {
+    auto store = TableStore::Open(dir, TableStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok());
+    BfsOptions bfs_options;
+    bfs_options.max_depth = 3;
+    BfsResult bfs = RetrogradeBfs<KnobsPuzzle>(model).Run(bfs_options);  // every state
+    PackedTable entries(storage::v1::DISTANCE_BYTE, model.Size());
+    entries.FromDistances(bfs.distance);
+    TableMetadata m = MetadataFor(model, bfs, 3);
+    m.set_state_count(model.Size());
+    ASSERT_TRUE((*store)->Write(m, entries, TableWriteOptions{}).ok());
+  }
+  auto store = TableStore::Open(dir, TableStore::Mode::kReadOnly);
+  ASSERT_TRUE(store.ok());
+  Solver solver(std::shared_ptr<TableStore>(std::move(*store)));
+  KnobsPuzzle::Instance near{model.params(), 0};
+  model.Undo(near.state, 5, &near.state);  // one turn before the goal
+  const TableStep<KnobsPuzzle> step = solver.FromTables(model, near, 0);
+  EXPECT_FALSE(step.had_table);
+  auto solved = solver.Solve<KnobsPuzzle>(near, SolveOptions{});
+  ASSERT_TRUE(solved.ok()) << solved.status();
+  EXPECT_EQ(solved->distance, 1);
+  EXPECT_EQ(solved->source, Source::kSearch);
+  auto sample = solver.Sample(model, 2, 1, 1, SearchLimits{});
+  ASSERT_TRUE(absl::IsFailedPrecondition(sample.status())) << sample.status();
+  EXPECT_NE(Message(sample.status()).find("holds 16777216 entries (DISTANCE_BYTE) where this "
+                                          "puzzledb's knobs table holds 8388608 (NEXT_MOVE)"),
+            std::string_view::npos)
+      << sample.status();
+  EXPECT_NE(Message(sample.status()).find(Cat("rebuild it with puzzledb-build --db ", dir,
+                                              " --puzzle knobs")),
             std::string_view::npos)
       << sample.status();
   std::filesystem::remove_all(dir);

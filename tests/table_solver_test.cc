@@ -1,11 +1,13 @@
 // Solving from tables (small or partial ones, built here) agrees with live search and
 // brute force; partial tables bound the search; policies and analysis.
+#include <array>
 #include <filesystem>
 #include <random>
 
 #include "core/puzzles/knight.h"
 #include "core/puzzles/knobs.h"
 #include "core/puzzles/rotation.h"
+#include "core/search/retrograde_bfs.h"
 #include "core/solver.h"
 #include "core/table/table_builder.h"
 #include "gtest/gtest.h"
@@ -101,6 +103,80 @@ TEST_F(TableSolverTest, KnobsTableEqualsBidirectionalSearchAndKnowsTheUnsolvable
   EXPECT_EQ(searched->distance, 15);
   auto refused = solver_->Solve<KnobsPuzzle>(other, Options(Policy::kTableOnly));
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// Every entry of the knobs table is the first move, in canonical order, to a state one step
+// closer, by the distances of a search over all 16.8 M packed states (the model's own
+// index, not the table's space); 14 at the goal, 15 where unsolvable.
+TEST_F(TableSolverTest, KnobsEntriesAreTheFirstOptimalMoves) {
+  const KnobsPuzzle knobs(Knobs9001().params);
+  const BfsResult reference = RetrogradeBfs<KnobsPuzzle>(knobs).Run(BfsOptions{});
+  auto table = solver_->store()->Load(KnobsPuzzle::TableId(knobs.params()));
+  ASSERT_TRUE(table.ok()) << table.status();
+  const PackedTable& entries = (*table)->entries;
+  ASSERT_EQ(entries.encoding(), storage::v1::NEXT_MOVE);
+  ASSERT_EQ(entries.size(), knobs.space().Size());
+  std::array<uint64_t, 13> seen{};
+  for (uint64_t i = 0; i < entries.size(); ++i) {
+    const uint32_t s = knobs.space().Unrank(i);
+    const uint8_t d = reference.distance[s];
+    uint8_t expected = PackedTable::kNextMoveUncovered;
+    if (d == 0) {
+      expected = PackedTable::kNextMoveGoal;
+    } else if (d != BfsResult::kUnseen) {
+      for (int m = 0; m < KnobsPuzzle::kNumMoves; ++m) {
+        uint32_t t;
+        knobs.Apply(s, m, &t);
+        if (reference.distance[t] == d - 1) {
+          expected = static_cast<uint8_t>(m);
+          break;
+        }
+      }
+    }
+    ASSERT_EQ(entries.Get(i), expected) << "entry " << i << ", state " << s;
+    ++seen[std::min<int>(expected, 12)];
+  }
+  EXPECT_EQ(seen[12], 1u);  // the goal; every even state is solvable for this wiring
+  for (int m = 0; m < 12; ++m) EXPECT_GT(seen[m], 0u) << "move " << m;
+}
+
+// A next-move walk checks what it can: an entry that marks a state as the goal, names a
+// move that does not exist, or leads out of the coverage makes the table inconsistent
+// (DATA_LOSS), never a wrong answer.
+TEST_F(TableSolverTest, ADamagedNextMoveIsCaughtByTheWalk) {
+  const KnobsPuzzle knobs(Knobs9001().params);
+  auto table = solver_->store()->Load(KnobsPuzzle::TableId(knobs.params()));
+  ASSERT_TRUE(table.ok()) << table.status();
+  const uint32_t start = knobs.space().Unrank(4321);
+  ASSERT_FALSE(knobs.IsGoal(start));
+  struct Damage {
+    uint8_t code;
+    const char* message;
+  };
+  for (const Damage& damage : {Damage{PackedTable::kNextMoveGoal, "has the goal's mark"},
+                               Damage{13, "names move 13"},
+                               Damage{PackedTable::kNextMoveUncovered, "does not cover"}}) {
+    auto damaged = std::make_shared<LoadedTable>(**table);
+    // Damage the entry of the state one step along the walk, so the walk meets it.
+    uint32_t next;
+    knobs.Apply(start, damaged->entries.Get(4321), &next);
+    ASSERT_FALSE(knobs.IsGoal(next));
+    damaged->entries.Set(knobs.space().Rank(next), damage.code);
+    const TableWalker<KnobsPuzzle> walker(knobs, damaged);
+    auto answer = walker.Solve(start, 0);
+    ASSERT_EQ(answer.status().code(), absl::StatusCode::kDataLoss) << answer.status();
+    EXPECT_NE(Message(answer.status()).find(damage.message), std::string_view::npos)
+        << answer.status();
+  }
+  // Intact, the same walk replays to the goal in the searched number of moves.
+  const TableWalker<KnobsPuzzle> walker(knobs, *table);
+  auto answer = walker.Solve(start, 0);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  auto live = solver_->Solve<KnobsPuzzle>({knobs.params(), start}, Options(Policy::kSearchOnly));
+  ASSERT_TRUE(live.ok()) << live.status();
+  EXPECT_EQ(answer->solution.distance, live->distance);
+  EXPECT_EQ(answer->solution.moves, live->moves);
+  EXPECT_TRUE(testing::Replays(knobs, start, answer->solution.moves));
 }
 
 // A depth-10 knight table answers what it covers, says NOT_WITHIN_LIMIT at once for caps it

@@ -7,6 +7,7 @@
 #include "core/search/retrograde_bfs.h"
 #include "core/puzzles/rotation.h"
 #include "core/table/table_builder.h"
+#include "core/util/strings.h"
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
 
@@ -36,6 +37,28 @@ TEST(PackedTableTest, ModThreeKeepsResiduesAndUncovered) {
   PackedTable bytes(storage::v1::DISTANCE_BYTE, distance.size());
   bytes.FromDistances(distance);
   for (size_t i = 0; i < distance.size(); ++i) EXPECT_EQ(bytes.Get(i), distance[i]);
+}
+
+// Next moves: four bits an entry, the lower entry in the lower bits; every value 0..15 is
+// kept, a fresh table is all "uncovered", and pages carry whole bytes.
+TEST(PackedTableTest, NextMovesKeepFourBitsAnEntry) {
+  PackedTable table(storage::v1::NEXT_MOVE, 37);
+  EXPECT_EQ(table.BytesFor(37), 19u);
+  for (uint64_t i = 0; i < 37; ++i) ASSERT_EQ(table.Get(i), PackedTable::kNextMoveUncovered);
+  for (uint64_t i = 0; i < 37; ++i) table.Set(i, static_cast<uint8_t>((i * 7) % 16));
+  for (uint64_t i = 0; i < 37; ++i) ASSERT_EQ(table.Get(i), (i * 7) % 16) << i;
+  EXPECT_EQ(table.data()[1], (5 << 4) | 14);  // entries 2 (low bits) and 3
+  PackedTable copy(storage::v1::NEXT_MOVE, 37);
+  ASSERT_TRUE(copy.Assign(0, 16, table.Slice(0, 16)));
+  ASSERT_TRUE(copy.Assign(16, 21, table.Slice(16, 21)));
+  EXPECT_FALSE(copy.Assign(16, 21, table.Slice(0, 16)));  // a page of the wrong size
+  for (uint64_t i = 0; i < 37; ++i) ASSERT_EQ(copy.Get(i), table.Get(i)) << i;
+  const std::string page = EncodePage(storage::v1::NEXT_MOVE, 16, 21, table.Slice(16, 21), 3);
+  auto decoded = DecodePage(page, storage::v1::NEXT_MOVE, 16, 21);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, table.Slice(16, 21));
+  EXPECT_EQ(DecodePage(page, storage::v1::DISTANCE_BYTE, 16, 21).status().code(),
+            absl::StatusCode::kDataLoss);
 }
 
 TEST(PageTest, RoundTripsAndDetectsDamage) {
@@ -127,7 +150,16 @@ TEST(TableStoreTest, VerifyNamesADamagedEntry) {
   damaged.entries.Set(12345, static_cast<uint8_t>(damaged.entries.Get(12345) ^ 1));
   const absl::Status status = VerifyTable(knobs, damaged, 0);
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
-  EXPECT_NE(std::string(Message(status)).find("entry 12345"), std::string::npos) << status;
+  // The knobs' entries are next moves: the message names the state and both moves.
+  EXPECT_NE(std::string(Message(status)).find(Cat("entry 12345 (",
+                                                  KnobsPuzzle::FormatCompact(
+                                                      {knobs.params(), knobs.space().Unrank(12345)}),
+                                                  ") holds move ")),
+            std::string::npos)
+      << status;
+  EXPECT_NE(std::string(Message(status)).find(", but the first optimal move there is move "),
+            std::string::npos)
+      << status;
   LoadedTable wrong_histogram = **loaded;
   wrong_histogram.metadata.set_histogram(3, 1);
   EXPECT_NE(std::string(Message(VerifyTable(knobs, wrong_histogram, 0))).find("distance 3"),

@@ -81,11 +81,7 @@ int KnobsPuzzle::LowerBound(State s) const {
   return (steps + 1) / 2;
 }
 
-bool KnobsPuzzle::ProvablyUnsolvable(State s) {
-  int sum = 0;
-  for (int knob = 0; knob < kKnobs; ++knob) sum += Knob(s, knob);
-  return (sum & 1) != 0;
-}
+bool KnobsPuzzle::ProvablyUnsolvable(State s) { return KnobsSolvableSpace::OddSum(s); }
 
 absl::StatusOr<KnobsPuzzle::State> KnobsPuzzle::StateFromNumbers(
     const std::vector<uint32_t>& positions) {

@@ -2,12 +2,14 @@
 // knob w[i][s] it is wired to for its current state s. The wiring is a parameter: every
 // wiring is its own puzzle with its own space and table.
 //
-// A state packs knob i (0-based) as (state - 1) in bits 2i..2i+1, so the dense index is the
-// packed word itself: 4^12 = 16,777,216 states, the goal (all knobs at 1) is 0.
+// A state packs knob i (0-based) as (state - 1) in bits 2i..2i+1: 4^12 = 16,777,216 states,
+// the goal (all knobs at 1) is 0. The model's own dense index (live search) is the packed
+// word; its table's space is the solvable half (KnobsSolvableSpace, docs/FORMAT.md).
 #ifndef PUZZLEDB_CORE_PUZZLES_KNOBS_H_
 #define PUZZLEDB_CORE_PUZZLES_KNOBS_H_
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -32,36 +34,30 @@ struct KnobsWiring {
   uint64_t Fingerprint() const;
 };
 
-class KnobsPuzzle {
+// The states on the goal's side of the parity, the knobs' table space (docs/FORMAT.md,
+// "The knobs' space"). A turn advances two knobs by one step each, so the parity of the sum
+// of the knob states never changes: the goal's side is the half with an even sum, and there
+// knob 1's low bit (bit 0) is the parity of the other knobs' low bits. The index drops it:
+// 2^23 = 8,388,608 indices, the state shifted right by one.
+class KnobsSolvableSpace {
  public:
-  using Params = KnobsWiring;
   using State = uint32_t;
-  struct Instance {
-    Params params;
-    State state = 0;
-  };
-  using Space = KnobsPuzzle;
-
-  static constexpr std::string_view kName = "knobs";
-  static constexpr int kKnobs = 12;
   static constexpr int kNumMoves = 12;
-  static constexpr int kDefaultMaxMoves = 0;
-  // Whether the goal is one state (else which goal a solution reaches is worth telling).
-  static constexpr bool kSingleGoal = true;
-  static constexpr int kMaxKeys = 1;
-  static constexpr LiveSearchKind kLiveSearch = LiveSearchKind::kBidirectional;
 
-  KnobsPuzzle() = default;
-  explicit KnobsPuzzle(const Params& wiring) : wiring_(wiring) {}
-  const Params& params() const { return wiring_; }
-  const Space& space() const { return *this; }
+  KnobsSolvableSpace() = default;
+  explicit KnobsSolvableSpace(const KnobsWiring& wiring) : wiring_(wiring) {}
 
-  uint64_t Size() const { return uint64_t{1} << (2 * kKnobs); }
-  uint64_t Rank(State s) const { return s; }
-  State Unrank(uint64_t index) const { return static_cast<State>(index); }
+  uint64_t Size() const { return uint64_t{1} << 23; }
+  // REQUIRES: `s` has an even sum (!KnobsPuzzle::ProvablyUnsolvable(s)).
+  uint64_t Rank(State s) const { return s >> 1; }
+  State Unrank(uint64_t index) const {
+    const auto high = static_cast<State>(index << 1);
+    return high | (std::popcount(high & kLowBits) & 1);
+  }
+  // The parity of the sum of the knob states: the parity of their low bits.
+  static bool OddSum(State s) { return (std::popcount(s & kLowBits) & 1) != 0; }
 
   static int Knob(State s, int knob) { return (s >> (2 * knob)) & 3; }
-
   bool Apply(State s, int knob, State* out) const {
     const int other = wiring_.target[4 * knob + Knob(s, knob)];
     *out = Advance(Advance(s, knob, 1), other, 1);
@@ -75,6 +71,51 @@ class KnobsPuzzle {
     *out = Advance(Advance(s, knob, 3), other, 3);
     return true;
   }
+  std::vector<State> Goals() const { return {0}; }
+
+ private:
+  static constexpr State kLowBits = 0x555555;
+  static State Advance(State s, int knob, int steps) {
+    const int shift = 2 * knob;
+    const uint32_t value = ((s >> shift) + static_cast<uint32_t>(steps)) & 3;
+    return (s & ~(3u << shift)) | (value << shift);
+  }
+
+  KnobsWiring wiring_;
+};
+
+class KnobsPuzzle {
+ public:
+  using Params = KnobsWiring;
+  using State = uint32_t;
+  struct Instance {
+    Params params;
+    State state = 0;
+  };
+  using Space = KnobsSolvableSpace;
+
+  static constexpr std::string_view kName = "knobs";
+  static constexpr int kKnobs = 12;
+  static constexpr int kNumMoves = 12;
+  static constexpr int kDefaultMaxMoves = 0;
+  // Whether the goal is one state (else which goal a solution reaches is worth telling).
+  static constexpr bool kSingleGoal = true;
+  static constexpr int kMaxKeys = 1;
+  static constexpr LiveSearchKind kLiveSearch = LiveSearchKind::kBidirectional;
+
+  KnobsPuzzle() = default;
+  explicit KnobsPuzzle(const Params& wiring) : wiring_(wiring), space_(wiring) {}
+  const Params& params() const { return wiring_; }
+  const Space& space() const { return space_; }
+
+  // Every state, by the packed word (the dense index of the bidirectional live search).
+  uint64_t Size() const { return uint64_t{1} << (2 * kKnobs); }
+  uint64_t Rank(State s) const { return s; }
+  State Unrank(uint64_t index) const { return static_cast<State>(index); }
+
+  static int Knob(State s, int knob) { return KnobsSolvableSpace::Knob(s, knob); }
+  bool Apply(State s, int knob, State* out) const { return space_.Apply(s, knob, out); }
+  bool Undo(State s, int knob, State* out) const { return space_.Undo(s, knob, out); }
   static int InverseMove(int) { return -1; }
 
   std::vector<State> Goals() const { return {0}; }
@@ -95,8 +136,10 @@ class KnobsPuzzle {
   // Every turn adds 2 to the sum of (state - 1), so an odd sum can never reach 0.
   static bool ProvablyUnsolvable(State s);
 
+  // The table holds the solvable half only: a state of odd sum has no key.
   int Project(State s, std::array<uint64_t, kMaxKeys>* keys) const {
-    (*keys)[0] = s;
+    if (KnobsSolvableSpace::OddSum(s)) return 0;
+    (*keys)[0] = space_.Rank(s);
     return 1;
   }
   std::string MoveName(State, int knob) const { return std::to_string(knob + 1); }
@@ -110,9 +153,10 @@ class KnobsPuzzle {
   // The board for people, as drawn in docs/PUZZLES.md; cells that differ from `before` (if
   // not null) in brackets.
   static std::string Draw(const Instance& now, const Instance* before);
-  // A table per wiring, named by the wiring's fingerprint. Exact distances: a turn cannot
-  // always be undone by a turn, so a successor may be many moves farther.
-  static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kDistanceByte;
+  // A table per wiring, named by the wiring's fingerprint, holding each state's first
+  // optimal move (a turn cannot always be undone by a turn, so residues cannot work: a
+  // successor may be many moves farther). docs/PERFORMANCE.md compares it with exact bytes.
+  static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kNextMove;
   static std::string TableId(const Params& wiring);
   // 48 bytes, the knob numbers 1..12.
   static std::string EncodeParams(const Params& wiring);
@@ -133,13 +177,8 @@ class KnobsPuzzle {
   static absl::StatusOr<State> StateFromNumbers(const std::vector<uint32_t>& positions);
 
  private:
-  static State Advance(State s, int knob, int steps) {
-    const int shift = 2 * knob;
-    const uint32_t value = ((s >> shift) + static_cast<uint32_t>(steps)) & 3;
-    return (s & ~(3u << shift)) | (value << shift);
-  }
-
   KnobsWiring wiring_;
+  KnobsSolvableSpace space_;
 };
 
 }  // namespace puzzledb

@@ -65,6 +65,9 @@ enum class TableEncodingKind {
   kDistanceByte,  // the exact distance in a byte; any puzzle
   kDistanceMod3,  // the distance modulo 3 in two bits; REQUIRES every move has an inverse
                   // move (neighbours differ by at most one) and kMaxKeys == 1
+  kNextMove,      // the first optimal move in four bits, the distance being the walk's
+                  // length; REQUIRES kNumMoves <= 14, kMaxKeys == 1, the space's moves are
+                  // the model's and the space is the one Project ranks into
 };
 
 // A puzzle model. `Instance` is what one case of the input describes: the parameters

@@ -4,8 +4,9 @@
 // ~20) this touches a few thousand to a few hundred thousand states where IDA* would
 // expand billions of nodes, and it proves unsolvability by exhausting a side.
 //
-// REQUIRES: the model's states are its space's states (Space == P), and Size() fits the
-// memory of two byte arrays.
+// REQUIRES: the model is itself a dense space over its states (Size, Rank, Unrank, Undo:
+// the knobs' model indexes every state by its packed word), and Size() fits the memory of
+// two byte arrays.
 #ifndef PUZZLEDB_CORE_SEARCH_BIDIRECTIONAL_SEARCH_H_
 #define PUZZLEDB_CORE_SEARCH_BIDIRECTIONAL_SEARCH_H_
 
@@ -40,7 +41,7 @@ class DenseScratchPool {
 };
 
 template <PuzzleModel P>
-  requires std::is_same_v<typename P::Space, P>
+  requires IndexedSpace<P>
 class BidirectionalSearch {
  public:
   using State = typename P::State;

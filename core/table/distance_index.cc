@@ -10,7 +10,7 @@ namespace puzzledb {
 absl::StatusOr<std::shared_ptr<const DistanceIndex>> DistanceIndex::Build(
     const TableStore& store, std::shared_ptr<const LoadedTable> table, const Search& search) {
   HugeBuffer exact;
-  if (table->metadata.encoding() == storage::v1::DISTANCE_MOD3) {
+  if (table->metadata.encoding() != storage::v1::DISTANCE_BYTE) {
     auto loaded = table->metadata.band_page_count() == 0 && search
                       ? search()
                       : store.LoadExactDistances(*table);

@@ -24,10 +24,10 @@ class DistanceIndex {
  public:
   static constexpr uint64_t kBlock = 4096;
 
-  // A byte table is its own index; a modulo-3 table needs its exact distances: from its
-  // band pages in `store` if it has them, else from `search` (a fresh search checked
-  // against the table, ExactDistances in core/table/table_builder.h); FAILED_PRECONDITION
-  // if it has neither.
+  // A byte table is its own index; a modulo-3 or next-move table needs its exact
+  // distances: from its band pages in `store` if it has them (modulo 3 only), else from
+  // `search` (a fresh search checked against the table, ExactDistances in
+  // core/table/table_builder.h); FAILED_PRECONDITION if it has neither.
   using Search = std::function<absl::StatusOr<HugeBuffer>()>;
   static absl::StatusOr<std::shared_ptr<const DistanceIndex>> Build(
       const TableStore& store, std::shared_ptr<const LoadedTable> table, const Search& search = {});

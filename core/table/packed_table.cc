@@ -1,20 +1,32 @@
 #include "core/table/packed_table.h"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace puzzledb {
 
-PackedTable::PackedTable(TableEncoding encoding, uint64_t size)
-    : encoding_(encoding), size_(size) {
-  if (encoding_ == storage::v1::DISTANCE_MOD3) {
-    bytes_ = HugeBuffer((size + 3) / 4, 0xFF);  // every 2-bit entry 3: uncovered
-  } else {
-    bytes_ = HugeBuffer(size, kByteUncovered);
+namespace {
+int EntriesPerByteLog2(TableEncoding encoding) {
+  switch (encoding) {
+    case storage::v1::DISTANCE_MOD3:
+      return 2;
+    case storage::v1::NEXT_MOVE:
+      return 1;
+    default:
+      return 0;
   }
+}
+}  // namespace
+
+// All bits set is "uncovered" in every encoding (0xFF, 3, 15).
+PackedTable::PackedTable(TableEncoding encoding, uint64_t size)
+    : encoding_(encoding), shift_(EntriesPerByteLog2(encoding)), size_(size) {
+  bytes_ = HugeBuffer(BytesFor(size), 0xFF);
 }
 
 void PackedTable::FromDistances(const HugeBuffer& distance) {
-  if (encoding_ != storage::v1::DISTANCE_MOD3) {
+  if (encoding_ == storage::v1::NEXT_MOVE) std::abort();  // a caller's error: see the header
+  if (encoding_ == storage::v1::DISTANCE_BYTE) {
     bytes_ = distance;
     return;
   }
@@ -37,18 +49,17 @@ void PackedTable::FromDistances(const HugeBuffer& distance) {
 }
 
 uint64_t PackedTable::BytesFor(uint64_t count) const {
-  return encoding_ == storage::v1::DISTANCE_MOD3 ? (count + 3) / 4 : count;
+  return (count + (uint64_t{1} << shift_) - 1) >> shift_;
 }
 
 std::string PackedTable::Slice(uint64_t first, uint64_t count) const {
-  const uint64_t offset = encoding_ == storage::v1::DISTANCE_MOD3 ? first / 4 : first;
-  return std::string(reinterpret_cast<const char*>(bytes_.data()) + offset, BytesFor(count));
+  return std::string(reinterpret_cast<const char*>(bytes_.data()) + (first >> shift_),
+                     BytesFor(count));
 }
 
 bool PackedTable::Assign(uint64_t first, uint64_t count, const std::string& bytes) {
   if (bytes.size() != BytesFor(count) || first + count > size_) return false;
-  const uint64_t offset = encoding_ == storage::v1::DISTANCE_MOD3 ? first / 4 : first;
-  std::memcpy(bytes_.data() + offset, bytes.data(), bytes.size());
+  std::memcpy(bytes_.data() + (first >> shift_), bytes.data(), bytes.size());
   return true;
 }
 

@@ -1,5 +1,5 @@
-// The entries of one table in memory: a distance (exact, or modulo 3) per state of the
-// table's space, packed as the table's encoding says (docs/FORMAT.md).
+// The entries of one table in memory: a distance (exact, or modulo 3) or a next move per
+// state of the table's space, packed as the table's encoding says (docs/FORMAT.md).
 #ifndef PUZZLEDB_CORE_TABLE_PACKED_TABLE_H_
 #define PUZZLEDB_CORE_TABLE_PACKED_TABLE_H_
 
@@ -17,9 +17,12 @@ using TableEncoding = storage::v1::Encoding;
 // Thread-safe for concurrent readers; writers need exclusive access.
 class PackedTable {
  public:
-  // Entry values read back by Get(): a distance (byte) or a residue 0..2 (mod 3), or:
+  // Entry values read back by Get(): a distance (byte), a residue 0..2 (mod 3) or a move
+  // 0..13 (next move), or:
   static constexpr uint8_t kByteUncovered = 0xFF;
   static constexpr uint8_t kMod3Uncovered = 3;
+  static constexpr uint8_t kNextMoveGoal = 14;
+  static constexpr uint8_t kNextMoveUncovered = 15;
 
   PackedTable() = default;
   // `size` entries, all uncovered.
@@ -30,32 +33,37 @@ class PackedTable {
   // The packed bytes (a byte table: one distance per state).
   const uint8_t* data() const { return bytes_.data(); }
   // The byte that holds entry `index` (to prefetch it).
-  const uint8_t* Address(uint64_t index) const {
-    return bytes_.data() + (encoding_ == storage::v1::DISTANCE_MOD3 ? index >> 2 : index);
-  }
+  const uint8_t* Address(uint64_t index) const { return bytes_.data() + (index >> shift_); }
 
   uint8_t Get(uint64_t index) const {
-    if (encoding_ == storage::v1::DISTANCE_MOD3) {
-      return (bytes_[index >> 2] >> (2 * (index & 3))) & 3;
+    switch (shift_) {
+      case 0:
+        return bytes_[index];
+      case 2:
+        return (bytes_[index >> 2] >> (2 * (index & 3))) & 3;
+      default:
+        return (bytes_[index >> 1] >> (4 * (index & 1))) & 15;
     }
-    return bytes_[index];
   }
-  // REQUIRES: value fits the encoding (0..255 byte; 0..3 mod 3).
+  // REQUIRES: value fits the encoding (0..255 byte; 0..3 mod 3; 0..15 next move).
   void Set(uint64_t index, uint8_t value) {
-    if (encoding_ == storage::v1::DISTANCE_MOD3) {
-      const int shift = 2 * static_cast<int>(index & 3);
-      uint8_t& b = bytes_[index >> 2];
-      b = static_cast<uint8_t>((b & ~(3 << shift)) | (value << shift));
-    } else {
+    if (shift_ == 0) {
       bytes_[index] = value;
+      return;
     }
+    const int bits = 8 >> shift_;  // 2 (mod 3) or 4 (next move)
+    const int at = bits * static_cast<int>(index & ((uint64_t{1} << shift_) - 1));
+    uint8_t& b = bytes_[index >> shift_];
+    b = static_cast<uint8_t>((b & ~(((1 << bits) - 1) << at)) | (value << at));
   }
 
   // Fills the table from BFS distances (0xFF unseen), converting to the encoding.
+  // REQUIRES: a distance encoding (next moves need the puzzle: NextMoves in
+  // core/table/table_builder.h).
   void FromDistances(const HugeBuffer& distance);
 
-  // The bytes of entries [first, first + count) as stored in a page. REQUIRES: for mod 3,
-  // `first` is a multiple of 4.
+  // The bytes of entries [first, first + count) as stored in a page. REQUIRES: `first` is a
+  // multiple of 4.
   std::string Slice(uint64_t first, uint64_t count) const;
   // Writes bytes from a page into entries [first, first + count); false on a size mismatch.
   bool Assign(uint64_t first, uint64_t count, const std::string& bytes);
@@ -64,6 +72,7 @@ class PackedTable {
 
  private:
   TableEncoding encoding_ = storage::v1::DISTANCE_BYTE;
+  int shift_ = 0;  // log2 of the entries per byte: 0 byte, 2 mod 3, 1 next move
   uint64_t size_ = 0;
   HugeBuffer bytes_;
 };

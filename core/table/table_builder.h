@@ -3,8 +3,14 @@
 #ifndef PUZZLEDB_CORE_TABLE_TABLE_BUILDER_H_
 #define PUZZLEDB_CORE_TABLE_TABLE_BUILDER_H_
 
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
 #include <chrono>
 #include <functional>
+#include <thread>
+#include <vector>
 #include <type_traits>
 
 #include "absl/status/statusor.h"
@@ -27,8 +33,93 @@ struct BuildOptions {
 
 template <PuzzleModel P>
 TableEncoding EncodingOf() {
-  return P::kTableEncoding == TableEncodingKind::kDistanceMod3 ? storage::v1::DISTANCE_MOD3
-                                                               : storage::v1::DISTANCE_BYTE;
+  switch (P::kTableEncoding) {
+    case TableEncodingKind::kDistanceMod3:
+      return storage::v1::DISTANCE_MOD3;
+    case TableEncodingKind::kNextMove:
+      return storage::v1::NEXT_MOVE;
+    default:
+      return storage::v1::DISTANCE_BYTE;
+  }
+}
+
+// A space's next-move entries (docs/FORMAT.md) from its BFS distances: for every covered
+// state the first move, in canonical order, to a state one step closer; kNextMoveGoal at a
+// goal. Threads take chunks of whole bytes in turn. INTERNAL if a covered state has no
+// move one step closer (the distances are not a search's).
+template <IndexedSpace S>
+absl::StatusOr<PackedTable> NextMoves(const S& space, const HugeBuffer& distance, int threads) {
+  static_assert(S::kNumMoves <= PackedTable::kNextMoveGoal, "a move must fit below the marks");
+  using State = typename S::State;
+  const uint64_t n = distance.size();
+  PackedTable table(storage::v1::NEXT_MOVE, n);
+  constexpr uint64_t kChunk = uint64_t{1} << 16;  // even: a byte is never shared
+  std::atomic<uint64_t> next{0};
+  std::atomic<uint64_t> broken{n};  // the smallest index found without a closer move
+  auto worker = [&] {
+    for (uint64_t first; (first = next.fetch_add(kChunk)) < n;) {
+      const uint64_t last = std::min(n, first + kChunk);
+      for (uint64_t i = first; i < last; ++i) {
+        const uint8_t d = distance[i];
+        if (d == BfsResult::kUnseen) continue;  // stays kNextMoveUncovered
+        if (d == 0) {
+          table.Set(i, PackedTable::kNextMoveGoal);
+          continue;
+        }
+        // Every move's entry located and prefetched, then read in order: the reads'
+        // misses overlap (as in the walk, docs/PERFORMANCE.md).
+        const State s = space.Unrank(i);
+        std::array<uint64_t, S::kNumMoves> ranks;
+        uint32_t legal = 0;
+        for (int m = 0; m < S::kNumMoves; ++m) {
+          State t;
+          if (!space.Apply(s, m, &t)) continue;
+          ranks[m] = space.Rank(t);
+          __builtin_prefetch(distance.data() + ranks[m]);
+          legal |= 1u << m;
+        }
+        int chosen = -1;
+        for (; legal != 0; legal &= legal - 1) {
+          const int m = std::countr_zero(legal);
+          if (distance[ranks[m]] == d - 1) {
+            chosen = m;
+            break;
+          }
+        }
+        if (chosen < 0) {
+          uint64_t seen = broken.load();
+          while (i < seen && !broken.compare_exchange_weak(seen, i)) {
+          }
+          continue;
+        }
+        table.Set(i, static_cast<uint8_t>(chosen));
+      }
+    }
+  };
+  const int workers = threads > 0 ? threads
+                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < workers; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (broken.load() < n) {
+    return absl::InternalError(Cat("entry ", broken.load(), " is covered but has no move one "
+                                   "step closer: the distances are not a search's"));
+  }
+  return table;
+}
+
+// A table's entries from its BFS distances, in the model's encoding.
+template <PuzzleModel P>
+absl::StatusOr<PackedTable> EntriesFor(const P& model, const HugeBuffer& distance, int threads) {
+  if constexpr (P::kTableEncoding == TableEncodingKind::kNextMove) {
+    static_assert(P::kMaxKeys == 1, "a next-move table walks one key per state");
+    return NextMoves(model.space(), distance, threads);
+  } else {
+    PackedTable entries(EncodingOf<P>(), distance.size());
+    entries.FromDistances(distance);
+    return entries;
+  }
 }
 
 // The metadata a build knows before the store adds paging and checksums.
@@ -67,8 +158,8 @@ absl::StatusOr<TableMetadata> BuildTable(const P& model, TableStore& store,
   bfs_options.on_layer = options.on_layer;
   BfsResult bfs = RetrogradeBfs<typename P::Space>(model.space()).Run(bfs_options);
   TableMetadata metadata = MetadataFor(model, bfs, options.max_depth);
-  PackedTable entries(EncodingOf<P>(), model.space().Size());
-  entries.FromDistances(bfs.distance);
+  auto entries = EntriesFor(model, bfs.distance, options.threads);
+  if (!entries.ok()) return entries.status();
   // A residue table may also keep its distances divided by 3 (band pages), from which
   // sampling learns exact distances without searching again.
   HugeBuffer bands;
@@ -82,7 +173,7 @@ absl::StatusOr<TableMetadata> BuildTable(const P& model, TableStore& store,
   metadata.set_build_seconds(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   const absl::Status written =
-      store.Write(metadata, entries, write, bands.empty() ? nullptr : &bands);
+      store.Write(metadata, *entries, write, bands.empty() ? nullptr : &bands);
   if (!written.ok()) return written;
   return store.ReadMetadata(metadata.table_id());
 }
@@ -123,16 +214,31 @@ absl::StatusOr<HugeBuffer> ExactDistances(const P& model, const LoadedTable& tab
   if (m.complete() != bfs.complete || m.covered_states() != bfs.covered()) {
     return absl::DataLossError(Cat("table ", id, ": the metadata's coverage is wrong"));
   }
-  PackedTable expected(EncodingOf<P>(), model.space().Size());
-  expected.FromDistances(bfs.distance);
-  for (uint64_t i = 0; i < expected.size(); ++i) {
+  auto expected = EntriesFor(model, bfs.distance, threads);
+  if (!expected.ok()) return expected.status();
+  for (uint64_t i = 0; i < expected->size(); ++i) {
     const uint8_t stored = table.entries.Get(i);
-    if (stored == expected.Get(i)) continue;
+    if (stored == expected->Get(i)) continue;
     std::string state = Cat("entry ", i);
-    if constexpr (std::is_same_v<typename P::Space, P>) {
-      state += Cat(" (", P::FormatCompact({model.params(), model.space().Unrank(i)}), ")");
+    if constexpr (std::is_same_v<typename P::Space::State, typename P::State>) {
+      if constexpr (!requires { P::Space::kMirrorQuotient; }) {
+        state += Cat(" (", P::FormatCompact({model.params(), model.space().Unrank(i)}), ")");
+      }
     }
     const uint8_t d = bfs.distance[i];
+    if constexpr (P::kTableEncoding == TableEncodingKind::kNextMove) {
+      auto entry = [&model, i](uint8_t code) -> std::string {
+        if (code == PackedTable::kNextMoveGoal) return "the goal's mark";
+        if (code == PackedTable::kNextMoveUncovered) return "the uncovered mark";
+        if (code >= P::kNumMoves) return Cat("the code ", static_cast<int>(code));
+        return Cat("move ", model.MoveName(model.space().Unrank(i), code));
+      };
+      return absl::DataLossError(Cat(
+          "table ", id, ": ", state, " holds ", entry(stored),
+          d == BfsResult::kUnseen
+              ? std::string(", but the table does not cover that state")
+              : Cat(", but the first optimal move there is ", entry(expected->Get(i)))));
+    }
     return absl::DataLossError(
         Cat("table ", id, ": ", state, " holds ", static_cast<int>(stored),
             d == BfsResult::kUnseen ? std::string(", but the table does not cover that state")

@@ -116,7 +116,8 @@ absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
     return bad(Cat("format version ", m.format_version(), ", this program reads ",
                    kTableFormatVersion));
   }
-  if (m.encoding() != storage::v1::DISTANCE_BYTE && m.encoding() != storage::v1::DISTANCE_MOD3) {
+  if (m.encoding() != storage::v1::DISTANCE_BYTE && m.encoding() != storage::v1::DISTANCE_MOD3 &&
+      m.encoding() != storage::v1::NEXT_MOVE) {
     return bad("unknown encoding");
   }
   if (m.state_count() == 0 || m.state_count() > (uint64_t{1} << 36) ||
@@ -156,13 +157,14 @@ absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
 absl::StatusOr<HugeBuffer> TableStore::LoadExactDistances(const LoadedTable& table) const {
   const TableMetadata& m = table.metadata;
   const std::string& id = m.table_id();
-  if (m.encoding() != storage::v1::DISTANCE_MOD3) {
+  if (m.encoding() == storage::v1::DISTANCE_BYTE) {
     return absl::InvalidArgumentError(Cat("table ", id, " holds exact distances already"));
   }
-  if (m.band_page_count() == 0) {
+  if (m.band_page_count() == 0 || m.encoding() != storage::v1::DISTANCE_MOD3) {
     return absl::FailedPreconditionError(
-        Cat("table ", id, " has no band pages (it was built before puzzledb could sample); "
-                          "rebuild it: puzzledb-build --db ", dir_, " --puzzle ", m.puzzle()));
+        Cat("table ", id, " has no band pages (its exact distances come from searching again; "
+                          "for a modulo-3 table, puzzledb-build --db ", dir_, " --puzzle ",
+            m.puzzle(), " --band-pages writes them)"));
   }
   auto bad = [&](std::string_view what) {
     return absl::DataLossError(Cat("table ", id, ": band pages: ", what));

@@ -37,7 +37,9 @@ class TableWalker {
  public:
   using State = typename P::State;
   static constexpr bool kMod3 = P::kTableEncoding == TableEncodingKind::kDistanceMod3;
+  static constexpr bool kNextMove = P::kTableEncoding == TableEncodingKind::kNextMove;
   static_assert(!kMod3 || P::kMaxKeys == 1, "modulo-3 tables need one key per state");
+  static_assert(!kNextMove || P::kMaxKeys == 1, "next-move tables need one key per state");
 
   // REQUIRES: `table` was built for `model`'s parameters.
   TableWalker(const P& model, std::shared_ptr<const LoadedTable> table)
@@ -52,10 +54,21 @@ class TableWalker {
   // Every uncovered state of a partial table is at least this far.
   int UncoveredBound() const { return static_cast<int>(table_->metadata.coverage_depth()) + 1; }
 
-  // The exact distance where covered. A modulo-3 table learns it by walking to the goal
-  // (Solve keeps that walk; this is for callers that want the distance alone).
+  // The exact distance where covered. A modulo-3 or next-move table learns it by walking to
+  // the goal (Solve keeps that walk; this is for callers that want the distance alone).
   absl::StatusOr<TableLookup> Lookup(const State& s, uint64_t* lookups) const {
-    if constexpr (kMod3) {
+    if constexpr (kNextMove) {
+      std::array<uint64_t, 1> key;
+      if (model_.Project(s, &key) == 0) return TableLookup{};
+      ++*lookups;
+      const uint8_t code = entries_.Get(key[0]);
+      if (code == PackedTable::kNextMoveUncovered) {
+        return TableLookup{TableLookup::Kind::kUncovered, 0};
+      }
+      auto steps = Follow(s, code, -1, nullptr, lookups);
+      if (!steps.ok()) return steps.status();
+      return TableLookup{TableLookup::Kind::kCovered, *steps};
+    } else if constexpr (kMod3) {
       std::array<uint64_t, 1> key;
       if (model_.Project(s, &key) == 0) return TableLookup{};
       ++*lookups;
@@ -76,8 +89,8 @@ class TableWalker {
   }
 
   // What the table says about `s` in one pass: its kind and, when covered, the
-  // lexicographically smallest optimal path (the walk that learns a modulo-3 distance is
-  // the answer's walk). With max_moves > 0 a longer answer is NOT_WITHIN_LIMIT.
+  // lexicographically smallest optimal path (the walk that learns a modulo-3 or next-move
+  // distance is the answer's walk). With max_moves > 0 a longer answer is NOT_WITHIN_LIMIT.
   // `answer.lookups` counts every entry read. DATA_LOSS if the table contradicts itself.
   struct Answer {
     TableLookup::Kind kind = TableLookup::Kind::kNoKeys;
@@ -87,7 +100,26 @@ class TableWalker {
     Answer answer;
     Solution& solution = answer.solution;
     solution.source = Source::kTable;
-    if constexpr (kMod3) {
+    if constexpr (kNextMove) {
+      std::array<uint64_t, 1> key;
+      if (model_.Project(s, &key) == 0) return answer;
+      ++solution.lookups;
+      const uint8_t code = entries_.Get(key[0]);
+      if (code == PackedTable::kNextMoveUncovered) {
+        answer.kind = TableLookup::Kind::kUncovered;
+        return answer;
+      }
+      answer.kind = TableLookup::Kind::kCovered;
+      auto steps =
+          Follow(s, code, max_moves > 0 ? max_moves : -1, &solution.moves, &solution.lookups);
+      if (!steps.ok()) return steps.status();
+      if (*steps < 0) {
+        solution.outcome = Outcome::kNotWithinLimit;
+        solution.moves.clear();
+        return answer;
+      }
+      solution.distance = *steps;
+    } else if constexpr (kMod3) {
       std::array<uint64_t, 1> key;
       if (model_.Project(s, &key) == 0) return answer;
       ++solution.lookups;
@@ -188,12 +220,16 @@ class TableWalker {
     std::vector<Candidate> batch;
     batch.reserve(kBatch * P::kNumMoves);
     absl::flat_hash_map<uint64_t, uint32_t> index;  // the closer layer's nodes by key
+    // A next-move table learns whether a neighbour is one step closer by a walk; a state
+    // reached from several nodes of a layer is walked once.
+    absl::flat_hash_map<uint64_t, bool> walked;
     for (int t = distance; t > 0; --t) {
       std::vector<Node>& next = layers[static_cast<size_t>(t) - 1];
       Edges& out = edges[static_cast<size_t>(t)];
       const std::vector<Node>& layer = layers[static_cast<size_t>(t)];
       index.clear();
       index.reserve(layer.size() * 2);
+      walked.clear();
       for (size_t first = 0; first < layer.size(); first += kBatch) {
         const size_t last = std::min(layer.size(), first + kBatch);
         batch.clear();
@@ -213,7 +249,19 @@ class TableWalker {
         starts[last - first] = static_cast<uint32_t>(batch.size());
         // The closer ones, their keys' hash slots prefetched in turn.
         for (Candidate& c : batch) {
-          if (!CloserByKeys(c.keys, c.n, t, &paths.lookups)) {
+          bool closer;
+          if constexpr (kNextMove) {
+            auto known = walked.find(c.keys[0]);
+            if (known == walked.end()) {
+              auto within = WithinSteps(c.child, c.keys[0], t - 1, &paths.lookups);
+              if (!within.ok()) return within.status();
+              known = walked.emplace(c.keys[0], *within).first;
+            }
+            closer = known->second;
+          } else {
+            closer = CloserByKeys(c.keys, c.n, t, &paths.lookups);
+          }
+          if (!closer) {
             c.n = 0;
             continue;
           }
@@ -269,25 +317,24 @@ class TableWalker {
       std::vector<Node>().swap(closer);  // done with it
     }
     paths.count = below[0];
-    // The first `list` in lexicographic order: depth first, moves in canonical order; every
-    // branch of the optimal graph reaches the goal, so no branch is wasted.
+    // The first `list` in lexicographic order: depth first through the edges found above
+    // (each node's in canonical move order); every branch of the optimal graph reaches the
+    // goal, so no branch is wasted.
     std::vector<uint8_t> path;
-    auto visit = [&](auto& self, const State& at, int t) -> bool {
+    auto visit = [&](auto& self, uint32_t node, int t) -> bool {
       if (t == 0) {
         paths.first.push_back(path);
         return paths.first.size() < list;
       }
-      for (int m = 0; m < P::kNumMoves; ++m) {
-        State child;
-        uint64_t key;
-        if (!model_.Apply(at, m, &child) || !OneCloser(child, t, &paths.lookups, &key)) continue;
-        path.push_back(static_cast<uint8_t>(m));
-        if (!self(self, child, t - 1)) return false;
+      const Edges& from = edges[static_cast<size_t>(t)];
+      for (uint32_t e = from.begin[node]; e < from.begin[node + 1]; ++e) {
+        path.push_back(from.moves[e]);
+        if (!self(self, from.targets[e], t - 1)) return false;
         path.pop_back();
       }
       return true;
     };
-    if (list > 0) visit(visit, s, distance);
+    if (list > 0) visit(visit, 0, distance);
     return paths;
   }
 
@@ -362,15 +409,46 @@ class TableWalker {
     }
   }
 
-  // Whether `t`, a neighbour of a state at exact distance `d`, is at d - 1, and its key.
-  // Residues decide it (neighbours differ by at most one); exact entries compare.
-  bool OneCloser(const State& t, int d, uint64_t* lookups, uint64_t* key) const {
-    std::array<uint64_t, P::kMaxKeys> keys;
-    const int n = model_.Project(t, &keys);
-    if (n == 0) return false;
-    *key = PackKeys(keys, n);
-    return CloserByKeys(keys, n, d, lookups);
+  // Next moves: from `s`, whose entry is `code`, follow the moves to the goal. Returns the
+  // number of steps, or -1 when `limit` (>= 0) steps did not reach it. Without a limit the
+  // walk may not be longer than the table's largest distance.
+  absl::StatusOr<int> Follow(State s, uint8_t code, int limit, std::vector<uint8_t>* moves,
+                             uint64_t* lookups) const {
+    const int longest = static_cast<int>(table_->metadata.max_distance());
+    std::array<uint64_t, 1> key;
+    for (int steps = 0;; ++steps) {
+      if (code == PackedTable::kNextMoveGoal) {
+        if (!model_.IsGoal(s)) return Broken("a state that is not the goal has the goal's mark");
+        return steps;
+      }
+      if (limit >= 0 && steps == limit) return -1;
+      if (code == PackedTable::kNextMoveUncovered) {
+        return Broken("a walk led to a state the table does not cover");
+      }
+      if (steps >= longest) return Broken(Cat("a walk passed the table's largest distance ", longest));
+      if (code >= P::kNumMoves || !model_.Apply(s, code, &s)) {
+        return Broken(Cat("an entry names move ", static_cast<int>(code), ", not legal there"));
+      }
+      if (moves != nullptr) moves->push_back(code);
+      if (model_.Project(s, &key) == 0) return Broken("a move left the table's space");
+      ++*lookups;
+      code = entries_.Get(key[0]);
+    }
   }
+  // Next moves: whether `s` (of key `key`) is exactly `steps` moves from the goal, given it
+  // is not closer (a neighbour of a state at steps + 1 is at least `steps` away).
+  absl::StatusOr<bool> WithinSteps(const State& s, uint64_t key, int steps,
+                                   uint64_t* lookups) const {
+    ++*lookups;
+    const uint8_t code = entries_.Get(key);
+    if (code == PackedTable::kNextMoveUncovered) return false;
+    auto followed = Follow(s, code, steps, nullptr, lookups);
+    if (!followed.ok()) return followed.status();
+    return *followed == steps;
+  }
+
+  // Whether a neighbour of keys `keys` of a state at exact distance `d` is at d - 1.
+  // Residues decide it (neighbours differ by at most one); exact entries compare.
   bool CloserByKeys(const std::array<uint64_t, P::kMaxKeys>& keys, int n, int d,
                     uint64_t* lookups) const {
     if constexpr (kMod3) {
