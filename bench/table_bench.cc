@@ -75,10 +75,15 @@ template <PuzzleModel P>
 void BuildOnce(benchmark::State& state, const P& model) {
   BuildOptions options;
   options.threads = static_cast<int>(state.range(0));
+  double search_seconds = 0;  // the search alone: its last layer's time
+  options.on_layer = [&search_seconds](const BfsLayer& layer) { search_seconds = layer.seconds; };
   absl::StatusOr<TableMetadata> m;
   for (auto _ : state) m = BuildTable(model, WritableStore(), options);
   if (!m.ok()) state.SkipWithError(std::string(Message(m.status())).c_str());
+  // seconds: the search and the entries made from it (a table's build_seconds); the
+  // benchmark's own time adds compressing and writing the pages.
   state.counters["seconds"] = m.ok() ? m->build_seconds() : 0;
+  state.counters["search_s"] = search_seconds;
   state.counters["stored_mb"] = m.ok() ? m->stored_bytes() / 1e6 : 0;
   state.counters["peak_rss_mb"] = PeakRssMegabytes();
 }
@@ -186,16 +191,19 @@ void BM_WalkRotation(benchmark::State& state) {
 BENCHMARK(BM_WalkRotation)->Iterations(3)->Unit(benchmark::kMillisecond);
 
 // ---------------------------------------------------------------- next moves (issue 13)
-// The knobs table as exact distances (one byte per state, what puzzledb stores) beside the
-// encoding that stores the walk instead: 4 bits per state, the first optimal move (0..11),
-// 12 at the goal, 15 where not covered. Both are made from one search of one wiring and
-// stored the way the store stores pages (zstd level 9, 262,144 entries a page); the walks
-// run over the same 20,000 random solvable states, one solve at a time, and must give the
-// same moves (the benchmark fails otherwise). Counters: stored_mb of each, derive_s (the
-// pass that derives the moves from the distances), median_us of each walk.
-// A third layout keeps only the solvable half: a turn advances two knobs by one step, so
+// How the knobs' encoding was chosen: the table as exact distances (one byte per state,
+// what puzzledb stored before) beside two layouts that store the walk instead, 4 bits per
+// state: the first optimal move (0..11), 12 at the goal, 15 where not covered. All are made
+// from one search of one wiring and stored the way the store stores pages (zstd level 9,
+// 262,144 entries a page); the walks run over the same 20,000 random solvable states, one
+// solve at a time, and must give the same moves (the benchmark fails otherwise). Counters:
+// stored_mb of each, derive_s (the pass that derives the moves from the distances, on one
+// thread here), median_us of each bare walk.
+// The third layout keeps only the solvable half: a turn advances two knobs by one step, so
 // the parity of the sum of the knob states never changes, and bit 0 of a state (knob 1's
-// low bit) follows from the other 23 bits on the goal's side. Index = state >> 1.
+// low bit) follows from the other 23 bits on the goal's side. Index = state >> 1. It is what
+// puzzledb now stores (docs/FORMAT.md, NEXT_MOVE, where the goal's mark is 14);
+// BM_WalkKnobs walks it through the solver.
 struct KnobsEncodings {
   KnobsPuzzle model;
   BfsResult bfs;

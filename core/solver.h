@@ -137,7 +137,8 @@ class Solver {
 
   // The optimal solutions of a state the table step answered from a table (SOLVED):
   // counted and the first `list` listed (TableWalker::Optimal). FAILED_PRECONDITION when no
-  // table answered: counting needs one.
+  // table answered: counting needs one. Over a next-move table the first count searches
+  // for the table's exact distances (as the first sample does) and keeps them.
   template <PuzzleModel P>
   absl::StatusOr<typename TableWalker<P>::OptimalPaths> Optimal(
       const typename P::Instance& instance, const TableStep<P>& step, size_t list,
@@ -164,6 +165,11 @@ class Solver {
   std::shared_ptr<const TableWalker<P>> WalkerFor(const P& model);
   template <PuzzleModel P>
   std::shared_ptr<const LiveSolver<P>> LiveFor(const P& model);
+  // The sampler of the walker's table, built on first use (its exact distances, which
+  // counting over a next-move table reads too).
+  template <PuzzleModel P>
+  absl::StatusOr<std::shared_ptr<const Sampler<P>>> SamplerFor(const P& model,
+                                                              const TableWalker<P>& walker) const;
   void Refuse(const std::string& table_id, const absl::Status& why);
 
   const std::shared_ptr<TableStore> store_;
@@ -173,8 +179,8 @@ class Solver {
   std::map<std::string, std::shared_ptr<const void>> walkers_;
   std::map<std::string, std::string> refused_;
   std::map<std::string, std::shared_ptr<const void>> live_;  // by table id
-  std::map<std::string, std::shared_ptr<const void>> samplers_;  // by table id
-  std::mutex sampler_build_mutex_;  // held while a sampler is built
+  mutable std::map<std::string, std::shared_ptr<const void>> samplers_;  // by table id
+  mutable std::mutex sampler_build_mutex_;  // held while a sampler is built
 };
 
 // ---------------------------------------------------------------- implementation
@@ -258,58 +264,72 @@ template <PuzzleModel P>
 absl::StatusOr<Sample<P>> Solver::Sample(const P& model, int distance, uint64_t count,
                                          uint64_t seed, const SearchLimits& limits) {
   const std::string id = P::TableId(model.params());
-  std::shared_ptr<const Sampler<P>> sampler;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = samplers_.find(id); it != samplers_.end()) {
-      sampler = std::static_pointer_cast<const Sampler<P>>(it->second);
-    }
-  }
-  if (sampler == nullptr) {
-    // One build at a time: callers that race to the same first sample wait for it instead
-    // of each building a copy (67.6 MB for the knight). It is never held with mutex_.
-    std::lock_guard<std::mutex> building(sampler_build_mutex_);
+  std::shared_ptr<const TableWalker<P>> walker = WalkerFor(model);
+  if (walker == nullptr) {
+    std::string why;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (auto it = samplers_.find(id); it != samplers_.end()) {
-        return std::static_pointer_cast<const Sampler<P>>(it->second)
-            ->Draw(distance, count, seed, limits);
-      }
+      if (auto it = refused_.find(id); it != refused_.end()) why = it->second;
     }
-    std::shared_ptr<const TableWalker<P>> walker = WalkerFor(model);
-    if (walker == nullptr) {
-      std::string why;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (auto it = refused_.find(id); it != refused_.end()) why = it->second;
-      }
-      if (store_ == nullptr) {
-        return absl::FailedPreconditionError(
-            Cat("sampling needs table ", id, " and no database is open"));
-      }
-      if (!why.empty()) {
-        return absl::FailedPreconditionError(Cat("sampling needs table ", id, ", refused: ", why));
-      }
+    if (store_ == nullptr) {
       return absl::FailedPreconditionError(
-          Cat("sampling needs table ", id, ", which the database does not have (build it with "
-              "puzzledb-build --puzzle ", P::kName, ")"));
+          Cat("sampling needs table ", id, " and no database is open"));
     }
-    // Built outside mutex_: a modulo-3 table reads its band pages (~0.1 s for the knight)
-    // or, without them, searches again for its exact distances (~1.3 s on 2 threads).
-    const std::shared_ptr<const LoadedTable> table = walker->table();
-    auto index = DistanceIndex::Build(*store_, table, [&model, &table, this] {
-      if (log_) log_(Cat("table ", table->metadata.table_id(), ": searching for its exact "
-                         "distances for sampling (it has no band pages)"));
-      return ExactDistances(model, *table, 0);
-    });
-    if (!index.ok()) return index.status();
-    auto built = std::make_shared<const Sampler<P>>(model, std::move(*index));
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto& slot = samplers_[id];
-    if (slot == nullptr) slot = built;
-    sampler = std::static_pointer_cast<const Sampler<P>>(slot);
+    if (!why.empty()) {
+      return absl::FailedPreconditionError(Cat("sampling needs table ", id, ", refused: ", why));
+    }
+    return absl::FailedPreconditionError(
+        Cat("sampling needs table ", id, ", which the database does not have (build it with "
+            "puzzledb-build --puzzle ", P::kName, ")"));
   }
-  return sampler->Draw(distance, count, seed, limits);
+  auto sampler = SamplerFor(model, *walker);
+  if (!sampler.ok()) return sampler.status();
+  return (*sampler)->Draw(distance, count, seed, limits);
+}
+
+template <PuzzleModel P>
+absl::StatusOr<std::shared_ptr<const Sampler<P>>> Solver::SamplerFor(
+    const P& model, const TableWalker<P>& walker) const {
+  const std::string id = P::TableId(model.params());
+  // A sampler made from another build of the table (rebuilt since) does not count.
+  auto current = [&walker](const std::shared_ptr<const void>& slot) {
+    auto sampler = std::static_pointer_cast<const Sampler<P>>(slot);
+    if (sampler != nullptr &&
+        sampler->metadata().generation() != walker.metadata().generation()) {
+      sampler = nullptr;
+    }
+    return sampler;
+  };
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = samplers_.find(id); it != samplers_.end() && current(it->second) != nullptr) {
+      return current(it->second);
+    }
+  }
+  // One build at a time: callers that race to the same first sample wait for it instead
+  // of each building a copy (35.2 MB for the knight). It is never held with mutex_.
+  std::lock_guard<std::mutex> building(sampler_build_mutex_);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = samplers_.find(id); it != samplers_.end() && current(it->second) != nullptr) {
+      return current(it->second);
+    }
+  }
+  // Built outside mutex_: a modulo-3 table reads its band pages (~0.1 s for the knight)
+  // or, without them, searches again for its exact distances (~1.3 s on 2 threads; a
+  // next-move table always does, ~0.3 s a knobs wiring).
+  const std::shared_ptr<const LoadedTable> table = walker.table();
+  auto index = DistanceIndex::Build(*store_, table, [&model, &table, this] {
+    if (log_) log_(Cat("table ", table->metadata.table_id(), ": searching for its exact "
+                       "distances (they are not stored)"));
+    return ExactDistances(model, *table, 0);
+  });
+  if (!index.ok()) return index.status();
+  auto built = std::make_shared<const Sampler<P>>(model, std::move(*index));
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& slot = samplers_[id];
+  if (current(slot) == nullptr) slot = built;
+  return built;
 }
 
 template <PuzzleModel P>
@@ -325,7 +345,16 @@ absl::StatusOr<typename TableWalker<P>::OptimalPaths> Solver::Optimal(
   if (step.answer->outcome != Outcome::kSolved) {
     return typename TableWalker<P>::OptimalPaths{};
   }
-  return step.table->Optimal(instance.state, step.answer->distance, list, max_states, limits);
+  if constexpr (TableWalker<P>::kNextMove) {
+    // Counting needs every neighbour's exact distance, which next moves do not hold: the
+    // sampler's (searched for once per table, then kept).
+    auto sampler = SamplerFor(P(instance.params), *step.table);
+    if (!sampler.ok()) return sampler.status();
+    return step.table->Optimal(instance.state, step.answer->distance, list, max_states, limits,
+                               (*sampler)->distances());
+  } else {
+    return step.table->Optimal(instance.state, step.answer->distance, list, max_states, limits);
+  }
 }
 
 template <PuzzleModel P>

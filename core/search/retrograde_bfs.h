@@ -4,9 +4,9 @@
 // Each layer is found one of two ways, whichever is cheaper for it:
 //  - top-down: scan for the states of layer d and mark their unseen predecessors d + 1;
 //  - bottom-up: scan the unseen states and mark those with a move into layer d.
-// Top-down costs about (layer size x moves), bottom-up about (unseen states x the moves
-// tried before one hits layer d), so the dense middle layers go bottom-up. Both scan the
-// index range in order, split into chunks that the threads take in turn.
+// Top-down costs about (layer size x moves), bottom-up about (unseen states x moves), so
+// the late layers, once the layer outgrows the states still unseen, go bottom-up. Both
+// scan the index range in order, split into chunks that the threads take in turn.
 #ifndef PUZZLEDB_CORE_SEARCH_RETROGRADE_BFS_H_
 #define PUZZLEDB_CORE_SEARCH_RETROGRADE_BFS_H_
 
@@ -95,9 +95,12 @@ class RetrogradeBfs {
         result.stopped = true;
         break;
       }
-      // Bottom-up reads each unseen state and usually stops at its first move into layer
-      // d; top-down expands every move of every state in layer d.
-      const bool bottom_up = layer * S::kNumMoves > unseen * 4;
+      // Both locate and prefetch every move's entry: top-down of every state in layer d,
+      // bottom-up of every unseen state (which then stops reading at its first move into
+      // layer d). So the smaller set wins; measured on the knobs, switching when the layer
+      // outgrew a third of the unseen states (as before) made the search 20 % slower
+      // (docs/PERFORMANCE.md). The knight's layers never outgrow the unseen states.
+      const bool bottom_up = layer > unseen;
       if (bottom_up) {
         layer = Parallel(d, &RetrogradeBfs::BottomUpChunk);
       } else {

@@ -32,6 +32,7 @@ absl::Status WalkDown(const P& model, typename P::State s, int distance,
   auto broken = [source](std::string_view what) {
     return absl::DataLossError(Cat(source, " is inconsistent: ", what));
   };
+  moves->reserve(moves->size() + static_cast<size_t>(distance));
   for (int d = distance; d > 0; --d) {
     int chosen = -1;
     State next{};

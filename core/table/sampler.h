@@ -72,6 +72,8 @@ class Sampler {
   }
 
   const TableMetadata& metadata() const { return index_->metadata(); }
+  // Every entry's exact distance, by the table space's rank (255 where not covered).
+  const uint8_t* distances() const { return index_->distances(); }
 
   // `count` distinct states drawn uniformly among those at `distance` (kLargest: the
   // largest distance there is), all of them when there are no more; the same for the same

@@ -56,6 +56,10 @@ absl::StatusOr<PackedTable> NextMoves(const S& space, const HugeBuffer& distance
   constexpr uint64_t kChunk = uint64_t{1} << 16;  // even: a byte is never shared
   std::atomic<uint64_t> next{0};
   std::atomic<uint64_t> broken{n};  // the smallest index found without a closer move
+  // Each state tries its moves in order and stops at the first one step closer (about 3
+  // tries a state for the knobs). Prefetching every move's entry first, alone or for batches
+  // of states, measured slower: the tries it saves cost more than the misses it overlaps
+  // (docs/PERFORMANCE.md, "Next moves for the knobs").
   auto worker = [&] {
     for (uint64_t first; (first = next.fetch_add(kChunk)) < n;) {
       const uint64_t last = std::min(n, first + kChunk);
@@ -66,22 +70,11 @@ absl::StatusOr<PackedTable> NextMoves(const S& space, const HugeBuffer& distance
           table.Set(i, PackedTable::kNextMoveGoal);
           continue;
         }
-        // Every move's entry located and prefetched, then read in order: the reads'
-        // misses overlap (as in the walk, docs/PERFORMANCE.md).
         const State s = space.Unrank(i);
-        std::array<uint64_t, S::kNumMoves> ranks;
-        uint32_t legal = 0;
+        int chosen = -1;
         for (int m = 0; m < S::kNumMoves; ++m) {
           State t;
-          if (!space.Apply(s, m, &t)) continue;
-          ranks[m] = space.Rank(t);
-          __builtin_prefetch(distance.data() + ranks[m]);
-          legal |= 1u << m;
-        }
-        int chosen = -1;
-        for (; legal != 0; legal &= legal - 1) {
-          const int m = std::countr_zero(legal);
-          if (distance[ranks[m]] == d - 1) {
+          if (space.Apply(s, m, &t) && distance[space.Rank(t)] == d - 1) {
             chosen = m;
             break;
           }

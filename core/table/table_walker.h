@@ -175,9 +175,16 @@ class TableWalker {
     uint64_t states = 0;                      // distinct states on optimal paths
     uint64_t lookups = 0;
   };
+  // A next-move table cannot tell a neighbour's distance without walking from it, so its
+  // caller passes the table's exact distances (`exact`, by rank: Sampler::distances()).
   absl::StatusOr<OptimalPaths> Optimal(const State& s, int distance, size_t list,
-                                       uint64_t max_states, const SearchLimits& limits) const {
+                                       uint64_t max_states, const SearchLimits& limits,
+                                       const uint8_t* exact = nullptr) const {
     OptimalPaths paths;
+    if (kNextMove && exact == nullptr) {
+      return absl::InternalError(
+          Cat(name_, ": counting over next moves needs the table's exact distances"));
+    }
     if (!KeyFits()) {
       return absl::UnimplementedError(Cat(name_, ": its keys do not fit the counter's 64 bits"));
     }
@@ -220,16 +227,12 @@ class TableWalker {
     std::vector<Candidate> batch;
     batch.reserve(kBatch * P::kNumMoves);
     absl::flat_hash_map<uint64_t, uint32_t> index;  // the closer layer's nodes by key
-    // A next-move table learns whether a neighbour is one step closer by a walk; a state
-    // reached from several nodes of a layer is walked once.
-    absl::flat_hash_map<uint64_t, bool> walked;
     for (int t = distance; t > 0; --t) {
       std::vector<Node>& next = layers[static_cast<size_t>(t) - 1];
       Edges& out = edges[static_cast<size_t>(t)];
       const std::vector<Node>& layer = layers[static_cast<size_t>(t)];
       index.clear();
       index.reserve(layer.size() * 2);
-      walked.clear();
       for (size_t first = 0; first < layer.size(); first += kBatch) {
         const size_t last = std::min(layer.size(), first + kBatch);
         batch.clear();
@@ -242,26 +245,16 @@ class TableWalker {
             c.n = model_.Project(c.child, &c.keys);
             if (c.n == 0) continue;
             c.move = static_cast<uint8_t>(m);
-            for (int k = 0; k < c.n; ++k) __builtin_prefetch(entries_.Address(c.keys[k]));
+            for (int k = 0; k < c.n; ++k) {
+              __builtin_prefetch(kNextMove ? exact + c.keys[k] : entries_.Address(c.keys[k]));
+            }
             batch.push_back(c);
           }
         }
         starts[last - first] = static_cast<uint32_t>(batch.size());
         // The closer ones, their keys' hash slots prefetched in turn.
         for (Candidate& c : batch) {
-          bool closer;
-          if constexpr (kNextMove) {
-            auto known = walked.find(c.keys[0]);
-            if (known == walked.end()) {
-              auto within = WithinSteps(c.child, c.keys[0], t - 1, &paths.lookups);
-              if (!within.ok()) return within.status();
-              known = walked.emplace(c.keys[0], *within).first;
-            }
-            closer = known->second;
-          } else {
-            closer = CloserByKeys(c.keys, c.n, t, &paths.lookups);
-          }
-          if (!closer) {
+          if (!CloserByKeys(c.keys, c.n, t, exact, &paths.lookups)) {
             c.n = 0;
             continue;
           }
@@ -372,6 +365,7 @@ class TableWalker {
     ++*lookups;
     uint8_t residue = entries_.Get(key[0]);
     const int longest = static_cast<int>(table_->metadata.max_distance());
+    if (moves != nullptr) moves->reserve(static_cast<size_t>(limit > 0 ? limit : longest));
     for (int steps = 0;; ++steps) {
       if (model_.IsGoal(s)) {
         if (residue != 0) return Broken("the goal's entry is not 0");
@@ -415,6 +409,8 @@ class TableWalker {
   absl::StatusOr<int> Follow(State s, uint8_t code, int limit, std::vector<uint8_t>* moves,
                              uint64_t* lookups) const {
     const int longest = static_cast<int>(table_->metadata.max_distance());
+    // One allocation for the path instead of one per doubling.
+    if (moves != nullptr) moves->reserve(static_cast<size_t>(limit >= 0 ? limit : longest));
     std::array<uint64_t, 1> key;
     for (int steps = 0;; ++steps) {
       if (code == PackedTable::kNextMoveGoal) {
@@ -435,23 +431,15 @@ class TableWalker {
       code = entries_.Get(key[0]);
     }
   }
-  // Next moves: whether `s` (of key `key`) is exactly `steps` moves from the goal, given it
-  // is not closer (a neighbour of a state at steps + 1 is at least `steps` away).
-  absl::StatusOr<bool> WithinSteps(const State& s, uint64_t key, int steps,
-                                   uint64_t* lookups) const {
-    ++*lookups;
-    const uint8_t code = entries_.Get(key);
-    if (code == PackedTable::kNextMoveUncovered) return false;
-    auto followed = Follow(s, code, steps, nullptr, lookups);
-    if (!followed.ok()) return followed.status();
-    return *followed == steps;
-  }
-
   // Whether a neighbour of keys `keys` of a state at exact distance `d` is at d - 1.
-  // Residues decide it (neighbours differ by at most one); exact entries compare.
+  // Residues decide it (neighbours differ by at most one); exact entries compare, and for a
+  // next-move table the exact distances beside it.
   bool CloserByKeys(const std::array<uint64_t, P::kMaxKeys>& keys, int n, int d,
-                    uint64_t* lookups) const {
-    if constexpr (kMod3) {
+                    const uint8_t* exact, uint64_t* lookups) const {
+    if constexpr (kNextMove) {
+      ++*lookups;
+      return exact[keys[0]] == d - 1;
+    } else if constexpr (kMod3) {
       ++*lookups;
       return entries_.Get(keys[0]) == static_cast<uint8_t>((d + 2) % 3);
     } else {
