@@ -317,87 +317,66 @@ TEST_F(SampleCountTest, AResidueTableWithoutBandPagesSearchesForItsDistances) {
   }
 }
 
-// A knight table over every board, as puzzledb wrote it before the table held one entry per
-// mirror class, is refused with a message that says to rebuild it, and live search answers.
-TEST_F(SampleCountTest, AKnightTableOverEveryBoardIsRefusedWithAClearMessage) {
-  const std::string dir = testing::TempPath("board_space_db");
+// A table as an earlier puzzledb wrote it for `model`: over the model's own index of every
+// state (not its table space), in `encoding`, to `depth`. The solver refuses it with a
+// message that says what it holds (`holds`) and how to rebuild it, and live search answers
+// `near`, a state one move from the goal.
+template <PuzzleModel P>
+void ExpectEarlierTableRefused(const std::string& name, const P& model, TableEncoding encoding,
+                               int depth, const typename P::State& near, std::string_view holds) {
+  const std::string dir = testing::TempPath(name);
   std::filesystem::remove_all(dir);
   {
     auto store = TableStore::Open(dir, TableStore::Mode::kReadWrite);
     ASSERT_TRUE(store.ok());
     BfsOptions bfs_options;
-    bfs_options.max_depth = 4;
-    const KnightPuzzle model;
-    BfsResult bfs = RetrogradeBfs<KnightPuzzle>(model).Run(bfs_options);  // the boards' space
-    PackedTable entries(storage::v1::DISTANCE_MOD3, model.Size());
+    bfs_options.max_depth = depth;
+    BfsResult bfs = RetrogradeBfs<P>(model).Run(bfs_options);  // every state
+    PackedTable entries(encoding, model.Size());
     entries.FromDistances(bfs.distance);
-    TableMetadata m = MetadataFor(model, bfs, 4);
+    TableMetadata m = MetadataFor(model, bfs, depth);
     m.set_state_count(model.Size());
     ASSERT_TRUE((*store)->Write(m, entries, TableWriteOptions{}).ok());
   }
   auto store = TableStore::Open(dir, TableStore::Mode::kReadOnly);
   ASSERT_TRUE(store.ok());
   Solver solver(std::shared_ptr<TableStore>(std::move(*store)));
-  KnightPuzzle::Instance near{{}, KnightPuzzle::Goal()};
-  KnightPuzzle().Apply(near.state, 0, &near.state);
-  auto solved = solver.Solve<KnightPuzzle>(near, SolveOptions{});
+  const typename P::Instance instance{model.params(), near};
+  EXPECT_FALSE(solver.FromTables(model, instance, 0).had_table);
+  auto solved = solver.Solve<P>(instance, SolveOptions{});
   ASSERT_TRUE(solved.ok()) << solved.status();
   EXPECT_EQ(solved->distance, 1);
   EXPECT_EQ(solved->source, Source::kSearch);
-  auto sample = solver.Sample(KnightPuzzle(), 3, 1, 1, SearchLimits{});
+  auto sample = solver.Sample(model, depth - 1, 1, 1, SearchLimits{});
   ASSERT_TRUE(absl::IsFailedPrecondition(sample.status())) << sample.status();
-  EXPECT_NE(Message(sample.status()).find("holds 67603900 entries (DISTANCE_MOD3) where this "
-                                          "puzzledb's knight table holds 35154028 (DISTANCE_MOD3)"),
-            std::string_view::npos)
-      << sample.status();
+  EXPECT_NE(Message(sample.status()).find(holds), std::string_view::npos) << sample.status();
   EXPECT_NE(Message(sample.status()).find(Cat("rebuild it with puzzledb-build --db ", dir,
-                                              " --puzzle knight")),
+                                              " --puzzle ", P::kName)),
             std::string_view::npos)
       << sample.status();
   std::filesystem::remove_all(dir);
 }
 
-// The same for a knobs table of exact distances over all 16.8 M states, as puzzledb wrote
-// it before the knobs' table held the solvable half's next moves: refused with a message
-// that says to rebuild it, counting refused, and the bidirectional search answers.
+// A knight table over every board, as puzzledb wrote it before the table held one entry per
+// mirror class.
+TEST_F(SampleCountTest, AKnightTableOverEveryBoardIsRefusedWithAClearMessage) {
+  KnightBoard near = KnightPuzzle::Goal();
+  KnightPuzzle().Apply(near, 0, &near);  // every knight move can be undone
+  ExpectEarlierTableRefused("board_space_db", KnightPuzzle(), storage::v1::DISTANCE_MOD3, 4,
+                            near,
+                            "holds 67603900 entries (DISTANCE_MOD3) where this puzzledb's "
+                            "knight table holds 35154028 (DISTANCE_MOD3)");
+}
+
+// A knobs table of exact distances over all 16.8 M states, as puzzledb wrote it before the
+// knobs' table held the solvable half's next moves.
 TEST_F(SampleCountTest, AKnobsTableOfDistancesIsRefusedWithAClearMessage) {
-  const std::string dir = testing::TempPath("knobs_bytes_db");
-  std::filesystem::remove_all(dir);
   const KnobsPuzzle model(Knobs9001().params);
-  {
-    auto store = TableStore::Open(dir, TableStore::Mode::kReadWrite);
-    ASSERT_TRUE(store.ok());
-    BfsOptions bfs_options;
-    bfs_options.max_depth = 3;
-    BfsResult bfs = RetrogradeBfs<KnobsPuzzle>(model).Run(bfs_options);  // every state
-    PackedTable entries(storage::v1::DISTANCE_BYTE, model.Size());
-    entries.FromDistances(bfs.distance);
-    TableMetadata m = MetadataFor(model, bfs, 3);
-    m.set_state_count(model.Size());
-    ASSERT_TRUE((*store)->Write(m, entries, TableWriteOptions{}).ok());
-  }
-  auto store = TableStore::Open(dir, TableStore::Mode::kReadOnly);
-  ASSERT_TRUE(store.ok());
-  Solver solver(std::shared_ptr<TableStore>(std::move(*store)));
-  KnobsPuzzle::Instance near{model.params(), 0};
-  model.Undo(near.state, 5, &near.state);  // one turn before the goal
-  const TableStep<KnobsPuzzle> step = solver.FromTables(model, near, 0);
-  EXPECT_FALSE(step.had_table);
-  auto solved = solver.Solve<KnobsPuzzle>(near, SolveOptions{});
-  ASSERT_TRUE(solved.ok()) << solved.status();
-  EXPECT_EQ(solved->distance, 1);
-  EXPECT_EQ(solved->source, Source::kSearch);
-  auto sample = solver.Sample(model, 2, 1, 1, SearchLimits{});
-  ASSERT_TRUE(absl::IsFailedPrecondition(sample.status())) << sample.status();
-  EXPECT_NE(Message(sample.status()).find("holds 16777216 entries (DISTANCE_BYTE) where this "
-                                          "puzzledb's knobs table holds 8388608 (NEXT_MOVE)"),
-            std::string_view::npos)
-      << sample.status();
-  EXPECT_NE(Message(sample.status()).find(Cat("rebuild it with puzzledb-build --db ", dir,
-                                              " --puzzle knobs")),
-            std::string_view::npos)
-      << sample.status();
-  std::filesystem::remove_all(dir);
+  uint32_t near = 0;
+  model.Undo(near, 5, &near);  // one turn before the goal
+  ExpectEarlierTableRefused("knobs_bytes_db", model, storage::v1::DISTANCE_BYTE, 3, near,
+                            "holds 16777216 entries (DISTANCE_BYTE) where this puzzledb's "
+                            "knobs table holds 8388608 (NEXT_MOVE)");
 }
 
 TEST_F(SampleCountTest, BandPagesGiveTheExactDistances) {

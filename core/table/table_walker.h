@@ -40,6 +40,8 @@ class TableWalker {
   static constexpr bool kNextMove = P::kTableEncoding == TableEncodingKind::kNextMove;
   static_assert(!kMod3 || P::kMaxKeys == 1, "modulo-3 tables need one key per state");
   static_assert(!kNextMove || P::kMaxKeys == 1, "next-move tables need one key per state");
+  // Tables that learn a distance by walking to the goal.
+  static constexpr bool kWalks = kMod3 || kNextMove;
 
   // REQUIRES: `table` was built for `model`'s parameters.
   TableWalker(const P& model, std::shared_ptr<const LoadedTable> table)
@@ -57,27 +59,11 @@ class TableWalker {
   // The exact distance where covered. A modulo-3 or next-move table learns it by walking to
   // the goal (Solve keeps that walk; this is for callers that want the distance alone).
   absl::StatusOr<TableLookup> Lookup(const State& s, uint64_t* lookups) const {
-    if constexpr (kNextMove) {
-      std::array<uint64_t, 1> key;
-      if (model_.Project(s, &key) == 0) return TableLookup{};
-      ++*lookups;
-      const uint8_t code = entries_.Get(key[0]);
-      if (code == PackedTable::kNextMoveUncovered) {
-        return TableLookup{TableLookup::Kind::kUncovered, 0};
-      }
-      auto steps = Follow(s, code, -1, nullptr, lookups);
-      if (!steps.ok()) return steps.status();
-      return TableLookup{TableLookup::Kind::kCovered, *steps};
-    } else if constexpr (kMod3) {
-      std::array<uint64_t, 1> key;
-      if (model_.Project(s, &key) == 0) return TableLookup{};
-      ++*lookups;
-      if (entries_.Get(key[0]) == PackedTable::kMod3Uncovered) {
-        return TableLookup{TableLookup::Kind::kUncovered, 0};
-      }
-      auto steps = Descend(s, 0, nullptr, lookups);
-      if (!steps.ok()) return steps.status();
-      return TableLookup{TableLookup::Kind::kCovered, *steps};
+    if constexpr (kWalks) {
+      int steps = 0;
+      auto kind = WalkFrom(s, 0, nullptr, lookups, &steps);
+      if (!kind.ok()) return kind.status();
+      return TableLookup{*kind, *kind == TableLookup::Kind::kCovered ? steps : 0};
     } else {
       std::array<uint64_t, P::kMaxKeys> keys;
       const int n = model_.Project(s, &keys);
@@ -100,42 +86,18 @@ class TableWalker {
     Answer answer;
     Solution& solution = answer.solution;
     solution.source = Source::kTable;
-    if constexpr (kNextMove) {
-      std::array<uint64_t, 1> key;
-      if (model_.Project(s, &key) == 0) return answer;
-      ++solution.lookups;
-      const uint8_t code = entries_.Get(key[0]);
-      if (code == PackedTable::kNextMoveUncovered) {
-        answer.kind = TableLookup::Kind::kUncovered;
-        return answer;
-      }
-      answer.kind = TableLookup::Kind::kCovered;
-      auto steps =
-          Follow(s, code, max_moves > 0 ? max_moves : -1, &solution.moves, &solution.lookups);
-      if (!steps.ok()) return steps.status();
-      if (*steps < 0) {
+    if constexpr (kWalks) {
+      int steps = 0;
+      auto kind = WalkFrom(s, max_moves, &solution.moves, &solution.lookups, &steps);
+      if (!kind.ok()) return kind.status();
+      answer.kind = *kind;
+      if (answer.kind != TableLookup::Kind::kCovered) return answer;
+      if (steps < 0) {
         solution.outcome = Outcome::kNotWithinLimit;
         solution.moves.clear();
         return answer;
       }
-      solution.distance = *steps;
-    } else if constexpr (kMod3) {
-      std::array<uint64_t, 1> key;
-      if (model_.Project(s, &key) == 0) return answer;
-      ++solution.lookups;
-      if (entries_.Get(key[0]) == PackedTable::kMod3Uncovered) {
-        answer.kind = TableLookup::Kind::kUncovered;
-        return answer;
-      }
-      answer.kind = TableLookup::Kind::kCovered;
-      auto steps = Descend(s, max_moves, &solution.moves, &solution.lookups);
-      if (!steps.ok()) return steps.status();
-      if (*steps < 0) {
-        solution.outcome = Outcome::kNotWithinLimit;
-        solution.moves.clear();
-        return answer;
-      }
-      solution.distance = *steps;
+      solution.distance = steps;
     } else {
       std::array<uint64_t, P::kMaxKeys> keys;
       const int n = model_.Project(s, &keys);
@@ -351,6 +313,29 @@ class TableWalker {
     }
     *lookups += static_cast<uint64_t>(n);
     return best;
+  }
+
+  // A table that learns distances by walking (residues, next moves): whether it covers `s`
+  // and, if so, the walk to the goal in `*steps` (-1 when `limit` > 0 steps did not reach
+  // it), its moves appended to `moves` if not null.
+  absl::StatusOr<TableLookup::Kind> WalkFrom(const State& s, int limit,
+                                             std::vector<uint8_t>* moves, uint64_t* lookups,
+                                             int* steps) const {
+    std::array<uint64_t, 1> key;
+    if (model_.Project(s, &key) == 0) return TableLookup::Kind::kNoKeys;
+    ++*lookups;
+    const uint8_t entry = entries_.Get(key[0]);
+    absl::StatusOr<int> walked;
+    if constexpr (kNextMove) {
+      if (entry == PackedTable::kNextMoveUncovered) return TableLookup::Kind::kUncovered;
+      walked = Follow(s, entry, limit > 0 ? limit : -1, moves, lookups);
+    } else {
+      if (entry == PackedTable::kMod3Uncovered) return TableLookup::Kind::kUncovered;
+      walked = Descend(s, limit, moves, lookups);
+    }
+    if (!walked.ok()) return walked.status();
+    *steps = *walked;
+    return TableLookup::Kind::kCovered;
   }
 
   // Residues: from residue r take the smallest move to residue r - 1 (mod 3), which in a
