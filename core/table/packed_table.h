@@ -62,8 +62,8 @@ class PackedTable {
   // core/table/table_builder.h).
   void FromDistances(const HugeBuffer& distance);
 
-  // The bytes of entries [first, first + count) as stored in a page. REQUIRES: `first` is a
-  // multiple of 4.
+  // The bytes of entries [first, first + count) as stored in a page. REQUIRES: `first` is
+  // on a byte's first entry (a multiple of 4 for mod 3, of 2 for next moves).
   std::string Slice(uint64_t first, uint64_t count) const;
   // Writes bytes from a page into entries [first, first + count); false on a size mismatch.
   bool Assign(uint64_t first, uint64_t count, const std::string& bytes);
