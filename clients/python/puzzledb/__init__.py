@@ -1,0 +1,38 @@
+"""A Python client for puzzledb's gRPC API (docs/API.md; clients/python/README.md).
+
+    from puzzledb import Client, knight
+    with Client("127.0.0.1:50051") as client:
+        answer = client.solve(knight("11111011110011*0000100000"))
+        print(answer.distance, answer.moves)
+
+The message classes are generated from proto/ when puzzledb is built, into the
+subpackage puzzledb.v1, so they never shadow grpcio's own `grpc` package.
+"""
+
+from puzzledb.client import (
+    Analysis,
+    Answer,
+    Client,
+    MoveAnalysis,
+    PuzzledbError,
+    Sample,
+    Table,
+    eight,
+    knight,
+    knobs,
+    rotation,
+)
+
+__all__ = [
+    "Analysis",
+    "Answer",
+    "Client",
+    "MoveAnalysis",
+    "PuzzledbError",
+    "Sample",
+    "Table",
+    "eight",
+    "knight",
+    "knobs",
+    "rotation",
+]

@@ -1,0 +1,352 @@
+"""puzzledb's gRPC API for Python: a typed Client over the generated stubs.
+
+Every call raises PuzzledbError, which carries the gRPC status code and the server's
+message (docs/API.md lists what each code means), and never returns a partial answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable, List, Optional, Sequence, Union
+
+import grpc
+
+from puzzledb.v1 import solver_pb2, solver_pb2_grpc
+
+Puzzle = solver_pb2.Puzzle
+
+_CODES = {code.value[0]: code for code in grpc.StatusCode}
+_POLICIES = ("TABLE_THEN_SEARCH", "TABLE_ONLY", "SEARCH_ONLY")
+
+
+class PuzzledbError(Exception):
+    """A call that failed: `code` (a grpc.StatusCode) and the server's `message`."""
+
+    def __init__(self, code: grpc.StatusCode, message: str):
+        super().__init__(f"{code.name}: {message}")
+        self.code = code
+        self.message = message
+
+
+# ------------------------------------------------------------------ puzzles
+
+
+def knight(board: str) -> Puzzle:
+    """The 5x5 knight puzzle: 25 characters row-major, '1' white, '0' black, '*' empty."""
+    return Puzzle(knight=solver_pb2.KnightBoard(board=board))
+
+
+def knobs(positions: Sequence[int], wiring: Sequence[int]) -> Puzzle:
+    """The twelve knobs: 12 states 1..4 and the 48 knob numbers of the wiring."""
+    return Puzzle(knobs=solver_pb2.KnobsState(positions=list(positions), wiring=list(wiring)))
+
+
+def rotation(cells: Sequence[int]) -> Puzzle:
+    """The rotation game: 24 values 1..3 in POJ 2286 cell order."""
+    return Puzzle(rotation=solver_pb2.RotationBoard(cells=list(cells)))
+
+
+def eight(board: str) -> Puzzle:
+    """The 8-puzzle: 9 digits row-major, 0 the empty place."""
+    return Puzzle(eight=solver_pb2.EightBoard(board=board))
+
+
+# ------------------------------------------------------------------ answers
+
+
+@dataclasses.dataclass(frozen=True)
+class Answer:
+    """One solve: `outcome` is SOLVED, NOT_WITHIN_LIMIT or UNSOLVABLE."""
+
+    outcome: str
+    distance: int
+    moves: List[str]
+    source: str  # TABLE or SEARCH
+    solutions: List[List[str]]  # the first optimal sequences, when asked for
+    optimal_count: Optional[int]  # when asked for (None when not counted)
+    table_id: str  # the table build that answered ("" for a search)
+    table_generation: int
+    lookups: int
+    nodes: int
+    micros: int
+
+    @staticmethod
+    def _from(response: solver_pb2.SolveResponse) -> "Answer":
+        return Answer(
+            outcome=solver_pb2.Outcome.Name(response.outcome),
+            distance=response.distance,
+            moves=list(response.moves),
+            source=solver_pb2.Source.Name(response.source),
+            solutions=[list(s.moves) for s in response.solutions],
+            optimal_count=int(response.optimal_count) if response.optimal_count else None,
+            table_id=response.table_id,
+            table_generation=response.table_generation,
+            lookups=response.lookups,
+            nodes=response.nodes,
+            micros=response.micros,
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class MoveAnalysis:
+    move: str
+    outcome: str
+    distance: int
+    optimal_count: Optional[int]
+
+
+@dataclasses.dataclass(frozen=True)
+class Analysis:
+    """The position's distance and every legal move's, best first."""
+
+    outcome: str
+    distance: int
+    source: str
+    moves: List[MoveAnalysis]
+    optimal_count: Optional[int]
+    table_id: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Table:
+    table_id: str
+    puzzle: str
+    parameters: str
+    status: str  # LOADED, AVAILABLE, or REFUSED: <why>
+    complete: bool
+    states: int
+    covered_states: int
+    max_distance: int
+    histogram: List[int]
+    size_bytes: int
+    generation: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Sample:
+    distance: int
+    population: int
+    states: List[Puzzle]
+    table_id: str
+
+
+# ------------------------------------------------------------------ the client
+
+
+class Client:
+    """A connection to one puzzledb server. Thread-safe; close() it, or use `with`.
+
+    target: "host:port". TLS when any of root_certificates, private_key and
+    certificate_chain is given (PEM bytes; the key and chain for a server that requires
+    client certificates), or tls=True for the system's roots. timeout: the default
+    deadline of every call in seconds (None: none).
+    """
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        tls: bool = False,
+        root_certificates: Optional[bytes] = None,
+        private_key: Optional[bytes] = None,
+        certificate_chain: Optional[bytes] = None,
+        server_name: Optional[str] = None,
+        timeout: Optional[float] = 10.0,
+    ):
+        self.target = target
+        self.timeout = timeout
+        options = []
+        if server_name:
+            options.append(("grpc.ssl_target_name_override", server_name))
+        if tls or root_certificates or private_key or certificate_chain:
+            credentials = grpc.ssl_channel_credentials(
+                root_certificates=root_certificates,
+                private_key=private_key,
+                certificate_chain=certificate_chain,
+            )
+            self._channel = grpc.secure_channel(target, credentials, options=options)
+        else:
+            self._channel = grpc.insecure_channel(target, options=options)
+        self._stub = solver_pb2_grpc.SolverStub(self._channel)
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def wait_until_ready(self, timeout: float = 10.0) -> None:
+        """Returns once the server answers (it lists its tables); UNAVAILABLE after
+        `timeout` seconds."""
+        try:
+            grpc.channel_ready_future(self._channel).result(timeout=timeout)
+        except grpc.FutureTimeoutError:
+            raise PuzzledbError(
+                grpc.StatusCode.UNAVAILABLE,
+                f"no puzzledb server answered at {self.target} within {timeout} s",
+            ) from None
+        self.tables(timeout=timeout)
+
+    # -------------------------------------------------------------- calls
+
+    def solve(
+        self,
+        puzzle: Puzzle,
+        *,
+        max_moves: int = 0,
+        policy: str = "TABLE_THEN_SEARCH",
+        max_solutions: int = 0,
+        count_solutions: bool = False,
+        timeout: Optional[float] = None,
+    ) -> Answer:
+        request = self._solve_request(puzzle, max_moves, policy, max_solutions, count_solutions)
+        return Answer._from(self._call(self._stub.Solve, request, timeout))
+
+    def analyze(
+        self,
+        puzzle: Puzzle,
+        *,
+        max_moves: int = 0,
+        policy: str = "TABLE_THEN_SEARCH",
+        count_solutions: bool = False,
+        timeout: Optional[float] = None,
+    ) -> Analysis:
+        request = solver_pb2.AnalyzeRequest(
+            puzzle=puzzle,
+            max_moves=max_moves,
+            policy=_policy(policy),
+            count_solutions=count_solutions,
+        )
+        r = self._call(self._stub.Analyze, request, timeout)
+        return Analysis(
+            outcome=solver_pb2.Outcome.Name(r.outcome),
+            distance=r.distance,
+            source=solver_pb2.Source.Name(r.source),
+            moves=[
+                MoveAnalysis(
+                    move=m.move,
+                    outcome=solver_pb2.Outcome.Name(m.outcome),
+                    distance=m.distance,
+                    optimal_count=int(m.optimal_count) if m.optimal_count else None,
+                )
+                for m in r.moves
+            ],
+            optimal_count=int(r.optimal_count) if r.optimal_count else None,
+            table_id=r.table_id,
+        )
+
+    def solve_all(
+        self,
+        puzzles: Iterable[Puzzle],
+        *,
+        max_moves: int = 0,
+        policy: str = "TABLE_THEN_SEARCH",
+        timeout: Optional[float] = None,
+    ) -> List[Union[Answer, PuzzledbError]]:
+        """Solves many puzzles over one stream. The answers come in the puzzles' order;
+        a puzzle the server refused (a malformed one, say) has a PuzzledbError in its
+        place. A failure of the stream itself raises PuzzledbError."""
+        requests = []
+        for i, puzzle in enumerate(puzzles):
+            request = self._solve_request(puzzle, max_moves, policy, 0, False)
+            request.id = i
+            requests.append(request)
+        answers: List[Union[Answer, PuzzledbError, None]] = [None] * len(requests)
+        try:
+            for response in self._stub.SolveStream(
+                iter(requests), timeout=self._deadline(timeout)
+            ):
+                if response.id >= len(answers) or answers[response.id] is not None:
+                    raise PuzzledbError(
+                        grpc.StatusCode.INTERNAL,
+                        f"the server answered request {response.id} of {len(answers)} twice "
+                        "or out of range",
+                    )
+                if response.HasField("error"):
+                    code = _CODES.get(response.error.code, grpc.StatusCode.UNKNOWN)
+                    answers[response.id] = PuzzledbError(code, response.error.message)
+                else:
+                    answers[response.id] = Answer._from(response)
+        except grpc.RpcError as e:
+            raise PuzzledbError(e.code(), e.details() or "") from None
+        missing = [i for i, a in enumerate(answers) if a is None]
+        if missing:
+            raise PuzzledbError(
+                grpc.StatusCode.INTERNAL,
+                f"the stream ended without answers to {len(missing)} requests "
+                f"(the first: {missing[0]})",
+            )
+        return answers  # type: ignore[return-value]
+
+    def tables(self, *, timeout: Optional[float] = None) -> List[Table]:
+        r = self._call(self._stub.ListTables, solver_pb2.ListTablesRequest(), timeout)
+        return [
+            Table(
+                table_id=t.table_id,
+                puzzle=t.puzzle,
+                parameters=t.parameters,
+                status=t.status,
+                complete=t.complete,
+                states=t.states,
+                covered_states=t.covered_states,
+                max_distance=t.max_distance,
+                histogram=list(t.histogram),
+                size_bytes=t.size_bytes,
+                generation=t.generation,
+            )
+            for t in r.tables
+        ]
+
+    def sample(
+        self,
+        puzzle: Puzzle,
+        distance: Optional[int] = None,
+        *,
+        count: int = 1,
+        seed: int = 0,
+        timeout: Optional[float] = None,
+    ) -> Sample:
+        """States drawn uniformly at `distance` from the goal (None: the largest there is)
+        from the table of `puzzle`'s kind and parameters (its state is ignored)."""
+        request = solver_pb2.SampleRequest(puzzle=puzzle, count=count, seed=seed)
+        if distance is None:
+            request.largest = True
+        else:
+            request.distance = distance
+        r = self._call(self._stub.Sample, request, timeout)
+        return Sample(
+            distance=r.distance,
+            population=r.population,
+            states=list(r.states),
+            table_id=r.table_id,
+        )
+
+    # -------------------------------------------------------------- helpers
+
+    def _deadline(self, timeout: Optional[float]) -> Optional[float]:
+        return timeout if timeout is not None else self.timeout
+
+    def _call(self, method, request, timeout: Optional[float]):
+        try:
+            return method(request, timeout=self._deadline(timeout))
+        except grpc.RpcError as e:
+            raise PuzzledbError(e.code(), e.details() or "") from None
+
+    @staticmethod
+    def _solve_request(puzzle, max_moves, policy, max_solutions, count_solutions):
+        return solver_pb2.SolveRequest(
+            puzzle=puzzle,
+            max_moves=max_moves,
+            policy=_policy(policy),
+            max_solutions=max_solutions,
+            count_solutions=count_solutions,
+        )
+
+
+def _policy(name: str) -> int:
+    if name not in _POLICIES:
+        raise ValueError(f"policy {name!r}: one of {', '.join(_POLICIES)}")
+    return solver_pb2.Policy.Value(name)

@@ -1,0 +1,225 @@
+"""The Python client against a real puzzledb-server (ctest python_client).
+
+    python3 -m unittest discover -s clients/python/tests   with the environment:
+    PYTHONPATH=<build>/python  PUZZLEDB_SERVER=<puzzledb-server>  PUZZLEDB_CLI=<puzzledb>
+    PUZZLEDB_DB=<a database built by puzzledb-build>  PUZZLEDB_CERTS_SCRIPT=tests/make_test_certs.sh
+
+Every server is started here on free loopback ports, with a copy of the database, and
+stopped at the end. Expected answers come from the command line over the same tables in
+its own process, a path that shares no code with this client.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+
+import grpc
+
+import puzzledb
+from puzzledb import PuzzledbError
+
+KNIGHT = "11111011110011*0000100000"
+EIGHT = "283104765"
+ROTATION = "113231213132131232232213"
+KNOBS = (
+    "1 10 8 12 7 3 4 4 8 3 3 5 4 7 11 1 7 9 9 5 3 3 8 2 7 1 11 9 1 12 3 4 11 1 8 3 "
+    "10 12 9 5 3 1 7 6 2 1 12 11 4 6 4 9 12 12 5 2 5 6 1 9"
+)
+
+
+def knobs_puzzle(compact: str):
+    """The knobs' compact form: for knob 1..12 its state, then its four wired knobs."""
+    numbers = [int(n) for n in compact.split()]
+    positions = [numbers[5 * k] for k in range(12)]
+    wiring = [n for k in range(12) for n in numbers[5 * k + 1 : 5 * k + 5]]
+    return puzzledb.knobs(positions, wiring)
+
+
+CASES = {
+    "knight": (puzzledb.knight(KNIGHT), "1\n" + "\n".join(KNIGHT[i : i + 5] for i in range(0, 25, 5)) + "\n"),
+    "eight": (puzzledb.eight(EIGHT), EIGHT + "\n"),
+    "rotation": (puzzledb.rotation([int(c) for c in ROTATION]), " ".join(ROTATION) + "\n0\n"),
+    "knobs": (knobs_puzzle(KNOBS), "\n".join(
+        " ".join(KNOBS.split()[5 * k : 5 * k + 5]) for k in range(12)) + "\n"),
+}
+
+
+def start_server(db: str, log_path: str, *extra: str) -> "tuple[subprocess.Popen, str]":
+    """A puzzledb-server on a free loopback port; its address from its start-up line."""
+    log = open(log_path, "w")
+    process = subprocess.Popen(
+        [os.environ["PUZZLEDB_SERVER"], "--db", db, "--listen", "127.0.0.1:0", "--http",
+         "127.0.0.1:0", "--drain", "0", *extra],
+        stdout=log, stderr=log)
+    for _ in range(600):
+        with open(log_path) as f:
+            match = re.search(r"listening on (127\.0\.0\.1:\d+)", f.read())
+        if match:
+            return process, match.group(1)
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    process.kill()
+    with open(log_path) as f:
+        raise RuntimeError("puzzledb-server did not start:\n" + f.read())
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+class ClientTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.scratch = tempfile.mkdtemp(prefix="puzzledb-python-")
+        cls.db = os.path.join(cls.scratch, "db")
+        shutil.copytree(os.environ["PUZZLEDB_DB"], cls.db)
+        cls.server, cls.address = start_server(cls.db, os.path.join(cls.scratch, "server.log"))
+        cls.client = puzzledb.Client(cls.address, timeout=30)
+        cls.client.wait_until_ready(timeout=30)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+        stop_server(cls.server)
+        shutil.rmtree(cls.scratch, ignore_errors=True)
+
+    def expected(self, puzzle: str) -> dict:
+        """The tables' answer in the command line's own process."""
+        run = subprocess.run(
+            [os.environ["PUZZLEDB_CLI"], "--db", self.db, "solve", "--puzzle", puzzle,
+             "--max-moves", "0", "--json", "--count"],
+            input=CASES[puzzle][1], capture_output=True, text=True, check=True)
+        return json.loads(run.stdout.strip().split("\n")[0])
+
+    def test_solve_gives_the_tables_answer_for_every_puzzle(self):
+        for name, (puzzle, _) in CASES.items():
+            with self.subTest(puzzle=name):
+                want = self.expected(name)
+                answer = self.client.solve(puzzle, count_solutions=True)
+                self.assertEqual(answer.outcome, "SOLVED")
+                self.assertEqual(answer.source, "TABLE")
+                self.assertEqual(answer.distance, want["distance"])
+                self.assertEqual(answer.moves, want["moves"])
+                self.assertEqual(answer.optimal_count, int(want["optimal_count"]))
+                self.assertTrue(answer.table_id)
+                self.assertGreater(answer.table_generation, 0)
+
+    def test_listing_solutions_starts_with_the_answer(self):
+        answer = self.client.solve(puzzledb.eight(EIGHT), max_solutions=5)
+        self.assertGreaterEqual(len(answer.solutions), 1)
+        self.assertLessEqual(len(answer.solutions), 5)
+        self.assertEqual(answer.solutions[0], answer.moves)
+        self.assertEqual(answer.solutions, sorted(answer.solutions))
+        self.assertEqual(len(answer.solutions), min(5, answer.optimal_count))
+
+    def test_solve_all_keeps_the_order_and_reports_each_bad_request(self):
+        puzzles = [CASES["knight"][0], puzzledb.knight("11111"), CASES["eight"][0],
+                   CASES["knobs"][0]] * 50
+        answers = self.client.solve_all(puzzles)
+        self.assertEqual(len(answers), len(puzzles))
+        one = {name: self.client.solve(CASES[name][0]) for name in ("knight", "eight", "knobs")}
+        for i in range(0, len(puzzles), 4):
+            self.assertEqual(essence(answers[i]), essence(one["knight"]))
+            self.assertIsInstance(answers[i + 1], PuzzledbError)
+            self.assertEqual(answers[i + 1].code, grpc.StatusCode.INVALID_ARGUMENT)
+            self.assertIn("25", answers[i + 1].message)  # a board has 25 cells
+            self.assertEqual(essence(answers[i + 2]), essence(one["eight"]))
+            self.assertEqual(essence(answers[i + 3]), essence(one["knobs"]))
+
+    def test_analyze_lists_every_move_best_first(self):
+        analysis = self.client.analyze(puzzledb.eight(EIGHT))
+        self.assertEqual(analysis.outcome, "SOLVED")
+        self.assertEqual(len(analysis.moves), 4)  # the empty place is in the middle
+        distances = [m.distance for m in analysis.moves]
+        self.assertEqual(distances, sorted(distances))
+        self.assertEqual(distances[0], analysis.distance - 1)
+        self.assertEqual(analysis.moves[0].move, self.client.solve(puzzledb.eight(EIGHT)).moves[0])
+
+    def test_tables_and_samples(self):
+        tables = {t.table_id: t for t in self.client.tables()}
+        self.assertIn("knight", tables)
+        self.assertTrue(tables["knight"].status.startswith("LOADED"), tables["knight"].status)
+        self.assertEqual(tables["knight"].max_distance, 39)
+        sample = self.client.sample(puzzledb.knight(""), None, count=3, seed=7)
+        self.assertEqual(sample.distance, 39)
+        self.assertEqual(sample.population, 62)  # docs/PUZZLES.md
+        self.assertEqual(len(sample.states), 3)
+        for state in sample.states:
+            self.assertEqual(self.client.solve(state).distance, 39)
+        again = self.client.sample(puzzledb.knight(""), None, count=3, seed=7)
+        self.assertEqual(again.states, sample.states)
+
+    def test_errors_carry_the_code_and_the_servers_message(self):
+        with self.assertRaises(PuzzledbError) as caught:
+            self.client.solve(puzzledb.eight("12345678"))
+        self.assertEqual(caught.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertTrue(caught.exception.message)
+        self.assertIn("INVALID_ARGUMENT", str(caught.exception))
+        wiring = [((k + 1) % 12) + 1 for k in range(12) for _ in range(4)]  # no table has it
+        with self.assertRaises(PuzzledbError) as caught:
+            self.client.solve(puzzledb.knobs([2] + [1] * 11, wiring), policy="TABLE_ONLY")
+        self.assertEqual(caught.exception.code, grpc.StatusCode.FAILED_PRECONDITION)
+        with self.assertRaises(ValueError):
+            self.client.solve(CASES["eight"][0], policy="TABLES_PLEASE")
+
+    def test_a_server_that_is_not_there_is_unavailable(self):
+        with puzzledb.Client("127.0.0.1:1", timeout=2) as absent:
+            with self.assertRaises(PuzzledbError) as caught:
+                absent.wait_until_ready(timeout=0.5)
+            self.assertEqual(caught.exception.code, grpc.StatusCode.UNAVAILABLE)
+            with self.assertRaises(PuzzledbError) as caught:
+                absent.solve(CASES["eight"][0])
+            self.assertEqual(caught.exception.code, grpc.StatusCode.UNAVAILABLE)
+
+
+def essence(answer):
+    """What an answer says, without what one call measured (time, entries read)."""
+    if not isinstance(answer, puzzledb.Answer):
+        return answer
+    return (answer.outcome, answer.distance, answer.moves, answer.source, answer.table_id)
+
+
+class TlsTest(unittest.TestCase):
+    def test_tls_with_a_client_certificate(self):
+        scratch = tempfile.mkdtemp(prefix="puzzledb-python-tls-")
+        try:
+            certs = os.path.join(scratch, "certs")
+            subprocess.run(["sh", os.environ["PUZZLEDB_CERTS_SCRIPT"], certs], check=True)
+            db = os.path.join(scratch, "db")
+            shutil.copytree(os.environ["PUZZLEDB_DB"], db)
+            read = lambda name: open(os.path.join(certs, name), "rb").read()
+            server, address = start_server(
+                db, os.path.join(scratch, "server.log"),
+                "--tls-cert", os.path.join(certs, "server.pem"),
+                "--tls-key", os.path.join(certs, "server.key"),
+                "--tls-client-ca", os.path.join(certs, "ca.pem"))
+            try:
+                with puzzledb.Client(address, root_certificates=read("ca.pem"),
+                                     private_key=read("client.key"),
+                                     certificate_chain=read("client.pem"), timeout=30) as client:
+                    client.wait_until_ready(timeout=30)
+                    self.assertEqual(client.solve(CASES["eight"][0]).distance, 4)
+                # Without a client certificate the server refuses the connection.
+                with puzzledb.Client(address, root_certificates=read("ca.pem"), timeout=5) as bare:
+                    with self.assertRaises(PuzzledbError) as caught:
+                        bare.solve(CASES["eight"][0])
+                    self.assertEqual(caught.exception.code, grpc.StatusCode.UNAVAILABLE)
+            finally:
+                stop_server(server)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
