@@ -11,19 +11,38 @@
 #include "CLI/CLI.hpp"
 #include "absl/synchronization/mutex.h"
 #include "core/util/exit_codes.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
 #include "grpc/support/log.h"
 #include "server/server.h"
 
 namespace {
 
 std::mutex log_mutex;
+bool json_log = false;  // --log-format json; set before any thread logs
 
+// One line per event on standard error: "<time> puzzledb-server: <event>", or with
+// --log-format json one JSON object per line, {"time", "program", "message"}, written by
+// protobuf's JSON printer (a Struct), so that any event text is escaped correctly.
 void Log(std::string_view line) {
   char stamp[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  std::string out;
+  if (json_log) {
+    google::protobuf::Struct event;
+    auto& fields = *event.mutable_fields();
+    fields["time"].set_string_value(stamp);
+    fields["program"].set_string_value("puzzledb-server");
+    fields["message"].set_string_value(std::string(line));
+    if (!google::protobuf::util::MessageToJsonString(event, &out).ok()) {
+      out = R"json({"program":"puzzledb-server","message":"(an event that is not valid UTF-8)"})json";
+    }
+  } else {
+    out = std::string(stamp) + " puzzledb-server: " + std::string(line);
+  }
   std::lock_guard<std::mutex> lock(log_mutex);
-  std::cerr << stamp << " puzzledb-server: " << line << std::endl;
+  std::cerr << out << std::endl;
 }
 
 // gRPC's status dumps ("UNKNOWN:No address added ... {created_time:..., children:[...
@@ -129,6 +148,12 @@ int main(int argc, char** argv) {
                  "answered, so that load balancers move away first")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
+  std::string log_format = "text";
+  app.add_option("--log-format", log_format,
+                 "The log on standard error, one line per event: text (\"<time> puzzledb-server: "
+                 "<event>\") or json (one object per line: time, program, message)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   app.add_option("--grace", grace_s,
                  "Seconds calls in flight get to finish after the drain; then they are cancelled")
       ->check(CLI::Range(0.0, 3600.0))
@@ -139,6 +164,7 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? kExitOk : kExitBadInput;
   }
+  json_log = log_format == "json";
   options.search_priority = priority == "idle"     ? SearchPriority::kIdle
                             : priority == "normal" ? SearchPriority::kNormal
                                                    : SearchPriority::kLow;
@@ -163,7 +189,11 @@ int main(int argc, char** argv) {
   auto server = PuzzledbServer::Start(options, Log);
   if (!server.ok()) {
     if (absl::IsInvalidArgument(server.status())) {  // a flag is wrong: a usage error
-      std::cerr << "puzzledb-server: " << server.status().message() << "\n";
+      if (json_log) {
+        Log(std::string(server.status().message()));
+      } else {
+        std::cerr << "puzzledb-server: " << server.status().message() << "\n";
+      }
       return kExitBadInput;
     }
     std::string grpc_reason;

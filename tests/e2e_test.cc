@@ -4,8 +4,11 @@
 
 #include <filesystem>
 #include <regex>
+#include <sstream>
 #include <thread>
 
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "tests/server_process.h"
 #include "tests/test_util.h"
@@ -145,6 +148,50 @@ TEST(EndToEndTest, TheCliRidesOverFailedConnects) {
   std::filesystem::remove_all(db);
 }
 #endif
+
+// --log-format json: every line of the log is one JSON object with the time, the program and
+// the event, from the start-up line to the last; a format it does not know is a usage error.
+TEST(EndToEndTest, JsonLogsAreOneObjectPerLine) {
+  const std::string db = testing::CopyOfTestDb("e2e_json_log_db");
+  const std::string log = testing::TempPath("e2e_json.log");
+  {
+    testing::ServerProcess server(PUZZLEDB_SERVER, db, {"--log-format", "json", "--drain", "0"},
+                                  log);
+    ASSERT_FALSE(server.address().empty()) << server.Log();
+    EXPECT_EQ(server.Stop(SIGTERM), 0);
+  }
+  const std::string text = testing::ReadFile(log);
+  std::istringstream lines(text);
+  std::string line;
+  int events = 0;
+  bool started = false, stopped = false;
+  while (std::getline(lines, line)) {
+    google::protobuf::Struct event;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(line, &event).ok()) << line;
+    const auto& fields = event.fields();
+    ASSERT_EQ(fields.size(), 3u) << line;
+    EXPECT_TRUE(std::regex_match(fields.at("time").string_value(),
+                                 std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
+        << line;
+    EXPECT_EQ(fields.at("program").string_value(), "puzzledb-server") << line;
+    const std::string& message = fields.at("message").string_value();
+    started = started || message.find("listening on 127.0.0.1:") == 0;
+    stopped = stopped || message.find("stopped: ") == 0;
+    ++events;
+  }
+  EXPECT_GE(events, 3) << text;
+  EXPECT_TRUE(started) << text;
+  EXPECT_TRUE(stopped) << text;
+  const std::string bad_log = testing::TempPath("e2e_json_bad.log");
+  const auto bad = testing::StartProcess(
+      {PUZZLEDB_SERVER, "--db", db, "--log-format", "xml", "--http", ""}, bad_log);
+  EXPECT_EQ(testing::WaitProcess(bad, 60), 2);
+  EXPECT_NE(testing::ReadFile(bad_log).find("--log-format"), std::string::npos)
+      << testing::ReadFile(bad_log);
+  fs::remove_all(db);
+  std::remove(log.c_str());
+  std::remove(bad_log.c_str());
+}
 
 TEST(EndToEndTest, ServerRefusesToStartWithoutADatabase) {
   const std::string log = testing::TempPath("e2e_nodb.log");
