@@ -193,7 +193,8 @@ BENCHMARK(BM_WalkRotation)->Iterations(3)->Unit(benchmark::kMillisecond);
 // ---------------------------------------------------------------- next moves (issue 13)
 // How the knobs' encoding was chosen: the table as exact distances (one byte per state,
 // what puzzledb stored before) beside two layouts that store the walk instead, 4 bits per
-// state: the first optimal move (0..11), 12 at the goal, 15 where not covered. All are made
+// state as NEXT_MOVE does (docs/FORMAT.md): the first optimal move (0..11), 14 at the goal,
+// 15 where not covered, derived by NextMoves (core/table/table_builder.h). All are made
 // from one search of one wiring and stored the way the store stores pages (zstd level 9,
 // 262,144 entries a page); the walks run over the same 20,000 random solvable states, one
 // solve at a time, and must give the same moves (the benchmark fails otherwise). Counters:
@@ -202,53 +203,29 @@ BENCHMARK(BM_WalkRotation)->Iterations(3)->Unit(benchmark::kMillisecond);
 // The third layout keeps only the solvable half: a turn advances two knobs by one step, so
 // the parity of the sum of the knob states never changes, and bit 0 of a state (knob 1's
 // low bit) follows from the other 23 bits on the goal's side. Index = state >> 1. It is what
-// puzzledb now stores (docs/FORMAT.md, NEXT_MOVE, where the goal's mark is 14);
-// BM_WalkKnobs walks it through the solver.
+// puzzledb now stores; BM_WalkKnobs walks it through the solver.
 struct KnobsEncodings {
   KnobsPuzzle model;
   BfsResult bfs;
-  std::vector<uint8_t> next;  // two states a byte, low nibble first
-  std::vector<uint8_t> half;  // the same for the solvable states, by state >> 1
+  PackedTable next;  // every state, by the packed word
+  PackedTable half;  // the solvable states, by state >> 1
   double derive_seconds = 0;
 };
-
-inline uint8_t Nibble(const std::vector<uint8_t>& codes, uint64_t i) {
-  return (codes[i / 2] >> (4 * (i & 1))) & 0x0F;
-}
-inline void SetNibble(std::vector<uint8_t>* codes, uint64_t i, uint8_t code) {
-  uint8_t& byte = (*codes)[i / 2];
-  byte = (i & 1) ? static_cast<uint8_t>((byte & 0x0F) | (code << 4))
-                 : static_cast<uint8_t>((byte & 0xF0) | code);
-}
 
 const KnobsEncodings& Encodings() {
   static const KnobsEncodings* encodings = [] {
     auto* e = new KnobsEncodings{KnobsPuzzle(SampleWiring("knobs_9002.in")), {}, {}, {}, 0};
     e->bfs = RetrogradeBfs<KnobsPuzzle>(e->model).Run({});
     const auto start = std::chrono::steady_clock::now();
-    const uint64_t n = e->model.Size();
-    e->next.assign(n / 2, 0xFF);
-    const uint8_t* dist = e->bfs.distance.data();
-    for (uint64_t i = 0; i < n; ++i) {
-      uint8_t code = 15;
-      if (dist[i] == 0) {
-        code = 12;
-      } else if (dist[i] != BfsResult::kUnseen) {
-        for (int m = 0; m < KnobsPuzzle::kNumMoves; ++m) {
-          uint32_t t;
-          e->model.Apply(static_cast<uint32_t>(i), m, &t);
-          if (dist[t] == dist[i] - 1) {
-            code = static_cast<uint8_t>(m);
-            break;
-          }
-        }
-      }
-      SetNibble(&e->next, i, code);
-    }
+    // The product's derivation, over the model's own index of every state (on one thread).
+    auto next = NextMoves(e->model, e->bfs.distance, 1);
+    if (!next.ok()) std::abort();
+    e->next = std::move(*next);
     // The solvable half: the goal's side of the parity, one state per index.
-    e->half.assign(n / 4, 0xFF);
+    const uint64_t n = e->model.Size();
+    e->half = PackedTable(storage::v1::NEXT_MOVE, n / 2);
     for (uint64_t i = 0; i < n; ++i) {
-      if (dist[i] != BfsResult::kUnseen) SetNibble(&e->half, i >> 1, Nibble(e->next, i));
+      if (e->bfs.distance[i] != BfsResult::kUnseen) e->half.Set(i >> 1, e->next.Get(i));
     }
     e->derive_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -279,12 +256,12 @@ void BM_KnobsEncodings(benchmark::State& state) {
     if (dist[s] != BfsResult::kUnseen) starts.push_back(s);
   }
   // A next-move walk: one read per step, the state shifted right by `shift` as its index.
-  auto walk = [&e](const std::vector<uint8_t>& codes, int shift, uint32_t at,
+  auto walk = [&e](const PackedTable& codes, int shift, uint32_t at,
                    std::vector<uint8_t>* moves) {
     moves->clear();
     for (int steps = 0; steps < 255; ++steps) {
-      const uint8_t code = Nibble(codes, at >> shift);
-      if (code >= 12) break;
+      const uint8_t code = codes.Get(at >> shift);
+      if (code >= KnobsPuzzle::kNumMoves) break;  // the goal's mark (or uncovered)
       moves->push_back(code);
       e.model.Apply(at, code, &at);
     }
@@ -322,13 +299,13 @@ void BM_KnobsEncodings(benchmark::State& state) {
   std::sort(half_us.begin(), half_us.end());
   state.counters["half_median_us"] = half_us[half_us.size() / 2];
   state.counters["half_stored_mb"] =
-      StoredMegabytes(e.half.data(), e.half.size(), kDefaultEntriesPerPage / 2);
+      StoredMegabytes(e.half.data(), e.half.BytesFor(e.half.size()), kDefaultEntriesPerPage / 2);
   state.counters["byte_median_us"] = byte_us[byte_us.size() / 2];
   state.counters["next_median_us"] = next_us[next_us.size() / 2];
   state.counters["byte_stored_mb"] =
       StoredMegabytes(dist, e.model.Size(), kDefaultEntriesPerPage);
   state.counters["next_stored_mb"] = StoredMegabytes(
-      e.next.data(), e.next.size(), kDefaultEntriesPerPage / 2);
+      e.next.data(), e.next.BytesFor(e.next.size()), kDefaultEntriesPerPage / 2);
   state.counters["bfs_s"] = e.bfs.seconds;
   state.counters["derive_s"] = e.derive_seconds;
 }

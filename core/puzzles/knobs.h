@@ -46,6 +46,7 @@ class KnobsSolvableSpace {
 
   KnobsSolvableSpace() = default;
   explicit KnobsSolvableSpace(const KnobsWiring& wiring) : wiring_(wiring) {}
+  const KnobsWiring& wiring() const { return wiring_; }
 
   uint64_t Size() const { return uint64_t{1} << 23; }
   // REQUIRES: `s` has an even sum (!KnobsPuzzle::ProvablyUnsolvable(s)).
@@ -104,8 +105,8 @@ class KnobsPuzzle {
   static constexpr LiveSearchKind kLiveSearch = LiveSearchKind::kBidirectional;
 
   KnobsPuzzle() = default;
-  explicit KnobsPuzzle(const Params& wiring) : wiring_(wiring), space_(wiring) {}
-  const Params& params() const { return wiring_; }
+  explicit KnobsPuzzle(const Params& wiring) : space_(wiring) {}
+  const Params& params() const { return space_.wiring(); }
   const Space& space() const { return space_; }
 
   // Every state, by the packed word (the dense index of the bidirectional live search).
@@ -177,8 +178,7 @@ class KnobsPuzzle {
   static absl::StatusOr<State> StateFromNumbers(const std::vector<uint32_t>& positions);
 
  private:
-  KnobsWiring wiring_;
-  KnobsSolvableSpace space_;
+  KnobsSolvableSpace space_;  // holds the wiring
 };
 
 }  // namespace puzzledb

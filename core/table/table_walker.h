@@ -328,7 +328,7 @@ class TableWalker {
     absl::StatusOr<int> walked;
     if constexpr (kNextMove) {
       if (entry == PackedTable::kNextMoveUncovered) return TableLookup::Kind::kUncovered;
-      walked = Follow(s, entry, limit > 0 ? limit : -1, moves, lookups);
+      walked = Follow(s, entry, limit, moves, lookups);
     } else {
       if (entry == PackedTable::kMod3Uncovered) return TableLookup::Kind::kUncovered;
       walked = Descend(s, limit, moves, lookups);
@@ -389,20 +389,20 @@ class TableWalker {
   }
 
   // Next moves: from `s`, whose entry is `code`, follow the moves to the goal. Returns the
-  // number of steps, or -1 when `limit` (>= 0) steps did not reach it. Without a limit the
+  // number of steps, or -1 when `limit` (> 0) steps did not reach it. Without a limit the
   // walk may not be longer than the table's largest distance.
   absl::StatusOr<int> Follow(State s, uint8_t code, int limit, std::vector<uint8_t>* moves,
                              uint64_t* lookups) const {
     const int longest = static_cast<int>(table_->metadata.max_distance());
     // One allocation for the path instead of one per doubling.
-    if (moves != nullptr) moves->reserve(static_cast<size_t>(limit >= 0 ? limit : longest));
+    if (moves != nullptr) moves->reserve(static_cast<size_t>(limit > 0 ? limit : longest));
     std::array<uint64_t, 1> key;
     for (int steps = 0;; ++steps) {
       if (code == PackedTable::kNextMoveGoal) {
         if (!model_.IsGoal(s)) return Broken("a state that is not the goal has the goal's mark");
         return steps;
       }
-      if (limit >= 0 && steps == limit) return -1;
+      if (limit > 0 && steps == limit) return -1;
       if (code == PackedTable::kNextMoveUncovered) {
         return Broken("a walk led to a state the table does not cover");
       }
