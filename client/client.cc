@@ -1,5 +1,6 @@
 #include "puzzledb/client.h"
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -116,6 +117,43 @@ Client::Client(ClientOptions options) : options_(std::move(options)), stubs_(new
 
 Client::~Client() = default;
 
+std::string TableIdOf(const v1::Puzzle& puzzle) {
+  switch (puzzle.kind_case()) {
+    case v1::Puzzle::kKnight:
+      return "knight";
+    case v1::Puzzle::kRotation:
+      return "rotation";
+    case v1::Puzzle::kEight:
+      return "eight";
+    case v1::Puzzle::kKnobs: {
+      const auto& wiring = puzzle.knobs().wiring();
+      if (wiring.size() != 48) return "knobs";
+      uint64_t hash = 14695981039346656037ull;
+      for (uint32_t n : wiring) {
+        if (n < 1 || n > 12) return "knobs";
+        hash ^= n - 1;
+        hash *= 1099511628211ull;
+      }
+      char id[32];
+      std::snprintf(id, sizeof id, "knobs-%016llx", static_cast<unsigned long long>(hash));
+      return id;
+    }
+    case v1::Puzzle::KIND_NOT_SET:
+      break;
+  }
+  return "";
+}
+
+namespace {
+
+// The call's table, for balancers that route by it (TableIdOf).
+void AddTable(grpc::ClientContext* context, const v1::Puzzle& puzzle) {
+  const std::string id = TableIdOf(puzzle);
+  if (!id.empty()) context->AddMetadata("puzzledb-table", id);
+}
+
+}  // namespace
+
 absl::StatusOr<v1::SolveResponse> Client::Solve(const v1::SolveRequest& request) const {
   return Solve(request, options_.timeout);
 }
@@ -126,6 +164,7 @@ absl::StatusOr<v1::SolveResponse> Client::Solve(const v1::SolveRequest& request,
   grpc::ClientContext context;
   SetDeadline(&context, timeout);
   v1::SolveResponse response;
+  AddTable(&context, request.puzzle());
   const grpc::Status status = stubs_->solver->Solve(&context, request, &response);
   if (!status.ok()) return FromGrpc(status);
   return response;
@@ -141,6 +180,7 @@ absl::StatusOr<v1::AnalyzeResponse> Client::Analyze(const v1::AnalyzeRequest& re
   grpc::ClientContext context;
   SetDeadline(&context, timeout);
   v1::AnalyzeResponse response;
+  AddTable(&context, request.puzzle());
   const grpc::Status status = stubs_->solver->Analyze(&context, request, &response);
   if (!status.ok()) return FromGrpc(status);
   return response;
@@ -167,6 +207,7 @@ absl::StatusOr<v1::SampleResponse> Client::Sample(const v1::SampleRequest& reque
   grpc::ClientContext context;
   SetDeadline(&context, timeout);
   v1::SampleResponse response;
+  AddTable(&context, request.puzzle());
   const grpc::Status status = stubs_->solver->Sample(&context, request, &response);
   if (!status.ok()) return FromGrpc(status);
   return response;
@@ -177,6 +218,7 @@ absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
   if (!Check().ok()) return Check();
   grpc::ClientContext context;
   SetDeadline(&context, timeout);
+  if (!requests.empty()) AddTable(&context, requests.front().puzzle());
   auto stream = stubs_->solver->SolveStream(&context);
   // Write everything from a second thread while this one reads, so that neither side's
   // flow-control window can stall the other. On the wire each request carries its index

@@ -31,6 +31,7 @@ bool BackgroundBuilder::Request(const std::string& id, Build build) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (stopping_ || pending_.count(id) != 0) return false;
   if (queue_.size() >= options_.max_queued) {
+    stats_.dropped++;
     if (log_) log_(Cat("background build of ", id, " skipped: ", queue_.size(), " builds queued"));
     return false;
   }
@@ -39,6 +40,13 @@ bool BackgroundBuilder::Request(const std::string& id, Build build) {
   queue_.emplace_back(id, std::move(build));
   ready_.notify_one();
   return true;
+}
+
+BackgroundBuilder::Stats BackgroundBuilder::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Stats stats = stats_;
+  stats.queued = pending_.size();
+  return stats;
 }
 
 std::vector<std::string> BackgroundBuilder::Pending() const {
@@ -57,13 +65,13 @@ void BackgroundBuilder::Loop() {
       queue_.pop_front();
     }
     const std::string& id = job.first;
+    const auto started = std::chrono::steady_clock::now();
     absl::Status status;
     auto tables = store_->List();
     if (tables.ok() && tables->size() >= options_.max_tables) {
       status = absl::ResourceExhaustedError(
           Cat("the database holds ", tables->size(), " tables, the cap (--max-tables)"));
     } else {
-      const auto started = std::chrono::steady_clock::now();
       status = job.second(*store_, build_options_);
       if (status.ok() && log_) {
         log_(Cat("built table ", id, " in the background in ",
@@ -76,6 +84,9 @@ void BackgroundBuilder::Loop() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       pending_.erase(id);
+      (status.ok() ? stats_.done : stats_.failed)++;
+      stats_.seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     }
     if (status.ok() && options_.on_built) options_.on_built(id);
   }

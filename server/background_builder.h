@@ -44,6 +44,16 @@ class BackgroundBuilder final : public TableBuilds {
   std::vector<std::string> Pending() const override;
   using TableBuilds::Request;
 
+  // What the builder has done since it started (the server's metrics).
+  struct Stats {
+    size_t queued = 0;  // queued or running
+    uint64_t done = 0;
+    uint64_t failed = 0;
+    uint64_t dropped = 0;  // not queued: the queue was full
+    double seconds = 0;    // spent building
+  };
+  Stats stats() const;
+
  private:
   void Loop();
 
@@ -58,6 +68,7 @@ class BackgroundBuilder final : public TableBuilds {
   std::deque<std::pair<std::string, Build>> queue_;
   std::set<std::string> pending_;
   bool stopping_ = false;
+  Stats stats_;  // but `queued`, which is pending_.size()
   std::thread thread_;
 };
 

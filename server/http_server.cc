@@ -97,12 +97,15 @@ void SendJson(httplib::Response& res, const google::protobuf::Message& message) 
   res.set_content(body, "application/json");
 }
 
-// The endpoints, the methods each allows and, for POST, the message its body holds.
+// The endpoints, the methods each allows, for POST the message its body holds, and the API
+// method its calls are counted as (docs/OPERATIONS.md, "Metrics"; the page, /healthz and
+// /metrics are not counted).
 struct Endpoint {
   std::string_view path;
   bool get;
   bool post;
   std::string_view body = {};
+  std::optional<CallMethod> method = std::nullopt;
 };
 constexpr Endpoint kEndpoints[] = {
     {"/", true, false},
@@ -110,12 +113,13 @@ constexpr Endpoint kEndpoints[] = {
     {"/app.js", true, false},
     {"/style.css", true, false},
     {"/healthz", true, false},
-    {"/v1/tables", true, false},
-    {"/v1/solve", true, true, "SolveRequest"},
-    {"/v1/analyze", true, true, "AnalyzeRequest"},
-    {"/v1/sample", true, true, "SampleRequest"},
-    {"/v1/parse", false, true, "ParseInputRequest"},
-    {"/v1/play", false, true, "PlayRequest"},
+    {"/metrics", true, false},
+    {"/v1/tables", true, false, {}, CallMethod::kListTables},
+    {"/v1/solve", true, true, "SolveRequest", CallMethod::kSolve},
+    {"/v1/analyze", true, true, "AnalyzeRequest", CallMethod::kAnalyze},
+    {"/v1/sample", true, true, "SampleRequest", CallMethod::kSample},
+    {"/v1/parse", false, true, "ParseInputRequest", CallMethod::kParseInput},
+    {"/v1/play", false, true, "PlayRequest", CallMethod::kPlay},
 };
 
 const Endpoint* FindEndpoint(std::string_view path) {
@@ -412,8 +416,9 @@ class HttpServer::Routes {
       return;
     }
     res.set_header("Cache-Control", "no-store");
+    const auto started = std::chrono::steady_clock::now();
     if (auto wrong = WrongContentType(req, endpoint->body)) {
-      backend_.counters->errors++;
+      Record(*endpoint->method, AnswerSource::kNone, absl::StatusCode::kInvalidArgument, started);
       SendError(res, 415, absl::StatusCode::kInvalidArgument, *wrong);
       return;
     }
@@ -427,11 +432,13 @@ class HttpServer::Routes {
       v1::ParseInputRequest request;
       absl::Status status = RequestFromBody(req, &request);
       auto parsed = status.ok() ? ParseInput(request) : status;
+      Record(CallMethod::kParseInput, AnswerSource::kNone, parsed.status().code(), started);
       parsed.ok() ? SendJson(res, *parsed) : SendError(res, parsed.status());
     } else if (endpoint->path == "/v1/play") {
       v1::PlayRequest request;
       absl::Status status = RequestFromBody(req, &request);
       auto played = status.ok() ? Play(request) : status;
+      Record(CallMethod::kPlay, AnswerSource::kNone, played.status().code(), started);
       played.ok() ? SendJson(res, *played) : SendError(res, played.status());
     }
   }
@@ -452,9 +459,15 @@ class HttpServer::Routes {
       res.status = serving ? 200 : 503;
       res.set_header("Cache-Control", "no-store");
       res.set_content(serving ? "SERVING\n" : "NOT_SERVING\n", "text/plain");
+    } else if (endpoint.path == "/metrics") {
+      res.set_header("Cache-Control", "no-store");
+      res.status = 200;
+      res.set_content(backend_.metrics->Scrape(), "text/plain; version=0.0.4; charset=utf-8");
     } else if (endpoint.path == "/v1/tables") {
+      const auto started = std::chrono::steady_clock::now();
       res.set_header("Cache-Control", "no-store");
       SendJson(res, backend_.handler->ListTables());
+      Record(CallMethod::kListTables, AnswerSource::kNone, absl::StatusCode::kOk, started);
     } else if (endpoint.path == "/v1/solve") {
       Answer<v1::SolveRequest, v1::SolveResponse>(req, res, /*from_query=*/true);
     } else if (endpoint.path == "/v1/analyze") {
@@ -495,8 +508,11 @@ class HttpServer::Routes {
     } else {
       status = RequestFromQuery(req, &request);
     }
+    constexpr CallMethod method = std::is_same_v<Request, v1::SolveRequest>     ? CallMethod::kSolve
+                                  : std::is_same_v<Request, v1::AnalyzeRequest> ? CallMethod::kAnalyze
+                                                                                : CallMethod::kSample;
     if (!status.ok()) {
-      backend_.counters->errors++;
+      Record(method, AnswerSource::kNone, status.code(), started);
       SendError(res, status);
       return;
     }
@@ -510,15 +526,17 @@ class HttpServer::Routes {
     } else {
       route = backend_.handler->Sample(request, &response, &status, &search);
     }
-    if (route == RequestHandler::Route::kNeedsSearch) status = Search(request, &response, search);
+    AnswerSource source = !status.ok() ? AnswerSource::kNone : AnswerSource::kTable;
+    if (route == RequestHandler::Route::kNeedsSearch) {
+      bool refused = false;
+      status = Search(request, &response, search, &refused);
+      source = refused ? AnswerSource::kRefused : AnswerSource::kSearch;
+    }
+    Record(method, source, status.code(), started);
     if (!status.ok()) {
-      (absl::IsResourceExhausted(status) ? backend_.counters->refused_searches
-                                         : backend_.counters->errors)++;
       SendError(res, status);
       return;
     }
-    (route == RequestHandler::Route::kAnswered ? backend_.counters->table_answers
-                                               : backend_.counters->searches)++;
     response.set_micros(MicrosSince(started));
     if constexpr (requires { response.set_id(request.id()); }) response.set_id(request.id());
     if (from_query) {
@@ -537,7 +555,7 @@ class HttpServer::Routes {
 
   template <class Request, class Response>
   absl::Status Search(const Request& request, Response* response,
-                      RequestHandler::SearchStep<Response>& search) {
+                      RequestHandler::SearchStep<Response>& search, bool* refused) {
     SearchLimits limits;
     const auto now = std::chrono::steady_clock::now();
     limits.deadline = now + options_.default_search_deadline;
@@ -567,11 +585,20 @@ class HttpServer::Routes {
             waiter->done_cv.notify_all();
           };
         });
-    if (!accepted) return SearchRefusedStatus(*backend_.pool);
+    if (!accepted) {
+      *refused = true;
+      return SearchRefusedStatus(*backend_.pool);
+    }
     // The search ends by its deadline, its node budget or the shutdown's cancellation.
     std::unique_lock<std::mutex> lock(waiter->mutex);
     waiter->done_cv.wait(lock, [&] { return waiter->done; });
     return waiter->status;
+  }
+
+  void Record(CallMethod method, AnswerSource source, absl::StatusCode code,
+              std::chrono::steady_clock::time_point started) {
+    backend_.metrics->RecordCall(method, Transport::kHttp, source, code,
+                                 std::chrono::steady_clock::now() - started);
   }
 
   const HttpOptions options_;

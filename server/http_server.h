@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "absl/status/statusor.h"
+#include "server/metrics.h"
 #include "server/search_pool.h"
 #include "server/solver_service.h"
 #include "service/request_handler.h"
@@ -44,7 +45,7 @@ struct HttpOptions {
 struct HttpBackend {
   RequestHandler* handler = nullptr;
   SearchPool* pool = nullptr;
-  ServiceCounters* counters = nullptr;  // shared with gRPC: one count of answers
+  ServerMetrics* metrics = nullptr;  // shared with gRPC; served at /metrics
   std::function<bool()> serving;        // the health state (/healthz)
 };
 

@@ -94,8 +94,13 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   ServiceOptions service;
   service.default_search_deadline = options.default_search_deadline;
   service.stream_searches = searches;
+  server->metrics_ = std::make_unique<ServerMetrics>();
+  {
+    PuzzledbServer* self = server.get();
+    server->metrics_->SetSnapshot([self] { return self->Snapshot(); });
+  }
   server->service_ = std::make_unique<SolverService>(server->handler_.get(), server->pool_.get(),
-                                                     service);
+                                                     server->metrics_.get(), service);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -132,7 +137,7 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
     HttpBackend backend;
     backend.handler = server->handler_.get();
     backend.pool = server->pool_.get();
-    backend.counters = &server->service_->mutable_counters();
+    backend.metrics = server->metrics_.get();
     PuzzledbServer* self = server.get();
     backend.serving = [self] { return self->serving_.load(); };
     auto started_http = HttpServer::Start(http, std::move(backend), log);
@@ -169,7 +174,32 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   return server;
 }
 
-const ServiceCounters& PuzzledbServer::counters() const { return service_->counters(); }
+const ServiceCounters& PuzzledbServer::counters() const { return metrics_->counters(); }
+
+std::string PuzzledbServer::MetricsText() const { return metrics_->Scrape(); }
+
+MetricsSnapshot PuzzledbServer::Snapshot() const {
+  MetricsSnapshot s;
+  s.search_slots = pool_->capacity();
+  s.searches_running = pool_->running();
+  s.searches_queued = pool_->waiting();
+  s.search_queue_limit = pool_->queue_limit();
+  if (builder_ != nullptr) {
+    const BackgroundBuilder::Stats stats = builder_->stats();
+    s.builds_enabled = true;
+    s.builds_queued = stats.queued;
+    s.builds_done = stats.done;
+    s.builds_failed = stats.failed;
+    s.builds_dropped = stats.dropped;
+    s.build_seconds = stats.seconds;
+  }
+  const v1::ListTablesResponse listed = handler_->ListTables();
+  for (const v1::TableInfo& t : listed.tables()) {
+    s.tables.push_back({t.table_id(), t.puzzle(), t.status(), t.states(), t.size_bytes(),
+                        t.generation()});
+  }
+  return s;
+}
 
 int PuzzledbServer::http_port() const { return http_ != nullptr ? http_->port() : 0; }
 
@@ -197,7 +227,7 @@ void PuzzledbServer::Shutdown(std::chrono::milliseconds grace) {
   server_->Wait();
   pool_.reset();     // every accepted search has finished its call by now
   builder_.reset();  // finishes the build in progress
-  const auto& c = service_->counters();
+  const auto& c = metrics_->counters();
   if (log_) {
     log_(Cat("stopped: ", c.table_answers.load(), " table answers, ", c.searches.load(),
              " searches, ", c.refused_searches.load(), " searches refused, ", c.errors.load(),

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "server/metrics.h"
 #include "server/search_pool.h"
 #include "server/solver_service.h"
 
@@ -67,6 +68,8 @@ class PuzzledbServer {
   int http_port() const;
   std::string http_url() const;
   const ServiceCounters& counters() const;
+  // GET /metrics's text (docs/OPERATIONS.md, "Metrics").
+  std::string MetricsText() const;
   // Searches running now, and waiting for a slot.
   int searches_running() const { return pool_->running(); }
   size_t searches_waiting() const { return pool_->waiting(); }
@@ -81,6 +84,7 @@ class PuzzledbServer {
 
  private:
   PuzzledbServer() = default;
+  MetricsSnapshot Snapshot() const;  // what a scrape reads
 
   Log log_;
   std::shared_ptr<TableStore> store_;
@@ -88,6 +92,7 @@ class PuzzledbServer {
   std::unique_ptr<BackgroundBuilder> builder_;
   std::unique_ptr<SearchPool> pool_;
   std::unique_ptr<RequestHandler> handler_;
+  std::unique_ptr<ServerMetrics> metrics_;
   std::unique_ptr<SolverService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<HttpServer> http_;

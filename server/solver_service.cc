@@ -75,42 +75,42 @@ class SearchCallReactor final : public grpc::ServerUnaryReactor {
 }  // namespace
 
 template <class Request, class Response, class FromTables>
-grpc::ServerUnaryReactor* SolverService::Unary(grpc::CallbackServerContext* context,
+grpc::ServerUnaryReactor* SolverService::Unary(CallMethod method,
+                                               grpc::CallbackServerContext* context,
                                                const Request* request, Response* response,
                                                FromTables from_tables) {
   const auto started = std::chrono::steady_clock::now();
-  auto finish = [started, request, response](grpc::ServerUnaryReactor* reactor,
-                                             const absl::Status& status) {
-    response->set_micros(MicrosSince(started));
+  ServerMetrics* metrics = metrics_;
+  auto finish = [started, request, response, metrics, method](grpc::ServerUnaryReactor* reactor,
+                                                              const absl::Status& status,
+                                                              AnswerSource source) {
+    const auto elapsed = std::chrono::steady_clock::now() - started;
+    response->set_micros(static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()));
     if constexpr (requires { response->set_id(request->id()); }) response->set_id(request->id());
+    metrics->RecordCall(method, Transport::kGrpc, source, status.code(), elapsed);
     reactor->Finish(ToGrpc(status));
   };
   absl::Status status;
   RequestHandler::SearchStep<Response> search;
   if (from_tables(*request, response, &status, &search) == RequestHandler::Route::kAnswered) {
-    (status.ok() ? counters_.table_answers : counters_.errors)++;
     auto* reactor = context->DefaultReactor();
-    finish(reactor, status);
+    finish(reactor, status, status.ok() ? AnswerSource::kTable : AnswerSource::kNone);
     return reactor;
   }
   auto* reactor = new SearchCallReactor();
   uint32_t timeout_ms = 0;
   if constexpr (requires { request->timeout_ms(); }) timeout_ms = request->timeout_ms();
   SearchLimits limits = LimitsFor(context, reactor->cancelled(), timeout_ms);
-  ServiceCounters* counters = &counters_;
   const bool accepted = pool_->TrySubmit(
-      [counters, reactor, response, limits, finish,
+      [reactor, response, limits, finish,
        search = std::move(search)]() -> std::function<void()> {
         absl::Status searched = EndedWhileQueued(limits);
         if (searched.ok()) searched = search(limits, response);
-        (searched.ok() ? counters->searches : counters->errors)++;
         // Sent once the slot is free again (SearchPool).
-        return [reactor, finish, searched] { finish(reactor, searched); };
+        return [reactor, finish, searched] { finish(reactor, searched, AnswerSource::kSearch); };
       });
-  if (!accepted) {
-    counters_.refused_searches++;
-    reactor->Finish(SearchRefused(*pool_));
-  }
+  if (!accepted) finish(reactor, SearchRefusedStatus(*pool_), AnswerSource::kRefused);
   return reactor;
 }
 
@@ -119,7 +119,7 @@ grpc::ServerUnaryReactor* SolverService::Solve(grpc::CallbackServerContext* cont
                                                v1::SolveResponse* response) {
   RequestHandler* handler = handler_;
   return Unary(
-      context, request, response,
+      CallMethod::kSolve, context, request, response,
       [handler](const v1::SolveRequest& r, v1::SolveResponse* out, absl::Status* status,
                 RequestHandler::SearchStep<v1::SolveResponse>* search) {
         return handler->SolveFromTables(r, out, status, search);
@@ -131,7 +131,7 @@ grpc::ServerUnaryReactor* SolverService::Analyze(grpc::CallbackServerContext* co
                                                  v1::AnalyzeResponse* response) {
   RequestHandler* handler = handler_;
   return Unary(
-      context, request, response,
+      CallMethod::kAnalyze, context, request, response,
       [handler](const v1::AnalyzeRequest& r, v1::AnalyzeResponse* out, absl::Status* status,
                 RequestHandler::SearchStep<v1::AnalyzeResponse>* search) {
         return handler->AnalyzeFromTables(r, out, status, search);
@@ -143,7 +143,7 @@ grpc::ServerUnaryReactor* SolverService::Sample(grpc::CallbackServerContext* con
                                                 v1::SampleResponse* response) {
   RequestHandler* handler = handler_;
   return Unary(
-      context, request, response,
+      CallMethod::kSample, context, request, response,
       [handler](const v1::SampleRequest& r, v1::SampleResponse* out, absl::Status* status,
                 RequestHandler::SearchStep<v1::SampleResponse>* search) {
         return handler->Sample(r, out, status, search);
@@ -153,8 +153,11 @@ grpc::ServerUnaryReactor* SolverService::Sample(grpc::CallbackServerContext* con
 grpc::ServerUnaryReactor* SolverService::ListTables(grpc::CallbackServerContext* context,
                                                     const v1::ListTablesRequest*,
                                                     v1::ListTablesResponse* response) {
+  const auto started = std::chrono::steady_clock::now();
   *response = handler_->ListTables();
   auto* reactor = context->DefaultReactor();
+  metrics_->RecordCall(CallMethod::kListTables, Transport::kGrpc, AnswerSource::kNone,
+                       absl::StatusCode::kOk, std::chrono::steady_clock::now() - started);
   reactor->Finish(grpc::Status::OK);
   return reactor;
 }
@@ -191,6 +194,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
  public:
   SolveStreamReactor(SolverService* service, grpc::CallbackServerContext* context)
       : service_(service), context_(context) {
+    service_->metrics()->StreamOpened();
     read_pending_ = true;
     StartRead(&request_);
   }
@@ -216,8 +220,6 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     RequestHandler::SearchStep<v1::SolveResponse> search;
     if (service_->handler()->SolveFromTables(request, response.get(), &status, &search) ==
         RequestHandler::Route::kAnswered) {
-      (status.ok() ? service_->mutable_counters().table_answers
-                   : service_->mutable_counters().errors)++;
       Answer(request.id(), started, ToGrpc(status), std::move(response), Phase::kTables);
       return;
     }
@@ -237,7 +239,6 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
           std::shared_ptr<v1::SolveResponse> answer(searched);
           absl::Status s = EndedWhileQueued(limits);
           if (s.ok()) s = search(limits, answer.get());
-          (s.ok() ? service_->mutable_counters().searches : service_->mutable_counters().errors)++;
           return [this, id, started, s, answer]() mutable {
             Answer(id, started, ToGrpc(s),
                    std::make_unique<v1::SolveResponse>(std::move(*answer)), Phase::kSearch);
@@ -276,6 +277,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
   }
 
   void OnDone() override {
+    service_->metrics()->StreamClosed();
     std::unique_lock<std::mutex> lock(mutex_);
     done_ = true;
     if (outside_ > 0) return;  // the last search to let go deletes it
@@ -323,8 +325,15 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
       response->mutable_error()->set_code(status.error_code());
       response->mutable_error()->set_message(status.error_message());
     }
+    const auto elapsed = std::chrono::steady_clock::now() - started;
     response->set_id(id);
-    response->set_micros(MicrosSince(started));
+    response->set_micros(static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()));
+    const AnswerSource source = phase == Phase::kSearch ? AnswerSource::kSearch
+                                : status.ok()           ? AnswerSource::kTable
+                                                        : AnswerSource::kNone;
+    service_->metrics()->RecordCall(CallMethod::kSolveStream, Transport::kGrpc, source,
+                                    static_cast<absl::StatusCode>(status.error_code()), elapsed);
     std::unique_lock<std::mutex> lock(mutex_);
     (phase == Phase::kTables ? answering_ : searching_)--;
     if (!broken_) queue_.push_back(std::move(response));

@@ -9,6 +9,7 @@
 
 #include "puzzledb/v1/solver.grpc.pb.h"
 #include "service/request_handler.h"
+#include "server/metrics.h"
 #include "server/search_pool.h"
 
 namespace puzzledb {
@@ -23,19 +24,12 @@ struct ServiceOptions {
   int stream_searches = 2;
 };
 
-// Counters for the log and the tests.
-struct ServiceCounters {
-  std::atomic<uint64_t> table_answers{0};
-  std::atomic<uint64_t> searches{0};
-  std::atomic<uint64_t> refused_searches{0};
-  std::atomic<uint64_t> errors{0};
-};
-
 class SolverService final : public v1::Solver::CallbackService {
  public:
-  // `handler` and `pool` must outlive the service.
-  SolverService(RequestHandler* handler, SearchPool* pool, ServiceOptions options)
-      : handler_(handler), pool_(pool), options_(options) {}
+  // `handler`, `pool` and `metrics` must outlive the service.
+  SolverService(RequestHandler* handler, SearchPool* pool, ServerMetrics* metrics,
+                ServiceOptions options)
+      : handler_(handler), pool_(pool), metrics_(metrics), options_(options) {}
 
   grpc::ServerUnaryReactor* Solve(grpc::CallbackServerContext* context,
                                   const v1::SolveRequest* request,
@@ -54,8 +48,6 @@ class SolverService final : public v1::Solver::CallbackService {
                                    const v1::SampleRequest* request,
                                    v1::SampleResponse* response) override;
 
-  const ServiceCounters& counters() const { return counters_; }
-
   // The limits of a search for a call: its deadline (or the default), and `cancelled`, which
   // the call's reactor sets in OnCancel (the client went away, or the server shuts down).
   // A request's own `timeout_ms` (0: none) shortens it further.
@@ -63,20 +55,21 @@ class SolverService final : public v1::Solver::CallbackService {
                          const std::atomic<bool>* cancelled, uint32_t timeout_ms = 0) const;
   RequestHandler* handler() const { return handler_; }
   SearchPool* pool() const { return pool_; }
-  ServiceCounters& mutable_counters() { return counters_; }
+  ServerMetrics* metrics() const { return metrics_; }
   const ServiceOptions& options() const { return options_; }
 
  private:
   // A unary call: answered from the tables on this (gRPC) thread when possible, else by a
   // search on the pool, or refused when the pool is full.
   template <class Request, class Response, class FromTables>
-  grpc::ServerUnaryReactor* Unary(grpc::CallbackServerContext* context, const Request* request,
-                                  Response* response, FromTables from_tables);
+  grpc::ServerUnaryReactor* Unary(CallMethod method, grpc::CallbackServerContext* context,
+                                  const Request* request, Response* response,
+                                  FromTables from_tables);
 
   RequestHandler* const handler_;
   SearchPool* const pool_;
+  ServerMetrics* const metrics_;
   const ServiceOptions options_;
-  ServiceCounters counters_;
 };
 
 // RESOURCE_EXHAUSTED: the pool and its queue are full (TrySubmit refused).

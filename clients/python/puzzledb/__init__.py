@@ -21,6 +21,7 @@ from puzzledb.client import (
     knight,
     knobs,
     rotation,
+    table_id,
 )
 
 __all__ = [
@@ -35,4 +36,5 @@ __all__ = [
     "knight",
     "knobs",
     "rotation",
+    "table_id",
 ]

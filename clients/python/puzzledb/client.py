@@ -51,6 +51,28 @@ def eight(board: str) -> Puzzle:
     return Puzzle(eight=solver_pb2.EightBoard(board=board))
 
 
+def table_id(puzzle: Puzzle) -> str:
+    """The id of the table that answers `puzzle` (docs/API.md, "Table affinity"): the kind
+    ("knight", "rotation", "eight"), or for the knobs "knobs-" and 16 hex digits of the
+    64-bit FNV-1a hash of the 48 wiring numbers, each less one, as bytes ("knobs" for a
+    wiring that is not 48 numbers 1..12). Sent with every call as `puzzledb-table`."""
+    kind = puzzle.WhichOneof("kind")
+    if kind != "knobs":
+        return kind or ""
+    wiring = list(puzzle.knobs.wiring)
+    if len(wiring) != 48 or any(not 1 <= n <= 12 for n in wiring):
+        return "knobs"
+    h = 14695981039346656037
+    for n in wiring:
+        h = ((h ^ (n - 1)) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return f"knobs-{h:016x}"
+
+
+def _metadata(puzzle: Optional[Puzzle]):
+    table = table_id(puzzle) if puzzle is not None else ""
+    return (("puzzledb-table", table),) if table else None
+
+
 # ------------------------------------------------------------------ answers
 
 
@@ -257,7 +279,9 @@ class Client:
         answers: List[Union[Answer, PuzzledbError, None]] = [None] * len(requests)
         try:
             for response in self._stub.SolveStream(
-                iter(requests), timeout=self._deadline(timeout)
+                iter(requests),
+                timeout=self._deadline(timeout),
+                metadata=_metadata(requests[0].puzzle if requests else None),
             ):
                 if response.id >= len(answers) or answers[response.id] is not None:
                     raise PuzzledbError(
@@ -331,7 +355,9 @@ class Client:
 
     def _call(self, method, request, timeout: Optional[float]):
         try:
-            return method(request, timeout=self._deadline(timeout))
+            has_puzzle = "puzzle" in request.DESCRIPTOR.fields_by_name and request.HasField("puzzle")
+            puzzle = request.puzzle if has_puzzle else None
+            return method(request, timeout=self._deadline(timeout), metadata=_metadata(puzzle))
         except grpc.RpcError as e:
             raise PuzzledbError(e.code(), e.details() or "") from None
 

@@ -112,7 +112,8 @@ class ClientTest(unittest.TestCase):
                 self.assertEqual(answer.distance, want["distance"])
                 self.assertEqual(answer.moves, want["moves"])
                 self.assertEqual(answer.optimal_count, int(want["optimal_count"]))
-                self.assertTrue(answer.table_id)
+                # The id the client computes (and sends as `puzzledb-table`) is the table's.
+                self.assertEqual(answer.table_id, puzzledb.table_id(puzzle))
                 self.assertGreater(answer.table_generation, 0)
 
     def test_listing_solutions_starts_with_the_answer(self):

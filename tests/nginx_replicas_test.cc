@@ -1,0 +1,366 @@
+// Three real replicas behind a real nginx (Debian's), configured by deploy/nginx/puzzledb.conf
+// with only its addresses changed (docs/OPERATIONS.md, "Replicas behind nginx"): every call
+// of a table goes to one replica, so each knobs wiring's table is built on exactly one; a
+// replica stopped with SIGTERM loses no call (nginx retries on the next replica, the client
+// does not retry at all); its wirings move to the others, and nothing else moves.
+#include <netinet/in.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "core/puzzles/knobs.h"
+#include "gtest/gtest.h"
+#include "puzzledb/client.h"
+#include "service/wire.h"
+#include "tests/server_process.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+// A loopback port free now (bound and released: nginx may lose it to another program
+// before it binds, in which case it is started again on other ports).
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+bool Accepts(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// nginx as this user, in a directory of its own, with the project's configuration pointed at
+// the replicas.
+class Nginx {
+ public:
+  Nginx(const std::string& dir, const std::vector<const testing::ServerProcess*>& replicas)
+      : dir_(dir) {
+    fs::create_directories(dir_ + "/logs");
+    std::string conf = testing::ReadFile(std::string(PUZZLEDB_SOURCE_DIR) +
+                                         "/deploy/nginx/puzzledb.conf");
+    // The replicas' addresses: the shipped file lists 127.0.0.1:5005N and :808N.
+    for (size_t i = 0; i < replicas.size(); ++i) {
+      const std::string n = std::to_string(i + 1);
+      conf = std::regex_replace(conf, std::regex("server 127\\.0\\.0\\.1:5005" + n + " "),
+                                "server " + replicas[i]->address() + " ");
+      conf = std::regex_replace(
+          conf, std::regex("server 127\\.0\\.0\\.1:808" + n + " "),
+          "server 127.0.0.1:" + std::to_string(replicas[i]->http_port()) + " ");
+    }
+    EXPECT_EQ(conf.find("server 127.0.0.1:5005"), std::string::npos) << "a replica address was not replaced";
+    for (int attempt = 0; attempt < 5 && grpc_port_ == 0; ++attempt) {
+      const int grpc_port = FreePort(), http_port = FreePort();
+      std::string ours = std::regex_replace(conf, std::regex("listen 127\\.0\\.0\\.1:50050 "),
+                                            "listen 127.0.0.1:" + std::to_string(grpc_port) + " ");
+      ours = std::regex_replace(ours, std::regex("listen 127\\.0\\.0\\.1:8080;"),
+                                "listen 127.0.0.1:" + std::to_string(http_port) + ";");
+      testing::WriteFile(dir_ + "/puzzledb.conf", ours);
+      std::string main = "daemon off;\nworker_processes 1;\npid " + dir_ + "/nginx.pid;\n" +
+                         "error_log " + dir_ + "/logs/error.log info;\n";
+      // As root, nginx's workers would switch to nobody, who cannot write here: stay root.
+      if (::geteuid() == 0) main += "user root;\n";
+      main += "events { worker_connections 1024; }\nhttp {\n  access_log " + dir_ +
+              "/logs/access.log;\n";
+      for (const char* temp : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"}) {
+        main += std::string("  ") + temp + "_temp_path " + dir_ + "/" + temp + ";\n";
+      }
+      main += "  include " + dir_ + "/puzzledb.conf;\n}\n";
+      testing::WriteFile(dir_ + "/nginx.conf", main);
+      process_ = testing::StartProcess(
+          {PUZZLEDB_NGINX, "-p", dir_, "-c", dir_ + "/nginx.conf", "-e", dir_ + "/logs/error.log"},
+          dir_ + "/stderr.log");
+      for (int i = 0; i < 1000; ++i) {
+        if (Accepts(grpc_port) && Accepts(http_port)) {
+          grpc_port_ = grpc_port;
+          break;
+        }
+        if (::waitpid(process_.pid, nullptr, WNOHANG) == process_.pid) break;  // lost a port
+        std::this_thread::sleep_for(10ms);
+      }
+      if (grpc_port_ == 0 && ::kill(process_.pid, 0) == 0) Stop();
+    }
+  }
+  ~Nginx() { Stop(); }
+
+  int grpc_port() const { return grpc_port_; }
+  std::string Log() const { return testing::ReadFile(dir_ + "/logs/error.log"); }
+
+  void Stop() {
+    if (process_.pid <= 0) return;
+    ::kill(process_.pid, SIGQUIT);  // graceful
+    if (testing::WaitProcess(process_, 30) == -1) {
+      ::kill(process_.pid, SIGKILL);
+      testing::WaitProcess(process_, 10);
+    }
+    process_.pid = -1;
+  }
+
+ private:
+  std::string dir_;
+  testing::Process process_;
+  int grpc_port_ = 0;
+};
+
+// Thirty wirings no table covers, each with a state of an even knob sum.
+std::vector<v1::Puzzle> Wirings() {
+  std::mt19937 random(20261130);
+  std::vector<v1::Puzzle> puzzles;
+  while (puzzles.size() < 30) {
+    v1::Puzzle puzzle;
+    auto* knobs = puzzle.mutable_knobs();
+    int sum = 0;
+    for (int knob = 1; knob <= 12; ++knob) {
+      const int position = 1 + static_cast<int>(random() % 4);
+      sum += position;
+      knobs->add_positions(position);
+      for (int wire = 0; wire < 4; ++wire) {
+        int target = 1 + static_cast<int>(random() % 11);
+        if (target >= knob) ++target;  // never the knob itself
+        knobs->add_wiring(target);
+      }
+    }
+    if (sum % 2 == 1) knobs->set_positions(0, knobs->positions(0) % 4 + 1);
+    puzzles.push_back(puzzle);
+  }
+  return puzzles;
+}
+
+v1::SolveRequest RequestFor(const v1::Puzzle& puzzle, v1::Policy policy = v1::TABLE_THEN_SEARCH) {
+  v1::SolveRequest request;
+  *request.mutable_puzzle() = puzzle;
+  request.set_policy(policy);
+  return request;
+}
+
+// The knobs tables each replica holds, and whether any is still being built.
+std::vector<std::set<std::string>> TablesOf(const std::vector<testing::ServerProcess*>& replicas,
+                                            bool* building) {
+  std::vector<std::set<std::string>> tables;
+  *building = false;
+  for (const auto* replica : replicas) {
+    ClientOptions options;
+    options.target = replica->address();
+    Client client(options);
+    auto listed = client.ListTables();
+    EXPECT_TRUE(listed.ok()) << listed.status();
+    std::set<std::string> ids;
+    if (listed.ok()) {
+      for (const auto& t : listed->tables()) ids.insert(t.table_id());
+      *building |= listed->building_size() > 0;
+    }
+    tables.push_back(ids);
+  }
+  return tables;
+}
+
+// Asks through nginx for every wiring whose table no replica has yet, until every one has been
+// built somewhere (a replica queues at most 8 builds and drops the rest, so a wiring may need
+// asking again, as a popular one would be). Every answer must be the exact one. The tables
+// the replicas hold at the end.
+std::vector<std::set<std::string>> AskUntilBuilt(const Client& client,
+                                                 const std::vector<v1::Puzzle>& wirings,
+                                                 const std::map<std::string, int>& distance,
+                                                 const std::vector<testing::ServerProcess*>& replicas) {
+  std::vector<std::set<std::string>> tables;
+  for (int round = 0; round < 600; ++round) {
+    bool building = false;
+    tables = TablesOf(replicas, &building);
+    size_t missing = 0;
+    for (const v1::Puzzle& puzzle : wirings) {
+      const std::string id = TableIdOf(puzzle);
+      bool held = false;
+      for (const auto& t : tables) held |= t.count(id) > 0;
+      if (held) continue;
+      ++missing;
+      if (building) continue;  // wait for the queued builds first
+      auto answer = client.Solve(RequestFor(puzzle));
+      EXPECT_TRUE(answer.ok()) << answer.status();
+      if (answer.ok()) {
+        EXPECT_EQ(answer->outcome() == v1::SOLVED ? static_cast<int>(answer->distance()) : -1,
+                  distance.at(id));
+      }
+    }
+    if (missing == 0 && !building) break;
+    std::this_thread::sleep_for(200ms);
+  }
+  return tables;
+}
+
+TEST(NginxReplicasTest, EachWiringIsBuiltOnOneReplicaAndAStoppedReplicaLosesNoCall) {
+  const std::string dir = testing::TempPath("nginx_replicas");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::vector<std::unique_ptr<testing::ServerProcess>> owned;
+  std::vector<testing::ServerProcess*> replicas;
+  for (int i = 0; i < 3; ++i) {
+    const std::string db = dir + "/db" + std::to_string(i);
+    fs::copy(PUZZLEDB_TEST_DB, db, fs::copy_options::recursive);
+    owned.push_back(std::make_unique<testing::ServerProcess>(
+        PUZZLEDB_SERVER, db, std::vector<std::string>{"--drain", "1", "--grace", "10"},
+        dir + "/replica" + std::to_string(i) + ".log"));
+    ASSERT_FALSE(owned.back()->address().empty()) << owned.back()->Log();
+    replicas.push_back(owned.back().get());
+  }
+  Nginx nginx(dir + "/nginx", {replicas[0], replicas[1], replicas[2]});
+  ASSERT_NE(nginx.grpc_port(), 0) << nginx.Log();
+
+  // No retries in the client: whatever is retried, nginx retries.
+  ClientOptions options;
+  options.target = "127.0.0.1:" + std::to_string(nginx.grpc_port());
+  options.timeout = 60000ms;
+  options.max_attempts = 1;
+  Client client(options);
+  ASSERT_TRUE(client.WaitUntilServing(60000ms).ok());
+
+  const std::vector<v1::Puzzle> wirings = Wirings();
+  std::map<std::string, int> distance;  // by table id
+  for (const v1::Puzzle& puzzle : wirings) {
+    const std::string id = TableIdOf(puzzle);
+    ASSERT_EQ(distance.count(id), 0u) << "two wirings share " << id;
+    auto answer = client.Solve(RequestFor(puzzle));
+    ASSERT_TRUE(answer.ok()) << answer.status() << "\n" << nginx.Log();
+    EXPECT_EQ(answer->source(), v1::SEARCH);
+    EXPECT_TRUE(Verify(puzzle, *answer).ok()) << Verify(puzzle, *answer);
+    distance[id] = answer->outcome() == v1::SOLVED ? static_cast<int>(answer->distance()) : -1;
+  }
+
+  // Each wiring's table is built, on exactly one replica.
+  std::vector<std::set<std::string>> tables = AskUntilBuilt(client, wirings, distance, replicas);
+  std::map<std::string, int> holder;  // table id -> replica
+  for (const auto& [id, d] : distance) {
+    int copies = 0;
+    for (int r = 0; r < 3; ++r) {
+      if (tables[r].count(id)) {
+        ++copies;
+        holder[id] = r;
+      }
+    }
+    EXPECT_EQ(copies, 1) << id;
+  }
+  // Every call of a wiring reaches its table: TABLE_ONLY never fails, and agrees with the
+  // search. Through the command line too, which sends the same metadata.
+  for (const v1::Puzzle& puzzle : wirings) {
+    auto answer = client.Solve(RequestFor(puzzle, v1::TABLE_ONLY));
+    ASSERT_TRUE(answer.ok()) << answer.status();
+    EXPECT_EQ(answer->source(), v1::TABLE);
+    EXPECT_EQ(answer->table_id(), TableIdOf(puzzle));
+    EXPECT_EQ(answer->outcome() == v1::SOLVED ? static_cast<int>(answer->distance()) : -1,
+              distance[TableIdOf(puzzle)]);
+  }
+  for (int w = 0; w < 5; ++w) {
+    const auto& knobs = wirings[w].knobs();
+    std::string input;
+    for (int k = 0; k < 12; ++k) {
+      input += std::to_string(knobs.positions(k));
+      for (int wire = 0; wire < 4; ++wire) input += " " + std::to_string(knobs.wiring(4 * k + wire));
+      input += "\n";
+    }
+    const auto run = testing::RunCommand(std::string(PUZZLEDB_CLI) + " --server 127.0.0.1:" +
+                                             std::to_string(nginx.grpc_port()) +
+                                             " solve --puzzle knobs --policy table-only",
+                                         input, 120);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    const int d = distance[TableIdOf(wirings[w])];
+    EXPECT_EQ(run.out.substr(0, run.out.find('\n')), d < 0 ? std::string("-1") : std::to_string(d))
+        << run.err;
+  }
+
+  // Stop the replica holding most wirings with SIGTERM while calls keep coming.
+  std::array<int, 3> held{};
+  for (const auto& [id, r] : holder) held[r]++;
+  const int gone = static_cast<int>(std::max_element(held.begin(), held.end()) - held.begin());
+  ASSERT_GT(held[gone], 0);
+  std::atomic<bool> stop{false};
+  std::atomic<int> calls{0}, failures{0};
+  std::string first_failure;
+  std::thread load([&] {
+    for (size_t i = 0; !stop; ++i) {
+      const v1::Puzzle& puzzle = wirings[i % wirings.size()];
+      auto answer = client.Solve(RequestFor(puzzle));
+      ++calls;
+      const int d = answer.ok() && answer->outcome() == v1::SOLVED ? static_cast<int>(answer->distance()) : -1;
+      if (!answer.ok() || d != distance[TableIdOf(puzzle)]) {
+        if (failures++ == 0) first_failure = answer.ok() ? "a wrong distance" : answer.status().ToString();
+      }
+    }
+  });
+  std::this_thread::sleep_for(500ms);
+  const int before_stop = calls;
+  EXPECT_EQ(replicas[gone]->Stop(SIGTERM, 60), 0) << replicas[gone]->Log();
+  const int at_stop = calls;
+  std::this_thread::sleep_for(2s);
+  stop = true;
+  load.join();
+  EXPECT_EQ(failures.load(), 0) << first_failure << "\n" << nginx.Log();
+  EXPECT_GT(before_stop, 0);
+  EXPECT_GT(calls.load(), at_stop) << "no call was answered after the replica stopped";
+
+  // Its wirings move to the others (their tables are built there); nothing else moves.
+  std::vector<testing::ServerProcess*> left;
+  for (int r = 0; r < 3; ++r) {
+    if (r != gone) left.push_back(replicas[r]);
+  }
+  tables = AskUntilBuilt(client, wirings, distance, left);
+  for (const auto& [id, r] : holder) {
+    int copies = 0;
+    for (size_t l = 0; l < left.size(); ++l) {
+      if (tables[l].count(id)) {
+        ++copies;
+        if (r != gone) EXPECT_EQ(left[l], replicas[r]) << id << " moved off a running replica";
+      }
+    }
+    EXPECT_EQ(copies, 1) << id << (r == gone ? " (from the stopped replica)" : "");
+  }
+  nginx.Stop();
+  for (auto* replica : left) EXPECT_EQ(replica->Stop(SIGTERM, 60), 0);
+  fs::remove_all(dir);
+}
+
+// The id a client computes is the id the server's table has.
+TEST(TableIdTest, TheClientsTableIdIsTheModels) {
+  for (const v1::Puzzle& puzzle : Wirings()) {
+    std::vector<uint32_t> numbers(puzzle.knobs().wiring().begin(), puzzle.knobs().wiring().end());
+    auto wiring = KnobsWiring::FromNumbers(numbers);
+    ASSERT_TRUE(wiring.ok());
+    EXPECT_EQ(TableIdOf(puzzle), KnobsPuzzle::TableId(*wiring));
+  }
+  v1::Puzzle puzzle;
+  EXPECT_EQ(TableIdOf(puzzle), "");
+  puzzle.mutable_knight();
+  EXPECT_EQ(TableIdOf(puzzle), "knight");
+  puzzle.mutable_eight();
+  EXPECT_EQ(TableIdOf(puzzle), "eight");
+  puzzle.mutable_rotation();
+  EXPECT_EQ(TableIdOf(puzzle), "rotation");
+  puzzle.mutable_knobs()->add_wiring(3);
+  EXPECT_EQ(TableIdOf(puzzle), "knobs");  // not a wiring: the server will say why
+}
+
+}  // namespace
+}  // namespace puzzledb
