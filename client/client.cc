@@ -43,13 +43,18 @@ absl::StatusOr<std::string> ChannelTarget(const std::string& target) {
   return (ipv6 ? "ipv6:" : "ipv4:") + target;
 }
 
-// Round-robin over every address, and retries of UNAVAILABLE calls with backoff.
+// Round-robin over every address, and retries with backoff of calls that fail with
+// UNAVAILABLE, or CANCELLED by the server: a server that begins to stop cancels the calls that
+// reached it in that instant, before puzzledb sees them (gRPC 1.51's server refuses new calls
+// while its connections still accept them; docs/OPERATIONS.md, "Replicas behind nginx").
+// Every puzzledb call is idempotent. A call the caller cancelled, or whose deadline passed,
+// is never retried (gRPC's rule).
 std::string ServiceConfig(int max_attempts) {
   std::string config = R"({"loadBalancingConfig":[{"round_robin":{}}])";
   if (max_attempts > 1) {
     config += R"(,"methodConfig":[{"name":[{"service":"puzzledb.v1.Solver"}],"retryPolicy":{"maxAttempts":)" +
               std::to_string(std::min(max_attempts, 5)) +
-              R"(,"initialBackoff":"0.05s","maxBackoff":"1s","backoffMultiplier":2,"retryableStatusCodes":["UNAVAILABLE"]}}])";
+              R"(,"initialBackoff":"0.05s","maxBackoff":"1s","backoffMultiplier":2,"retryableStatusCodes":["UNAVAILABLE","CANCELLED"]}}])";
   }
   return config + "}";
 }

@@ -1,8 +1,9 @@
 // Three real replicas behind a real nginx (Debian's), configured by deploy/nginx/puzzledb.conf
 // with only its addresses changed (docs/OPERATIONS.md, "Replicas behind nginx"): every call
 // of a table goes to one replica, so each knobs wiring's table is built on exactly one; a
-// replica stopped with SIGTERM loses no call (nginx retries on the next replica, the client
-// does not retry at all); its wirings move to the others, and nothing else moves.
+// replica stopped with SIGTERM loses no call (nginx retries a refused or broken connection on
+// the next replica; the client library retries a call the stopping replica cancelled); its
+// wirings move to the others, and nothing else moves.
 #include <netinet/in.h>
 #include <pwd.h>
 #include <sys/socket.h>
@@ -230,11 +231,12 @@ TEST(NginxReplicasTest, EachWiringIsBuiltOnOneReplicaAndAStoppedReplicaLosesNoCa
   Nginx nginx(dir + "/nginx", {replicas[0], replicas[1], replicas[2]});
   ASSERT_NE(nginx.grpc_port(), 0) << nginx.Log();
 
-  // No retries in the client: whatever is retried, nginx retries.
+  // The client library's own options: nginx retries what failed on a replica's connection;
+  // the client retries the calls a stopping replica cancelled as they reached it (see
+  // ClientOptions::max_attempts), which nginx cannot see (a gRPC status, not an HTTP one).
   ClientOptions options;
   options.target = "127.0.0.1:" + std::to_string(nginx.grpc_port());
   options.timeout = 60000ms;
-  options.max_attempts = 1;
   Client client(options);
   ASSERT_TRUE(client.WaitUntilServing(60000ms).ok());
 
@@ -306,7 +308,10 @@ TEST(NginxReplicasTest, EachWiringIsBuiltOnOneReplicaAndAStoppedReplicaLosesNoCa
       ++calls;
       const int d = answer.ok() && answer->outcome() == v1::SOLVED ? static_cast<int>(answer->distance()) : -1;
       if (!answer.ok() || d != distance[TableIdOf(puzzle)]) {
-        if (failures++ == 0) first_failure = answer.ok() ? "a wrong distance" : answer.status().ToString();
+        if (failures++ == 0) {
+          first_failure = (answer.ok() ? "a wrong distance" : answer.status().ToString()) +
+                          " at call " + std::to_string(calls.load()) + " of " + TableIdOf(puzzle);
+        }
       }
     }
   });
@@ -317,7 +322,9 @@ TEST(NginxReplicasTest, EachWiringIsBuiltOnOneReplicaAndAStoppedReplicaLosesNoCa
   std::this_thread::sleep_for(2s);
   stop = true;
   load.join();
-  EXPECT_EQ(failures.load(), 0) << first_failure << "\n" << nginx.Log();
+  EXPECT_EQ(failures.load(), 0) << first_failure << "; the SIGTERM after call " << before_stop
+                                << ", the exit after call " << at_stop << "\n"
+                                << nginx.Log() << replicas[gone]->Log();
   EXPECT_GT(before_stop, 0);
   EXPECT_GT(calls.load(), at_stop) << "no call was answered after the replica stopped";
 
