@@ -249,6 +249,77 @@ TEST_F(MetricsTest, EveryCallIsCountedOnceByMethodTransportSourceAndCode) {
   EXPECT_EQ(Value(m, "puzzledb_background_builds_queued"), -1);
 }
 
+// Calls on several threads over both transports, streams whose clients give up in the
+// middle, and scrapes all the while: every scrape parses, the counters never go down, and
+// at the end every call is counted exactly once and no stream is left open.
+TEST_F(MetricsTest, ScrapesDuringLoadAndVanishingStreamsStayExact) {
+  ServerOptions options;
+  options.build_missing_tables = false;
+  Start(options);
+  constexpr int kThreads = 3, kCalls = 100, kStreams = 4;
+  std::atomic<bool> done{false};
+  std::atomic<int> scrapes{0};
+  std::thread scraper([&] {
+    httplib::Client http("127.0.0.1", server_->http_port());
+    http.set_read_timeout(60, 0);
+    double last_total = 0;
+    while (!done) {
+      auto res = http.Get("/metrics");
+      ASSERT_TRUE(res && res->status == 200);
+      double total = 0;
+      for (const auto& [sample, value] : ParseMetrics(res->body)) {
+        total += sample.name == "puzzledb_calls_total" ? value : 0;
+      }
+      EXPECT_GE(total, last_total);
+      last_total = total;
+      ++scrapes;
+    }
+  });
+  std::vector<std::thread> callers;
+  for (int t = 0; t < kThreads; ++t) {
+    callers.emplace_back([&, t] {
+      httplib::Client http("127.0.0.1", server_->http_port());
+      http.set_read_timeout(60, 0);
+      const std::string query = std::string("/v1/solve?puzzle=rotation&state=") + kRotation;
+      for (int i = 0; i < kCalls; ++i) {
+        if ((i + t) % 2 == 0) {
+          EXPECT_TRUE(client_->Solve(RotationRequest()).ok());
+        } else {
+          auto res = http.Get(query);
+          EXPECT_TRUE(res && res->status == 200);
+        }
+      }
+    });
+  }
+  // Streams of searches for far knight boards (no knight table here) that run out of time:
+  // the client goes away with searches running and answers unwritten.
+  std::vector<v1::SolveRequest> far(6);
+  for (auto& r : far) {
+    r.mutable_puzzle()->mutable_knight()->set_board("0000000000001*11111111111");
+    r.set_policy(v1::SEARCH_ONLY);
+  }
+  for (int s = 0; s < kStreams; ++s) {
+    auto answers = client_->SolveAll(far, 300ms);
+    EXPECT_FALSE(answers.ok());
+  }
+  for (auto& caller : callers) caller.join();
+  std::map<Sample, double> m;
+  for (int i = 0; i < 30000; ++i) {
+    m = Scrape();
+    if (Value(m, "puzzledb_streams_open") == 0 && Value(m, "puzzledb_searches_running") == 0) break;
+    std::this_thread::sleep_for(1ms);
+  }
+  done = true;
+  scraper.join();
+  EXPECT_GT(scrapes.load(), 0);
+  EXPECT_EQ(Value(m, "puzzledb_streams_open"), 0);
+  EXPECT_EQ(Value(m, "puzzledb_streams_total"), kStreams);
+  EXPECT_EQ(Calls(m, "Solve", "grpc", "table", "OK") + Calls(m, "Solve", "http", "table", "OK"),
+            kThreads * kCalls);
+  EXPECT_EQ(Value(m, "puzzledb_table_answer_seconds_count", {{"method", "Solve"}}),
+            kThreads * kCalls);
+}
+
 TEST_F(MetricsTest, PromtoolAcceptsTheText) {
   ServerOptions options;
   Start(options);
