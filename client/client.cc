@@ -1,6 +1,5 @@
 #include "puzzledb/client.h"
 
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -10,6 +9,7 @@
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "puzzledb/v1/solver.grpc.pb.h"
+#include "service/wire.h"
 
 namespace puzzledb {
 namespace {
@@ -122,32 +122,7 @@ Client::Client(ClientOptions options) : options_(std::move(options)), stubs_(new
 
 Client::~Client() = default;
 
-std::string TableIdOf(const v1::Puzzle& puzzle) {
-  switch (puzzle.kind_case()) {
-    case v1::Puzzle::kKnight:
-      return "knight";
-    case v1::Puzzle::kRotation:
-      return "rotation";
-    case v1::Puzzle::kEight:
-      return "eight";
-    case v1::Puzzle::kKnobs: {
-      const auto& wiring = puzzle.knobs().wiring();
-      if (wiring.size() != 48) return "knobs";
-      uint64_t hash = 14695981039346656037ull;
-      for (uint32_t n : wiring) {
-        if (n < 1 || n > 12) return "knobs";
-        hash ^= n - 1;
-        hash *= 1099511628211ull;
-      }
-      char id[32];
-      std::snprintf(id, sizeof id, "knobs-%016llx", static_cast<unsigned long long>(hash));
-      return id;
-    }
-    case v1::Puzzle::KIND_NOT_SET:
-      break;
-  }
-  return "";
-}
+std::string TableIdOf(const v1::Puzzle& puzzle) { return TableIdFromWire(puzzle); }
 
 namespace {
 

@@ -1,5 +1,6 @@
 #include "service/wire.h"
 
+#include "core/puzzles/registry.h"
 #include "core/util/strings.h"
 #include "core/util/json.h"
 
@@ -89,6 +90,16 @@ absl::StatusOr<EightPuzzle::Instance> InstanceFromWire<EightPuzzle>(const v1::Pu
   auto board = EightPuzzle::BoardFromDigits(puzzle.eight().board());
   if (!board.ok()) return FieldError("puzzle.eight.board", board.status());
   return EightPuzzle::Instance{{}, *board};
+}
+
+std::string TableIdFromWire(const v1::Puzzle& puzzle) {
+  std::string id;
+  VisitPuzzle(WirePuzzleName(puzzle), [&](auto model) {
+    using P = typename decltype(model)::type;
+    auto params = ParamsFromWire<P>(puzzle);
+    id = params.ok() ? P::TableId(*params) : std::string(P::kName);
+  });
+  return id;
 }
 
 std::string_view WirePuzzleName(const v1::Puzzle& puzzle) {

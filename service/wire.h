@@ -45,6 +45,12 @@ absl::StatusOr<KnobsPuzzle::Params> ParamsFromWire<KnobsPuzzle>(const v1::Puzzle
 // The registered name of the puzzle a message holds ("knight", ...), or "" if none is set.
 std::string_view WirePuzzleName(const v1::Puzzle& puzzle);
 
+// The id of the table that answers the puzzle a message holds (P::TableId of its
+// parameters; its state is ignored), for routing (docs/API.md, "Table affinity"): the
+// puzzle's name when its parameters are malformed (the server will say why), "" when no
+// puzzle is set.
+std::string TableIdFromWire(const v1::Puzzle& puzzle);
+
 // The puzzle's own fields of a table's description, from the parameters stored with the
 // table (for knobs: the wiring as 48 numbers). Nothing for puzzles without parameters.
 void TableParamsToWire(std::string_view puzzle, std::string_view params, v1::TableInfo* out);

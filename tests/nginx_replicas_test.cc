@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -349,9 +350,19 @@ TEST(NginxReplicasTest, EachWiringIsBuiltOnOneReplicaAndAStoppedReplicaLosesNoCa
   fs::remove_all(dir);
 }
 
-// The id a client computes is the id the server's table has.
-TEST(TableIdTest, TheClientsTableIdIsTheModels) {
+// The id the client library sends is the one docs/API.md ("Table affinity") tells other
+// clients to compute, and the model's own table id.
+TEST(TableIdTest, TheClientsTableIdIsTheDocumentedOne) {
   for (const v1::Puzzle& puzzle : Wirings()) {
+    uint64_t hash = 14695981039346656037ull;  // FNV-1a of the numbers less one
+    for (uint32_t n : puzzle.knobs().wiring()) {
+      hash ^= n - 1;
+      hash *= 1099511628211ull;
+    }
+    char documented[32];
+    std::snprintf(documented, sizeof documented, "knobs-%016llx",
+                  static_cast<unsigned long long>(hash));
+    EXPECT_EQ(TableIdOf(puzzle), documented);
     std::vector<uint32_t> numbers(puzzle.knobs().wiring().begin(), puzzle.knobs().wiring().end());
     auto wiring = KnobsWiring::FromNumbers(numbers);
     ASSERT_TRUE(wiring.ok());

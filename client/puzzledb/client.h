@@ -60,10 +60,11 @@ struct ClientOptions {
 // malformed puzzle, or DATA_LOSS saying what in the answer does not hold.
 absl::Status Verify(const v1::Puzzle& puzzle, const v1::SolveResponse& response);
 
-// The id of the table that answers `puzzle` (docs/API.md, "Table affinity"): the puzzle's
-// kind ("knight", "rotation", "eight"), or for the knobs "knobs-" and the 16 hex digits of the
-// 64-bit FNV-1a hash of the wiring's 48 numbers, each less one, as bytes. "knobs" for a
-// wiring that is not 48 numbers from 1 to 12 (the server refuses it), "" for no puzzle.
+// The id of the table that answers `puzzle`, computed here from its parameters by the
+// puzzle's model (docs/API.md, "Table affinity", says how any client computes it): the
+// puzzle's name for puzzles without parameters, "knobs-<16 hex digits>" for a knobs wiring;
+// the puzzle's name when its parameters are malformed (the server refuses them), "" for no
+// puzzle.
 // Every Client call with a puzzle sends it as the metadata `puzzledb-table` (a stream: its
 // first request's), so that a balancer can route each table's calls to one replica.
 std::string TableIdOf(const v1::Puzzle& puzzle);
