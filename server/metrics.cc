@@ -44,19 +44,13 @@ prometheus::MetricFamily Family(std::string name, std::string help, prometheus::
   return family;
 }
 
-void AddGauge(prometheus::MetricFamily& family, double value,
-              std::vector<prometheus::ClientMetric::Label> labels = {}) {
+// One sample of a gauge or counter family.
+void Add(prometheus::MetricFamily& family, double value,
+         std::vector<prometheus::ClientMetric::Label> labels = {}) {
   prometheus::ClientMetric metric;
   metric.label = std::move(labels);
-  metric.gauge.value = value;
-  family.metric.push_back(std::move(metric));
-}
-
-void AddCounter(prometheus::MetricFamily& family, double value,
-                std::vector<prometheus::ClientMetric::Label> labels = {}) {
-  prometheus::ClientMetric metric;
-  metric.label = std::move(labels);
-  metric.counter.value = value;
+  (family.type == prometheus::MetricType::Counter ? metric.counter.value : metric.gauge.value) =
+      value;
   family.metric.push_back(std::move(metric));
 }
 
@@ -179,16 +173,16 @@ std::string ServerMetrics::Scrape() const {
 
   auto slots = Family("puzzledb_search_slots", "Searches that may run at once "
                       "(--max-concurrent-searches)", MetricType::Gauge);
-  AddGauge(slots, s.search_slots);
+  Add(slots, s.search_slots);
   auto running = Family("puzzledb_searches_running", "Searches running now", MetricType::Gauge);
-  AddGauge(running, s.searches_running);
+  Add(running, s.searches_running);
   auto queued = Family("puzzledb_searches_queued", "Searches waiting for a slot",
                        MetricType::Gauge);
-  AddGauge(queued, static_cast<double>(s.searches_queued));
+  Add(queued, static_cast<double>(s.searches_queued));
   auto queue_limit = Family("puzzledb_search_queue_limit",
                             "Unary searches that may wait for a slot (--search-queue)",
                             MetricType::Gauge);
-  AddGauge(queue_limit, static_cast<double>(s.search_queue_limit));
+  Add(queue_limit, static_cast<double>(s.search_queue_limit));
   families.push_back(std::move(slots));
   families.push_back(std::move(running));
   families.push_back(std::move(queued));
@@ -197,17 +191,17 @@ std::string ServerMetrics::Scrape() const {
   if (s.builds_enabled) {
     auto builds_queued = Family("puzzledb_background_builds_queued",
                                 "Background table builds queued or running", MetricType::Gauge);
-    AddGauge(builds_queued, static_cast<double>(s.builds_queued));
+    Add(builds_queued, static_cast<double>(s.builds_queued));
     auto builds = Family("puzzledb_background_builds_total",
                          "Background table builds ended, by result (done, failed, dropped: "
                          "not queued because the queue was full)",
                          MetricType::Counter);
-    AddCounter(builds, static_cast<double>(s.builds_done), {{"result", "done"}});
-    AddCounter(builds, static_cast<double>(s.builds_failed), {{"result", "failed"}});
-    AddCounter(builds, static_cast<double>(s.builds_dropped), {{"result", "dropped"}});
+    Add(builds, static_cast<double>(s.builds_done), {{"result", "done"}});
+    Add(builds, static_cast<double>(s.builds_failed), {{"result", "failed"}});
+    Add(builds, static_cast<double>(s.builds_dropped), {{"result", "dropped"}});
     auto build_seconds = Family("puzzledb_background_build_seconds_total",
                                 "Time spent on background table builds", MetricType::Counter);
-    AddCounter(build_seconds, s.build_seconds);
+    Add(build_seconds, s.build_seconds);
     families.push_back(std::move(builds_queued));
     families.push_back(std::move(builds));
     families.push_back(std::move(build_seconds));
@@ -229,17 +223,17 @@ std::string ServerMetrics::Scrape() const {
   for (const MetricsSnapshot::Table& t : s.tables) {
     const std::string status = t.status.substr(0, t.status.find(':'));
     (status == "LOADED" ? loaded : status == "REFUSED" ? refused : available) += 1;
-    AddGauge(states, static_cast<double>(t.states), {{"table", t.id}});
-    AddGauge(bytes, static_cast<double>(t.bytes), {{"table", t.id}});
-    AddGauge(info, 1,
+    Add(states, static_cast<double>(t.states), {{"table", t.id}});
+    Add(bytes, static_cast<double>(t.bytes), {{"table", t.id}});
+    Add(info, 1,
              {{"table", t.id},
               {"puzzle", t.puzzle},
               {"status", status},
               {"generation", std::to_string(t.generation)}});
   }
-  AddGauge(tables, loaded, {{"status", "loaded"}});
-  AddGauge(tables, available, {{"status", "available"}});
-  AddGauge(tables, refused, {{"status", "refused"}});
+  Add(tables, loaded, {{"status", "loaded"}});
+  Add(tables, available, {{"status", "available"}});
+  Add(tables, refused, {{"status", "refused"}});
   families.push_back(std::move(tables));
   if (!states.metric.empty()) {
     families.push_back(std::move(states));
@@ -249,16 +243,16 @@ std::string ServerMetrics::Scrape() const {
 
   auto build_info = Family("puzzledb_build_info", "The server's version; always 1",
                            MetricType::Gauge);
-  AddGauge(build_info, 1, {{"version", PUZZLEDB_VERSION}});
+  Add(build_info, 1, {{"version", PUZZLEDB_VERSION}});
   families.push_back(std::move(build_info));
   auto rss = Family("process_resident_memory_bytes", "Resident memory size in bytes",
                     MetricType::Gauge);
-  AddGauge(rss, static_cast<double>(ResidentBytes()));
+  Add(rss, static_cast<double>(ResidentBytes()));
   families.push_back(std::move(rss));
   auto start = Family("process_start_time_seconds",
                       "Start time of the process since the Unix epoch in seconds",
                       MetricType::Gauge);
-  AddGauge(start, start_time_);
+  Add(start, start_time_);
   families.push_back(std::move(start));
 
   return prometheus::TextSerializer().Serialize(families);
