@@ -34,8 +34,6 @@ absl::Status SearchRefusedStatus(const SearchPool& pool) {
           " waiting (--search-queue) is full; retry later"));
 }
 
-grpc::Status SearchRefused(const SearchPool& pool) { return ToGrpc(SearchRefusedStatus(pool)); }
-
 SearchLimits SolverService::LimitsFor(grpc::CallbackServerContext* context,
                                       const std::atomic<bool>* cancelled,
                                       uint32_t timeout_ms) const {

@@ -74,7 +74,6 @@ class SolverService final : public v1::Solver::CallbackService {
 
 // RESOURCE_EXHAUSTED: the pool and its queue are full (TrySubmit refused).
 absl::Status SearchRefusedStatus(const SearchPool& pool);
-grpc::Status SearchRefused(const SearchPool& pool);
 // What a search that waited in the queue past its call's end answers, without searching:
 // CANCELLED or DEADLINE_EXCEEDED; OK when the call is still on.
 absl::Status EndedWhileQueued(const SearchLimits& limits);
