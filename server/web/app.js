@@ -25,6 +25,19 @@ const PUZZLES = {
     join: (cells) => cells.join(' '),
     fromWire: (m) => m.knobs.positions.map((p, k) =>
       [p].concat(m.knobs.wiring.slice(4 * k, 4 * k + 4)).join(' ')).join(' '),
+    // A table per wiring: "knobs-" and the 64-bit FNV-1a hash of the 48 wiring numbers, each
+    // less one (docs/API.md, "Table affinity"); "knobs" for a state that is not 12 knobs.
+    table: (s) => {
+      const numbers = s.trim().split(/\s+/).map(Number);
+      if (numbers.length !== 60) return 'knobs';
+      let hash = 14695981039346656037n;
+      for (let i = 0; i < 60; i++) {
+        if (i % 5 === 0) continue;  // a knob's state, not its wiring
+        if (!(numbers[i] >= 1 && numbers[i] <= 12)) return 'knobs';
+        hash = ((hash ^ BigInt(numbers[i] - 1)) * 1099511628211n) & 0xffffffffffffffffn;
+      }
+      return 'knobs-' + hash.toString(16).padStart(16, '0');
+    },
     draw: drawKnobs,
   },
   rotation: {
@@ -59,16 +72,26 @@ const view = {
 
 // ------------------------------------------------------------------ the server
 
+// The table that answers the position shown, sent as the header puzzledb-table so that a
+// proxy in front of several replicas sends each table's calls to one replica
+// (docs/OPERATIONS.md, "Replicas behind nginx"): the puzzle's name, unless it has a table
+// per parameter.
+function tableOf(puzzle, state) {
+  const entry = PUZZLES[puzzle];
+  return entry && entry.table ? entry.table(state) : puzzle;
+}
+
 // GET or POST a JSON API call; throws an Error whose message is the server's, in words
 // (and its gRPC code as `code`).
 async function call(path, body) {
   let response;
+  const table = {'puzzledb-table': tableOf(view.puzzle, view.state)};
   try {
     response = body === undefined
-      ? await fetch(path)
+      ? await fetch(path, {headers: table})
       : await fetch(path, {
         method: 'POST',
-        headers: {'Content-Type': 'application/json'},
+        headers: {'Content-Type': 'application/json', ...table},
         body: JSON.stringify(body),
       });
   } catch (e) {

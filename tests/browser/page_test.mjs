@@ -99,6 +99,14 @@ const page = await browser.newPage({viewport: {width: 1100, height: 900}});
 page.setDefaultTimeout(20000);
 const pageErrors = [];
 page.on('pageerror', (e) => pageErrors.push(e.message));
+// Every table answer's table_id, beside the puzzledb-table header its request carried
+// (docs/API.md, "Table affinity": the page computes it as other clients do).
+const tableHeaders = [];
+page.on('response', (r) => {
+  if (!r.url().includes('/v1/solve')) return;
+  tableHeaders.push(r.json().then((a) => ({sent: r.request().headers()['puzzledb-table'],
+                                           table: a.table_id}), () => null));
+});
 
 const shown = async () => ({
   summary: await page.textContent('#summary'),
@@ -232,6 +240,10 @@ try {
   check(width <= 390, `phone: the page fits 390 px (scroll width ${width})`);
   await page.screenshot({path: path.join(artifacts, 'phone-knobs.png'), fullPage: true});
 
+  const pairs = (await Promise.all(tableHeaders)).filter((p) => p && p.table);
+  check(pairs.length > 0 && pairs.every((p) => p.sent === p.table),
+        `every table answer's request named its table (${JSON.stringify(pairs.filter((p) => p.sent !== p.table))})`);
+  check(pairs.some((p) => p.table.startsWith('knobs-')), 'a knobs wiring\'s table was named');
   check(pageErrors.length === 0, `no script errors on the page (${pageErrors.join('; ')})`);
 } catch (e) {
   console.log('FAIL ' + e.stack);
