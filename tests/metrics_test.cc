@@ -364,7 +364,16 @@ TEST_F(MetricsTest, RefusedAndRunningSearchesAreCounted) {
   m = Scrape();
   EXPECT_EQ(Value(m, "puzzledb_searches_refused_total"), 1);
   EXPECT_EQ(Calls(m, "Solve", "http", "refused", "RESOURCE_EXHAUSTED"), 1);
-  EXPECT_EQ(Calls(m, "Solve", "http", "search", "DEADLINE_EXCEEDED"), 1);
+  // The holder's search ended by its deadline (or, on a very fast machine, by the node
+  // budget): one search call, not OK.
+  double holder_calls = 0;
+  for (const auto& [sample, value] : m) {
+    if (sample.name == "puzzledb_calls_total" && sample.labels.at("source") == "search") {
+      holder_calls += value;
+      EXPECT_NE(sample.labels.at("code"), "OK");
+    }
+  }
+  EXPECT_EQ(holder_calls, 1);
   EXPECT_EQ(Value(m, "puzzledb_searches_running"), 0);
   EXPECT_EQ(server_->counters().refused_searches.load(), 1u);
 }
