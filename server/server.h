@@ -68,7 +68,7 @@ class PuzzledbServer {
   int http_port() const;
   std::string http_url() const;
   const ServiceCounters& counters() const;
-  // GET /metrics's text (docs/OPERATIONS.md, "Metrics").
+  // GET /metrics's text (docs/OPERATIONS.md, "Metrics"), also for servers without HTTP.
   std::string MetricsText() const;
   // Searches running now, and waiting for a slot.
   int searches_running() const { return pool_->running(); }

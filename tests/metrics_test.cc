@@ -247,6 +247,14 @@ TEST_F(MetricsTest, EveryCallIsCountedOnceByMethodTransportSourceAndCode) {
   EXPECT_GT(Value(m, "process_start_time_seconds"), 1.7e9);
   // No background builder: no build metrics.
   EXPECT_EQ(Value(m, "puzzledb_background_builds_queued"), -1);
+  // The same text in-process (for servers run without HTTP).
+  const std::string text = server_->MetricsText();
+  EXPECT_EQ(ParseMetrics(text).count(Sample{"puzzledb_calls_total",
+                                            {{"method", "Solve"},
+                                             {"transport", "grpc"},
+                                             {"source", "table"},
+                                             {"code", "OK"}}}),
+            1u);
 }
 
 // Calls on several threads over both transports, streams whose clients give up in the
