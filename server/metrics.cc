@@ -74,21 +74,21 @@ ServerMetrics::ServerMetrics()
                       "(table, search, refused, none) and status code; each request of a "
                       "SolveStream is a call")
                 .Register(*registry_);
-  refused_ = &prometheus::BuildCounter()
-                  .Name("puzzledb_searches_refused_total")
-                  .Help("Searches refused because every slot and the queue were taken")
-                  .Register(*registry_);
-  refused_total_ = &refused_->Add({});
-  streams_total_ = &prometheus::BuildCounter()
-                        .Name("puzzledb_streams_total")
-                        .Help("SolveStream calls opened")
-                        .Register(*registry_);
-  streams_opened_ = &streams_total_->Add({});
-  streams_open_ = &prometheus::BuildGauge()
-                       .Name("puzzledb_streams_open")
-                       .Help("SolveStream calls open now")
-                       .Register(*registry_);
-  streams_now_ = &streams_open_->Add({});
+  refused_total_ = &prometheus::BuildCounter()
+                        .Name("puzzledb_searches_refused_total")
+                        .Help("Searches refused because every slot and the queue were taken")
+                        .Register(*registry_)
+                        .Add({});
+  streams_opened_ = &prometheus::BuildCounter()
+                         .Name("puzzledb_streams_total")
+                         .Help("SolveStream calls opened")
+                         .Register(*registry_)
+                         .Add({});
+  streams_now_ = &prometheus::BuildGauge()
+                      .Name("puzzledb_streams_open")
+                      .Help("SolveStream calls open now")
+                      .Register(*registry_)
+                      .Add({});
   auto& table_seconds = prometheus::BuildHistogram()
                             .Name("puzzledb_table_answer_seconds")
                             .Help("Time to answer a call from the tables, by method")

@@ -116,10 +116,7 @@ class ServerMetrics {
   static constexpr int kCodes = 17;  // the canonical status codes, 0..16
 
   std::shared_ptr<prometheus::Registry> registry_;
-  prometheus::Family<prometheus::Counter>* calls_;
-  prometheus::Family<prometheus::Counter>* refused_;
-  prometheus::Family<prometheus::Counter>* streams_total_;
-  prometheus::Family<prometheus::Gauge>* streams_open_;
+  prometheus::Family<prometheus::Counter>* calls_;  // its counters are made on first use
   std::array<prometheus::Histogram*, kCallMethods> table_seconds_{};
   std::array<prometheus::Histogram*, kCallMethods> search_seconds_{};
   prometheus::Counter* refused_total_ = nullptr;

@@ -83,8 +83,7 @@ grpc::ServerUnaryReactor* SolverService::Unary(CallMethod method,
                                                               const absl::Status& status,
                                                               AnswerSource source) {
     const auto elapsed = std::chrono::steady_clock::now() - started;
-    response->set_micros(static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()));
+    response->set_micros(Micros(elapsed));
     if constexpr (requires { response->set_id(request->id()); }) response->set_id(request->id());
     metrics->RecordCall(method, Transport::kGrpc, source, status.code(), elapsed);
     reactor->Finish(ToGrpc(status));
@@ -325,8 +324,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     }
     const auto elapsed = std::chrono::steady_clock::now() - started;
     response->set_id(id);
-    response->set_micros(static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()));
+    response->set_micros(Micros(elapsed));
     const AnswerSource source = phase == Phase::kSearch ? AnswerSource::kSearch
                                 : status.ok()           ? AnswerSource::kTable
                                                         : AnswerSource::kNone;

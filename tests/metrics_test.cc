@@ -10,13 +10,12 @@
 
 #include "core/puzzles/knobs.h"
 #include "core/puzzles/rotation.h"
-#include "core/table/table_builder.h"
-#include "core/table/table_store.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "puzzledb/client.h"
 #include "server/server.h"
 #include "service/wire.h"
+#include "tests/small_db.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
@@ -106,16 +105,7 @@ v1::SolveRequest RotationRequest(v1::Policy policy = v1::TABLE_THEN_SEARCH) {
 
 class MetricsTest : public ::testing::Test {
  protected:
-  // A small database: the rotation game and the knobs 9001 wiring.
-  static void SetUpTestSuite() {
-    db_ = new std::string(testing::TempPath("metrics_db"));
-    fs::remove_all(*db_);
-    auto store = TableStore::Open(*db_, TableStore::Mode::kReadWrite);
-    ASSERT_TRUE(store.ok()) << store.status();
-    ASSERT_TRUE(BuildTable(RotationPuzzle(), **store, BuildOptions{}).ok());
-    const auto knobs = *KnobsPuzzle::ParseOriginal(testing::Golden("knobs_9001.in"))[0].instance;
-    ASSERT_TRUE(BuildTable(KnobsPuzzle(knobs.params), **store, BuildOptions{}).ok());
-  }
+  static void SetUpTestSuite() { db_ = new std::string(testing::MakeSmallDb("metrics_db")); }
   static void TearDownTestSuite() {
     fs::remove_all(*db_);
     delete db_;

@@ -31,14 +31,19 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
+sockaddr_in Loopback(int port) {
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  return address;
+}
+
 // A loopback port free now (bound and released: nginx may lose it to another program
 // before it binds, in which case it is started again on other ports).
 int FreePort() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
+  sockaddr_in address = Loopback(0);
   ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
   socklen_t length = sizeof address;
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
@@ -48,11 +53,8 @@ int FreePort() {
 
 bool Accepts(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  const sockaddr_in address = Loopback(port);
+  const bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
   ::close(fd);
   return ok;
 }
@@ -102,10 +104,13 @@ class Nginx {
           grpc_port_ = grpc_port;
           break;
         }
-        if (::waitpid(process_.pid, nullptr, WNOHANG) == process_.pid) break;  // lost a port
+        if (::waitpid(process_.pid, nullptr, WNOHANG) == process_.pid) {  // lost a port
+          process_.pid = -1;
+          break;
+        }
         std::this_thread::sleep_for(10ms);
       }
-      if (grpc_port_ == 0 && ::kill(process_.pid, 0) == 0) Stop();
+      if (grpc_port_ == 0) Stop();
     }
   }
   ~Nginx() { Stop(); }

@@ -6,11 +6,11 @@
 
 #include "core/puzzles/knobs.h"
 #include "core/puzzles/rotation.h"
-#include "core/table/table_builder.h"
 #include "gtest/gtest.h"
 #include "service/wire.h"
 #include "puzzledb/client.h"
 #include "server/server.h"
+#include "tests/small_db.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
@@ -28,18 +28,6 @@ const std::string& CertDir() {
     return d;
   }();
   return *dir;
-}
-
-// A small database: rotation and the knobs 9001 wiring.
-std::string MakeDb(const std::string& name) {
-  const std::string db = testing::TempPath(name);
-  fs::remove_all(db);
-  auto store = TableStore::Open(db, TableStore::Mode::kReadWrite);
-  EXPECT_TRUE(store.ok()) << store.status();
-  EXPECT_TRUE(BuildTable(RotationPuzzle(), **store, BuildOptions{}).ok());
-  const auto knobs = *KnobsPuzzle::ParseOriginal(testing::Golden("knobs_9001.in"))[0].instance;
-  EXPECT_TRUE(BuildTable(KnobsPuzzle(knobs.params), **store, BuildOptions{}).ok());
-  return db;
 }
 
 std::unique_ptr<PuzzledbServer> StartServer(ServerOptions options, std::string* log = nullptr) {
@@ -66,7 +54,7 @@ ClientOptions To(int port) {
 
 class SecurityTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { db_ = new std::string(MakeDb("security_db")); }
+  static void SetUpTestSuite() { db_ = new std::string(testing::MakeSmallDb("security_db")); }
   static void TearDownTestSuite() {
     fs::remove_all(*db_);
     delete db_;
@@ -169,7 +157,7 @@ TEST_F(SecurityTest, ServerRefusesUnreadableCertificates) {
 // Two replicas behind one client: calls go to both, and when one goes away the calls still
 // succeed (gRPC's retry policy moves them to the other).
 TEST_F(SecurityTest, ReplicasShareTheCallsAndOneMayGoAway) {
-  const std::string other_db = MakeDb("security_db_replica");
+  const std::string other_db = testing::MakeSmallDb("security_db_replica");
   ServerOptions a_options, b_options;
   a_options.db = *db_;
   b_options.db = other_db;

@@ -7,11 +7,15 @@
 
 namespace puzzledb {
 
+// A duration in whole microseconds.
+inline uint64_t Micros(std::chrono::steady_clock::duration elapsed) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
+}
+
 // Microseconds from `start` to now, on the steady clock.
 inline uint64_t MicrosSince(std::chrono::steady_clock::time_point start) {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start)
-          .count());
+  return Micros(std::chrono::steady_clock::now() - start);
 }
 
 // Nanoseconds from `start` to `end` (a benchmark's per-call latencies).
