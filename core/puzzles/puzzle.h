@@ -58,6 +58,9 @@ concept IndexedSpace = requires(const S& space, const typename S::State& state,
 enum class LiveSearchKind {
   kIdaStar,        // IDA* with the model's bound, strengthened by a perimeter around the goal
   kBidirectional,  // breadth-first from both ends over dense arrays (small spaces only)
+  kTilePatterns,   // IDA* over a 4x4 sliding-tile board guided by pattern tables
+                   // (core/table/pattern_search.h); REQUIRES the moves are U D L R of the
+                   // empty place, tile t's home is cell t - 1, `CellsOfTiles(state)`
 };
 
 // How a model's tables store distances (docs/FORMAT.md).
@@ -68,6 +71,8 @@ enum class TableEncodingKind {
   kNextMove,      // the first optimal move in four bits, the distance being the walk's
                   // length; REQUIRES kNumMoves <= 14, kMaxKeys == 1, the space's moves are
                   // the model's and the space is the one Project ranks into
+  kPatternBound,  // no table of distances: pattern tables, a bound for the live search
+                  // (core/table/pattern_tables.h), one table per tile partition
 };
 
 // A puzzle model. `Instance` is what one case of the input describes: the parameters

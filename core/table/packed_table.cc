@@ -11,6 +11,7 @@ int EntriesPerByteLog2(TableEncoding encoding) {
     case storage::v1::DISTANCE_MOD3:
       return 2;
     case storage::v1::NEXT_MOVE:
+    case storage::v1::PATTERN_EXCESS:
       return 1;
     default:
       return 0;

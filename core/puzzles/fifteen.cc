@@ -1,0 +1,315 @@
+#include "core/puzzles/fifteen.h"
+
+#include <cstdlib>
+
+#include "core/util/strings.h"
+
+namespace puzzledb {
+namespace {
+
+// Empty-place offsets (row, column) of U, D, L, R.
+constexpr int kSteps[FifteenPuzzle::kNumMoves][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+
+constexpr auto BuildDestinations() {
+  std::array<std::array<int8_t, FifteenPuzzle::kNumMoves>, FifteenPuzzle::kCells> d{};
+  for (int cell = 0; cell < FifteenPuzzle::kCells; ++cell) {
+    for (int m = 0; m < FifteenPuzzle::kNumMoves; ++m) {
+      const int r = cell / 4 + kSteps[m][0];
+      const int c = cell % 4 + kSteps[m][1];
+      d[cell][m] = (r >= 0 && r < 4 && c >= 0 && c < 4) ? static_cast<int8_t>(r * 4 + c) : -1;
+    }
+  }
+  return d;
+}
+
+// Lehmer digits of the 15 tiles in row-major order (the empty place skipped):
+// digit[i] = how many later tiles are smaller than tile i.
+std::array<int, 15> LehmerDigits(const FifteenBoard& s) {
+  std::array<int, 15> digits{};
+  uint32_t later = 0;  // tiles seen so far, scanning from the last cell back
+  int n = 14;
+  for (int cell = FifteenPuzzle::kCells - 1; cell >= 0; --cell) {
+    const int tile = s.Tile(cell);
+    if (tile == 0) continue;
+    digits[n--] = std::popcount(later & ((1u << tile) - 1));
+    later |= 1u << tile;
+  }
+  return digits;
+}
+
+constexpr uint64_t Factorial(int n) { return n <= 1 ? 1 : n * Factorial(n - 1); }
+
+std::string CellName(int cell) {
+  return Cat("row ", cell / 4 + 1, ", column ", cell % 4 + 1);
+}
+
+}  // namespace
+
+const std::array<std::array<int8_t, FifteenPuzzle::kNumMoves>, FifteenPuzzle::kCells>
+    FifteenPuzzle::kDestinations = BuildDestinations();
+
+bool FifteenPuzzle::ProvablyUnsolvable(const State& s) {
+  int inversions = 0;
+  for (int d : LehmerDigits(s)) inversions += d;
+  const int row_from_bottom = 4 - s.blank / 4;
+  return ((inversions + row_from_bottom) & 1) == 0;
+}
+
+// As the 8-puzzle's: the Lehmer code of the tile order is sum digit[i] * (14 - i)!; the last
+// digit is always 0 and digit[13] (weight 1) is fixed by the parity given the empty cell,
+// so code / 2 ranks the orders of one parity.
+uint64_t FifteenPuzzle::Rank(const State& s) const {
+  const std::array<int, 15> digits = LehmerDigits(s);
+  uint64_t code = 0;
+  for (int i = 0; i < 15; ++i) code += static_cast<uint64_t>(digits[i]) * Factorial(14 - i);
+  return static_cast<uint64_t>(s.blank) * kOrdersPerBlank + code / 2;
+}
+
+FifteenBoard FifteenPuzzle::Unrank(uint64_t index) const {
+  State s;
+  s.blank = static_cast<int>(index / kOrdersPerBlank);
+  uint64_t code = (index % kOrdersPerBlank) * 2;
+  std::array<int, 15> digits{};
+  int parity = 0;
+  for (int i = 0; i < 13; ++i) {
+    digits[i] = static_cast<int>(code / Factorial(14 - i));
+    code %= Factorial(14 - i);
+    parity ^= digits[i] & 1;
+  }
+  // Solvable: inversions + row from bottom odd.
+  const int row_from_bottom = 4 - s.blank / 4;
+  digits[13] = (parity + row_from_bottom + 1) & 1;
+  uint32_t unused = 0xFFFE;  // tiles 1..15
+  int n = 0;
+  for (int cell = 0; cell < kCells; ++cell) {
+    if (cell == s.blank) continue;
+    int skip = digits[n++];
+    int tile = 1;
+    for (;; ++tile) {
+      if ((unused & (1u << tile)) != 0 && skip-- == 0) break;
+    }
+    unused &= ~(1u << tile);
+    s.tiles |= static_cast<uint64_t>(tile) << (4 * cell);
+  }
+  return s;
+}
+
+int FifteenPuzzle::LowerBound(const State& s) const {
+  int sum = 0;
+  for (int cell = 0; cell < kCells; ++cell) {
+    const int tile = s.Tile(cell);
+    if (tile == 0) continue;
+    const int home = tile - 1;
+    sum += std::abs(cell / 4 - home / 4) + std::abs(cell % 4 - home % 4);
+  }
+  return sum;
+}
+
+absl::StatusOr<FifteenBoard> FifteenPuzzle::BoardFromCells(const std::array<int, kCells>& cells) {
+  FifteenBoard board;
+  int seen_at[kCells];
+  for (int& at : seen_at) at = -1;
+  for (int cell = 0; cell < kCells; ++cell) {
+    const int tile = cells[cell];
+    if (tile < 0 || tile > 15) {
+      return absl::InvalidArgumentError(Cat("cell ", cell + 1, " (", CellName(cell), ") holds ",
+                                            tile, "; a cell holds 0..15 (0: the empty place)"));
+    }
+    if (seen_at[tile] >= 0) {
+      return absl::InvalidArgumentError(
+          Cat(tile == 0 ? std::string("the empty place (0)") : Cat("tile ", tile),
+              " appears twice (cells ", seen_at[tile] + 1, " and ", cell + 1,
+              "); a board holds each of 0..15 once"));
+    }
+    seen_at[tile] = cell;
+    board.tiles |= static_cast<uint64_t>(tile) << (4 * cell);
+    if (tile == 0) board.blank = cell;
+  }
+  return board;
+}
+
+absl::StatusOr<FifteenPuzzle::Instance> FifteenPuzzle::ParseCompact(std::string_view text) {
+  text = StripWhitespace(text);
+  std::array<int, kCells> cells{};
+  const bool separated = text.find_first_of(", \t") != std::string_view::npos;
+  if (!separated) {
+    if (text.size() != kCells) {
+      return absl::InvalidArgumentError(
+          Cat("a board is 16 hexadecimal digits (0 the empty place, a..f for 10..15) or 16 "
+              "numbers separated by commas; got ", text.size(), " characters"));
+    }
+    for (int cell = 0; cell < kCells; ++cell) {
+      const char c = text[cell];
+      int v = -1;
+      if (c >= '0' && c <= '9') v = c - '0';
+      if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+      if (v < 0) {
+        return absl::InvalidArgumentError(
+            Cat("cell ", cell + 1, " (", CellName(cell), ") holds ",
+                QuoteInput(text.substr(cell, 1)),
+                "; a cell is a hexadecimal digit 0..f (0: the empty place)"));
+      }
+      cells[cell] = v;
+    }
+  } else {
+    std::string spaced(text);
+    for (char& c : spaced) {
+      if (c == ',') c = ' ';
+    }
+    auto numbers = ParseNumbers(spaced);
+    if (!numbers.ok()) return numbers.status();
+    if (numbers->size() != kCells) {
+      return absl::InvalidArgumentError(
+          Cat("a board has 16 cells, got ", numbers->size(), " numbers"));
+    }
+    for (int cell = 0; cell < kCells; ++cell) {
+      cells[cell] = (*numbers)[cell] > 15 ? 16 : static_cast<int>((*numbers)[cell]);
+      if (cells[cell] > 15) {
+        return absl::InvalidArgumentError(Cat("cell ", cell + 1, " (", CellName(cell),
+                                              ") holds ", (*numbers)[cell],
+                                              "; a cell holds 0..15 (0: the empty place)"));
+      }
+    }
+  }
+  auto board = BoardFromCells(cells);
+  if (!board.ok()) return board.status();
+  return Instance{{}, *board};
+}
+
+std::string FifteenPuzzle::FormatCompact(const Instance& instance) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string digits;
+  for (int cell = 0; cell < kCells; ++cell) digits += kHex[instance.state.Tile(cell)];
+  return digits;
+}
+
+std::string FifteenPuzzle::FormatOriginal(const std::vector<Instance>& instances) {
+  std::string out = Cat(instances.size(), "\n");
+  for (const Instance& instance : instances) {
+    for (int row = 0; row < 4; ++row) {
+      for (int column = 0; column < 4; ++column) {
+        if (column > 0) out += ' ';
+        out += std::to_string(instance.state.Tile(row * 4 + column));
+      }
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+std::vector<ParsedCase<FifteenPuzzle::Instance>> FifteenPuzzle::ParseOriginal(
+    std::string_view text) {
+  std::vector<ParsedCase<Instance>> cases;
+  const InputLines lines(text);
+  int at = lines.SkipBlank(1);
+  if (at > lines.count()) {
+    cases.push_back({1, 1, InputError(0, 1, "the input is empty; the first line must be the "
+                                            "number of boards N")});
+    return cases;
+  }
+  const int count_line = at;
+  auto count = ParseNumbers(lines.line(at));
+  if (!count.ok() || count->size() != 1) {
+    cases.push_back({1, at, InputError(0, at, Cat("the first line must be the number of boards "
+                                                  "N, found ", QuoteInput(lines.line(at))))});
+    return cases;
+  }
+  const uint32_t boards = (*count)[0];
+  auto announced = [&] {
+    return Cat("line ", count_line, " announces ", boards, boards == 1 ? " board" : " boards");
+  };
+  at = lines.SkipBlank(at + 1);
+  for (uint32_t n = 1; n <= boards; ++n) {
+    const int case_number = static_cast<int>(n);
+    if (at > lines.count()) {
+      cases.push_back({case_number, lines.count(),
+                       InputError(case_number, lines.count(),
+                                  Cat("the input ended after ", n - 1, " boards, and ",
+                                      announced()))});
+      return cases;
+    }
+    ParsedCase<Instance> parsed{case_number, at, absl::UnknownError("unset")};
+    std::array<int, kCells> cells{};
+    absl::Status problem;
+    int row = 0;
+    for (; row < 4 && at <= lines.count(); ++row) {
+      auto numbers = ParseNumbers(lines.line(at));
+      if (problem.ok() && !numbers.ok()) {
+        problem = InputError(case_number, at,
+                             Cat("row ", row + 1, " of the board: ", Message(numbers.status())));
+      } else if (problem.ok() && numbers->size() != 4) {
+        problem = InputError(case_number, at,
+                             Cat("row ", row + 1, " of the board has ", numbers->size(),
+                                 " numbers, expected 4: ", QuoteInput(lines.line(at))));
+      } else if (problem.ok()) {
+        for (int c = 0; c < 4; ++c) {
+          const uint32_t v = (*numbers)[c];
+          if (v > 15 && problem.ok()) {
+            problem = InputError(case_number, at,
+                                 Cat("row ", row + 1, ", column ", c + 1, " holds ", v,
+                                     "; a cell holds 0..15 (0: the empty place)"));
+          }
+          cells[row * 4 + c] = static_cast<int>(v);
+        }
+      }
+      at = lines.SkipBlank(at + 1);
+    }
+    if (row < 4) {
+      parsed.instance = InputError(case_number, lines.count(),
+                                   Cat("the input ended inside the board: ", row,
+                                       " of 4 rows, and ", announced()));
+      cases.push_back(std::move(parsed));
+      return cases;
+    }
+    if (!problem.ok()) {
+      parsed.instance = problem;
+    } else {
+      auto board = BoardFromCells(cells);
+      if (board.ok()) {
+        parsed.instance = Instance{{}, *board};
+      } else {
+        parsed.instance = InputError(case_number, parsed.line, Message(board.status()));
+      }
+    }
+    cases.push_back(std::move(parsed));
+  }
+  if (at <= lines.count()) {
+    cases.push_back({static_cast<int>(boards) + 1, at,
+                     InputError(0, at, Cat("more input after the ", boards,
+                                           boards == 1 ? " board" : " boards", " that line ",
+                                           count_line, " announces: ",
+                                           QuoteInput(lines.line(at))))});
+  }
+  return cases;
+}
+
+std::string FifteenPuzzle::FormatOriginalAnswer(const Instance& instance,
+                                                const FifteenPuzzle& model,
+                                                const Solution& solution) {
+  if (solution.outcome != Outcome::kSolved) return "This puzzle is not solvable.\n";
+  std::string out;
+  for (uint8_t m : solution.moves) out += model.MoveName(instance.state, m);
+  return out + "\n";
+}
+
+// Each cell in four characters: " 12 ", the empty place as "  . ", a cell that changed
+// since `before` in brackets ("[12]").
+std::string FifteenPuzzle::Draw(const Instance& now, const Instance* before) {
+  std::string out;
+  for (int row = 0; row < 4; ++row) {
+    for (int column = 0; column < 4; ++column) {
+      const int cell = row * 4 + column;
+      const int tile = now.state.Tile(cell);
+      const bool changed = before != nullptr && before->state.Tile(cell) != tile;
+      std::string label = tile == 0 ? std::string(".") : std::to_string(tile);
+      if (label.size() < 2) label = " " + label;
+      out += changed ? Cat("[", label, "]") : Cat(" ", label, " ");
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace puzzledb

@@ -1,0 +1,277 @@
+// IDA* over the 4x4 sliding-tile board guided by pattern tables (docs/PUZZLES.md, section
+// 5): the exact distance and the lexicographically smallest optimal move sequence.
+//
+// The bound at a board is its Manhattan distance plus twice the larger of two sums of
+// stored excesses: the tables read at the board, and read at its reflection about the main
+// diagonal (tile t on cell (r, c) becomes the tile whose home is the transposed home of t,
+// on cell (c, r); the goal reflects onto itself, so the reflected board is exactly as far
+// from the goal). Both are admissible, so their maximum is. A move carries one tile, so
+// only the group of that tile (and the group of its reflection) is looked up again; the
+// entries of every child are prefetched before the first child is searched.
+//
+// Lexicographic order: as in core/search/ida_star.h, thresholds never pass the optimal
+// distance and moves are tried in canonical order (U D L R), so the first path found at
+// the last threshold is the smallest optimal one. The move that undoes the previous one
+// is never tried. States within the perimeter (the exact distances around the goal) end
+// the search below them with their smallest optimal completion.
+#ifndef PUZZLEDB_CORE_TABLE_PATTERN_SEARCH_H_
+#define PUZZLEDB_CORE_TABLE_PATTERN_SEARCH_H_
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/puzzles/puzzle.h"
+#include "core/search/perimeter.h"
+#include "core/search/walk_down.h"
+#include "core/table/pattern_tables.h"
+#include "core/util/strings.h"
+
+namespace puzzledb {
+
+// The board tables every search shares: neighbours, Manhattan distances, the reflection.
+struct TileBoardTables {
+  int8_t destination[kTileCells][4];      // the empty place's cell after U D L R, or -1
+  uint8_t manhattan[kTileCells][kTileCells];  // [tile][cell]
+  uint8_t transposed[kTileCells];          // cell (r, c) -> (c, r)
+  uint8_t reflected_tile[kTileCells];      // tile -> the tile whose home is its home transposed
+  TileBoardTables();
+};
+const TileBoardTables& BoardTables();
+
+// One search; not thread-safe (its helpers are its own threads). `tables` and `perimeter`
+// (may be null) must outlive it.
+template <PuzzleModel P>
+class TilePatternSearch {
+  static_assert(P::kNumMoves == 4, "the empty place's moves U D L R");
+
+ public:
+  using State = typename P::State;
+  using PerimeterType = Perimeter<typename P::Space>;
+
+  TilePatternSearch(const P& model, const PatternTables& tables, const PerimeterType* perimeter,
+                    const SearchLimits& limits)
+      : model_(model), tables_(tables), perimeter_(perimeter), limits_(limits) {}
+
+  absl::StatusOr<Solution> Run(const State& start) {
+    Solution solution;
+    solution.source = Source::kSearch;
+    if (model_.ProvablyUnsolvable(start)) {
+      solution.outcome = Outcome::kUnsolvable;
+      return solution;
+    }
+    Node root = MakeNode(start);
+    int threshold = Bound(root);
+    std::vector<uint8_t> path;
+    while (true) {
+      if (limits_.max_moves > 0 && threshold > limits_.max_moves) {
+        solution.outcome = Outcome::kNotWithinLimit;
+        solution.nodes = nodes_;
+        return solution;
+      }
+      next_threshold_ = kInfinity;
+      path.clear();
+      Node node = root;
+      const Step step = Search(node, 0, threshold, -1, &path);
+      if (step == Step::kFound) break;
+      if (step == Step::kAborted) return abort_status_;
+      if (next_threshold_ == kInfinity) {
+        return absl::InternalError("pattern search: nothing cut off and nothing found");
+      }
+      threshold = next_threshold_;
+    }
+    solution.outcome = Outcome::kSolved;
+    solution.distance = static_cast<int>(path.size());
+    solution.moves = std::move(path);
+    solution.nodes = nodes_;
+    solution.lookups = lookups_;
+    return solution;
+  }
+
+  uint64_t nodes() const { return nodes_; }
+
+ private:
+  enum class Step { kFound, kContinue, kAborted };
+  static constexpr int kInfinity = std::numeric_limits<int>::max();
+  static constexpr uint64_t kClockEvery = 4096;
+  static constexpr int kMaxGroups = 8;
+
+  // A board with what its bound is made of.
+  struct Node {
+    uint8_t cell_of[kTileCells];    // by tile, 0 the empty place
+    uint8_t tile_at[kTileCells];    // by cell
+    uint8_t mirror_of[kTileCells];  // the reflected board: cell of each tile
+    uint64_t index[kMaxGroups];
+    uint64_t mirror_index[kMaxGroups];
+    uint8_t excess[kMaxGroups];
+    uint8_t mirror_excess[kMaxGroups];
+    int manhattan = 0;
+    int excess_sum = 0;
+    int mirror_sum = 0;
+  };
+
+  Node MakeNode(const State& s) const {
+    const BoardTables_& t = board_;
+    Node n{};
+    const std::array<uint8_t, kTileCells> cells = P::CellsOfTiles(s);
+    for (int tile = 0; tile < kTileCells; ++tile) {
+      n.cell_of[tile] = cells[tile];
+      n.tile_at[cells[tile]] = static_cast<uint8_t>(tile);
+      if (tile > 0) n.manhattan += t.manhattan[tile][cells[tile]];
+    }
+    for (int tile = 0; tile < kTileCells; ++tile) {
+      n.mirror_of[t.reflected_tile[tile]] = t.transposed[cells[tile]];
+    }
+    for (int g = 0; g < tables_.partition().group_count(); ++g) {
+      n.index[g] = tables_.group(g).Index(n.cell_of);
+      n.mirror_index[g] = tables_.group(g).Index(n.mirror_of);
+      n.excess[g] = tables_.Excess(g, n.index[g]);
+      n.mirror_excess[g] = tables_.Excess(g, n.mirror_index[g]);
+      n.excess_sum += n.excess[g];
+      n.mirror_sum += n.mirror_excess[g];
+    }
+    return n;
+  }
+
+  static int Bound(const Node& n) { return n.manhattan + 2 * std::max(n.excess_sum, n.mirror_sum); }
+
+  // The state of the model for a node (for the perimeter and the goal test).
+  State ToState(const Node& n) const {
+    State s;
+    s.tiles = 0;
+    for (int cell = 0; cell < kTileCells; ++cell) {
+      s.tiles |= static_cast<uint64_t>(n.tile_at[cell]) << (4 * cell);
+    }
+    s.blank = n.cell_of[0];
+    return s;
+  }
+
+  // Moves the empty place of `from` in direction m (legal) into `to`: everything but the
+  // lookups of the two groups that change, whose addresses are prefetched.
+  void Prepare(const Node& from, int m, Node* to, int* group, int* mirror_group) const {
+    const BoardTables_& t = board_;
+    *to = from;
+    const int blank = from.cell_of[0];
+    const int cell = t.destination[blank][m];
+    const int tile = from.tile_at[cell];
+    to->cell_of[0] = static_cast<uint8_t>(cell);
+    to->cell_of[tile] = static_cast<uint8_t>(blank);
+    to->tile_at[blank] = static_cast<uint8_t>(tile);
+    to->tile_at[cell] = 0;
+    to->manhattan += t.manhattan[tile][blank] - t.manhattan[tile][cell];
+    const int mirror_tile = t.reflected_tile[tile];
+    to->mirror_of[0] = t.transposed[cell];
+    to->mirror_of[mirror_tile] = t.transposed[blank];
+    const int g = tables_.partition().group_of(tile);
+    const int mg = tables_.partition().group_of(mirror_tile);
+    to->index[g] = tables_.group(g).Index(to->cell_of);
+    to->mirror_index[mg] = tables_.group(mg).Index(to->mirror_of);
+    __builtin_prefetch(tables_.Address(g, to->index[g]));
+    __builtin_prefetch(tables_.Address(mg, to->mirror_index[mg]));
+    *group = g;
+    *mirror_group = mg;
+  }
+  void Finish(Node* n, int g, int mg) const {
+    const uint8_t e = tables_.Excess(g, n->index[g]);
+    n->excess_sum += e - n->excess[g];
+    n->excess[g] = e;
+    const uint8_t me = tables_.Excess(mg, n->mirror_index[mg]);
+    n->mirror_sum += me - n->mirror_excess[mg];
+    n->mirror_excess[mg] = me;
+  }
+
+  Step Search(const Node& n, int g, int threshold, int last_move, std::vector<uint8_t>* path) {
+    ++nodes_;
+    if (limits_.max_nodes != 0 && nodes_ > limits_.max_nodes) {
+      abort_status_ = absl::ResourceExhaustedError(
+          Cat("search stopped after its budget of ", limits_.max_nodes, " nodes"));
+      return Step::kAborted;
+    }
+    if (nodes_ % kClockEvery == 0) {
+      if (absl::Status reached = LimitsReached(limits_, "search"); !reached.ok()) {
+        abort_status_ = absl::Status(reached.code(),
+                                     Cat(std::string(reached.message()), " after ", nodes_, " nodes"));
+        return Step::kAborted;
+      }
+    }
+    const int h = Bound(n);
+    if (h == 0) return Step::kFound;  // only the goal has a zero bound
+    if (perimeter_ != nullptr && h <= perimeter_->radius()) {
+      const State s = ToState(n);
+      std::array<uint64_t, 1> key{model_.Rank(s)};
+      ++lookups_;
+      const int d = perimeter_->Distance(key[0]);
+      if (d >= 0) {
+        if (g + d > threshold) {
+          next_threshold_ = std::min(next_threshold_, g + d);
+          return Step::kContinue;
+        }
+        absl::Status walked = WalkDown(
+            model_, s, d,
+            [this](const State& t) {
+              ++lookups_;
+              return perimeter_->Distance(model_.Rank(t));
+            },
+            "the perimeter", path);
+        if (!walked.ok()) {
+          abort_status_ = walked;
+          return Step::kAborted;
+        }
+        return Step::kFound;
+      }
+      // Outside the perimeter: at least radius + 1 away.
+      const int lower = RaiseToParity<P>(s, perimeter_->radius() + 1);
+      if (g + lower > threshold) {
+        next_threshold_ = std::min(next_threshold_, g + lower);
+        return Step::kContinue;
+      }
+    }
+    const int undo = last_move < 0 ? -1 : P::InverseMove(last_move);
+    Node children[4];
+    int groups[4][2];
+    bool legal[4];
+    const int blank = n.cell_of[0];
+    for (int m = 0; m < 4; ++m) {
+      legal[m] = m != undo && board_.destination[blank][m] >= 0;
+      if (legal[m]) Prepare(n, m, &children[m], &groups[m][0], &groups[m][1]);
+    }
+    for (int m = 0; m < 4; ++m) {
+      if (!legal[m]) continue;
+      Node& child = children[m];
+      Finish(&child, groups[m][0], groups[m][1]);
+      lookups_ += 2;
+      const int f = g + 1 + Bound(child);
+      if (f > threshold) {
+        if (f < next_threshold_) next_threshold_ = f;
+        continue;
+      }
+      path->push_back(static_cast<uint8_t>(m));
+      const Step step = Search(child, g + 1, threshold, m, path);
+      if (step != Step::kContinue) return step;
+      path->pop_back();
+    }
+    return Step::kContinue;
+  }
+
+  using BoardTables_ = TileBoardTables;
+  const P& model_;
+  const PatternTables& tables_;
+  const PerimeterType* perimeter_;
+  const SearchLimits limits_;
+  const TileBoardTables& board_ = BoardTables();
+  uint64_t nodes_ = 0;
+  uint64_t lookups_ = 0;
+  int next_threshold_ = kInfinity;
+  absl::Status abort_status_;
+};
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_TABLE_PATTERN_SEARCH_H_

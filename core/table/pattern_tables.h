@@ -1,0 +1,175 @@
+// Additive pattern tables for the fifteen puzzle (docs/FORMAT.md, "Pattern tables"): the
+// tiles are split into disjoint groups, and for each group a table holds, for every
+// placement of the group's tiles on the 16 cells, the exact number of moves *of the group's
+// tiles* that bring them home, the other tiles indistinct and their moves free. A move
+// carries one tile, so the sum over the groups is a lower bound on the distance.
+//
+// A table is built by a breadth-first search over the group's abstract states: a
+// placement and the region of free cells (connected, not under a group tile) that holds
+// the empty place; inside its region the empty place moves for free. The table keeps the
+// smallest distance over the regions.
+//
+// Entries are stored relative to the group's Manhattan distance (the sum of its tiles'
+// rows and columns from home), which every path of the group's tiles must cover and whose
+// parity every such path has: an entry is (distance - manhattan) / 2 in four bits, so a
+// 7-8 set takes 288 MB in memory instead of 577 MB in bytes. A group whose excess passes
+// 15 would keep 15 (a smaller bound, still admissible); the build counts such entries.
+#ifndef PUZZLEDB_CORE_TABLE_PATTERN_TABLES_H_
+#define PUZZLEDB_CORE_TABLE_PATTERN_TABLES_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/table/packed_table.h"
+#include "core/util/huge_buffer.h"
+
+namespace puzzledb {
+
+inline constexpr int kTileCells = 16;  // a 4x4 board; tile t's home is cell t - 1
+inline constexpr int kMaxGroupTiles = 8;
+
+// A partition of the tiles 1..15 into disjoint groups of 1..8 tiles.
+class TilePartition {
+ public:
+  TilePartition() = default;
+  // Groups separated by '/', each a list of tiles and ranges: "1-8/9-15",
+  // "1,2,5,6,9,10/3,4,7,8,11,12/13-15". Every tile 1..15 exactly once.
+  static absl::StatusOr<TilePartition> Parse(std::string_view text);
+  // The stored form (a table's parameters): 15 bytes, byte t - 1 the group of tile t.
+  static absl::StatusOr<TilePartition> Decode(std::string_view bytes);
+  std::string Encode() const;
+  // As Parse reads it, ranges folded: "1-8/9-15".
+  std::string Describe() const;
+
+  int group_count() const { return static_cast<int>(groups_.size()); }
+  // The tiles of group g, ascending.
+  const std::vector<int>& group(int g) const { return groups_[g]; }
+  int group_of(int tile) const { return group_of_[tile]; }
+  bool operator==(const TilePartition& other) const { return groups_ == other.groups_; }
+
+ private:
+  std::vector<std::vector<int>> groups_;
+  std::array<int8_t, kTileCells> group_of_{};  // by tile; tile 0 (the empty place) -1
+};
+
+// The dense index of one group's placements: the set of cells the group covers (ranked
+// among the C(16, k) subsets, colexicographically) times the order of the group's tiles on
+// those cells (ranked among the k! orders). Entries of one cell set are contiguous, which
+// the build relies on.
+class PatternGroup {
+ public:
+  // REQUIRES: 1..8 distinct tiles in 1..15, ascending.
+  explicit PatternGroup(std::vector<int> tiles);
+
+  const std::vector<int>& tiles() const { return tiles_; }
+  int size() const { return k_; }
+  uint64_t orders() const { return orders_; }          // k!
+  uint64_t cell_sets() const { return cell_sets_; }    // C(16, k)
+  uint64_t placements() const { return orders_ * cell_sets_; }
+
+  // The index of the placement in which each tile t of the group stands on cell_of[t]
+  // (`cell_of` is indexed by tile number, 0..15).
+  uint64_t Index(const uint8_t* cell_of) const {
+    uint32_t mask = 0;
+    for (int i = 0; i < k_; ++i) mask |= 1u << cell_of[tiles_[i]];
+    uint32_t used = 0;
+    uint32_t order = 0;
+    for (int i = 0; i < k_; ++i) {
+      const uint32_t cell = cell_of[tiles_[i]];
+      const uint32_t slot = static_cast<uint32_t>(std::popcount(mask & ((1u << cell) - 1)));
+      order += (slot - static_cast<uint32_t>(std::popcount(used & ((1u << slot) - 1)))) *
+               weight_[i];
+      used |= 1u << slot;
+    }
+    return uint64_t{CellSetRank(mask)} * orders_ + order;
+  }
+  // The cells of the tiles (by the group's tile order) of placement `index`.
+  std::array<uint8_t, kMaxGroupTiles> Cells(uint64_t index) const;
+  // The sum over the group's tiles of rows plus columns from home at placement `index`.
+  int Manhattan(uint64_t index) const;
+
+  // Colexicographic rank of a 16-bit cell set among those of its size.
+  static uint32_t CellSetRank(uint32_t mask);
+
+ private:
+  std::vector<int> tiles_;
+  int k_;
+  uint64_t orders_;
+  uint64_t cell_sets_;
+  std::array<uint32_t, kMaxGroupTiles> weight_{};  // (k - 1 - i)!
+};
+
+struct PatternBuildLayer {
+  int group = 0;
+  int depth = 0;
+  uint64_t states = 0;  // abstract states (placement, region) first reached at this depth
+  double seconds = 0;   // since this group's search started
+};
+
+struct PatternBuildOptions {
+  int threads = 0;  // 0: one per hardware thread
+  std::function<void(const PatternBuildLayer&)> on_layer;
+};
+
+// The exact group-move distance of every placement of `group` (one byte each, in
+// PatternGroup index order). INTERNAL if a placement is never reached (it always is).
+absl::StatusOr<HugeBuffer> SearchPatternGroup(const PatternGroup& group, int group_number,
+                                              const PatternBuildOptions& options);
+
+// A set of pattern tables in memory: every group's entries, one after another in group
+// order, four bits each (the excess over the group's Manhattan distance, halved).
+// Thread-safe for concurrent readers.
+class PatternTables {
+ public:
+  PatternTables(TilePartition partition, PackedTable entries);
+
+  const TilePartition& partition() const { return partition_; }
+  const PatternGroup& group(int g) const { return groups_[g]; }
+  uint64_t offset(int g) const { return offsets_[g]; }
+  const PackedTable& entries() const { return entries_; }
+  // Entries of every group of a partition, in order.
+  static uint64_t EntryCount(const TilePartition& partition);
+
+  // The stored excess of group g's placement `index` (0..15).
+  uint8_t Excess(int g, uint64_t index) const { return entries_.Get(offsets_[g] + index); }
+  // The address holding it, to prefetch.
+  const uint8_t* Address(int g, uint64_t index) const {
+    return entries_.Address(offsets_[g] + index);
+  }
+  // Sum over the groups of the stored excesses for a board given as tile -> cell.
+  int ExcessSum(const uint8_t* cell_of) const;
+
+ private:
+  TilePartition partition_;
+  std::vector<PatternGroup> groups_;
+  std::vector<uint64_t> offsets_;
+  PackedTable entries_;
+};
+
+// The entries of group g of a set from its distances (SearchPatternGroup), written into
+// `entries` at the group's offset. Counts entries whose excess passed 15 (kept as 15) in
+// `*saturated`. INTERNAL if a distance is below the Manhattan distance or of the other
+// parity (the distances are not a search's).
+absl::Status EncodePatternGroup(const PatternGroup& group, const HugeBuffer& distances,
+                                uint64_t offset, PackedTable* entries, uint64_t* saturated);
+
+// The partitions the project knows, strongest first: "7-8" (57,657,600 + 518,918,400
+// placements, 288 MB), then "6-6-3" and "5-5-5". Tables are named fifteen-<name>.
+struct NamedPartition {
+  std::string_view name;
+  std::string_view groups;  // TilePartition::Parse's form
+};
+inline constexpr std::array<NamedPartition, 3> kFifteenPartitions = {{
+    {"7-8", "1-8/9-15"},
+    {"6-6-3", "1,2,5,6,9,10/3,4,7,8,11,12/13-15"},
+    {"5-5-5", "1,2,3,4,5/6,7,8,9,10/11-15"},
+}};
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_TABLE_PATTERN_TABLES_H_
