@@ -14,6 +14,7 @@
 #include "core/util/json.h"
 #include "core/puzzles/registry.h"
 #include "core/util/strings.h"
+#include "core/table/pattern_builder.h"
 #include "core/table/table_builder.h"
 #include "core/table/table_store.h"
 #include "puzzledb/storage/v1/table.pb.h"
@@ -109,9 +110,77 @@ absl::StatusOr<std::vector<typename P::Params>> ParamsToBuild(const BuildCommand
   }
 }
 
+// The pattern sets of P that --patterns names (all of them for "all", the strongest when
+// empty); NOT_FOUND naming the choices for another name.
+template <PuzzleModel P>
+absl::StatusOr<std::vector<PatternSet>> PatternSetsToBuild(const BuildCommandOptions& options) {
+  std::vector<PatternSet> sets;
+  std::string names;
+  for (const PatternSet& set : P::kPatternSets) {
+    names += Cat(names.empty() ? "" : "|", set.name);
+    if (options.patterns == "all" || options.patterns == set.name) sets.push_back(set);
+  }
+  if (options.patterns.empty()) sets.push_back(P::kPatternSets[0]);
+  if (sets.empty()) {
+    return absl::InvalidArgumentError(Cat("--patterns ", options.patterns, ": the ", P::kName,
+                                          " puzzle's pattern tables are ", names, " or all"));
+  }
+  return sets;
+}
+
+// Pattern tables: every group's search, then one atomic write per set.
+template <PuzzleModel P>
+int BuildPatterns(const BuildCommandOptions& options, const std::vector<PatternSet>& sets,
+                  TableStore& store, std::ostream& out, std::ostream& err) {
+  for (const PatternSet& set : sets) {
+    auto partition = TilePartition::Parse(set.groups);
+    if (!partition.ok()) {
+      err << "puzzledb-build: " << Message(partition.status()) << "\n";
+      return kExitFailure;
+    }
+    const PatternTableSpec spec{PatternTableId<P>(set.name), std::string(P::kName), *partition};
+    PatternBuildProgress build;
+    build.threads = options.threads;
+    build.compression_level = options.compression_level;
+    if (!options.quiet) {
+      err << "building " << spec.table_id << " (pattern tables of tiles "
+          << partition->Describe() << ": " << Thousands(PatternTables::EntryCount(*partition))
+          << " placements)\n";
+      const std::string id = spec.table_id;
+      build.on_layer = [&err, id](const PatternBuildLayer& layer) {
+        err << "  " << id << "  group " << layer.group + 1 << "  depth " << layer.depth << ": "
+            << Thousands(layer.states) << " states, " << Seconds(layer.seconds) << "\n";
+      };
+      build.on_group = [&err, id](int group, uint64_t placements, int largest, double seconds) {
+        err << "  " << id << "  group " << group + 1 << " done: " << Thousands(placements)
+            << " placements, largest distance " << largest << ", " << Seconds(seconds)
+            << " since the start\n";
+      };
+    }
+    auto metadata = BuildPatternTable(spec, store, build);
+    if (!metadata.ok()) {
+      err << "puzzledb-build: " << spec.table_id << ": " << Message(metadata.status()) << "\n";
+      return kExitFailure;
+    }
+    out << spec.table_id << ": pattern tables of tiles " << partition->Describe() << ", "
+        << Thousands(metadata->state_count()) << " entries, largest group distance "
+        << metadata->max_distance() << ", " << Megabytes(metadata->stored_bytes())
+        << ", built in " << Seconds(metadata->build_seconds()) << "\n";
+  }
+  return kExitOk;
+}
+
 template <PuzzleModel P>
 int BuildPuzzle(const BuildCommandOptions& options, const std::vector<typename P::Params>& all,
                 TableStore& store, std::ostream& out, std::ostream& err) {
+  if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+    auto sets = PatternSetsToBuild<P>(options);
+    if (!sets.ok()) {
+      err << "puzzledb-build: " << Message(sets.status()) << "\n";
+      return kExitBadInput;
+    }
+    return BuildPatterns<P>(options, *sets, store, out, err);
+  }
   for (const auto& params : all) {
     const P model(params);
     const std::string id = P::TableId(params);
@@ -176,6 +245,13 @@ int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream
   ForEachPuzzle([&](auto type) {
     using P = typename decltype(type)::type;
     if (status != kExitOk || (options.puzzle != "all" && options.puzzle != P::kName)) return;
+    if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+      if (auto sets = PatternSetsToBuild<P>(options); !sets.ok()) {
+        err << "puzzledb-build: " << Message(sets.status()) << "\n";
+        status = kExitBadInput;
+        return;
+      }
+    }
     auto all = ParamsToBuild<P>(options);
     if (!all.ok()) {
       err << "puzzledb-build: " << Message(all.status()) << "\n";
@@ -237,6 +313,11 @@ int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostrea
                                                   m.puzzle(), "'"));
     VisitPuzzle(m.puzzle(), [&](auto type) {
       using P = typename decltype(type)::type;
+      if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+        auto table = store->Load(m.table_id());
+        status = table.ok() ? VerifyPatternTable(**table, threads) : table.status();
+        return;
+      }
       auto params = P::DecodeParams(m.parameters());
       if (!params.ok()) {
         status = absl::DataLossError(Cat("table ", m.table_id(), ": unreadable parameters: ",
@@ -326,9 +407,11 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
     out << "  distances     largest " << m.max_distance() << "; per distance";
     for (int d = 0; d < m.histogram_size(); ++d) out << " " << m.histogram(d);
     out << "\n";
-    const char* encoding = m.encoding() == storage::v1::DISTANCE_MOD3 ? "distance mod 3, 2 bits"
-                           : m.encoding() == storage::v1::NEXT_MOVE  ? "next move, 4 bits"
-                                                                     : "distance, 1 byte";
+    const char* encoding =
+        m.encoding() == storage::v1::DISTANCE_MOD3    ? "distance mod 3, 2 bits"
+        : m.encoding() == storage::v1::NEXT_MOVE      ? "next move, 4 bits"
+        : m.encoding() == storage::v1::PATTERN_EXCESS ? "pattern bound (excess over Manhattan / 2), 4 bits"
+                                                      : "distance, 1 byte";
     out << "  encoding      " << encoding << ", " << m.page_count() << " pages of "
         << Thousands(m.entries_per_page()) << " entries\n";
     if (m.encoding() == storage::v1::DISTANCE_MOD3) {

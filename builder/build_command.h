@@ -19,6 +19,9 @@ struct BuildCommandOptions {
   std::string params_dir;
   std::string params_option = "--params";  // how the user named them, for errors
   std::string params_dir_option = "--params-dir";
+  // The pattern tables to build for the puzzles that read them (the fifteen puzzle): a
+  // name of the model's kPatternSets or "all"; empty: the strongest set.
+  std::string patterns;
   int threads = 0;
   int compression_level = 9;
   bool band_pages = false;            // write a residue table's band pages (docs/FORMAT.md)

@@ -45,6 +45,18 @@ int main(int argc, char** argv) {
           "); every instance's parameters get a table. Default: every *.in file in "
           "--params-dir, or without it the files compiled in (data/params/<puzzle>/ of the "
           "source)"));
+  std::string pattern_sets;
+  ForEachPuzzle([&](auto type) {
+    using P = typename decltype(type)::type;
+    if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+      std::string names;
+      for (const PatternSet& set : P::kPatternSets) names += Cat(names.empty() ? "" : "|", set.name);
+      pattern_sets += Cat(pattern_sets.empty() ? "" : "; ", P::kName, ": ", names);
+    }
+  });
+  app.add_option("--patterns", build.patterns,
+                 Cat("Which pattern tables to build for the puzzles that search with them (",
+                     pattern_sets, ", or all); default: the strongest (the first named)"));
   app.add_option("--threads", build.threads, "Threads (default: one per core)")
       ->check(CLI::Range(0, 256));
   app.add_option("--compression-level", build.compression_level, "zstd level of the pages")

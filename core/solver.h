@@ -19,6 +19,8 @@
 #include "core/puzzles/registry.h"
 #include "core/util/strings.h"
 #include "core/table/distance_index.h"
+#include "core/table/pattern_builder.h"
+#include "core/table/pattern_search.h"
 #include "core/table/sampler.h"
 #include "core/table/table_builder.h"
 #include "core/table/table_store.h"
@@ -57,9 +59,16 @@ struct TableStep {
   // provenance (the HTTP API's ETag).
   std::shared_ptr<const TableWalker<P>> table;
   bool had_table = false;  // a usable table exists for these parameters
+  // A pattern model's strongest pattern tables present (they bound, never answer).
+  std::shared_ptr<const PatternTables> patterns;
 
   // The answer to give when the policy forbids search.
   absl::Status NoSearchAllowed() const {
+    if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+      return absl::FailedPreconditionError(
+          Cat("the ", P::kName, " puzzle's tables are pattern tables, which bound a search but "
+              "answer no board by themselves, and the policy forbids search"));
+    }
     return absl::FailedPreconditionError(
         had_table ? "the table does not cover this state and the policy forbids search"
                   : Cat("no usable ", P::kName,
@@ -165,6 +174,11 @@ class Solver {
   std::shared_ptr<const TableWalker<P>> WalkerFor(const P& model);
   template <PuzzleModel P>
   std::shared_ptr<const LiveSolver<P>> LiveFor(const P& model);
+  // The strongest of P::kPatternSets the store has (loaded on first use), or null.
+  template <PuzzleModel P>
+  std::shared_ptr<const PatternTables> PatternsFor();
+  std::shared_ptr<const PatternTables> LoadPatterns(const std::string& table_id,
+                                                    std::string_view puzzle);
   // The sampler of the walker's table, built on first use (its exact distances, which
   // counting over a next-move table reads too).
   template <PuzzleModel P>
@@ -179,6 +193,8 @@ class Solver {
   std::map<std::string, std::shared_ptr<const void>> walkers_;
   std::map<std::string, std::string> refused_;
   std::map<std::string, std::shared_ptr<const void>> live_;  // by table id
+  // Pattern tables by table id; a null entry records that the store has no such table.
+  std::map<std::string, std::shared_ptr<const PatternTables>> patterns_;
   mutable std::map<std::string, std::shared_ptr<const void>> samplers_;  // by table id
   mutable std::mutex sampler_build_mutex_;  // held while a sampler is built
 };
@@ -190,6 +206,9 @@ class Solver {
 // almost no CPU), and a lock it held while being starved would stall every table answer.
 template <PuzzleModel P>
 std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
+  if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+    return nullptr;  // no table of distances: PatternsFor
+  }
   const std::string id = P::TableId(model.params());
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -239,6 +258,15 @@ std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
 }
 
 template <PuzzleModel P>
+std::shared_ptr<const PatternTables> Solver::PatternsFor() {
+  for (const PatternSet& set : P::kPatternSets) {
+    auto tables = LoadPatterns(PatternTableId<P>(set.name), P::kName);
+    if (tables != nullptr) return tables;
+  }
+  return nullptr;
+}
+
+template <PuzzleModel P>
 std::shared_ptr<const LiveSolver<P>> Solver::LiveFor(const P& model) {
   if constexpr (P::kLiveSearch == LiveSearchKind::kBidirectional) {
     return std::make_shared<const LiveSolver<P>>(model);  // nothing to build or keep
@@ -263,6 +291,11 @@ std::shared_ptr<const LiveSolver<P>> Solver::LiveFor(const P& model) {
 template <PuzzleModel P>
 absl::StatusOr<Sample<P>> Solver::Sample(const P& model, int distance, uint64_t count,
                                          uint64_t seed, const SearchLimits& limits) {
+  if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+    return absl::FailedPreconditionError(
+        Cat("sampling the ", P::kName, " puzzle at an exact distance needs a table of "
+            "distances, and its tables are pattern tables (bounds)"));
+  }
   const std::string id = P::TableId(model.params());
   std::shared_ptr<const TableWalker<P>> walker = WalkerFor(model);
   if (walker == nullptr) {
@@ -336,6 +369,12 @@ template <PuzzleModel P>
 absl::StatusOr<typename TableWalker<P>::OptimalPaths> Solver::Optimal(
     const typename P::Instance& instance, const TableStep<P>& step, size_t list,
     uint64_t max_states, const SearchLimits& limits) const {
+  if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+    return absl::FailedPreconditionError(
+        Cat("counting or listing optimal solutions needs a table of exact distances, and the ",
+            P::kName, " puzzle's tables are pattern tables (bounds): with them the count is "
+            "a search of every optimal path, which no bound keeps small"));
+  }
   if (!step.answer.has_value() || step.answer->source != Source::kTable || step.table == nullptr) {
     return absl::FailedPreconditionError(
         Cat("counting or listing optimal solutions needs a table that covers the state; ",
@@ -361,6 +400,18 @@ template <PuzzleModel P>
 TableStep<P> Solver::FromTables(const P& model, const typename P::Instance& instance,
                                 int max_moves) {
   TableStep<P> step;
+  if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+    step.patterns = PatternsFor<P>();
+    step.had_table = step.patterns != nullptr;
+    if (step.had_table && model.ProvablyUnsolvable(instance.state)) {
+      // As for the 8-puzzle: proven by parity, answered with the tables' step.
+      Solution unsolvable;
+      unsolvable.outcome = Outcome::kUnsolvable;
+      unsolvable.source = Source::kTable;
+      step.answer = unsolvable;
+    }
+    return step;
+  }
   std::shared_ptr<const TableWalker<P>> walker = WalkerFor(model);
   if (walker == nullptr) return step;
   // One pass: a covered state's answer is the walk that read its distance.
@@ -402,6 +453,13 @@ TableStep<P> Solver::FromTables(const P& model, const typename P::Instance& inst
 template <PuzzleModel P>
 absl::StatusOr<Solution> Solver::Search(const P& model, const typename P::Instance& instance,
                                         const TableStep<P>& step, const SearchLimits& limits) {
+  if constexpr (P::kLiveSearch == LiveSearchKind::kTilePatterns) {
+    if (step.patterns != nullptr) {
+      auto live = LiveFor(model);
+      return TilePatternSearch<P>(model, *step.patterns, live->perimeter(), limits)
+          .Run(instance.state);
+    }
+  }
   if constexpr (P::kLiveSearch == LiveSearchKind::kIdaStar) {
     if (step.partial != nullptr) {
       const TableBound<P> bound(model, *step.partial);

@@ -32,6 +32,14 @@ void InstanceToWire(const EightPuzzle::Instance& instance, v1::Puzzle* out) {
   out->mutable_eight()->set_board(EightPuzzle::FormatCompact(instance));
 }
 
+void InstanceToWire(const FifteenPuzzle::Instance& instance, v1::Puzzle* out) {
+  auto* fifteen = out->mutable_fifteen();
+  fifteen->clear_cells();
+  for (int cell = 0; cell < FifteenPuzzle::kCells; ++cell) {
+    fifteen->add_cells(static_cast<uint32_t>(instance.state.Tile(cell)));
+  }
+}
+
 namespace {
 
 absl::Status FieldError(std::string_view field, const absl::Status& status) {
@@ -92,6 +100,23 @@ absl::StatusOr<EightPuzzle::Instance> InstanceFromWire<EightPuzzle>(const v1::Pu
   return EightPuzzle::Instance{{}, *board};
 }
 
+template <>
+absl::StatusOr<FifteenPuzzle::Instance> InstanceFromWire<FifteenPuzzle>(const v1::Puzzle& puzzle) {
+  if (!puzzle.has_fifteen()) return WrongKind(puzzle, "fifteen");
+  const auto& cells = puzzle.fifteen().cells();
+  if (cells.size() != FifteenPuzzle::kCells) {
+    return absl::InvalidArgumentError(
+        Cat("puzzle.fifteen.cells: a board has 16 cells, got ", cells.size()));
+  }
+  std::array<int, FifteenPuzzle::kCells> values{};
+  for (int cell = 0; cell < FifteenPuzzle::kCells; ++cell) {
+    values[cell] = cells[cell] > 15 ? 16 : static_cast<int>(cells[cell]);
+  }
+  auto board = FifteenPuzzle::BoardFromCells(values);
+  if (!board.ok()) return FieldError("puzzle.fifteen.cells", board.status());
+  return FifteenPuzzle::Instance{{}, *board};
+}
+
 std::string TableIdFromWire(const v1::Puzzle& puzzle) {
   std::string id;
   VisitPuzzle(WirePuzzleName(puzzle), [&](auto model) {
@@ -112,6 +137,8 @@ std::string_view WirePuzzleName(const v1::Puzzle& puzzle) {
       return RotationPuzzle::kName;
     case v1::Puzzle::kEight:
       return EightPuzzle::kName;
+    case v1::Puzzle::kFifteen:
+      return FifteenPuzzle::kName;
     case v1::Puzzle::KIND_NOT_SET:
       break;
   }

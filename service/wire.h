@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/puzzles/eight.h"
+#include "core/puzzles/fifteen.h"
 #include "core/puzzles/knight.h"
 #include "core/puzzles/knobs.h"
 #include "core/puzzles/puzzle.h"
@@ -21,6 +22,7 @@ void InstanceToWire(const KnightPuzzle::Instance& instance, v1::Puzzle* out);
 void InstanceToWire(const KnobsPuzzle::Instance& instance, v1::Puzzle* out);
 void InstanceToWire(const RotationPuzzle::Instance& instance, v1::Puzzle* out);
 void InstanceToWire(const EightPuzzle::Instance& instance, v1::Puzzle* out);
+void InstanceToWire(const FifteenPuzzle::Instance& instance, v1::Puzzle* out);
 
 // The puzzle's instance, or INVALID_ARGUMENT naming the field and the rule broken.
 template <PuzzleModel P>
@@ -34,6 +36,8 @@ absl::StatusOr<RotationPuzzle::Instance> InstanceFromWire<RotationPuzzle>(
     const v1::Puzzle& puzzle);
 template <>
 absl::StatusOr<EightPuzzle::Instance> InstanceFromWire<EightPuzzle>(const v1::Puzzle& puzzle);
+template <>
+absl::StatusOr<FifteenPuzzle::Instance> InstanceFromWire<FifteenPuzzle>(const v1::Puzzle& puzzle);
 
 // The parameters of the puzzle a message names, its state ignored (a Sample request's
 // puzzle): INVALID_ARGUMENT naming the field when they are malformed.

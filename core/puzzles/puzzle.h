@@ -127,6 +127,20 @@ concept PuzzleModel =
       { P::DescribeParams(instance.params) } -> std::same_as<std::string>;
     };
 
+// A set of pattern tables a kPatternBound model reads: its name, which the table's id
+// carries (PatternTableId), and its tile partition (core/table/pattern_tables.h,
+// TilePartition::Parse's form). A model lists its sets strongest first as kPatternSets;
+// the builder builds the first by default, and a solver uses the strongest one present.
+struct PatternSet {
+  std::string_view name;
+  std::string_view groups;
+};
+template <class P>
+std::string PatternTableId(std::string_view set) {
+  std::string id(P::kName);
+  return id.append("-").append(set);
+}
+
 // A model whose Params are not empty has one table per parameter set, and says how the
 // builder is given them: files in its original input format whose instances' parameters
 // get tables (puzzledb-build --params), and optionally kParamsFlag, its own name for the

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/puzzles/eight.h"
+#include "core/puzzles/fifteen.h"
 #include "core/puzzles/knight.h"
 #include "core/puzzles/knobs.h"
 #include "core/puzzles/rotation.h"
@@ -18,7 +19,8 @@
 
 namespace puzzledb {
 
-using AllPuzzles = std::tuple<KnightPuzzle, KnobsPuzzle, RotationPuzzle, EightPuzzle>;
+using AllPuzzles =
+    std::tuple<KnightPuzzle, KnobsPuzzle, RotationPuzzle, EightPuzzle, FifteenPuzzle>;
 
 // Calls f(std::type_identity<P>{}) for the model named `name`; returns false if there is
 // none.

@@ -27,7 +27,7 @@ class LiveSolver {
   // Builds the perimeter (for IDA* models) of `perimeter_radius` moves, or of the model's
   // default radius when negative; 0 means no perimeter.
   explicit LiveSolver(const P& model, int perimeter_radius = -1) : model_(model) {
-    if constexpr (P::kLiveSearch == LiveSearchKind::kIdaStar) {
+    if constexpr (P::kLiveSearch != LiveSearchKind::kBidirectional) {
       const int radius = perimeter_radius < 0 ? P::kPerimeterRadius : perimeter_radius;
       if (radius > 0) perimeter_ = std::make_unique<Perimeter<Space>>(model_.space(), radius);
     }

@@ -78,8 +78,8 @@ class TilePatternSearch {
       }
       next_threshold_ = kInfinity;
       path.clear();
-      Node node = root;
-      const Step step = Search(node, 0, threshold, -1, &path);
+      node_ = root;
+      const Step step = Search(0, threshold, -1, &path);
       if (step == Step::kFound) break;
       if (step == Step::kAborted) return abort_status_;
       if (next_threshold_ == kInfinity) {
@@ -103,7 +103,8 @@ class TilePatternSearch {
   static constexpr uint64_t kClockEvery = 4096;
   static constexpr int kMaxGroups = 8;
 
-  // A board with what its bound is made of.
+  // The board being searched, changed in place by each move and back: the cells, the
+  // reflected board's cells, and what its bound is made of.
   struct Node {
     uint8_t cell_of[kTileCells];    // by tile, 0 the empty place
     uint8_t tile_at[kTileCells];    // by cell
@@ -118,7 +119,7 @@ class TilePatternSearch {
   };
 
   Node MakeNode(const State& s) const {
-    const BoardTables_& t = board_;
+    const TileBoardTables& t = board_;
     Node n{};
     const std::array<uint8_t, kTileCells> cells = P::CellsOfTiles(s);
     for (int tile = 0; tile < kTileCells; ++tile) {
@@ -142,7 +143,7 @@ class TilePatternSearch {
 
   static int Bound(const Node& n) { return n.manhattan + 2 * std::max(n.excess_sum, n.mirror_sum); }
 
-  // The state of the model for a node (for the perimeter and the goal test).
+  // The state of the model for a node (for the perimeter).
   State ToState(const Node& n) const {
     State s;
     s.tiles = 0;
@@ -153,41 +154,18 @@ class TilePatternSearch {
     return s;
   }
 
-  // Moves the empty place of `from` in direction m (legal) into `to`: everything but the
-  // lookups of the two groups that change, whose addresses are prefetched.
-  void Prepare(const Node& from, int m, Node* to, int* group, int* mirror_group) const {
-    const BoardTables_& t = board_;
-    *to = from;
-    const int blank = from.cell_of[0];
-    const int cell = t.destination[blank][m];
-    const int tile = from.tile_at[cell];
-    to->cell_of[0] = static_cast<uint8_t>(cell);
-    to->cell_of[tile] = static_cast<uint8_t>(blank);
-    to->tile_at[blank] = static_cast<uint8_t>(tile);
-    to->tile_at[cell] = 0;
-    to->manhattan += t.manhattan[tile][blank] - t.manhattan[tile][cell];
-    const int mirror_tile = t.reflected_tile[tile];
-    to->mirror_of[0] = t.transposed[cell];
-    to->mirror_of[mirror_tile] = t.transposed[blank];
-    const int g = tables_.partition().group_of(tile);
-    const int mg = tables_.partition().group_of(mirror_tile);
-    to->index[g] = tables_.group(g).Index(to->cell_of);
-    to->mirror_index[mg] = tables_.group(mg).Index(to->mirror_of);
-    __builtin_prefetch(tables_.Address(g, to->index[g]));
-    __builtin_prefetch(tables_.Address(mg, to->mirror_index[mg]));
-    *group = g;
-    *mirror_group = mg;
-  }
-  void Finish(Node* n, int g, int mg) const {
-    const uint8_t e = tables_.Excess(g, n->index[g]);
-    n->excess_sum += e - n->excess[g];
-    n->excess[g] = e;
-    const uint8_t me = tables_.Excess(mg, n->mirror_index[mg]);
-    n->mirror_sum += me - n->mirror_excess[mg];
-    n->mirror_excess[mg] = me;
-  }
+  // A child of the node: the move, the tile it carries, the two groups that change and
+  // their new indices (whose entries are prefetched when the child is made).
+  struct Child {
+    int move;
+    int cell;  // where the empty place goes
+    int tile;
+    int group, mirror_group;
+    uint64_t index, mirror_index;
+  };
 
-  Step Search(const Node& n, int g, int threshold, int last_move, std::vector<uint8_t>* path) {
+  Step Search(int g, int threshold, int last_move, std::vector<uint8_t>* path) {
+    Node& n = node_;
     ++nodes_;
     if (limits_.max_nodes != 0 && nodes_ > limits_.max_nodes) {
       abort_status_ = absl::ResourceExhaustedError(
@@ -205,9 +183,8 @@ class TilePatternSearch {
     if (h == 0) return Step::kFound;  // only the goal has a zero bound
     if (perimeter_ != nullptr && h <= perimeter_->radius()) {
       const State s = ToState(n);
-      std::array<uint64_t, 1> key{model_.Rank(s)};
       ++lookups_;
-      const int d = perimeter_->Distance(key[0]);
+      const int d = perimeter_->Distance(model_.Rank(s));
       if (d >= 0) {
         if (g + d > threshold) {
           next_threshold_ = std::min(next_threshold_, g + d);
@@ -233,39 +210,102 @@ class TilePatternSearch {
         return Step::kContinue;
       }
     }
+    const TileBoardTables& t = board_;
+    const PatternPartitionView& groups = groups_;
     const int undo = last_move < 0 ? -1 : P::InverseMove(last_move);
-    Node children[4];
-    int groups[4][2];
-    bool legal[4];
     const int blank = n.cell_of[0];
+    Child children[4];
+    int count = 0;
     for (int m = 0; m < 4; ++m) {
-      legal[m] = m != undo && board_.destination[blank][m] >= 0;
-      if (legal[m]) Prepare(n, m, &children[m], &groups[m][0], &groups[m][1]);
+      const int cell = t.destination[blank][m];
+      if (m == undo || cell < 0) continue;
+      Child& c = children[count++];
+      c.move = m;
+      c.cell = cell;
+      c.tile = n.tile_at[cell];
+      const int mirror_tile = t.reflected_tile[c.tile];
+      c.group = groups.group_of[c.tile];
+      c.mirror_group = groups.group_of[mirror_tile];
+      n.cell_of[c.tile] = static_cast<uint8_t>(blank);
+      c.index = tables_.group(c.group).Index(n.cell_of);
+      n.cell_of[c.tile] = static_cast<uint8_t>(cell);
+      n.mirror_of[mirror_tile] = t.transposed[blank];
+      c.mirror_index = tables_.group(c.mirror_group).Index(n.mirror_of);
+      n.mirror_of[mirror_tile] = t.transposed[cell];
+      __builtin_prefetch(tables_.Address(c.group, c.index));
+      __builtin_prefetch(tables_.Address(c.mirror_group, c.mirror_index));
     }
-    for (int m = 0; m < 4; ++m) {
-      if (!legal[m]) continue;
-      Node& child = children[m];
-      Finish(&child, groups[m][0], groups[m][1]);
+    for (int i = 0; i < count; ++i) {
+      const Child& c = children[i];
+      const uint8_t e = tables_.Excess(c.group, c.index);
+      const uint8_t me = tables_.Excess(c.mirror_group, c.mirror_index);
       lookups_ += 2;
-      const int f = g + 1 + Bound(child);
+      const int manhattan = n.manhattan + t.manhattan[c.tile][blank] - t.manhattan[c.tile][c.cell];
+      const int sum = n.excess_sum + e - n.excess[c.group];
+      const int mirror_sum = n.mirror_sum + me - n.mirror_excess[c.mirror_group];
+      const int f = g + 1 + manhattan + 2 * std::max(sum, mirror_sum);
       if (f > threshold) {
         if (f < next_threshold_) next_threshold_ = f;
         continue;
       }
-      path->push_back(static_cast<uint8_t>(m));
-      const Step step = Search(child, g + 1, threshold, m, path);
+      // Make the move, search below it, unmake it.
+      const int mirror_tile = t.reflected_tile[c.tile];
+      const uint8_t old_e = n.excess[c.group], old_me = n.mirror_excess[c.mirror_group];
+      const uint64_t old_index = n.index[c.group], old_mirror = n.mirror_index[c.mirror_group];
+      const int old_manhattan = n.manhattan, old_sum = n.excess_sum, old_msum = n.mirror_sum;
+      n.cell_of[0] = static_cast<uint8_t>(c.cell);
+      n.cell_of[c.tile] = static_cast<uint8_t>(blank);
+      n.tile_at[blank] = static_cast<uint8_t>(c.tile);
+      n.tile_at[c.cell] = 0;
+      n.mirror_of[0] = t.transposed[c.cell];
+      n.mirror_of[mirror_tile] = t.transposed[blank];
+      n.index[c.group] = c.index;
+      n.mirror_index[c.mirror_group] = c.mirror_index;
+      n.excess[c.group] = e;
+      n.mirror_excess[c.mirror_group] = me;
+      n.manhattan = manhattan;
+      n.excess_sum = sum;
+      n.mirror_sum = mirror_sum;
+      path->push_back(static_cast<uint8_t>(c.move));
+      const Step step = Search(g + 1, threshold, c.move, path);
       if (step != Step::kContinue) return step;
       path->pop_back();
+      n.cell_of[0] = static_cast<uint8_t>(blank);
+      n.cell_of[c.tile] = static_cast<uint8_t>(c.cell);
+      n.tile_at[blank] = 0;
+      n.tile_at[c.cell] = static_cast<uint8_t>(c.tile);
+      n.mirror_of[0] = t.transposed[blank];
+      n.mirror_of[mirror_tile] = t.transposed[c.cell];
+      n.index[c.group] = old_index;
+      n.mirror_index[c.mirror_group] = old_mirror;
+      n.excess[c.group] = old_e;
+      n.mirror_excess[c.mirror_group] = old_me;
+      n.manhattan = old_manhattan;
+      n.excess_sum = old_sum;
+      n.mirror_sum = old_msum;
     }
     return Step::kContinue;
   }
 
-  using BoardTables_ = TileBoardTables;
+  // The group of every tile, copied out of the partition for the hot loop.
+  struct PatternPartitionView {
+    int8_t group_of[kTileCells];
+  };
+  PatternPartitionView MakeView() const {
+    PatternPartitionView v{};
+    for (int tile = 1; tile < kTileCells; ++tile) {
+      v.group_of[tile] = static_cast<int8_t>(tables_.partition().group_of(tile));
+    }
+    return v;
+  }
+
   const P& model_;
   const PatternTables& tables_;
   const PerimeterType* perimeter_;
   const SearchLimits limits_;
   const TileBoardTables& board_ = BoardTables();
+  const PatternPartitionView groups_ = MakeView();
+  Node node_;
   uint64_t nodes_ = 0;
   uint64_t lookups_ = 0;
   int next_threshold_ = kInfinity;

@@ -505,8 +505,8 @@ uint64_t PatternTables::EntryCount(const TilePartition& partition) {
   return n;
 }
 
-PatternTables::PatternTables(TilePartition partition, PackedTable entries)
-    : partition_(std::move(partition)), entries_(std::move(entries)) {
+PatternTables::PatternTables(TilePartition partition, std::shared_ptr<const PackedTable> entries)
+    : partition_(std::move(partition)), entries_(std::move(entries)), bytes_(entries_->data()) {
   uint64_t offset = 0;
   for (int g = 0; g < partition_.group_count(); ++g) {
     groups_.emplace_back(partition_.group(g));

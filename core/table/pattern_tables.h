@@ -18,8 +18,10 @@
 #define PUZZLEDB_CORE_TABLE_PATTERN_TABLES_H_
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,18 +77,17 @@ class PatternGroup {
   // The index of the placement in which each tile t of the group stands on cell_of[t]
   // (`cell_of` is indexed by tile number, 0..15).
   uint64_t Index(const uint8_t* cell_of) const {
-    uint32_t mask = 0;
-    for (int i = 0; i < k_; ++i) mask |= 1u << cell_of[tiles_[i]];
-    uint32_t used = 0;
+    // The order's Lehmer digit of tile i is the number of the group's later tiles on lower
+    // cells (slots follow the cells' order), so one pass from the last tile down ranks both
+    // the order and, at the end, the cell set.
+    uint32_t later = 0;
     uint32_t order = 0;
-    for (int i = 0; i < k_; ++i) {
-      const uint32_t cell = cell_of[tiles_[i]];
-      const uint32_t slot = static_cast<uint32_t>(std::popcount(mask & ((1u << cell) - 1)));
-      order += (slot - static_cast<uint32_t>(std::popcount(used & ((1u << slot) - 1)))) *
-               weight_[i];
-      used |= 1u << slot;
+    for (int i = k_ - 1; i >= 0; --i) {
+      const uint32_t bit = 1u << cell_of[tiles_[i]];
+      order += static_cast<uint32_t>(std::popcount(later & (bit - 1))) * weight_[i];
+      later |= bit;
     }
-    return uint64_t{CellSetRank(mask)} * orders_ + order;
+    return uint64_t{CellSetRank(later)} * orders_ + order;
   }
   // The cells of the tiles (by the group's tile order) of placement `index`.
   std::array<uint8_t, kMaxGroupTiles> Cells(uint64_t index) const;
@@ -126,20 +127,24 @@ absl::StatusOr<HugeBuffer> SearchPatternGroup(const PatternGroup& group, int gro
 // Thread-safe for concurrent readers.
 class PatternTables {
  public:
-  PatternTables(TilePartition partition, PackedTable entries);
+  // REQUIRES: `entries` holds EntryCount(partition) entries (PATTERN_EXCESS).
+  PatternTables(TilePartition partition, std::shared_ptr<const PackedTable> entries);
 
   const TilePartition& partition() const { return partition_; }
   const PatternGroup& group(int g) const { return groups_[g]; }
   uint64_t offset(int g) const { return offsets_[g]; }
-  const PackedTable& entries() const { return entries_; }
+  const PackedTable& entries() const { return *entries_; }
   // Entries of every group of a partition, in order.
   static uint64_t EntryCount(const TilePartition& partition);
 
   // The stored excess of group g's placement `index` (0..15).
-  uint8_t Excess(int g, uint64_t index) const { return entries_.Get(offsets_[g] + index); }
+  uint8_t Excess(int g, uint64_t index) const {
+    const uint64_t i = offsets_[g] + index;
+    return (bytes_[i >> 1] >> (4 * (i & 1))) & 15;
+  }
   // The address holding it, to prefetch.
   const uint8_t* Address(int g, uint64_t index) const {
-    return entries_.Address(offsets_[g] + index);
+    return entries_->Address(offsets_[g] + index);
   }
   // Sum over the groups of the stored excesses for a board given as tile -> cell.
   int ExcessSum(const uint8_t* cell_of) const;
@@ -148,7 +153,8 @@ class PatternTables {
   TilePartition partition_;
   std::vector<PatternGroup> groups_;
   std::vector<uint64_t> offsets_;
-  PackedTable entries_;
+  std::shared_ptr<const PackedTable> entries_;
+  const uint8_t* bytes_;  // entries_'s, two entries a byte
 };
 
 // The entries of group g of a set from its distances (SearchPatternGroup), written into
@@ -157,18 +163,6 @@ class PatternTables {
 // parity (the distances are not a search's).
 absl::Status EncodePatternGroup(const PatternGroup& group, const HugeBuffer& distances,
                                 uint64_t offset, PackedTable* entries, uint64_t* saturated);
-
-// The partitions the project knows, strongest first: "7-8" (57,657,600 + 518,918,400
-// placements, 288 MB), then "6-6-3" and "5-5-5". Tables are named fifteen-<name>.
-struct NamedPartition {
-  std::string_view name;
-  std::string_view groups;  // TilePartition::Parse's form
-};
-inline constexpr std::array<NamedPartition, 3> kFifteenPartitions = {{
-    {"7-8", "1-8/9-15"},
-    {"6-6-3", "1,2,5,6,9,10/3,4,7,8,11,12/13-15"},
-    {"5-5-5", "1,2,3,4,5/6,7,8,9,10/11-15"},
-}};
 
 }  // namespace puzzledb
 

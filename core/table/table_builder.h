@@ -37,6 +37,8 @@ TableEncoding EncodingOf() {
       return storage::v1::DISTANCE_MOD3;
     case TableEncodingKind::kNextMove:
       return storage::v1::NEXT_MOVE;
+    case TableEncodingKind::kPatternBound:
+      return storage::v1::PATTERN_EXCESS;
     default:
       return storage::v1::DISTANCE_BYTE;
   }

@@ -116,7 +116,8 @@ absl::StatusOr<std::string> DecodePage(const std::string& value, TableEncoding e
   const uint32_t raw_size = GetFixed32(value.data() + 20);
   const uint64_t expected =
       encoding == storage::v1::DISTANCE_MOD3 ? (entry_count + 3) / 4
-      : encoding == storage::v1::DISTANCE_BAND || encoding == storage::v1::NEXT_MOVE
+      : encoding == storage::v1::DISTANCE_BAND || encoding == storage::v1::NEXT_MOVE ||
+              encoding == storage::v1::PATTERN_EXCESS
           ? (entry_count + 1) / 2
           : entry_count;
   if (raw_size != expected) return absl::DataLossError("page payload size is wrong");

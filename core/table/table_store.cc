@@ -117,7 +117,7 @@ absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
                    kTableFormatVersion));
   }
   if (m.encoding() != storage::v1::DISTANCE_BYTE && m.encoding() != storage::v1::DISTANCE_MOD3 &&
-      m.encoding() != storage::v1::NEXT_MOVE) {
+      m.encoding() != storage::v1::NEXT_MOVE && m.encoding() != storage::v1::PATTERN_EXCESS) {
     return bad("unknown encoding");
   }
   if (m.state_count() == 0 || m.state_count() > (uint64_t{1} << 36) ||
