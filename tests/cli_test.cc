@@ -38,7 +38,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Sample{"knobs_9001", "knobs"}, Sample{"knobs_9002", "knobs"},
                       Sample{"knobs_9003", "knobs"}, Sample{"knobs_9101_unsolvable", "knobs"},
                       Sample{"rotation", "rotation"}, Sample{"rotation_statement", "rotation"},
-                      Sample{"eight", "eight"}, Sample{"eight_statement", "eight"}),
+                      Sample{"eight", "eight"}, Sample{"eight_statement", "eight"},
+                      Sample{"fifteen_statement", "fifteen"}),
     [](const auto& info) { return info.param.name; });
 
 std::vector<v1::SolveResponse> ParseJsonLines(const std::string& text) {
