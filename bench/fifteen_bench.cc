@@ -1,0 +1,175 @@
+// The fifteen puzzle's live search over its pattern tables, against the textbook baseline
+// (bench/baselines.h: additive 6-6-3, no reflection), in one run (docs/PERFORMANCE.md,
+// "The fifteen puzzle"):
+//   fifteen_bench --db DIR [--boards korf100|eighty|FILE] [--first N] [--no-baseline]
+// prints one line per board (distance, nodes, seconds, nodes/s) for the solver (the
+// strongest set in DIR) and for the baseline (the 6-6-3 set in DIR, converted to its byte
+// tables), then the totals and their ratio. Exit 1 if any answer differs from the file's.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/baselines.h"
+#include "core/puzzles/fifteen.h"
+#include "core/solver.h"
+#include "core/table/pattern_builder.h"
+
+namespace {
+
+using namespace puzzledb;
+
+struct Board {
+  std::array<int, 16> cells;
+  int distance = 0;
+  std::string moves;
+};
+
+std::vector<Board> ReadBoards(const std::string& path) {
+  std::vector<Board> boards;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    Board b;
+    for (int& c : b.cells) fields >> c;
+    fields >> b.distance >> b.moves;
+    boards.push_back(b);
+  }
+  return boards;
+}
+
+double Since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The 6-6-3 set of the store as the baseline's byte tables.
+bench::PlainFifteenIda Baseline(TableStore& store) {
+  auto table = store.Load("fifteen-6-6-3");
+  if (!table.ok()) {
+    std::fprintf(stderr, "fifteen_bench: the baseline needs fifteen-6-6-3 (puzzledb-build "
+                         "--puzzle fifteen --patterns 6-6-3): %s\n",
+                 std::string(table.status().message()).c_str());
+    std::exit(2);
+  }
+  auto tables = PatternTablesOf(*table);
+  std::vector<std::vector<int>> groups;
+  std::vector<std::vector<uint8_t>> distances;
+  for (int g = 0; g < (*tables)->partition().group_count(); ++g) {
+    const PatternGroup& group = (*tables)->group(g);
+    groups.push_back(group.tiles());
+    std::vector<uint8_t> bytes(group.placements());
+    for (uint64_t i = 0; i < group.placements(); ++i) {
+      const auto cells = group.Cells(i);
+      int cell_of[16] = {};
+      for (int t = 0; t < group.size(); ++t) cell_of[group.tiles()[t]] = cells[t];
+      bytes[bench::PlainFifteenIda::PositionIndex(group.tiles(), cell_of)] =
+          static_cast<uint8_t>(group.Manhattan(i) + 2 * (*tables)->Excess(g, i));
+    }
+    distances.push_back(std::move(bytes));
+  }
+  return bench::PlainFifteenIda(std::move(groups), std::move(distances));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string db, boards_name = "korf100";
+  size_t first = 0;
+  bool baseline = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--db" && i + 1 < argc) {
+      db = argv[++i];
+    } else if (arg == "--boards" && i + 1 < argc) {
+      boards_name = argv[++i];
+    } else if (arg == "--first" && i + 1 < argc) {
+      first = std::stoul(argv[++i]);
+    } else if (arg == "--no-baseline") {
+      baseline = false;
+    } else {
+      std::fprintf(stderr, "usage: fifteen_bench --db DIR [--boards korf100|eighty|FILE] "
+                           "[--first N] [--no-baseline]\n");
+      return 2;
+    }
+  }
+  const std::string golden = PUZZLEDB_GOLDEN_DIR;
+  const std::string path = boards_name == "korf100" ? golden + "/fifteen_korf100.txt"
+                           : boards_name == "eighty" ? golden + "/fifteen_80.txt"
+                                                     : boards_name;
+  std::vector<Board> boards = ReadBoards(path);
+  if (first > 0 && first < boards.size()) boards.resize(first);
+  if (db.empty() || boards.empty()) {
+    std::fprintf(stderr, "fifteen_bench: --db DIR is required and %s must hold boards\n",
+                 path.c_str());
+    return 2;
+  }
+  auto store = TableStore::Open(db, TableStore::Mode::kReadOnly);
+  if (!store.ok()) {
+    std::fprintf(stderr, "fifteen_bench: %s\n", std::string(store.status().message()).c_str());
+    return 2;
+  }
+  std::shared_ptr<TableStore> shared(std::move(*store));
+  Solver solver(shared);
+  const auto loading = std::chrono::steady_clock::now();
+  std::printf("loaded %d table(s) in %.2f s: ", solver.Preload(), Since(loading));
+  for (const std::string& id : solver.Loaded()) std::printf("%s ", id.c_str());
+  std::printf("\n");
+
+  int wrong = 0;
+  double total = 0;
+  uint64_t total_nodes = 0;
+  std::vector<double> seconds;
+  std::printf("%4s %4s %12s %9s %10s\n", "#", "dist", "nodes", "seconds", "Mnodes/s");
+  for (size_t i = 0; i < boards.size(); ++i) {
+    FifteenPuzzle::Instance instance{{}, *FifteenPuzzle::BoardFromCells(boards[i].cells)};
+    const auto started = std::chrono::steady_clock::now();
+    auto answer = solver.Solve<FifteenPuzzle>(instance, SolveOptions{});
+    const double s = Since(started);
+    if (!answer.ok()) {
+      std::printf("%4zu failed: %s\n", i + 1, std::string(answer.status().message()).c_str());
+      ++wrong;
+      continue;
+    }
+    std::string letters;
+    for (uint8_t m : answer->moves) letters += "UDLR"[m];
+    const bool right = answer->distance == boards[i].distance &&
+                       (boards[i].moves.empty() || letters == boards[i].moves);
+    wrong += right ? 0 : 1;
+    total += s;
+    total_nodes += answer->nodes;
+    seconds.push_back(s);
+    std::printf("%4zu %4d %12llu %9.4f %10.2f%s\n", i + 1, answer->distance,
+                static_cast<unsigned long long>(answer->nodes), s, answer->nodes / s / 1e6,
+                right ? "" : "  WRONG");
+  }
+  std::sort(seconds.begin(), seconds.end());
+  const double median = seconds.empty() ? 0 : seconds[seconds.size() / 2];
+  std::printf("solver:   %zu boards, %.3f s in all, median %.4f s, worst %.4f s, %llu nodes, "
+              "%.2f M nodes/s\n",
+              boards.size(), total, median, seconds.empty() ? 0 : seconds.back(),
+              static_cast<unsigned long long>(total_nodes), total_nodes / total / 1e6);
+  if (baseline) {
+    bench::PlainFifteenIda plain = Baseline(*shared);
+    double plain_total = 0;
+    uint64_t plain_nodes = 0;
+    for (const Board& b : boards) {
+      std::string moves;
+      const auto started = std::chrono::steady_clock::now();
+      const int d = plain.Solve(b.cells.data(), &moves);
+      plain_total += Since(started);
+      plain_nodes += plain.nodes();
+      if (d != b.distance) ++wrong;
+    }
+    std::printf("baseline: %zu boards, %.3f s in all, %llu nodes, %.2f M nodes/s (plain 6-6-3)\n",
+                boards.size(), plain_total, static_cast<unsigned long long>(plain_nodes),
+                plain_nodes / plain_total / 1e6);
+    std::printf("ratio:    %.1fx faster in all (baseline / solver)\n", plain_total / total);
+  }
+  if (wrong > 0) std::printf("%d WRONG\n", wrong);
+  return wrong == 0 ? 0 : 1;
+}
