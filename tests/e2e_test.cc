@@ -42,7 +42,7 @@ TEST(EndToEndTest, ServerAnswersTheCliAndStopsOnSigterm) {
     }
   }
   ASSERT_FALSE(address.empty()) << testing::ReadFile(log);
-  EXPECT_NE(testing::ReadFile(log).find("6 tables loaded"), std::string::npos)
+  EXPECT_NE(testing::ReadFile(log).find("7 tables loaded"), std::string::npos)
       << testing::ReadFile(log);
 
   const std::string cli = std::string(PUZZLEDB_CLI) + " --server " + address;

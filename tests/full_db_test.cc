@@ -380,7 +380,7 @@ TEST(DbVerifyTest, VerifyPassesOnTheDefaultDatabase) {
 TEST(DbInfoTest, InfoListsEveryTable) {
   const auto result = testing::RunCommand(std::string(PUZZLEDB_BUILD) + " info --db " + kDb, "");
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("6 tables"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("7 tables"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("33,803,998 of 35,154,028 covered, complete"), std::string::npos);
   const auto json =
       testing::RunCommand(std::string(PUZZLEDB_BUILD) + " info --json --db " + kDb, "");

@@ -154,7 +154,7 @@ TEST_F(HttpTest, TablesAndHealthAsOverGrpc) {
   auto grpc = client_->ListTables();
   ASSERT_TRUE(grpc.ok());
   EXPECT_EQ(ToJsonLine(FromJson<v1::ListTablesResponse>(tables->body)), ToJsonLine(*grpc));
-  EXPECT_EQ(grpc->tables_size(), 6);
+  EXPECT_EQ(grpc->tables_size(), 7);
 
   auto health = Get("/healthz");
   ASSERT_TRUE(health);
