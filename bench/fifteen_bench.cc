@@ -116,7 +116,8 @@ int main(int argc, char** argv) {
   std::shared_ptr<TableStore> shared(std::move(*store));
   Solver solver(shared);
   const auto loading = std::chrono::steady_clock::now();
-  std::printf("loaded %d table(s) in %.2f s: ", solver.Preload(), Since(loading));
+  const int loaded = solver.Preload();
+  std::printf("loaded %d table(s) in %.2f s: ", loaded, Since(loading));
   for (const std::string& id : solver.Loaded()) std::printf("%s ", id.c_str());
   std::printf("\n");
 
