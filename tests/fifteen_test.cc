@@ -259,7 +259,7 @@ TEST(PatternGroupTest, SearchMatchesABruteForceSearchOfTheSameGroup) {
 // The 6-6-3 tables, built once for the tests below (about a second).
 const PatternTables& SixSixThree() {
   static const PatternTables* tables = [] {
-    auto partition = TilePartition::Parse("1,2,5,6,9,10/3,4,7,8,11,12/13-15");
+    auto partition = TilePartition::Parse("1-4,7,8/5,6,9,10,13,14/11,12,15");
     auto entries = std::make_shared<PackedTable>(storage::v1::PATTERN_EXCESS,
                                                  PatternTables::EntryCount(*partition));
     uint64_t offset = 0;

@@ -112,11 +112,14 @@ class FifteenPuzzle : public NoParams<FifteenPuzzle> {
   static std::string Draw(const Instance& now, const Instance* before);
   // Pattern tables (core/table/pattern_tables.h), named fifteen-<set>: the 7-8 partition
   // (tiles of the top two rows, of the bottom two; 57,657,600 + 518,918,400 placements), the
-  // strongest disjoint one known, and 6-6-3 (5,765,760 twice and 3,360), 25 times smaller.
+  // strongest disjoint one known, and 6-6-3 (5,765,760 twice and 3,360), 25 times smaller:
+  // the top row with 7 and 8, the left two columns' lower six, and 11 12 15 around the
+  // empty place's home (the 6-6-3 of five tried with the fewest nodes on Korf's 100,
+  // docs/PERFORMANCE.md).
   static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kPatternBound;
   static constexpr std::array<PatternSet, 2> kPatternSets = {{
       {"7-8", "1-8/9-15"},
-      {"6-6-3", "1,2,5,6,9,10/3,4,7,8,11,12/13-15"},
+      {"6-6-3", "1-4,7,8/5,6,9,10,13,14/11,12,15"},
   }};
 
   // Original output: the moves as letters, or "This puzzle is not solvable." (also beyond
