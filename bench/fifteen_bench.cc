@@ -1,7 +1,8 @@
 // The fifteen puzzle's live search over its pattern tables, against the textbook baseline
 // (bench/baselines.h: additive 6-6-3, no reflection), in one run (docs/PERFORMANCE.md,
 // "The fifteen puzzle"):
-//   fifteen_bench --db DIR [--boards korf100|eighty|FILE] [--first N] [--no-baseline]
+//   fifteen_bench --db DIR [--boards korf100|eighty|FILE] [--first N] [--threads N]
+//                 [--no-baseline]
 // prints one line per board (distance, nodes, seconds, nodes/s) for the solver (the
 // strongest set in DIR) and for the baseline (the 6-6-3 set in DIR, converted to its byte
 // tables), then the totals and their ratio. Exit 1 if any answer differs from the file's.
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/baselines.h"
@@ -81,6 +83,7 @@ int main(int argc, char** argv) {
   std::string db, boards_name = "korf100";
   size_t first = 0;
   bool baseline = true;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--db" && i + 1 < argc) {
@@ -89,11 +92,13 @@ int main(int argc, char** argv) {
       boards_name = argv[++i];
     } else if (arg == "--first" && i + 1 < argc) {
       first = std::stoul(argv[++i]);
+    } else if (arg == "--threads" && i + 1 < argc) {
+      threads = std::max(1, std::stoi(argv[++i]));
     } else if (arg == "--no-baseline") {
       baseline = false;
     } else {
       std::fprintf(stderr, "usage: fifteen_bench --db DIR [--boards korf100|eighty|FILE] "
-                           "[--first N] [--no-baseline]\n");
+                           "[--first N] [--threads N] [--no-baseline]\n");
       return 2;
     }
   }
@@ -121,6 +126,9 @@ int main(int argc, char** argv) {
   for (const std::string& id : solver.Loaded()) std::printf("%s ", id.c_str());
   std::printf("\n");
 
+  SolveOptions options;
+  if (threads > 1) options.limits.borrow_thread = SpareThreads(threads - 1);
+  std::printf("search threads per board: %d\n", threads);
   int wrong = 0;
   double total = 0;
   uint64_t total_nodes = 0;
@@ -129,7 +137,7 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < boards.size(); ++i) {
     FifteenPuzzle::Instance instance{{}, *FifteenPuzzle::BoardFromCells(boards[i].cells)};
     const auto started = std::chrono::steady_clock::now();
-    auto answer = solver.Solve<FifteenPuzzle>(instance, SolveOptions{});
+    auto answer = solver.Solve<FifteenPuzzle>(instance, options);
     const double s = Since(started);
     if (!answer.ok()) {
       std::printf("%4zu failed: %s\n", i + 1, std::string(answer.status().message()).c_str());

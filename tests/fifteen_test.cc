@@ -7,6 +7,7 @@
 
 #include <deque>
 #include <random>
+#include <sstream>
 
 #include "absl/container/flat_hash_map.h"
 #include "core/search/ida_star.h"
@@ -341,6 +342,61 @@ TEST(PatternSearchTest, AgreesWithPlainIdaStarAndTheReflection) {
     ASSERT_TRUE(mirrored.ok());
     EXPECT_EQ(mirrored->distance, guided->distance) << Compact(s);
   }
+}
+
+// Korf's first ten boards split over a helper from their second iteration on: the same
+// distance and moves as one thread, and the limits still hold across the threads.
+TEST(PatternSearchTest, ASplitSearchGivesTheSameSmallestAnswer) {
+  const FifteenPuzzle model;
+  const PatternTables& tables = SixSixThree();
+  std::istringstream in(testing::Golden("fifteen_korf100.txt"));
+  std::string line;
+  int boards = 0, splits = 0, helpers = 0;
+  while (boards < 10 && std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::array<int, 16> cells{};
+    for (int& c : cells) fields >> c;
+    int distance = 0;
+    std::string moves;
+    fields >> distance >> moves;
+    const FifteenBoard s = *FifteenPuzzle::BoardFromCells(cells);
+    SearchLimits limits;
+    limits.borrow_thread = SpareThreads(1);
+    TilePatternSearch<FifteenPuzzle> split(model, tables, nullptr, limits);
+    split.set_split_after(100);
+    auto answer = split.Run(s);
+    ASSERT_TRUE(answer.ok()) << answer.status();
+    EXPECT_EQ(answer->distance, distance);
+    std::string letters;
+    for (uint8_t m : answer->moves) letters += "UDLR"[m];
+    EXPECT_EQ(letters, moves) << line;
+    splits += split.split_iterations();
+    helpers += split.helpers_started();
+    ++boards;
+  }
+  EXPECT_EQ(boards, 10);
+  EXPECT_GE(splits, 10);
+  EXPECT_GE(helpers, splits);
+
+  const FifteenBoard korf1 = Board("13,6,8,12,15,14,0,10,11,7,4,5,9,1,3,2");
+  SearchLimits budget;
+  budget.max_nodes = 50000;
+  budget.borrow_thread = SpareThreads(1);
+  TilePatternSearch<FifteenPuzzle> limited(model, tables, nullptr, budget);
+  limited.set_split_after(1000);
+  auto stopped = limited.Run(korf1);
+  EXPECT_TRUE(absl::IsResourceExhausted(stopped.status())) << stopped.status();
+  // A helper that is told to yield leaves the work to the search's own thread.
+  SearchLimits yielding;
+  yielding.borrow_thread = SpareThreads(1);
+  yielding.yield_helpers = [] { return true; };
+  TilePatternSearch<FifteenPuzzle> alone(model, tables, nullptr, yielding);
+  alone.set_split_after(1000);
+  auto answer = alone.Run(korf1);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->distance, 57);
+  EXPECT_GT(alone.helpers_started(), 0);
 }
 
 TEST(PatternSearchTest, HonoursLimitsAndRefusesByParity) {

@@ -23,7 +23,10 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <condition_variable>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -67,19 +70,26 @@ class TilePatternSearch {
       solution.outcome = Outcome::kUnsolvable;
       return solution;
     }
-    Node root = MakeNode(start);
+    const Node root = MakeNode(start);
     int threshold = Bound(root);
     std::vector<uint8_t> path;
+    uint64_t last_iteration = 0;
     while (true) {
       if (limits_.max_moves > 0 && threshold > limits_.max_moves) {
         solution.outcome = Outcome::kNotWithinLimit;
         solution.nodes = nodes_;
         return solution;
       }
+      const uint64_t before = nodes_;
       next_threshold_ = kInfinity;
       path.clear();
       node_ = root;
-      const Step step = Search(0, threshold, -1, &path);
+      // An iteration grows about sixfold on the one before: past kSplitAfter nodes the next
+      // one is worth splitting over spare threads.
+      const Step step = limits_.borrow_thread && last_iteration >= split_after_
+                            ? SplitIteration(root, threshold, &path)
+                            : Search(0, threshold, -1, &path);
+      last_iteration = nodes_ - before;
       if (step == Step::kFound) break;
       if (step == Step::kAborted) return abort_status_;
       if (next_threshold_ == kInfinity) {
@@ -96,12 +106,23 @@ class TilePatternSearch {
   }
 
   uint64_t nodes() const { return nodes_; }
+  // Iterations after one of at least `nodes` nodes are split when borrow_thread is set
+  // (tests lower it to split small searches).
+  void set_split_after(uint64_t nodes) { split_after_ = nodes; }
+  // Iterations split so far, and the helpers they got.
+  int split_iterations() const { return split_iterations_; }
+  int helpers_started() const { return helpers_started_; }
 
  private:
   enum class Step { kFound, kContinue, kAborted };
   static constexpr int kInfinity = std::numeric_limits<int>::max();
   static constexpr uint64_t kClockEvery = 4096;
   static constexpr int kMaxGroups = 8;
+  static constexpr uint64_t kSplitAfter = 200'000;
+  // An iteration is split into subtrees whose roots are this many moves deep (deeper
+  // when that gives too few to share out).
+  static constexpr int kSplitDepth = 8;
+  static constexpr size_t kItemsPerThread = 64;
 
   // The board being searched, changed in place by each move and back: the cells, the
   // reflected board's cells, and what its bound is made of.
@@ -173,6 +194,19 @@ class TilePatternSearch {
       return Step::kAborted;
     }
     if (nodes_ % kClockEvery == 0) {
+      if (split_ != nullptr) {
+        const uint64_t all = split_->nodes_before + kClockEvery +
+                             split_->nodes.fetch_add(kClockEvery, std::memory_order_relaxed);
+        if (limits_.max_nodes != 0 && all > limits_.max_nodes) {
+          abort_status_ = absl::ResourceExhaustedError(
+              Cat("search stopped after its budget of ", limits_.max_nodes, " nodes"));
+          return Step::kAborted;
+        }
+        if (split_->stop.load(std::memory_order_relaxed)) {
+          abort_status_ = absl::CancelledError("another part of the search stopped");
+          return Step::kAborted;
+        }
+      }
       if (absl::Status reached = LimitsReached(limits_, "search"); !reached.ok()) {
         abort_status_ = absl::Status(reached.code(),
                                      Cat(std::string(reached.message()), " after ", nodes_, " nodes"));
@@ -180,6 +214,11 @@ class TilePatternSearch {
       }
     }
     const int h = Bound(n);
+    if (collect_ != nullptr &&
+        (g == collect_depth_ || h == 0 || (perimeter_ != nullptr && h <= perimeter_->radius()))) {
+      collect_->push_back({n, *path, g, last_move});  // a subtree for SplitIteration's workers
+      return Step::kContinue;
+    }
     if (h == 0) return Step::kFound;  // only the goal has a zero bound
     if (perimeter_ != nullptr && h <= perimeter_->radius()) {
       const State s = ToState(n);
@@ -287,6 +326,124 @@ class TilePatternSearch {
     return Step::kContinue;
   }
 
+  // One iteration split over spare threads (docs/API.md, "Searches"). The subtrees below
+  // the nodes `depth` moves deep are listed in canonical (DFS) order and handed out in that
+  // order; a subtree's first solution is its smallest, so the answer is that of the
+  // first-listed subtree with one, once every subtree before it is done. Subtrees after a
+  // found one are not started.
+  struct Item {
+    Node node;
+    std::vector<uint8_t> path;
+    int g;
+    int last_move;
+  };
+  struct Split {
+    std::vector<Item> items;
+    std::vector<std::vector<uint8_t>> found;  // by item: the solution below it, if any
+    std::atomic<size_t> cursor{0};
+    std::atomic<size_t> best{0};     // the first item known to hold a solution
+    std::atomic<bool> stop{false};   // a worker aborted (deadline, budget, cancellation)
+    std::atomic<uint64_t> nodes{0};  // every worker's, this iteration, in clock steps
+    uint64_t nodes_before = 0;       // the iterations before, for the budget
+    std::mutex mutex;                // guards the rest
+    std::condition_variable helpers_done;
+    int helpers = 0;
+    absl::Status abort;
+    int next_threshold = kInfinity;
+    uint64_t nodes_done = 0, lookups_done = 0;
+  };
+
+  void Work(Split& split, int threshold, bool helper) {
+    split_ = &split;
+    const uint64_t start_nodes = nodes_, start_lookups = lookups_;
+    next_threshold_ = kInfinity;
+    while (!split.stop.load(std::memory_order_relaxed)) {
+      if (helper && limits_.yield_helpers && limits_.yield_helpers()) break;
+      const size_t i = split.cursor.fetch_add(1);
+      if (i >= split.items.size() || i > split.best.load()) break;
+      const Item& item = split.items[i];
+      node_ = item.node;
+      std::vector<uint8_t> path = item.path;
+      const Step step = Search(item.g, threshold, item.last_move, &path);
+      if (step == Step::kFound) {
+        split.found[i] = std::move(path);
+        size_t best = split.best.load();
+        while (i < best && !split.best.compare_exchange_weak(best, i)) {
+        }
+      } else if (step == Step::kAborted) {
+        std::lock_guard<std::mutex> lock(split.mutex);
+        if (split.abort.ok()) split.abort = abort_status_;
+        split.stop.store(true);
+        break;
+      }
+    }
+    split_ = nullptr;
+    std::lock_guard<std::mutex> lock(split.mutex);
+    split.next_threshold = std::min(split.next_threshold, next_threshold_);
+    split.nodes_done += nodes_ - start_nodes;
+    split.lookups_done += lookups_ - start_lookups;
+  }
+
+  Step SplitIteration(const Node& root, int threshold, std::vector<uint8_t>* path) {
+    auto split = std::make_shared<Split>();
+    const int helpers = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
+    for (int depth = kSplitDepth;; depth += 2) {
+      split->items.clear();
+      collect_ = &split->items;
+      collect_depth_ = depth;
+      node_ = root;
+      next_threshold_ = kInfinity;
+      std::vector<uint8_t> prefix;
+      const Step step = Search(0, threshold, -1, &prefix);
+      collect_ = nullptr;
+      if (step == Step::kAborted) return step;
+      if (split->items.size() >= kItemsPerThread * (helpers + 1) || depth >= threshold) break;
+    }
+    const int listed_threshold = next_threshold_;
+    split->found.resize(split->items.size());
+    split->best.store(split->items.size());
+    split->nodes_before = nodes_;
+    for (int h = 0; h < helpers; ++h) {
+      {
+        std::lock_guard<std::mutex> lock(split->mutex);
+        ++split->helpers;
+      }
+      // The task keeps `split` alive; `this` outlives it (waited for below).
+      const bool started = limits_.borrow_thread([this, split, threshold] {
+        TilePatternSearch helper(model_, tables_, perimeter_, limits_);
+        helper.Work(*split, threshold, true);
+        std::lock_guard<std::mutex> lock(split->mutex);
+        --split->helpers;
+        split->helpers_done.notify_all();
+      });
+      if (!started) {
+        std::lock_guard<std::mutex> lock(split->mutex);
+        --split->helpers;
+        break;
+      }
+      ++helpers_started_;
+    }
+    ++split_iterations_;
+    const uint64_t own_nodes = nodes_, own_lookups = lookups_;
+    Work(*split, threshold, false);
+    std::unique_lock<std::mutex> lock(split->mutex);
+    split->helpers_done.wait(lock, [&] { return split->helpers == 0; });
+    // Every worker's counts, this worker's included once.
+    nodes_ = own_nodes + split->nodes_done;
+    lookups_ = own_lookups + split->lookups_done;
+    next_threshold_ = std::min(listed_threshold, split->next_threshold);
+    if (split->stop.load()) {
+      abort_status_ = split->abort;
+      return Step::kAborted;
+    }
+    const size_t best = split->best.load();
+    if (best < split->items.size()) {
+      *path = std::move(split->found[best]);
+      return Step::kFound;
+    }
+    return Step::kContinue;
+  }
+
   // The group of every tile, copied out of the partition for the hot loop.
   struct PatternPartitionView {
     int8_t group_of[kTileCells];
@@ -306,6 +463,12 @@ class TilePatternSearch {
   const TileBoardTables& board_ = BoardTables();
   const PatternPartitionView groups_ = MakeView();
   Node node_;
+  std::vector<Item>* collect_ = nullptr;  // SplitIteration's listing, while it lists
+  int collect_depth_ = 0;
+  uint64_t split_after_ = kSplitAfter;
+  int split_iterations_ = 0;
+  int helpers_started_ = 0;
+  Split* split_ = nullptr;  // the split iteration this worker works on
   uint64_t nodes_ = 0;
   uint64_t lookups_ = 0;
   int next_threshold_ = kInfinity;
