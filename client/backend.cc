@@ -1,5 +1,7 @@
 #include "client/backend.h"
 
+#include <thread>
+
 #include <chrono>
 
 #include "core/util/address.h"
@@ -81,8 +83,14 @@ class LocalBackend final : public Backend {
       limits.deadline = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                       std::chrono::duration<double>(options_.timeout_seconds));
     }
+    // The command line solves one case at a time: a search that can split its work uses
+    // every core (docs/API.md, "Searches").
+    limits.borrow_thread = spare_threads_;
     return limits;
   }
+
+  const std::function<bool(std::function<void()>)> spare_threads_ =
+      SpareThreads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - 1);
 
   const BackendOptions options_;
   Solver solver_;

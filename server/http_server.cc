@@ -567,6 +567,7 @@ class HttpServer::Routes {
     }
     const std::atomic<bool>* cancelled = cancelled_;
     limits.cancelled = [cancelled] { return cancelled->load(std::memory_order_relaxed); };
+    LendSpareThreads(backend_.pool, &limits);
     struct Waiter {
       std::mutex mutex;
       std::condition_variable done_cv;

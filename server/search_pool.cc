@@ -1,5 +1,7 @@
 #include "server/search_pool.h"
 
+#include "core/puzzles/puzzle.h"
+
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -46,6 +48,24 @@ bool SearchPool::Enqueue(Work work, bool may_refuse) {
 
 bool SearchPool::TrySubmit(Work work) { return Enqueue(std::move(work), true); }
 
+bool SearchPool::TryLend(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_ || !queue_.empty() ||
+        running_ + static_cast<int>(lent_.size()) >= capacity_) {
+      return false;
+    }
+    lent_.push_back(std::move(task));
+  }
+  ready_.notify_one();
+  return true;
+}
+
+bool SearchPool::SearchWaits() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !queue_.empty();
+}
+
 bool SearchPool::Submit(Work work) { return Enqueue(std::move(work), false); }
 
 int SearchPool::running() const {
@@ -56,6 +76,14 @@ int SearchPool::running() const {
 size_t SearchPool::waiting() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return queue_.size();
+}
+
+void LendSpareThreads(SearchPool* pool, SearchLimits* limits) {
+  if (pool == nullptr || pool->capacity() < 2) return;
+  limits->borrow_thread = [pool](std::function<void()> task) {
+    return pool->TryLend(std::move(task));
+  };
+  limits->yield_helpers = [pool] { return pool->SearchWaits(); };
 }
 
 void SetThisThreadsPriority(SearchPriority priority) {
@@ -82,7 +110,18 @@ void SearchPool::Loop() {
     Work work;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      ready_.wait(lock, [this] { return stopping_ || !queue_.empty() || !lent_.empty(); });
+      if (!lent_.empty()) {
+        // A helper: its search waits for it, so it runs even while the pool stops.
+        std::function<void()> task = std::move(lent_.front());
+        lent_.pop_front();
+        ++running_;
+        lock.unlock();
+        task();
+        lock.lock();
+        --running_;
+        continue;
+      }
       if (queue_.empty()) return;  // stopping, nothing left
       work = std::move(queue_.front());
       queue_.pop_front();

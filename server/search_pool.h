@@ -6,6 +6,9 @@
 //     RESOURCE_EXHAUSTED.
 //   - Submit (streams) always accepts: a stream bounds its own searches in flight and stops
 //     reading while they wait, so it never refuses its own requests.
+//   - TryLend gives a running search that can split its work (the fifteen puzzle's) an idle
+//     thread, only while no search waits; a helper counts as running, and it stops taking
+//     work as soon as a search waits (SearchWaits), so that it never delays one.
 // A search's slot is free again before its answer is sent (a search returns its delivery,
 // which runs after the slot is released), so a caller that waits for each answer before it
 // asks again always finds a free slot when nothing else runs.
@@ -56,6 +59,11 @@ class SearchPool {
   bool TrySubmit(Work work);
   // Queues `work` whatever the queue holds; false only when the pool is stopping.
   bool Submit(Work work);
+  // Runs `task` on an idle thread as a helper of a running search: true if a thread is
+  // idle and no search waits, false otherwise (and `task` is never run).
+  bool TryLend(std::function<void()> task);
+  // A search waits for a thread (helpers should give theirs back).
+  bool SearchWaits() const;
 
   // For metrics and tests.
   int running() const;
@@ -72,7 +80,8 @@ class SearchPool {
   mutable std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<Work> queue_;
-  int running_ = 0;  // searches taken off the queue whose delivery has not begun
+  std::deque<std::function<void()>> lent_;  // helpers not started yet
+  int running_ = 0;  // searches (and helpers) taken off the queues, not finished
   bool stopping_ = false;
   std::vector<std::thread> threads_;
   // The delivery thread's queue.
@@ -81,6 +90,11 @@ class SearchPool {
   bool deliveries_stopping_ = false;
   std::thread delivery_thread_;
 };
+
+// Lets a search borrow the pool's idle threads (SearchLimits.borrow_thread, yield_helpers);
+// nothing for a pool of one thread. REQUIRES: `pool` outlives the search.
+struct SearchLimits;
+void LendSpareThreads(SearchPool* pool, SearchLimits* limits);
 
 }  // namespace puzzledb
 

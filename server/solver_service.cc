@@ -52,6 +52,7 @@ SearchLimits SolverService::LimitsFor(grpc::CallbackServerContext* context,
     limits.deadline = std::min(*limits.deadline, now_steady + std::chrono::milliseconds(timeout_ms));
   }
   limits.cancelled = [cancelled] { return cancelled->load(std::memory_order_relaxed); };
+  LendSpareThreads(pool_, &limits);
   return limits;
 }
 

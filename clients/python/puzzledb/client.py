@@ -51,9 +51,14 @@ def eight(board: str) -> Puzzle:
     return Puzzle(eight=solver_pb2.EightBoard(board=board))
 
 
+def fifteen(cells: Sequence[int]) -> Puzzle:
+    """The fifteen puzzle: 16 numbers row-major, 0 the empty place."""
+    return Puzzle(fifteen=solver_pb2.FifteenBoard(cells=list(cells)))
+
+
 def table_id(puzzle: Puzzle) -> str:
     """The id of the table that answers `puzzle` (docs/API.md, "Table affinity"): the kind
-    ("knight", "rotation", "eight"), or for the knobs "knobs-" and 16 hex digits of the
+    ("knight", "rotation", "eight", "fifteen"), or for the knobs "knobs-" and 16 hex digits of the
     64-bit FNV-1a hash of the 48 wiring numbers, each less one, as bytes ("knobs" for a
     wiring that is not 48 numbers 1..12). Sent with every call as `puzzledb-table`."""
     kind = puzzle.WhichOneof("kind")
