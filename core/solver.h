@@ -20,6 +20,7 @@
 #include "core/util/strings.h"
 #include "core/table/distance_index.h"
 #include "core/table/pattern_builder.h"
+#include "core/table/pattern_sampler.h"
 #include "core/table/pattern_search.h"
 #include "core/table/sampler.h"
 #include "core/table/table_builder.h"
@@ -138,7 +139,7 @@ class Solver {
                                          AnalysisStep<P> step, const SearchLimits& limits);
 
   // States drawn uniformly at an exact distance (Sampler::Draw) from the table for the
-  // model's parameters. FAILED_PRECONDITION naming the table when there is none or it was
+  // model's parameters (a pattern model: PatternSample, which also takes kAnyDistance). FAILED_PRECONDITION naming the table when there is none or it was
   // refused; DATA_LOSS when a modulo-3 table disagrees with the search for its distances.
   template <PuzzleModel P>
   absl::StatusOr<Sample<P>> Sample(const P& model, int distance, uint64_t count, uint64_t seed,
@@ -292,9 +293,14 @@ template <PuzzleModel P>
 absl::StatusOr<Sample<P>> Solver::Sample(const P& model, int distance, uint64_t count,
                                          uint64_t seed, const SearchLimits& limits) {
   if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+    const std::shared_ptr<const PatternTables> patterns = PatternsFor<P>();
+    return PatternSample(model, patterns.get(), LiveFor(model)->perimeter(), distance, count,
+                         seed, limits);
+  }
+  if (distance == kAnyDistance) {
     return absl::FailedPreconditionError(
-        Cat("sampling the ", P::kName, " puzzle at an exact distance needs a table of "
-            "distances, and its tables are pattern tables (bounds)"));
+        Cat("any_distance: only a puzzle without a table of distances (the fifteen puzzle) "
+            "draws among every state; the ", P::kName, " puzzle draws at a distance"));
   }
   const std::string id = P::TableId(model.params());
   std::shared_ptr<const TableWalker<P>> walker = WalkerFor(model);

@@ -285,6 +285,10 @@ RequestHandler::Route RequestHandler::Sample(const v1::SampleRequest& request,
                           " given with largest; give one or the other"));
     return Route::kAnswered;
   }
+  if (request.any_distance() && (request.largest() || request.distance() != 0)) {
+    *status = Invalid("any_distance: given with distance or largest; give one of the three");
+    return Route::kAnswered;
+  }
   Route route = Route::kAnswered;
   VisitPuzzle(name, [&](auto type) {
     using P = typename decltype(type)::type;
@@ -293,8 +297,9 @@ RequestHandler::Route RequestHandler::Sample(const v1::SampleRequest& request,
       *status = params.status();
       return;
     }
-    const int distance = request.largest() ? Sampler<P>::kLargest
-                                           : static_cast<int>(std::min(request.distance(), 255u));
+    const int distance = request.any_distance() ? kAnyDistance
+                         : request.largest()    ? Sampler<P>::kLargest
+                                                : static_cast<int>(std::min(request.distance(), 255u));
     *search = [this, params = std::move(*params), distance, count = request.count(),
                seed = request.seed()](SearchLimits limits,
                                       v1::SampleResponse* out) -> absl::Status {

@@ -9,6 +9,7 @@
 #include "core/puzzles/fifteen.h"
 #include "core/solver.h"
 #include "core/table/table_format.h"
+#include "core/table/pattern_sampler.h"
 #include "core/util/strings.h"
 #include "gtest/gtest.h"
 #include "rocksdb/db.h"
@@ -110,6 +111,73 @@ TEST_F(FifteenDbTest, BoardsAtEightyAreExact) {
     FifteenBoard s = boards[i].instance.state;
     for (uint8_t m : answer->moves) ASSERT_TRUE(model.Apply(s, m, &s));
     EXPECT_TRUE(model.IsGoal(s));
+  }
+}
+
+TEST_F(FifteenDbTest, SamplesAreExactWhereTheyCanBeAndRefusedElsewhere) {
+  const FifteenPuzzle model;
+  auto distance_of = [&](const FifteenBoard& s) {
+    auto answer = solver_->Solve<FifteenPuzzle>({{}, s}, SolveOptions{});
+    EXPECT_TRUE(answer.ok()) << answer.status();
+    return answer.ok() ? answer->distance : -1;
+  };
+  // Near the goal: every board listed (the perimeter), the published count.
+  auto near = solver_->Sample(model, 12, 6, 7, SearchLimits{});
+  ASSERT_TRUE(near.ok()) << near.status();
+  EXPECT_EQ(near->population, 7808u);
+  ASSERT_EQ(near->states.size(), 6u);
+  for (const FifteenBoard& s : near->states) EXPECT_EQ(distance_of(s), 12);
+  auto again = solver_->Sample(model, 12, 6, 7, SearchLimits{});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->states, near->states);  // the seed decides
+  // The middle: uniform boards solved and kept at the distance.
+  auto middle = solver_->Sample(model, 52, 3, 11, SearchLimits{});
+  ASSERT_TRUE(middle.ok()) << middle.status();
+  EXPECT_EQ(middle->population, 763865196269u);
+  ASSERT_EQ(middle->states.size(), 3u);
+  for (const FifteenBoard& s : middle->states) EXPECT_EQ(distance_of(s), 52);
+  // The far end: the 17 known boards.
+  auto far = solver_->Sample(model, Sampler<FifteenPuzzle>::kLargest, 20, 1, SearchLimits{});
+  ASSERT_TRUE(far.ok()) << far.status();
+  EXPECT_EQ(far->distance, 80);
+  EXPECT_EQ(far->population, 17u);
+  EXPECT_EQ(far->states.size(), 17u);
+  const std::vector<FifteenBoard> farthest = FifteenPuzzle::Farthest();
+  for (const FifteenBoard& s : far->states) {
+    EXPECT_NE(std::find(farthest.begin(), farthest.end(), s), farthest.end());
+  }
+  // Any distance: uniform among the solvable half.
+  auto any = solver_->Sample(model, kAnyDistance, 4, 3, SearchLimits{});
+  ASSERT_TRUE(any.ok()) << any.status();
+  EXPECT_EQ(any->population, 10461394944000u);
+  ASSERT_EQ(any->states.size(), 4u);
+  for (const FifteenBoard& s : any->states) EXPECT_FALSE(FifteenPuzzle::ProvablyUnsolvable(s));
+  // Between: too few boards to draw, none listed.
+  auto between = solver_->Sample(model, 30, 1, 1, SearchLimits{});
+  EXPECT_TRUE(absl::IsFailedPrecondition(between.status()));
+  EXPECT_NE(between.status().message().find("at distance 30 only 613926161 of 10461394944000"),
+            std::string::npos)
+      << between.status();
+  // The published counts add up to the solvable half.
+  uint64_t total = 0;
+  for (uint64_t c : FifteenPuzzle::kDistanceCounts) total += c;
+  EXPECT_EQ(total, 10461394944000u);
+}
+
+TEST_F(FifteenDbTest, AnalyzeGivesEveryMovesDistanceBestFirst) {
+  const std::vector<Published> boards = ReadBoards("fifteen_korf100.txt");
+  auto analysis = solver_->Analyze<FifteenPuzzle>(boards[0].instance, SolveOptions{});
+  ASSERT_TRUE(analysis.ok()) << analysis.status();
+  EXPECT_EQ(analysis->position.distance, 57);
+  ASSERT_GE(analysis->moves.size(), 2u);
+  // The best move is the first move of the smallest optimal solution, one closer.
+  EXPECT_EQ(analysis->moves[0].name, boards[0].moves.substr(0, 1));
+  EXPECT_EQ(analysis->moves[0].distance, 56);
+  for (const MoveAnalysis& m : analysis->moves) {
+    EXPECT_TRUE(m.distance == 56 || m.distance == 58) << m.name << " " << m.distance;
+  }
+  for (size_t i = 1; i < analysis->moves.size(); ++i) {
+    EXPECT_LE(analysis->moves[i - 1].distance, analysis->moves[i].distance);
   }
 }
 

@@ -122,6 +122,12 @@ class FifteenPuzzle : public NoParams<FifteenPuzzle> {
       {"6-6-3", "1-4,7,8/5,6,9,10,13,14/11,12,15"},
   }};
 
+  // Boards per distance 0..80 (a complete breadth-first search, Korf and Schultze 2005;
+  // docs/PUZZLES.md), and the 17 boards at 80: what sampling draws at distances no table
+  // covers (core/table/pattern_sampler.h).
+  static const std::array<uint64_t, 81> kDistanceCounts;
+  static std::vector<State> Farthest();
+
   // Original output: the moves as letters, or "This puzzle is not solvable." (also beyond
   // the cap: the judge's answer for a board it cannot take).
   static std::string FormatOriginalAnswer(const Instance& instance, const FifteenPuzzle& model,

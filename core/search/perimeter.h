@@ -5,6 +5,7 @@
 #ifndef PUZZLEDB_CORE_SEARCH_PERIMETER_H_
 #define PUZZLEDB_CORE_SEARCH_PERIMETER_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -45,6 +46,15 @@ class Perimeter {
     return it == distance_.end() ? -1 : it->second;
   }
   int UncoveredBound() const { return radius_ + 1; }
+  // The ranks of every state at exactly `distance`, ascending.
+  std::vector<uint64_t> RanksAt(int distance) const {
+    std::vector<uint64_t> ranks;
+    for (const auto& [rank, d] : distance_) {
+      if (d == distance) ranks.push_back(rank);
+    }
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
+  }
 
  private:
   int radius_;
