@@ -110,7 +110,11 @@ absl::StatusOr<FifteenPuzzle::Instance> InstanceFromWire<FifteenPuzzle>(const v1
   }
   std::array<int, FifteenPuzzle::kCells> values{};
   for (int cell = 0; cell < FifteenPuzzle::kCells; ++cell) {
-    values[cell] = cells[cell] > 15 ? 16 : static_cast<int>(cells[cell]);
+    if (cells[cell] > 15) {
+      return absl::InvalidArgumentError(Cat("puzzle.fifteen.cells: cell ", cell + 1, " holds ",
+                                            cells[cell], "; a cell holds 0..15 (0: the empty place)"));
+    }
+    values[cell] = static_cast<int>(cells[cell]);
   }
   auto board = FifteenPuzzle::BoardFromCells(values);
   if (!board.ok()) return FieldError("puzzle.fifteen.cells", board.status());

@@ -164,6 +164,28 @@ INSTANTIATE_TEST_SUITE_P(
                  "the empty place"}),
     [](const auto& info) { return info.param.label; });
 
+INSTANTIATE_TEST_SUITE_P(
+    Fifteen, BadInputTest,
+    ::testing::Values(
+        BadInput{"SixteenInACell", "fifteen",
+                 "2\n2 3 4 0\n1 5 7 8\n9 6 10 12\n13 14 11 15\n1 2 3 4\n5 6 7 8\n9 10 11 12\n"
+                 "13 14 15 16\n",
+                 "LLLDRDRDR\n",
+                 "case 2, line 9: row 4, column 4 holds 16; a cell holds 0..15 (0: the empty "
+                 "place)"},
+        BadInput{"TileTwice", "fifteen", "1\n1 2 3 4\n5 6 7 8\n9 10 11 12\n13 14 15 15\n", "",
+                 "case 1, line 2: tile 15 appears twice (cells 15 and 16); a board holds each of "
+                 "0..15 once"},
+        BadInput{"ShortRow", "fifteen", "1\n1 2 3 4\n5 6 7 8\n9 10 11\n13 14 15 0\n", "",
+                 "case 1, line 4: row 3 of the board has 3 numbers, expected 4: '9 10 11'"},
+        BadInput{"FewerBoards", "fifteen", "2\n1 2 3 4\n5 6 7 8\n9 10 11 12\n13 14 15 0\n", "\n",
+                 "case 2, line 5: the input ended after 1 boards, and line 1 announces 2 boards"},
+        BadInput{"NoCount", "fifteen", "1 2 3 4\n", "",
+                 "line 1: the first line must be the number of boards N, found '1 2 3 4'"},
+        BadInput{"Empty", "fifteen", "\n", "",
+                 "line 1: the input is empty; the first line must be the number of boards N"}),
+    [](const auto& info) { return info.param.label; });
+
 // JSON mode answers every good case and gives the bad one an object with "error".
 TEST(BadInputJsonTest, BadCaseGetsAnErrorObjectAndTheRestAreAnswered) {
   const std::string input = kRotationLine + "1 1 1 1 3 2 3 2 3 1 3 2 2 3 1 2 2 2 3 1 2 1 3 9\n" +
@@ -193,7 +215,7 @@ TEST(BadInputBinaryTest, ExitStatusTwoAfterTheEarlierAnswers) {
 TEST(BadInputBinaryTest, BinaryGarbageIsRefusedNotCrashedOn) {
   std::string garbage = "3\n";
   for (int i = 0; i < 4096; ++i) garbage += static_cast<char>((i * 131) % 256);
-  for (const char* puzzle : {"knight", "knobs", "rotation", "eight"}) {
+  for (const char* puzzle : {"knight", "knobs", "rotation", "eight", "fifteen"}) {
     const auto result = testing::RunCommand(
         std::string(PUZZLEDB_CLI) + " solve --puzzle " + puzzle, garbage);
     EXPECT_EQ(result.exit_code, 2) << puzzle << ": " << result.err;

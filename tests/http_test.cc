@@ -34,6 +34,7 @@ const std::pair<const char*, const char*> kGoldenInputs[] = {
     {"knobs", "knobs_9003.in"},     {"knobs", "knobs_9101_unsolvable.in"},
     {"rotation", "rotation.in"},    {"rotation", "rotation_statement.in"},
     {"eight", "eight.in"},          {"eight", "eight_statement.in"},
+    {"fifteen", "fifteen_statement.in"},
 };
 
 using testing::Comparable;
@@ -187,6 +188,9 @@ TEST_F(HttpTest, BadRequestsGetTheirStatusAndAMessage) {
        "INVALID_ARGUMENT", "state: a board has 25 cells"},
       {"no state", [&] { return Get("/v1/solve?puzzle=knight"); }, 400, "INVALID_ARGUMENT",
        "state is missing"},
+      {"bad fifteen board", [&] { return Get("/v1/solve?" + Query("fifteen", "2340157896acdebg")); },
+       400, "INVALID_ARGUMENT",
+       "state: cell 16 (row 4, column 4) holds 'g'; a cell is a hexadecimal digit 0..f"},
       {"unknown parameter", [&] { return Get("/v1/solve?" + Query("knight", knight, "&depth=3")); },
        400, "INVALID_ARGUMENT", "unknown parameter 'depth'"},
       {"parameter twice", [&] { return Get("/v1/solve?" + Query("knight", knight, "&puzzle=eight")); },

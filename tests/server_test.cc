@@ -224,6 +224,15 @@ TEST_F(ServerTest, MalformedRequestsAreInvalidArgumentNamingTheField) {
   expect_invalid(rotation, "puzzle.rotation.cells: cell 3 holds 4; cells hold 1, 2 or 3");
   rotation.mutable_puzzle()->mutable_rotation()->add_cells(1);
   expect_invalid(rotation, "puzzle.rotation.cells: a board has 24 cells, got 25 values");
+  v1::SolveRequest fifteen;
+  for (int i = 1; i <= 15; ++i) fifteen.mutable_puzzle()->mutable_fifteen()->add_cells(i);
+  expect_invalid(fifteen, "puzzle.fifteen.cells: a board has 16 cells, got 15");
+  fifteen.mutable_puzzle()->mutable_fifteen()->add_cells(99);
+  expect_invalid(fifteen, "puzzle.fifteen.cells: cell 16 holds 99; a cell holds 0..15 (0: the "
+                          "empty place)");
+  fifteen.mutable_puzzle()->mutable_fifteen()->set_cells(15, 1);
+  expect_invalid(fifteen, "puzzle.fifteen.cells: tile 1 appears twice (cells 1 and 16); a board "
+                          "holds each of 0..15 once");
   // The same for SEARCH_ONLY (refused before any search) and for Analyze.
   expect_invalid(KnightRequest("01*", 0, v1::SEARCH_ONLY),
                  "puzzle.knight.board: a board has 25 cells, got 3 characters");
