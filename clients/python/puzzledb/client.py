@@ -336,12 +336,16 @@ class Client:
         *,
         count: int = 1,
         seed: int = 0,
+        any_distance: bool = False,
         timeout: Optional[float] = None,
     ) -> Sample:
         """States drawn uniformly at `distance` from the goal (None: the largest there is)
-        from the table of `puzzle`'s kind and parameters (its state is ignored)."""
+        from the table of `puzzle`'s kind and parameters (its state is ignored). With
+        any_distance (the fifteen puzzle only), among every solvable state."""
         request = solver_pb2.SampleRequest(puzzle=puzzle, count=count, seed=seed)
-        if distance is None:
+        if any_distance:
+            request.any_distance = True
+        elif distance is None:
             request.largest = True
         else:
             request.distance = distance

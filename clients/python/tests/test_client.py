@@ -116,6 +116,28 @@ class ClientTest(unittest.TestCase):
                 self.assertEqual(answer.table_id, puzzledb.table_id(puzzle))
                 self.assertGreater(answer.table_generation, 0)
 
+    def test_fifteen_is_searched_over_its_pattern_tables(self):
+        korf1 = [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
+        answer = self.client.solve(puzzledb.fifteen(korf1))
+        self.assertEqual(answer.outcome, "SOLVED")
+        self.assertEqual(answer.source, "SEARCH")
+        self.assertEqual(answer.distance, 57)
+        self.assertEqual("".join(answer.moves),
+                         "DRUULDDDRUUULDDLLURURDDLDRRULULDDLUUURDDDLUUURDRDDLLURRRD")
+        self.assertGreater(answer.nodes, 0)
+        odd = self.client.solve(puzzledb.fifteen([13, 1, 2, 4, 5, 0, 3, 7, 9, 6, 10, 12, 15, 8, 11, 14]))
+        self.assertEqual(odd.outcome, "UNSOLVABLE")
+        near = self.client.sample(puzzledb.fifteen([]), 10, count=3, seed=5)
+        self.assertEqual(near.population, 1948)
+        for state in near.states:
+            self.assertEqual(self.client.solve(state).distance, 10)
+        anywhere = self.client.sample(puzzledb.fifteen([]), count=2, any_distance=True)
+        self.assertEqual(anywhere.population, 10461394944000)
+        self.assertEqual(len(anywhere.states), 2)
+        with self.assertRaises(puzzledb.PuzzledbError) as caught:
+            self.client.solve(puzzledb.fifteen(list(range(15))))
+        self.assertIn("puzzle.fifteen.cells: a board has 16 cells, got 15", str(caught.exception))
+
     def test_listing_solutions_starts_with_the_answer(self):
         answer = self.client.solve(puzzledb.eight(EIGHT), max_solutions=5)
         self.assertGreaterEqual(len(answer.solutions), 1)
