@@ -56,6 +56,15 @@ const PUZZLES = {
     fromWire: (m) => m.eight.board,
     draw: drawEight,
   },
+  fifteen: {
+    sample: '2340157896acdebf',
+    hint: 'Click two cells to swap them. The goal is 1..15 row by row, the empty place last. ' +
+          'Answered by search over pattern tables: no count of optimal solutions.',
+    cells: (s) => s.toLowerCase().split(''),
+    join: (cells) => cells.join(''),
+    fromWire: (m) => m.fifteen.cells.map((n) => n.toString(16)).join(''),
+    draw: drawFifteen,
+  },
 };
 
 const $ = (id) => document.getElementById(id);
@@ -377,6 +386,17 @@ function drawEight(cells, changed) {
   for (let i = 0; i < 9; i++) {
     cell(root, i, (i % 3) * 90, Math.floor(i / 3) * 90, 90, cells[i] === '0' ? '' : cells[i],
          cells[i] === '0' ? 'empty' : 'tile', changed);
+  }
+  return root;
+}
+
+// The compact form's hexadecimal digits, drawn as the numbers 1..15.
+function drawFifteen(cells, changed) {
+  const root = svg(4 * 80, 4 * 80, 'fifteen puzzle board');
+  for (let i = 0; i < 16; i++) {
+    const value = parseInt(cells[i], 16);
+    cell(root, i, (i % 4) * 80, Math.floor(i / 4) * 80, 80, value === 0 ? '' : String(value),
+         value === 0 ? 'empty' : 'tile', changed);
   }
   return root;
 }

@@ -142,6 +142,22 @@ try {
     await page.screenshot({path: path.join(artifacts, `${puzzle}.png`), fullPage: true});
   }
 
+  // 1b. The fifteen puzzle: a link shows the searched answer (no count: pattern tables
+  // count nothing), and playing it through reaches the goal.
+  {
+    await page.goto(base + '?puzzle=fifteen&state=2340157896acdebf');
+    await page.waitForSelector('#player:not([hidden])');
+    const got = await shown();
+    check(distanceIn(got.summary) === 9, `fifteen: the link shows distance 9 (page: "${got.summary}")`);
+    check(got.moves.join('') === 'LLLDRDRDR', `fifteen: the moves shown are LLLDRDRDR (${got.moves.join('')})`);
+    check(await page.$$eval('#board svg g.cell', (g) => g.length) === 16, 'fifteen: 16 cells drawn');
+    for (let i = 0; i < 9; i++) await page.click('#next');
+    const cells = await page.$$eval('#board svg g.cell text', (t) => t.map((x) => x.textContent));
+    check(cells.join(',') === '1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,',
+          `fifteen: after 9 clicks on next the board is the goal (${cells.join(',')})`);
+    await page.screenshot({path: path.join(artifacts, 'fifteen-played.png'), fullPage: true});
+  }
+
   // 2. Clicking through the 8-puzzle's solution reaches the goal board.
   await page.goto(base + '?puzzle=eight&state=' + CASES.eight.state);
   await page.waitForSelector('#player:not([hidden])');
