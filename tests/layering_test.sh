@@ -37,7 +37,7 @@ hits=$(grep -rlE '#include "(grpcpp|httplib|CLI/|server/|client/)' service)
 # Puzzles are named only by their models, the registry and the wire mapping, and by the web
 # page's drawings of their boards (server/web/: a puzzle's look is the page's, not the
 # model's; docs/ARCHITECTURE.md, "Adding a puzzle").
-hits=$(grep -rlE 'KnightPuzzle|KnobsPuzzle|RotationPuzzle|EightPuzzle|"(knight|knobs|rotation|eight)"' \
+hits=$(grep -rlE 'KnightPuzzle|KnobsPuzzle|RotationPuzzle|EightPuzzle|FifteenPuzzle|"(knight|knobs|rotation|eight|fifteen)"' \
   client server builder service core/solver.h core/solver.cc core/search core/table core/util |
   grep -v '^service/wire\.' | grep -v '^server/web/')
 [ -z "$hits" ] || fail "a puzzle is named outside core/puzzles/ and service/wire.*: $hits"

@@ -16,8 +16,8 @@ namespace puzzledb {
 
 // What a pattern table is for: its id, the puzzle that reads it, and its partition.
 struct PatternTableSpec {
-  std::string table_id;   // "fifteen-7-8"
-  std::string puzzle;     // "fifteen"
+  std::string table_id;   // PatternTableId: the puzzle, "-", the set's name
+  std::string puzzle;     // the registered name of the puzzle that reads it
   TilePartition partition;
 };
 
