@@ -13,6 +13,7 @@
 #include "core/table/table_builder.h"
 #include "reflection_subset.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "core/table/pattern_builder.h"
 #include "gtest/gtest.h"
 #include "service/wire.h"
 #include "puzzledb/client.h"
@@ -261,6 +262,85 @@ bool Eventually(Condition condition) {
     std::this_thread::sleep_for(10ms);
   }
   return false;
+}
+
+// The gauge's value in the server's metrics text.
+int SearchesRunning(const PuzzledbServer& server) {
+  const std::string text = server.MetricsText();
+  const std::string name = "\npuzzledb_searches_running ";
+  const size_t at = text.find(name);
+  return at == std::string::npos ? -1 : std::stoi(text.substr(at + name.size()));
+}
+
+// A fifteen-puzzle board at 80 moves, far beyond what the test database's 6-6-3 tables
+// solve in a minute: one search that splits (docs/API.md, "Searches") borrows the second
+// slot while nothing waits, gives it back as soon as another search waits, and stops when
+// its client goes away.
+TEST_F(ServerTest, AFifteenSearchBorrowsAnIdleSlotAndGivesItBack) {
+  TearDown();
+  // A database of the fifteen puzzle's 6-6-3 tables alone (a second to build).
+  const std::string fifteen_db = testing::TempPath("server_fifteen_db");
+  std::filesystem::remove_all(fifteen_db);
+  {
+    auto store = TableStore::Open(fifteen_db, TableStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok()) << store.status();
+    const PatternSet& set = FifteenPuzzle::kPatternSets[1];
+    ASSERT_EQ(set.name, "6-6-3");
+    auto partition = TilePartition::Parse(set.groups);
+    ASSERT_TRUE(partition.ok());
+    const PatternTableSpec spec{PatternTableId<FifteenPuzzle>(set.name), "fifteen", *partition};
+    ASSERT_TRUE(BuildPatternTable(spec, **store, PatternBuildProgress{}).ok());
+  }
+  ServerOptions options;
+  options.db = fifteen_db;
+  options.listen = "127.0.0.1:0";
+  options.max_concurrent_searches = 2;
+  options.search_queue = 4;
+  auto started = PuzzledbServer::Start(options, [](std::string_view) {});
+  ASSERT_TRUE(started.ok()) << started.status();
+  server_ = std::move(*started);
+  ClientOptions client_options;
+  client_options.target = "127.0.0.1:" + std::to_string(server_->port());
+  client_ = std::make_unique<Client>(client_options);
+  auto channel = testing::ConnectedChannel("127.0.0.1:" + std::to_string(server_->port()));
+  auto stub = v1::Solver::NewStub(channel);
+  v1::SolveRequest hard;
+  for (int c : {0, 12, 9, 13, 15, 11, 10, 14, 3, 7, 2, 5, 4, 8, 6, 1}) {
+    hard.mutable_puzzle()->mutable_fifteen()->add_cells(static_cast<uint32_t>(c));
+  }
+  grpc::ClientContext hard_context;
+  hard_context.set_deadline(std::chrono::system_clock::now() + 60s);
+  v1::SolveResponse hard_response;
+  grpc::Status hard_status;
+  std::thread hard_call([&] { hard_status = stub->Solve(&hard_context, hard, &hard_response); });
+  // One search on two threads.
+  EXPECT_TRUE(Eventually([&] { return SearchesRunning(*server_) == 2; }))
+      << server_->MetricsText();
+  // Another search is answered while the hard one goes on: the helper made room.
+  const auto asked = std::chrono::steady_clock::now();
+  v1::SolveRequest korf1;
+  for (int c : {13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2}) {
+    korf1.mutable_puzzle()->mutable_fifteen()->add_cells(static_cast<uint32_t>(c));
+  }
+  auto other = client_->Solve(korf1);
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(other->distance(), 57u);
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, 30s);
+  // The client goes away mid-search: every thread of the search comes back.
+  hard_context.TryCancel();
+  hard_call.join();
+  EXPECT_EQ(hard_status.error_code(), grpc::StatusCode::CANCELLED) << hard_status.error_message();
+  EXPECT_TRUE(Eventually([&] { return SearchesRunning(*server_) == 0; }))
+      << server_->MetricsText();
+  v1::SolveRequest statement;
+  for (int c : {2, 3, 4, 0, 1, 5, 7, 8, 9, 6, 10, 12, 13, 14, 11, 15}) {
+    statement.mutable_puzzle()->mutable_fifteen()->add_cells(static_cast<uint32_t>(c));
+  }
+  auto next = client_->Solve(statement);
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(next->distance(), 9u);
+  TearDown();
+  std::filesystem::remove_all(fifteen_db);
 }
 
 TEST_F(ServerTest, SearchesBeyondSlotsAndQueueAreRefusedAndTableAnswersDoNotWait) {
