@@ -89,7 +89,7 @@ class LocalBackend final : public Backend {
     return limits;
   }
 
-  const std::function<bool(std::function<void()>)> spare_threads_ =
+  const std::function<bool(SearchLimits::Task, SearchLimits::Task)> spare_threads_ =
       SpareThreads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - 1);
 
   const BackendOptions options_;

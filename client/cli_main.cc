@@ -111,7 +111,8 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember(PuzzleNameList()));
   sample_cmd->add_option("--distance,-d", sample.distance,
-                         "The exact distance from the goal, or max for the largest there is")
+                         "The exact distance from the goal, max for the largest there is, or any "
+                         "(the fifteen puzzle: among every solvable state)")
       ->required();
   sample_cmd->add_option("--count,-n", sample.count,
                          "How many distinct states (all of them if fewer exist); 0: only say how "

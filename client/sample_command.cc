@@ -80,8 +80,11 @@ int Run(const SampleCommandOptions& options, v1::SampleRequest request, std::ost
     out << P::FormatOriginal(instances);
   }
   err << "puzzledb: " << response->states_size() << " of " << response->population()
-      << " states at distance " << response->distance() << " (table " << response->table_id()
-      << ", seed " << response->seed() << ")\n";
+      << (options.distance == "any" ? std::string(" states at any distance")
+                                     : Cat(" states at distance ", response->distance()))
+      << (response->table_id().empty() ? std::string()
+                                       : Cat(" (table ", response->table_id(), ","))
+      << (response->table_id().empty() ? " (" : " ") << "seed " << response->seed() << ")\n";
   return kExitOk;
 }
 
@@ -91,6 +94,8 @@ int RunSampleCommand(const SampleCommandOptions& options, std::ostream& out, std
   v1::SampleRequest request;
   if (options.distance == "max") {
     request.set_largest(true);
+  } else if (options.distance == "any") {
+    request.set_any_distance(true);
   } else {
     uint32_t distance = 0;
     const char* begin = options.distance.data();
@@ -99,7 +104,7 @@ int RunSampleCommand(const SampleCommandOptions& options, std::ostream& out, std
     if (options.distance.empty() || parsed.ec != std::errc() || parsed.ptr != end ||
         distance > 255) {
       err << "puzzledb: --distance " << QuoteInput(options.distance)
-          << " is not a distance from 0 to 255 or max\n";
+          << " is not a distance from 0 to 255, max or any\n";
       return kExitBadInput;
     }
     request.set_distance(distance);

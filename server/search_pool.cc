@@ -48,14 +48,14 @@ bool SearchPool::Enqueue(Work work, bool may_refuse) {
 
 bool SearchPool::TrySubmit(Work work) { return Enqueue(std::move(work), true); }
 
-bool SearchPool::TryLend(std::function<void()> task) {
+bool SearchPool::TryLend(std::function<void()> task, std::function<void()> released) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_ || !queue_.empty() ||
         running_ + static_cast<int>(lent_.size()) >= capacity_) {
       return false;
     }
-    lent_.push_back(std::move(task));
+    lent_.emplace_back(std::move(task), std::move(released));
   }
   ready_.notify_one();
   return true;
@@ -80,8 +80,8 @@ size_t SearchPool::waiting() const {
 
 void LendSpareThreads(SearchPool* pool, SearchLimits* limits) {
   if (pool == nullptr || pool->capacity() < 2) return;
-  limits->borrow_thread = [pool](std::function<void()> task) {
-    return pool->TryLend(std::move(task));
+  limits->borrow_thread = [pool](SearchLimits::Task task, SearchLimits::Task released) {
+    return pool->TryLend(std::move(task), std::move(released));
   };
   limits->yield_helpers = [pool] { return pool->SearchWaits(); };
 }
@@ -113,13 +113,16 @@ void SearchPool::Loop() {
       ready_.wait(lock, [this] { return stopping_ || !queue_.empty() || !lent_.empty(); });
       if (!lent_.empty()) {
         // A helper: its search waits for it, so it runs even while the pool stops.
-        std::function<void()> task = std::move(lent_.front());
+        auto [task, released] = std::move(lent_.front());
         lent_.pop_front();
         ++running_;
         lock.unlock();
         task();
         lock.lock();
         --running_;
+        lock.unlock();
+        released();  // after the thread is free: its search may lend it again at once
+        lock.lock();
         continue;
       }
       if (queue_.empty()) return;  // stopping, nothing left

@@ -59,9 +59,10 @@ class SearchPool {
   bool TrySubmit(Work work);
   // Queues `work` whatever the queue holds; false only when the pool is stopping.
   bool Submit(Work work);
-  // Runs `task` on an idle thread as a helper of a running search: true if a thread is
-  // idle and no search waits, false otherwise (and `task` is never run).
-  bool TryLend(std::function<void()> task);
+  // Runs `task` on an idle thread as a helper of a running search, then frees the thread,
+  // then calls `released`: true if a thread is idle and no search waits, false otherwise
+  // (and neither is called).
+  bool TryLend(std::function<void()> task, std::function<void()> released);
   // A search waits for a thread (helpers should give theirs back).
   bool SearchWaits() const;
 
@@ -80,7 +81,8 @@ class SearchPool {
   mutable std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<Work> queue_;
-  std::deque<std::function<void()>> lent_;  // helpers not started yet
+  // Helpers not started yet: the task, and what to call once its thread is free again.
+  std::deque<std::pair<std::function<void()>, std::function<void()>>> lent_;
   int running_ = 0;  // searches (and helpers) taken off the queues, not finished
   bool stopping_ = false;
   std::vector<std::thread> threads_;

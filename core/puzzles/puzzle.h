@@ -209,17 +209,20 @@ struct SearchLimits {
   // Asked now and then (with the clock); true stops the search with CANCELLED.
   std::function<bool()> cancelled;
   // Spare threads for one search that can split its work (the fifteen puzzle's;
-  // docs/API.md, "Searches"): borrow_thread(task) starts `task` on another thread and
-  // returns true, or returns false when no thread is spare. A helper stops taking work
-  // when yield_helpers() is true (other work waits for its thread). Either may be empty:
-  // no helpers; no yielding. Every callback must be thread-safe.
-  std::function<bool(std::function<void()>)> borrow_thread;
+  // docs/API.md, "Searches"): borrow_thread(task, released) runs `task` on another
+  // thread, then frees that thread, then calls `released` (so that a search that waits
+  // for `released` finds the thread spare again), and returns true; or returns false when
+  // no thread is spare (and calls neither). A helper stops taking work when
+  // yield_helpers() is true (other work waits for its thread). Either may be empty: no
+  // helpers; no yielding. Every callback must be thread-safe.
+  using Task = std::function<void()>;
+  std::function<bool(Task task, Task released)> borrow_thread;
   std::function<bool()> yield_helpers;
 };
 
 // A borrow_thread for a process of its own (the command line): up to `spare` helper
 // threads at a time, started afresh.
-std::function<bool(std::function<void()>)> SpareThreads(int spare);
+std::function<bool(SearchLimits::Task, SearchLimits::Task)> SpareThreads(int spare);
 
 // OK, or why `work` must stop now: DEADLINE_EXCEEDED past the deadline, CANCELLED when the
 // caller gave up. For work other than a search (counting, sampling) to check now and then.

@@ -408,14 +408,17 @@ class TilePatternSearch {
         std::lock_guard<std::mutex> lock(split->mutex);
         ++split->helpers;
       }
-      // The task keeps `split` alive; `this` outlives it (waited for below).
-      const bool started = limits_.borrow_thread([this, split, threshold] {
-        TilePatternSearch helper(model_, tables_, perimeter_, limits_);
-        helper.Work(*split, threshold, true);
-        std::lock_guard<std::mutex> lock(split->mutex);
-        --split->helpers;
-        split->helpers_done.notify_all();
-      });
+      // Both keep `split` alive; `this` outlives them (waited for below).
+      const bool started = limits_.borrow_thread(
+          [this, split, threshold] {
+            TilePatternSearch helper(model_, tables_, perimeter_, limits_);
+            helper.Work(*split, threshold, true);
+          },
+          [split] {
+            std::lock_guard<std::mutex> lock(split->mutex);
+            --split->helpers;
+            split->helpers_done.notify_all();
+          });
       if (!started) {
         std::lock_guard<std::mutex> lock(split->mutex);
         --split->helpers;
