@@ -175,6 +175,8 @@ TEST(TilePartitionTest, ParsesEncodesAndRefuses) {
   EXPECT_EQ(bad("1-8/9-16"), "tile partition '1-8/9-16': tile 16 is not one of 1..15");
   EXPECT_EQ(bad("1-8//9-15"), "tile partition '1-8//9-15': expected a tile number at character 5");
   EXPECT_FALSE(TilePartition::Decode("short").ok());
+  EXPECT_EQ(bad("1/2/3/4/5/6/7/8/9-15"),
+            "tile partition '1/2/3/4/5/6/7/8/9-15': more than 8 groups");
 }
 
 TEST(PatternGroupTest, IndicesAreDenseAndInvertible) {

@@ -117,7 +117,7 @@ class TilePatternSearch {
   enum class Step { kFound, kContinue, kAborted };
   static constexpr int kInfinity = std::numeric_limits<int>::max();
   static constexpr uint64_t kClockEvery = 4096;
-  static constexpr int kMaxGroups = 8;
+  static constexpr int kMaxGroups = kMaxPatternGroups;
   static constexpr uint64_t kSplitAfter = 200'000;
   // An iteration is split into subtrees whose roots are this many moves deep (deeper
   // when that gives too few to share out).

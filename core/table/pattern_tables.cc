@@ -172,6 +172,9 @@ absl::StatusOr<TilePartition> TilePartition::Parse(std::string_view text) {
     if (current.size() > kMaxGroupTiles) {
       return bad(Cat("a group has ", current.size(), " tiles; at most ", kMaxGroupTiles));
     }
+    if (p.groups_.size() == kMaxPatternGroups) {
+      return bad(Cat("more than ", kMaxPatternGroups, " groups"));
+    }
     std::sort(current.begin(), current.end());
     for (int t : current) p.group_of_[t] = static_cast<int8_t>(p.groups_.size());
     p.groups_.push_back(std::move(current));

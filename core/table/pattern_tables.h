@@ -34,8 +34,9 @@ namespace puzzledb {
 
 inline constexpr int kTileCells = 16;  // a 4x4 board; tile t's home is cell t - 1
 inline constexpr int kMaxGroupTiles = 8;
+inline constexpr int kMaxPatternGroups = 8;  // what the search keeps per board
 
-// A partition of the tiles 1..15 into disjoint groups of 1..8 tiles.
+// A partition of the tiles 1..15 into at most 8 disjoint groups of 1..8 tiles.
 class TilePartition {
  public:
   TilePartition() = default;
