@@ -38,6 +38,8 @@ const PUZZLES = {
       }
       return 'knobs-' + hash.toString(16).padStart(16, '0');
     },
+    // A click turns the knob by hand; the other boards swap two cells.
+    click: (cells, i) => { cells[5 * i] = String(Number(cells[5 * i]) % 4 + 1); },
     draw: drawKnobs,
   },
   rotation: {
@@ -80,6 +82,10 @@ const view = {
 };
 
 // ------------------------------------------------------------------ the server
+
+// A puzzle with a table per parameter set (the knobs' wiring) names it from the state,
+// which then also rides along where only the parameters matter (sampling).
+const hasParams = (puzzle) => Boolean(PUZZLES[puzzle] && PUZZLES[puzzle].table);
 
 // The table that answers the position shown, sent as the header puzzledb-table so that a
 // proxy in front of several replicas sends each table's calls to one replica
@@ -214,8 +220,8 @@ function clickCell(i) {
   }
   const puzzle = PUZZLES[view.puzzle];
   const cells = puzzle.cells(view.state);
-  if (view.puzzle === 'knobs') {
-    cells[5 * i] = String(Number(cells[5 * i]) % 4 + 1);
+  if (puzzle.click) {
+    puzzle.click(cells, i);
   } else if (view.selected < 0) {
     view.selected = i;
     render();
@@ -461,7 +467,7 @@ function drawKnobs(cells, changed) {
 async function prepareSampler() {
   const puzzle = view.puzzle;
   const q = new URLSearchParams({puzzle: puzzle, distance: 'max', count: '0'});
-  if (puzzle === 'knobs') q.set('state', view.state);
+  if (hasParams(puzzle)) q.set('state', view.state);
   $('sampler').hidden = true;
   try {
     const largest = await call('/v1/sample?' + q.toString());
@@ -485,7 +491,7 @@ async function drawRandom() {
   showError('');
   const q = new URLSearchParams({puzzle: view.puzzle, distance: $('distance').value, count: '1',
                                  seed: String(Math.floor(Math.random() * 4294967296))});
-  if (view.puzzle === 'knobs') q.set('state', view.state);
+  if (hasParams(view.puzzle)) q.set('state', view.state);
   try {
     const sample = await call('/v1/sample?' + q.toString());
     if (!sample.states || sample.states.length === 0) {
@@ -529,7 +535,7 @@ function pickCase(c) {
     return;
   }
   setPosition(view.puzzle, c.state, 'solve');
-  if (view.puzzle === 'knobs') prepareSampler();
+  if (hasParams(view.puzzle)) prepareSampler();
   solve();
 }
 
