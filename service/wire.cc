@@ -170,8 +170,19 @@ std::string ToJsonLine(const google::protobuf::Message& message) {
 }
 
 void TableParamsToWire(std::string_view puzzle, std::string_view params, v1::TableInfo* out) {
-  if (puzzle == KnobsPuzzle::kName) {
-    for (char c : params) out->add_wiring(static_cast<uint8_t>(c));
+  VisitPuzzle(puzzle, [&](auto type) {
+    using P = typename decltype(type)::type;
+    if constexpr (HasParams<P>) {
+      auto decoded = P::DecodeParams(params);
+      if (!decoded.ok()) return;  // the table's status says why
+      const P model(*decoded);
+      InstanceToWire(typename P::Instance{*decoded, model.Goals()[0]},
+                     out->mutable_parameters_puzzle());
+    }
+  });
+  // The knobs' wiring also where clients before parameters_puzzle read it.
+  if (out->parameters_puzzle().has_knobs()) {
+    for (uint32_t n : out->parameters_puzzle().knobs().wiring()) out->add_wiring(n);
   }
 }
 

@@ -55,8 +55,9 @@ std::string_view WirePuzzleName(const v1::Puzzle& puzzle);
 // puzzle is set.
 std::string TableIdFromWire(const v1::Puzzle& puzzle);
 
-// The puzzle's own fields of a table's description, from the parameters stored with the
-// table (for knobs: the wiring as 48 numbers). Nothing for puzzles without parameters.
+// The parameters stored with a table in the puzzle's own message (TableInfo's
+// parameters_puzzle; for the knobs also the wiring as 48 numbers). Nothing for puzzles
+// without parameters.
 void TableParamsToWire(std::string_view puzzle, std::string_view params, v1::TableInfo* out);
 
 v1::Outcome OutcomeToWire(Outcome outcome);

@@ -188,6 +188,13 @@ TEST_F(ServerTest, ListTablesDescribesEveryTable) {
     }
     if (t.puzzle() == "knobs") {
       EXPECT_EQ(t.wiring_size(), 48);
+      // The same wiring in the puzzle's own message, generic for any puzzle with parameters.
+      ASSERT_TRUE(t.parameters_puzzle().has_knobs());
+      EXPECT_EQ(std::vector<uint32_t>(t.parameters_puzzle().knobs().wiring().begin(),
+                                      t.parameters_puzzle().knobs().wiring().end()),
+                std::vector<uint32_t>(t.wiring().begin(), t.wiring().end()));
+    } else {
+      EXPECT_FALSE(t.has_parameters_puzzle()) << t.table_id();
     }
   }
 }
