@@ -56,14 +56,9 @@ def fifteen(cells: Sequence[int]) -> Puzzle:
     return Puzzle(fifteen=solver_pb2.FifteenBoard(cells=list(cells)))
 
 
-def table_id(puzzle: Puzzle) -> str:
-    """The id of the table that answers `puzzle` (docs/API.md, "Table affinity"): the kind
-    ("knight", "rotation", "eight", "fifteen"), or for the knobs "knobs-" and 16 hex digits of the
-    64-bit FNV-1a hash of the 48 wiring numbers, each less one, as bytes ("knobs" for a
-    wiring that is not 48 numbers 1..12). Sent with every call as `puzzledb-table`."""
-    kind = puzzle.WhichOneof("kind")
-    if kind != "knobs":
-        return kind or ""
+def _knobs_table_id(puzzle: Puzzle) -> str:
+    """"knobs-" and 16 hex digits of the 64-bit FNV-1a hash of the 48 wiring numbers, each
+    less one, as bytes ("knobs" for a wiring that is not 48 numbers 1..12)."""
     wiring = list(puzzle.knobs.wiring)
     if len(wiring) != 48 or any(not 1 <= n <= 12 for n in wiring):
         return "knobs"
@@ -71,6 +66,22 @@ def table_id(puzzle: Puzzle) -> str:
     for n in wiring:
         h = ((h ^ (n - 1)) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
     return f"knobs-{h:016x}"
+
+
+# The puzzles with a table per parameter set, and how their ids follow from the parameters;
+# every other puzzle's table is named by its kind.
+_PARAMETER_TABLE_IDS = {"knobs": _knobs_table_id}
+
+
+def table_id(puzzle: Puzzle) -> str:
+    """The id of the table that answers `puzzle` (docs/API.md, "Table affinity"): the kind
+    ("knight", "rotation", "eight", "fifteen"), or for a puzzle with parameters its
+    parameters' id (the knobs: "knobs-" and the wiring's FNV-1a hash). Sent with every
+    call as `puzzledb-table`."""
+    kind = puzzle.WhichOneof("kind")
+    if kind in _PARAMETER_TABLE_IDS:
+        return _PARAMETER_TABLE_IDS[kind](puzzle)
+    return kind or ""
 
 
 def _metadata(puzzle: Optional[Puzzle]):
