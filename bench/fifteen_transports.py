@@ -6,6 +6,7 @@ REPEAT times each, in ROUNDS interleaved rounds, against a server this script st
 loopback ports of its own and stops.
 
     /usr/bin/python3 bench/fifteen_transports.py BUILD_DIR DB_DIR [--repeat N] [--rounds N]
+        [--search-priority low|normal|idle]
 
 (Debian's interpreter, which has python3-grpcio.)
 """
@@ -32,6 +33,7 @@ def main():
     parser.add_argument("db")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--search-priority", default="low", choices=["low", "normal", "idle"])
     args = parser.parse_args()
     sys.path.insert(0, os.path.join(args.build, "python"))
     import puzzledb
@@ -50,7 +52,8 @@ def main():
     log = open(os.path.join(work, "server.log"), "w")
     server = subprocess.Popen(
         [os.path.join(args.build, "server", "puzzledb-server"), "--db", args.db,
-         "--listen", grpc_address, "--http", f"127.0.0.1:{http_port}"], stderr=log)
+         "--listen", grpc_address, "--http", f"127.0.0.1:{http_port}",
+         "--search-priority", args.search_priority], stderr=log)
     try:
         client = puzzledb.Client(grpc_address, timeout=60)
         for _ in range(200):
@@ -63,6 +66,10 @@ def main():
                 time.sleep(0.1)
         connection = http.client.HTTPConnection("127.0.0.1", http_port)
         path = "/v1/solve?puzzle=fifteen&max_moves=0&state=" + ",".join(map(str, cells))
+        # Warm-up: the server loads its tables and builds its perimeter on first use.
+        client.solve(puzzledb.fifteen(cells))
+        connection.request("GET", path)
+        connection.getresponse().read()
         for round_number in range(1, args.rounds + 1):
             out = subprocess.run(
                 [os.path.join(args.build, "bench", "fifteen_bench"), "--db", args.db,
