@@ -460,9 +460,14 @@ template <PuzzleModel P>
 absl::StatusOr<Solution> Solver::Search(const P& model, const typename P::Instance& instance,
                                         const TableStep<P>& step, const SearchLimits& limits) {
   if constexpr (P::kLiveSearch == LiveSearchKind::kTilePatterns) {
-    if (step.patterns != nullptr) {
+    // SEARCH_ONLY skips the table step, but pattern tables only guide a search: read them.
+    std::shared_ptr<const PatternTables> patterns = step.patterns;
+    if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+      if (patterns == nullptr) patterns = PatternsFor<P>();
+    }
+    if (patterns != nullptr) {
       auto live = LiveFor(model);
-      return TilePatternSearch<P>(model, *step.patterns, live->perimeter(), limits)
+      return TilePatternSearch<P>(model, *patterns, live->perimeter(), limits)
           .Run(instance.state);
     }
   }

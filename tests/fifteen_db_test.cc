@@ -181,6 +181,17 @@ TEST_F(FifteenDbTest, AnalyzeGivesEveryMovesDistanceBestFirst) {
   }
 }
 
+TEST_F(FifteenDbTest, SearchOnlyStillSearchesWithThePatternTables) {
+  const std::vector<Published> boards = ReadBoards("fifteen_80.txt");
+  SolveOptions options;
+  options.policy = Policy::kSearchOnly;
+  options.limits.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  auto answer = solver_->Solve<FifteenPuzzle>(boards[12].instance, options);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->distance, 80);
+  EXPECT_EQ(answer->source, Source::kSearch);
+}
+
 TEST_F(FifteenDbTest, TableOnlyIsRefusedWithTheReason) {
   SolveOptions options;
   options.policy = Policy::kTableOnly;
