@@ -18,7 +18,7 @@
 
 namespace {
 
-// One stream answered the way puzzledb-server answers a stream (server/solver_service.cc),
+// One stream answered the way puzzledb-server answers a stream (server/grpc/solve_stream.cc),
 // with no work per request: the callback API, the next request read while answers are
 // written, answers queued while one is being written and written with the buffer hint
 // while more are queued (never on the first write), response objects reused. So the

@@ -6,7 +6,6 @@
 
 #include "core/util/address.h"
 #include "core/solver.h"
-#include "core/util/clock.h"
 #include "core/util/exit_codes.h"
 #include "core/util/strings.h"
 #include "core/table/table_store.h"
@@ -27,56 +26,38 @@ class LocalBackend final : public Backend {
         solver_(std::move(store), std::move(log)),
         handler_(&solver_, nullptr, HandlerOptions{options.node_budget}) {}
 
-  // `micros` covers the answer, not the first load of its table.
   absl::StatusOr<v1::SolveResponse> Solve(const v1::SolveRequest& request) override {
-    if (request.policy() != v1::SEARCH_ONLY) handler_.Prepare(request.puzzle());
-    const auto started = std::chrono::steady_clock::now();
-    v1::SolveResponse response;
-    absl::Status status;
-    RequestHandler::SearchStep<v1::SolveResponse> search;
-    if (handler_.SolveFromTables(request, &response, &status, &search) ==
-        RequestHandler::Route::kNeedsSearch) {
-      status = search(Limits(started), &response);
-    }
-    if (!status.ok()) return status;
-    response.set_micros(MicrosSince(started));
-    response.set_id(request.id());
-    return response;
+    return Answer<v1::SolveResponse>(request);
   }
-
   absl::StatusOr<v1::AnalyzeResponse> Analyze(const v1::AnalyzeRequest& request) override {
-    if (request.policy() != v1::SEARCH_ONLY) handler_.Prepare(request.puzzle());
-    const auto started = std::chrono::steady_clock::now();
-    v1::AnalyzeResponse response;
-    absl::Status status;
-    RequestHandler::SearchStep<v1::AnalyzeResponse> search;
-    if (handler_.AnalyzeFromTables(request, &response, &status, &search) ==
-        RequestHandler::Route::kNeedsSearch) {
-      status = search(Limits(started), &response);
-    }
-    if (!status.ok()) return status;
-    response.set_micros(MicrosSince(started));
-    response.set_id(request.id());
-    return response;
+    return Answer<v1::AnalyzeResponse>(request);
   }
-
   absl::StatusOr<v1::ListTablesResponse> ListTables() override { return handler_.ListTables(); }
-
   absl::StatusOr<v1::SampleResponse> Sample(const v1::SampleRequest& request) override {
-    const auto started = std::chrono::steady_clock::now();
-    v1::SampleResponse response;
-    absl::Status status;
-    RequestHandler::SearchStep<v1::SampleResponse> search;
-    if (handler_.Sample(request, &response, &status, &search) ==
-        RequestHandler::Route::kNeedsSearch) {
-      status = search(Limits(started), &response);
-    }
-    if (!status.ok()) return status;
-    response.set_micros(MicrosSince(started));
-    return response;
+    return Answer<v1::SampleResponse>(request);
   }
 
  private:
+  // The server's call path without its pool (server/call.h): the table step, else the
+  // search on this thread. `micros` covers the answer, not the first load of its table.
+  template <class Response, class Request>
+  absl::StatusOr<Response> Answer(const Request& request) {
+    if constexpr (requires { request.policy(); }) {
+      if (request.policy() != v1::SEARCH_ONLY) handler_.Prepare(request.puzzle());
+    }
+    const auto started = std::chrono::steady_clock::now();
+    Response response;
+    absl::Status status;
+    RequestHandler::SearchStep<Response> search;
+    if (handler_.FromTables(request, &response, &status, &search) ==
+        RequestHandler::Route::kNeedsSearch) {
+      status = search(Limits(started), &response);
+    }
+    if (!status.ok()) return status;
+    StampAnswer(request, std::chrono::steady_clock::now() - started, &response);
+    return response;
+  }
+
   SearchLimits Limits(std::chrono::steady_clock::time_point started) const {
     SearchLimits limits;
     if (options_.timeout_seconds > 0) {

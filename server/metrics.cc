@@ -89,6 +89,24 @@ ServerMetrics::ServerMetrics()
                       .Help("SolveStream calls open now")
                       .Register(*registry_)
                       .Add({});
+  http_connections_opened_ = &prometheus::BuildCounter()
+                                  .Name("puzzledb_http_connections_total")
+                                  .Help("HTTP connections accepted")
+                                  .Register(*registry_)
+                                  .Add({});
+  http_connections_now_ = &prometheus::BuildGauge()
+                               .Name("puzzledb_http_connections_open")
+                               .Help("HTTP connections open now")
+                               .Register(*registry_)
+                               .Add({});
+  auto& closed = prometheus::BuildCounter()
+                     .Name("puzzledb_http_connections_closed_total")
+                     .Help("HTTP connections closed, by reason")
+                     .Register(*registry_);
+  constexpr const char* kCloseReasons[kHttpCloses] = {
+      "client", "done", "idle", "head_timeout", "body_timeout", "write_timeout", "evicted",
+      "refused"};
+  for (int i = 0; i < kHttpCloses; ++i) http_closed_[i] = &closed.Add({{"reason", kCloseReasons[i]}});
   auto& table_seconds = prometheus::BuildHistogram()
                             .Name("puzzledb_table_answer_seconds")
                             .Help("Time to answer a call from the tables, by method")
@@ -165,6 +183,16 @@ void ServerMetrics::StreamOpened() {
 }
 
 void ServerMetrics::StreamClosed() { streams_now_->Decrement(); }
+
+void ServerMetrics::HttpConnectionOpened() {
+  http_connections_opened_->Increment();
+  http_connections_now_->Increment();
+}
+
+void ServerMetrics::HttpConnectionClosed(HttpClose reason) {
+  http_connections_now_->Decrement();
+  http_closed_[static_cast<int>(reason)]->Increment();
+}
 
 std::string ServerMetrics::Scrape() const {
   std::vector<prometheus::MetricFamily> families = registry_->Collect();

@@ -55,6 +55,19 @@ inline constexpr int kTransports = 2;
 enum class AnswerSource : uint8_t { kTable, kSearch, kRefused, kNone };
 inline constexpr int kAnswerSources = 4;
 
+// Why the HTTP server closed a connection (docs/OPERATIONS.md, "HTTP").
+enum class HttpClose : uint8_t {
+  kClient,        // the client closed it, or the socket failed
+  kDone,          // Connection: close, HTTP/1.0 without keep-alive, or the server stopping
+  kIdle,          // no request within --http-idle-timeout
+  kHeadTimeout,   // the request head took longer than --http-head-timeout
+  kBodyTimeout,   // the body took longer than --http-body-timeout
+  kWriteTimeout,  // the client did not read its answer within --http-body-timeout
+  kEvicted,       // the oldest idle one, for a new connection over --http-max-connections
+  kRefused,       // a request it could not be read past (malformed, or a body over the limit)
+};
+inline constexpr int kHttpCloses = 8;
+
 // The counts the server logs when it stops, and the tests read.
 struct ServiceCounters {
   std::atomic<uint64_t> table_answers{0};
@@ -100,6 +113,8 @@ class ServerMetrics {
                   absl::StatusCode code, std::chrono::steady_clock::duration elapsed);
   void StreamOpened();
   void StreamClosed();
+  void HttpConnectionOpened();
+  void HttpConnectionClosed(HttpClose reason);
 
   // Where scrapes read the server's state; set once, before the first scrape.
   void SetSnapshot(std::function<MetricsSnapshot()> snapshot) { snapshot_ = std::move(snapshot); }
@@ -122,6 +137,9 @@ class ServerMetrics {
   prometheus::Counter* refused_total_ = nullptr;
   prometheus::Counter* streams_opened_ = nullptr;
   prometheus::Gauge* streams_now_ = nullptr;
+  prometheus::Gauge* http_connections_now_ = nullptr;
+  prometheus::Counter* http_connections_opened_ = nullptr;
+  std::array<prometheus::Counter*, kHttpCloses> http_closed_{};
   // The calls' counters, made on first use (prometheus-cpp's Family::Add takes a lock and
   // looks the labels up; this is one load).
   std::array<std::atomic<prometheus::Counter*>,

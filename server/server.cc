@@ -13,7 +13,8 @@
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "server/background_builder.h"
-#include "server/http_server.h"
+#include "server/grpc/solver_service.h"
+#include "server/http/http_server.h"
 
 namespace puzzledb {
 namespace {
@@ -60,6 +61,12 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
       return absl::InvalidArgumentError(Cat("--http ", Message(address), " (or '' for no HTTP)"));
     }
   }
+  if (!options.metrics_listen.empty()) {
+    if (absl::Status address = CheckHostPort(options.metrics_listen, /*allow_port_zero=*/true);
+        !address.ok()) {
+      return absl::InvalidArgumentError(Cat("--metrics-listen ", Message(address)));
+    }
+  }
   auto credentials = Credentials(options);
   if (!credentials.ok()) return credentials.status();
   std::unique_ptr<PuzzledbServer> server(new PuzzledbServer());
@@ -91,16 +98,19 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   handler.search_node_budget = options.search_node_budget;
   server->handler_ = std::make_unique<RequestHandler>(server->solver_.get(), server->builder_.get(),
                                                       handler);
-  ServiceOptions service;
-  service.default_search_deadline = options.default_search_deadline;
-  service.stream_searches = searches;
+  StreamOptions streams;
+  streams.stream_searches = searches;
   server->metrics_ = std::make_unique<ServerMetrics>();
   {
     PuzzledbServer* self = server.get();
     server->metrics_->SetSnapshot([self] { return self->Snapshot(); });
   }
-  server->service_ = std::make_unique<SolverService>(server->handler_.get(), server->pool_.get(),
-                                                     server->metrics_.get(), service);
+  CallEnv env;
+  env.handler = server->handler_.get();
+  env.pool = server->pool_.get();
+  env.metrics = server->metrics_.get();
+  env.default_search_deadline = options.default_search_deadline;
+  server->service_ = std::make_unique<SolverService>(env, streams);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -125,27 +135,44 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   health->SetServingStatus("puzzledb.v1.Solver", true);
   health->SetServingStatus(true);
 
-  if (!options.http_listen.empty()) {
+  PuzzledbServer* self = server.get();
+  auto start_http = [&](const std::string& listen, bool api,
+                        bool metrics) -> absl::StatusOr<std::unique_ptr<HttpServer>> {
     HttpOptions http;
-    http.listen = options.http_listen;
+    http.listen = listen;
     http.threads = options.http_threads;
     http.max_body_bytes = static_cast<size_t>(options.max_message_bytes);
-    http.default_search_deadline = options.default_search_deadline;
+    http.max_connections = options.http_max_connections;
+    http.head_timeout = options.http_head_timeout;
+    http.body_timeout = options.http_body_timeout;
+    http.idle_timeout = options.http_idle_timeout;
+    http.serve_api = api;
+    http.serve_metrics = metrics;
     http.tls_cert_file = options.tls_cert_file;
     http.tls_key_file = options.tls_key_file;
     http.tls_client_ca_file = options.tls_client_ca_file;
     HttpBackend backend;
-    backend.handler = server->handler_.get();
-    backend.pool = server->pool_.get();
-    backend.metrics = server->metrics_.get();
-    PuzzledbServer* self = server.get();
+    backend.env = env;
     backend.serving = [self] { return self->serving_.load(); };
-    auto started_http = HttpServer::Start(http, std::move(backend), log);
+    return HttpServer::Start(http, std::move(backend), log);
+  };
+  if (!options.http_listen.empty()) {
+    auto started_http = start_http(options.http_listen, /*api=*/true,
+                                   /*metrics=*/options.metrics_listen.empty());
     if (!started_http.ok()) {
       server->Shutdown(std::chrono::milliseconds(0));
       return started_http.status();
     }
     server->http_ = std::move(*started_http);
+  }
+  if (!options.metrics_listen.empty()) {
+    auto started_metrics = start_http(options.metrics_listen, /*api=*/false, /*metrics=*/true);
+    if (!started_metrics.ok()) {
+      server->Shutdown(std::chrono::milliseconds(0));
+      return absl::Status(started_metrics.status().code(),
+                          Cat("--metrics-listen: ", Message(started_metrics.status())));
+    }
+    server->metrics_http_ = std::move(*started_metrics);
   }
 
   if (log) {
@@ -160,6 +187,8 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
                                                  : " (TLS, client certificates required)",
             server->http_ != nullptr ? Cat("; HTTP and the web page on ", server->http_->url())
                                      : std::string("; no HTTP"),
+            server->metrics_http_ != nullptr ? Cat("; metrics on ", server->metrics_http_->url(), "metrics")
+                                             : std::string(),
             "; database ", options.db, ": ", loaded,
             " tables loaded (", tables, ")", refusals, "; searches: ", searches,
             " at a time, ", options.search_queue, " may wait, default deadline ",
@@ -205,6 +234,18 @@ int PuzzledbServer::http_port() const { return http_ != nullptr ? http_->port() 
 
 std::string PuzzledbServer::http_url() const { return http_ != nullptr ? http_->url() : ""; }
 
+int PuzzledbServer::metrics_port() const {
+  return metrics_http_ != nullptr ? metrics_http_->port() : 0;
+}
+
+std::string PuzzledbServer::metrics_url() const {
+  return metrics_http_ != nullptr ? metrics_http_->url() : "";
+}
+
+size_t PuzzledbServer::http_connections() const {
+  return http_ != nullptr ? http_->connections() : 0;
+}
+
 void PuzzledbServer::StopServing() {
   if (shut_down_) return;
   serving_ = false;
@@ -221,6 +262,7 @@ void PuzzledbServer::Shutdown(std::chrono::milliseconds grace) {
   // HTTP first: its requests wait for their searches, which need the pool.
   const auto deadline = std::chrono::system_clock::now() + grace;
   if (http_ != nullptr) http_->Shutdown(grace);
+  if (metrics_http_ != nullptr) metrics_http_->Shutdown(std::chrono::milliseconds(0));
   // Waits for the calls in flight; those still running at the deadline are cancelled
   // (their searches see it and stop).
   server_->Shutdown(deadline);

@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "server/metrics.h"
 #include "server/search_pool.h"
-#include "server/solver_service.h"
+#include "server/call.h"
 
 namespace grpc {
 class Server;
@@ -23,6 +23,7 @@ namespace puzzledb {
 
 class BackgroundBuilder;
 class HttpServer;
+class SolverService;
 class Solver;
 class TableStore;
 
@@ -47,7 +48,13 @@ struct ServerOptions {
   // empty: none (the binary's --http defaults to 127.0.0.1:8080). The TLS files above and
   // the limits apply to it too.
   std::string http_listen;
-  int http_threads = 16;  // HTTP connections served at once
+  int http_threads = 0;  // HTTP's event-loop threads; 0: one per core, at most 4
+  size_t http_max_connections = 10000;
+  std::chrono::milliseconds http_head_timeout{10000};
+  std::chrono::milliseconds http_body_timeout{10000};
+  std::chrono::milliseconds http_idle_timeout{30000};
+  // /metrics on an address of its own (host:port), off the HTTP API's; empty: on the API's.
+  std::string metrics_listen;
   // Called with each table a background build finished (tests wait on it).
   std::function<void(const std::string&)> on_table_built;
 };
@@ -67,6 +74,11 @@ class PuzzledbServer {
   // The HTTP server's port and base URL ("http://127.0.0.1:8080/"); 0 and "" without one.
   int http_port() const;
   std::string http_url() const;
+  // The --metrics-listen server's port and URL; 0 and "" without one.
+  int metrics_port() const;
+  std::string metrics_url() const;
+  // HTTP connections open now (0 without HTTP).
+  size_t http_connections() const;
   const ServiceCounters& counters() const;
   // GET /metrics's text (docs/OPERATIONS.md, "Metrics"), also for servers without HTTP.
   std::string MetricsText() const;
@@ -96,6 +108,7 @@ class PuzzledbServer {
   std::unique_ptr<SolverService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<HttpServer> metrics_http_;
   std::atomic<bool> serving_{true};  // health, for gRPC and /healthz
   int port_ = 0;
   bool shut_down_ = false;

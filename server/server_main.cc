@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include <pthread.h>
+#include <sys/resource.h>
 
 #include "CLI/CLI.hpp"
 #include "absl/synchronization/mutex.h"
@@ -99,9 +100,33 @@ int main(int argc, char** argv) {
                  "accepts other machines, port 0 any free port. The TLS flags and limits apply")
       ->capture_default_str();
   app.add_option("--http-threads", options.http_threads,
-                 "HTTP connections served at once; more wait for a thread")
-      ->check(CLI::Range(1, 1024))
+                 "Threads of HTTP's event loop (0: one per core, at most 4); connections are "
+                 "not tied to threads")
+      ->check(CLI::Range(0, 64))
       ->capture_default_str();
+  app.add_option("--http-max-connections", options.http_max_connections,
+                 "HTTP connections open at once; past that the one idle the longest is closed "
+                 "for a new one")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  double head_timeout_s = 10, body_timeout_s = 10, idle_timeout_s = 30;
+  app.add_option("--http-head-timeout", head_timeout_s,
+                 "Seconds a request's line and headers may take to arrive, from their first "
+                 "byte (408 after)")
+      ->check(CLI::Range(0.01, 3600.0))
+      ->capture_default_str();
+  app.add_option("--http-body-timeout", body_timeout_s,
+                 "Seconds a request's body may take to arrive after its headers, and an answer "
+                 "to be read by the client")
+      ->check(CLI::Range(0.01, 3600.0))
+      ->capture_default_str();
+  app.add_option("--http-idle-timeout", idle_timeout_s,
+                 "Seconds a keep-alive HTTP connection may wait for its next request")
+      ->check(CLI::Range(0.01, 86400.0))
+      ->capture_default_str();
+  app.add_option("--metrics-listen", options.metrics_listen,
+                 "Serve /metrics on this address (host:port) instead of on --http's, to keep "
+                 "it off the public port");
   app.add_option("--threads", options.threads, "Cap on gRPC's threads (0: gRPC's default)")
       ->check(CLI::Range(0, 1024));
   app.add_option("--max-concurrent-searches", options.max_concurrent_searches,
@@ -170,6 +195,17 @@ int main(int argc, char** argv) {
                                                    : SearchPriority::kLow;
   options.default_search_deadline =
       std::chrono::milliseconds(static_cast<int64_t>(default_deadline_s * 1000));
+  auto millis = [](double seconds) {
+    return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  };
+  options.http_head_timeout = millis(head_timeout_s);
+  options.http_body_timeout = millis(body_timeout_s);
+  options.http_idle_timeout = millis(idle_timeout_s);
+  // Each HTTP connection is a descriptor: take what the system allows.
+  if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
 
   // SIGINT and SIGTERM are taken by sigwait below, in this thread only; block them before
   // any other thread starts so that every thread inherits the mask.

@@ -5,6 +5,7 @@
 #ifndef PUZZLEDB_SERVICE_REQUEST_HANDLER_H_
 #define PUZZLEDB_SERVICE_REQUEST_HANDLER_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -56,6 +57,20 @@ class RequestHandler {
   Route Sample(const v1::SampleRequest& request, v1::SampleResponse* response,
                absl::Status* status, SearchStep<v1::SampleResponse>* search);
 
+  // The three above by the request's type, for code written once for all of them.
+  Route FromTables(const v1::SolveRequest& request, v1::SolveResponse* response,
+                   absl::Status* status, SearchStep<v1::SolveResponse>* search) {
+    return SolveFromTables(request, response, status, search);
+  }
+  Route FromTables(const v1::AnalyzeRequest& request, v1::AnalyzeResponse* response,
+                   absl::Status* status, SearchStep<v1::AnalyzeResponse>* search) {
+    return AnalyzeFromTables(request, response, status, search);
+  }
+  Route FromTables(const v1::SampleRequest& request, v1::SampleResponse* response,
+                   absl::Status* status, SearchStep<v1::SampleResponse>* search) {
+    return Sample(request, response, status, search);
+  }
+
   v1::ListTablesResponse ListTables() const;
 
   // Loads the table the puzzle's answer would come from, if there is one (nothing for a
@@ -70,6 +85,16 @@ class RequestHandler {
   TableBuilds* const builder_;
   const HandlerOptions options_;
 };
+
+// What every answer carries whatever answered it: the time it took and, where the request
+// has one, the caller's id.
+template <class Request, class Response>
+void StampAnswer(const Request& request, std::chrono::steady_clock::duration elapsed,
+                 Response* response) {
+  response->set_micros(
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()));
+  if constexpr (requires { response->set_id(request.id()); }) response->set_id(request.id());
+}
 
 }  // namespace puzzledb
 

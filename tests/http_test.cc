@@ -14,7 +14,7 @@
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "puzzledb/client.h"
-#include "server/http_server.h"
+#include "server/http/response.h"
 #include "server/server.h"
 #include "service/puzzle_text.h"
 #include "service/wire.h"

@@ -34,6 +34,16 @@ hits=$(grep -l '#include "core/solver' core/table/*)
 hits=$(grep -rlE '#include "(grpcpp|httplib|CLI/|server/|client/)' service)
 [ -z "$hits" ] || fail "service/ includes transport or CLI headers: $hits"
 
+# The server's two bindings sit side by side over its call path (server/call.h): gRPC's
+# knows nothing of HTTP's, and HTTP's nothing of gRPC's (not even its status type).
+hits=$(grep -lE '#include "(server/http/|boost/beast|boost/asio|httplib)' server/grpc/*)
+[ -z "$hits" ] || fail "server/grpc/ includes the HTTP binding: $hits"
+hits=$(grep -lE '#include "(server/grpc/|grpcpp|grpc/|puzzledb/v1/solver.grpc)' server/http/*)
+[ -z "$hits" ] || fail "server/http/ includes the gRPC binding: $hits"
+# Nor does the shared call path know either.
+hits=$(grep -lE '#include "(server/grpc/|server/http/|grpcpp|boost/)' server/call.* server/search_pool.* server/metrics.*)
+[ -z "$hits" ] || fail "the call path includes a binding: $hits"
+
 # Puzzles are named only by their models, the registry and the wire mapping, and by the web
 # page's drawings of their boards (server/web/: a puzzle's look is the page's, not the
 # model's; docs/ARCHITECTURE.md, "Adding a puzzle").

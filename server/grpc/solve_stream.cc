@@ -1,165 +1,14 @@
-#include "server/solver_service.h"
+#include "server/grpc/solve_stream.h"
 
 #include <deque>
+#include <memory>
 #include <mutex>
+#include <vector>
 
 #include "core/util/clock.h"
-#include "core/util/strings.h"
+#include "server/grpc/solver_service.h"
 
 namespace puzzledb {
-
-// What a search that waited in the queue past its call's end answers, without searching.
-absl::Status EndedWhileQueued(const SearchLimits& limits) {
-  if (limits.cancelled && limits.cancelled()) {
-    return absl::CancelledError("the call was cancelled while its search waited for a slot");
-  }
-  if (limits.deadline && std::chrono::steady_clock::now() >= *limits.deadline) {
-    return absl::DeadlineExceededError(
-        "the call's deadline passed while its search waited for a slot");
-  }
-  return absl::OkStatus();
-}
-
-grpc::Status ToGrpc(const absl::Status& status) {
-  if (status.ok()) return grpc::Status::OK;
-  // absl and gRPC share the canonical code numbers.
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(Message(status)));
-}
-
-absl::Status SearchRefusedStatus(const SearchPool& pool) {
-  return absl::ResourceExhaustedError(
-      Cat("the server runs at most ", pool.capacity(), " ",
-          pool.capacity() == 1 ? "search" : "searches",
-          " at once (--max-concurrent-searches) and its queue of ", pool.queue_limit(),
-          " waiting (--search-queue) is full; retry later"));
-}
-
-SearchLimits SolverService::LimitsFor(grpc::CallbackServerContext* context,
-                                      const std::atomic<bool>* cancelled,
-                                      uint32_t timeout_ms) const {
-  SearchLimits limits;
-  const auto now_system = std::chrono::system_clock::now();
-  const auto now_steady = std::chrono::steady_clock::now();
-  const auto call_deadline = context->deadline();
-  // gRPC reports "no deadline" as a time point far in the future.
-  if (call_deadline - now_system < std::chrono::hours(24 * 365)) {
-    limits.deadline = now_steady + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                       call_deadline - now_system);
-  } else {
-    limits.deadline = now_steady + options_.default_search_deadline;
-  }
-  if (timeout_ms > 0) {
-    limits.deadline = std::min(*limits.deadline, now_steady + std::chrono::milliseconds(timeout_ms));
-  }
-  limits.cancelled = [cancelled] { return cancelled->load(std::memory_order_relaxed); };
-  LendSpareThreads(pool_, &limits);
-  return limits;
-}
-
-namespace {
-
-// A unary call answered by a search: finished from the pool's delivery thread, told when the
-// call is cancelled so that the search stops. gRPC deletes it (OnDone) only after Finish,
-// and Finish is the last thing the delivery does with it.
-class SearchCallReactor final : public grpc::ServerUnaryReactor {
- public:
-  std::atomic<bool>* cancelled() { return &cancelled_; }
-  void OnCancel() override { cancelled_ = true; }
-  void OnDone() override { delete this; }
-
- private:
-  std::atomic<bool> cancelled_{false};
-};
-
-}  // namespace
-
-template <class Request, class Response, class FromTables>
-grpc::ServerUnaryReactor* SolverService::Unary(CallMethod method,
-                                               grpc::CallbackServerContext* context,
-                                               const Request* request, Response* response,
-                                               FromTables from_tables) {
-  const auto started = std::chrono::steady_clock::now();
-  ServerMetrics* metrics = metrics_;
-  auto finish = [started, request, response, metrics, method](grpc::ServerUnaryReactor* reactor,
-                                                              const absl::Status& status,
-                                                              AnswerSource source) {
-    const auto elapsed = std::chrono::steady_clock::now() - started;
-    response->set_micros(Micros(elapsed));
-    if constexpr (requires { response->set_id(request->id()); }) response->set_id(request->id());
-    metrics->RecordCall(method, Transport::kGrpc, source, status.code(), elapsed);
-    reactor->Finish(ToGrpc(status));
-  };
-  absl::Status status;
-  RequestHandler::SearchStep<Response> search;
-  if (from_tables(*request, response, &status, &search) == RequestHandler::Route::kAnswered) {
-    auto* reactor = context->DefaultReactor();
-    finish(reactor, status, status.ok() ? AnswerSource::kTable : AnswerSource::kNone);
-    return reactor;
-  }
-  auto* reactor = new SearchCallReactor();
-  uint32_t timeout_ms = 0;
-  if constexpr (requires { request->timeout_ms(); }) timeout_ms = request->timeout_ms();
-  SearchLimits limits = LimitsFor(context, reactor->cancelled(), timeout_ms);
-  const bool accepted = pool_->TrySubmit(
-      [reactor, response, limits, finish,
-       search = std::move(search)]() -> std::function<void()> {
-        absl::Status searched = EndedWhileQueued(limits);
-        if (searched.ok()) searched = search(limits, response);
-        // Sent once the slot is free again (SearchPool).
-        return [reactor, finish, searched] { finish(reactor, searched, AnswerSource::kSearch); };
-      });
-  if (!accepted) finish(reactor, SearchRefusedStatus(*pool_), AnswerSource::kRefused);
-  return reactor;
-}
-
-grpc::ServerUnaryReactor* SolverService::Solve(grpc::CallbackServerContext* context,
-                                               const v1::SolveRequest* request,
-                                               v1::SolveResponse* response) {
-  RequestHandler* handler = handler_;
-  return Unary(
-      CallMethod::kSolve, context, request, response,
-      [handler](const v1::SolveRequest& r, v1::SolveResponse* out, absl::Status* status,
-                RequestHandler::SearchStep<v1::SolveResponse>* search) {
-        return handler->SolveFromTables(r, out, status, search);
-      });
-}
-
-grpc::ServerUnaryReactor* SolverService::Analyze(grpc::CallbackServerContext* context,
-                                                 const v1::AnalyzeRequest* request,
-                                                 v1::AnalyzeResponse* response) {
-  RequestHandler* handler = handler_;
-  return Unary(
-      CallMethod::kAnalyze, context, request, response,
-      [handler](const v1::AnalyzeRequest& r, v1::AnalyzeResponse* out, absl::Status* status,
-                RequestHandler::SearchStep<v1::AnalyzeResponse>* search) {
-        return handler->AnalyzeFromTables(r, out, status, search);
-      });
-}
-
-grpc::ServerUnaryReactor* SolverService::Sample(grpc::CallbackServerContext* context,
-                                                const v1::SampleRequest* request,
-                                                v1::SampleResponse* response) {
-  RequestHandler* handler = handler_;
-  return Unary(
-      CallMethod::kSample, context, request, response,
-      [handler](const v1::SampleRequest& r, v1::SampleResponse* out, absl::Status* status,
-                RequestHandler::SearchStep<v1::SampleResponse>* search) {
-        return handler->Sample(r, out, status, search);
-      });
-}
-
-grpc::ServerUnaryReactor* SolverService::ListTables(grpc::CallbackServerContext* context,
-                                                    const v1::ListTablesRequest*,
-                                                    v1::ListTablesResponse* response) {
-  const auto started = std::chrono::steady_clock::now();
-  *response = handler_->ListTables();
-  auto* reactor = context->DefaultReactor();
-  metrics_->RecordCall(CallMethod::kListTables, Transport::kGrpc, AnswerSource::kNone,
-                       absl::StatusCode::kOk, std::chrono::steady_clock::now() - started);
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
-}
-
 namespace {
 
 // One SolveStream call.
@@ -190,9 +39,10 @@ namespace {
 // answer is written, or early when the client goes away.
 class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest, v1::SolveResponse> {
  public:
-  SolveStreamReactor(SolverService* service, grpc::CallbackServerContext* context)
-      : service_(service), context_(context) {
-    service_->metrics()->StreamOpened();
+  SolveStreamReactor(const CallEnv& env, const StreamOptions& options,
+                     grpc::CallbackServerContext* context)
+      : env_(env), options_(options), context_(context) {
+    env_.metrics->StreamOpened();
     read_pending_ = true;
     StartRead(&request_);
   }
@@ -216,7 +66,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     std::unique_ptr<v1::SolveResponse> response = TakeResponse();
     absl::Status status;
     RequestHandler::SearchStep<v1::SolveResponse> search;
-    if (service_->handler()->SolveFromTables(request, response.get(), &status, &search) ==
+    if (env_.handler->SolveFromTables(request, response.get(), &status, &search) ==
         RequestHandler::Route::kAnswered) {
       Answer(request.id(), started, ToGrpc(status), std::move(response), Phase::kTables);
       return;
@@ -227,11 +77,11 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     ++outside_;  // the search's hold on this reactor
     WriteNextLocked(lock);  // what was held for this request is not held for its search
     lock.unlock();
-    SearchLimits limits = service_->LimitsFor(context_, &cancelled_, request.timeout_ms());
+    SearchLimits limits = CallLimits(env_, DeadlineOf(*context_), request.timeout_ms(), &cancelled_);
     const uint64_t id = request.id();
     response->Clear();
     auto* searched = response.release();  // owned by the search
-    const bool accepted = service_->pool()->Submit(
+    const bool accepted = env_.pool->Submit(
         [this, search = std::move(search), id, started, limits,
          searched]() -> std::function<void()> {
           std::shared_ptr<v1::SolveResponse> answer(searched);
@@ -275,7 +125,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
   }
 
   void OnDone() override {
-    service_->metrics()->StreamClosed();
+    env_.metrics->StreamClosed();
     std::unique_lock<std::mutex> lock(mutex_);
     done_ = true;
     if (outside_ > 0) return;  // the last search to let go deletes it
@@ -299,8 +149,8 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
   // unlocking.
   bool TakeReadLocked() {
     if (broken_ || reads_done_ || read_pending_ || finished_) return false;
-    if (queue_.size() >= service_->options().stream_window) return false;  // OnWriteDone resumes
-    if (searching_ >= service_->options().stream_searches) return false;   // Answer resumes
+    if (queue_.size() >= options_.stream_window) return false;  // OnWriteDone resumes
+    if (searching_ >= options_.stream_searches) return false;   // Answer resumes
     read_pending_ = true;
     return true;
   }
@@ -329,7 +179,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     const AnswerSource source = phase == Phase::kSearch ? AnswerSource::kSearch
                                 : status.ok()           ? AnswerSource::kTable
                                                         : AnswerSource::kNone;
-    service_->metrics()->RecordCall(CallMethod::kSolveStream, Transport::kGrpc, source,
+    env_.metrics->RecordCall(CallMethod::kSolveStream, Transport::kGrpc, source,
                                     static_cast<absl::StatusCode>(status.error_code()), elapsed);
     std::unique_lock<std::mutex> lock(mutex_);
     (phase == Phase::kTables ? answering_ : searching_)--;
@@ -376,7 +226,8 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     lock.lock();
   }
 
-  SolverService* const service_;
+  const CallEnv env_;
+  const StreamOptions options_;
   grpc::CallbackServerContext* const context_;
   v1::SolveRequest request_;  // where the pending read lands
   std::mutex mutex_;
@@ -397,9 +248,9 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
 
 }  // namespace
 
-grpc::ServerBidiReactor<v1::SolveRequest, v1::SolveResponse>* SolverService::SolveStream(
-    grpc::CallbackServerContext* context) {
-  return new SolveStreamReactor(this, context);
+grpc::ServerBidiReactor<v1::SolveRequest, v1::SolveResponse>* NewSolveStreamReactor(
+    const CallEnv& env, const StreamOptions& options, grpc::CallbackServerContext* context) {
+  return new SolveStreamReactor(env, options, context);
 }
 
 }  // namespace puzzledb

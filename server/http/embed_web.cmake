@@ -2,7 +2,7 @@
 # commas) of folder DIR
 # as raw string literals. Run by the build (server/CMakeLists.txt) whenever a file changes.
 set(body "// Generated from server/web/ by server/embed_web.cmake; do not edit.\n")
-string(APPEND body "#include \"server/web_assets.h\"\n\nnamespace puzzledb {\nnamespace {\n")
+string(APPEND body "#include \"server/http/web_assets.h\"\n\nnamespace puzzledb {\nnamespace {\n")
 string(APPEND body "constexpr WebAsset kAssets[] = {\n")
 string(REPLACE "," ";" files "${FILES}")
 foreach(name ${files})

@@ -1,7 +1,7 @@
 // The web page's files (server/web/), compiled into the binary by server/embed_web.cmake:
 // nothing is read from disk or fetched at run time.
-#ifndef PUZZLEDB_SERVER_WEB_ASSETS_H_
-#define PUZZLEDB_SERVER_WEB_ASSETS_H_
+#ifndef PUZZLEDB_SERVER_HTTP_WEB_ASSETS_H_
+#define PUZZLEDB_SERVER_HTTP_WEB_ASSETS_H_
 
 #include <span>
 #include <string_view>
@@ -18,4 +18,4 @@ std::span<const WebAsset> WebAssets();
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_SERVER_WEB_ASSETS_H_
+#endif  // PUZZLEDB_SERVER_HTTP_WEB_ASSETS_H_

@@ -1,0 +1,59 @@
+// One call's path through the server, whichever transport brought it (server/grpc/,
+// server/http/): answered from the tables on the calling thread where it can be, else
+// searched on the search pool under the call's limits, or refused when the pool is full;
+// then stamped (micros, id), counted in the metrics and handed back to the transport.
+// Admission rules: server/search_pool.h and docs/API.md, "Searches".
+#ifndef PUZZLEDB_SERVER_CALL_H_
+#define PUZZLEDB_SERVER_CALL_H_
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "server/metrics.h"
+#include "server/search_pool.h"
+#include "service/request_handler.h"
+
+namespace puzzledb {
+
+// What a call needs of the server. All must outlive the calls.
+struct CallEnv {
+  RequestHandler* handler = nullptr;
+  SearchPool* pool = nullptr;
+  ServerMetrics* metrics = nullptr;
+  // A search's deadline when the call has none.
+  std::chrono::milliseconds default_search_deadline{10000};
+};
+
+// The limits of a call's search: the call's own deadline (none: the default), shortened by
+// the request's `timeout_ms` (0: none); stopped when `*cancelled` is set (the client went
+// away, or the server shuts down); lent the pool's idle threads.
+SearchLimits CallLimits(const CallEnv& env,
+                        std::optional<std::chrono::steady_clock::time_point> call_deadline,
+                        uint32_t timeout_ms, const std::atomic<bool>* cancelled);
+
+// The API method a request is counted as.
+template <class Request>
+CallMethod MethodOf();
+
+// Answers `request` into `*response` as above and then calls `done` once with the call's
+// status: on this thread for a table answer or a refusal, on the pool's delivery thread
+// after a search. `limits` is asked only when a search is needed (it is given the request's
+// timeout_ms). `*response` must live until `done`.
+// Instantiated for Solve, Analyze and Sample.
+template <class Request, class Response>
+void AnswerCall(const CallEnv& env, Transport transport, const Request& request,
+                Response* response, const std::function<SearchLimits(uint32_t timeout_ms)>& limits,
+                std::function<void(const absl::Status&)> done);
+
+// RESOURCE_EXHAUSTED: the pool and its queue are full (TrySubmit refused).
+absl::Status SearchRefusedStatus(const SearchPool& pool);
+// What a search that waited in the queue past its call's end answers, without searching:
+// CANCELLED or DEADLINE_EXCEEDED; OK when the call is still on.
+absl::Status EndedWhileQueued(const SearchLimits& limits);
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_SERVER_CALL_H_

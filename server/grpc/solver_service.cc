@@ -1,0 +1,98 @@
+#include "server/grpc/solver_service.h"
+
+#include "core/util/strings.h"
+
+namespace puzzledb {
+
+grpc::Status ToGrpc(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  // absl and gRPC share the canonical code numbers.
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(Message(status)));
+}
+
+std::optional<std::chrono::steady_clock::time_point> DeadlineOf(
+    const grpc::CallbackServerContext& context) {
+  const auto now_system = std::chrono::system_clock::now();
+  const auto call_deadline = context.deadline();
+  // gRPC reports "no deadline" as a time point far in the future.
+  if (call_deadline - now_system >= std::chrono::hours(24 * 365)) return std::nullopt;
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(call_deadline -
+                                                                         now_system);
+}
+
+namespace {
+
+// A unary call answered by a search: finished from the pool's delivery thread, told when the
+// call is cancelled so that the search stops. gRPC deletes it (OnDone) only after Finish,
+// and Finish is the last thing the delivery does with it.
+class SearchCallReactor final : public grpc::ServerUnaryReactor {
+ public:
+  std::atomic<bool>* cancelled() { return &cancelled_; }
+  void OnCancel() override { cancelled_ = true; }
+  void OnDone() override { delete this; }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
+}  // namespace
+
+template <class Request, class Response>
+grpc::ServerUnaryReactor* SolverService::Unary(grpc::CallbackServerContext* context,
+                                               const Request* request, Response* response) {
+  // The reactor is chosen once the table step has said whether a search is needed: a table
+  // answer finishes on gRPC's default reactor, here; a search (or its refusal) on one that
+  // hears cancellation, perhaps from the delivery thread before this returns.
+  auto reactor = std::make_shared<grpc::ServerUnaryReactor*>(nullptr);
+  const CallEnv& env = env_;
+  AnswerCall(
+      env, Transport::kGrpc, *request, response,
+      [reactor, &env, context](uint32_t timeout_ms) {
+        auto* search_reactor = new SearchCallReactor();
+        *reactor = search_reactor;
+        return CallLimits(env, DeadlineOf(*context), timeout_ms, search_reactor->cancelled());
+      },
+      [reactor, context](const absl::Status& status) {
+        if (*reactor == nullptr) *reactor = context->DefaultReactor();
+        (*reactor)->Finish(ToGrpc(status));
+      });
+  return *reactor;
+}
+
+grpc::ServerUnaryReactor* SolverService::Solve(grpc::CallbackServerContext* context,
+                                               const v1::SolveRequest* request,
+                                               v1::SolveResponse* response) {
+  return Unary(context, request, response);
+}
+
+grpc::ServerUnaryReactor* SolverService::Analyze(grpc::CallbackServerContext* context,
+                                                 const v1::AnalyzeRequest* request,
+                                                 v1::AnalyzeResponse* response) {
+  return Unary(context, request, response);
+}
+
+grpc::ServerUnaryReactor* SolverService::Sample(grpc::CallbackServerContext* context,
+                                                const v1::SampleRequest* request,
+                                                v1::SampleResponse* response) {
+  return Unary(context, request, response);
+}
+
+grpc::ServerUnaryReactor* SolverService::ListTables(grpc::CallbackServerContext* context,
+                                                    const v1::ListTablesRequest*,
+                                                    v1::ListTablesResponse* response) {
+  const auto started = std::chrono::steady_clock::now();
+  *response = env_.handler->ListTables();
+  auto* reactor = context->DefaultReactor();
+  env_.metrics->RecordCall(CallMethod::kListTables, Transport::kGrpc, AnswerSource::kNone,
+                           absl::StatusCode::kOk, std::chrono::steady_clock::now() - started);
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+grpc::ServerBidiReactor<v1::SolveRequest, v1::SolveResponse>* SolverService::SolveStream(
+    grpc::CallbackServerContext* context) {
+  return NewSolveStreamReactor(env_, stream_options_, context);
+}
+
+}  // namespace puzzledb

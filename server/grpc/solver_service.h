@@ -1,0 +1,60 @@
+// The gRPC service puzzledb.v1.Solver: a thin binding of gRPC's callback API to the server's
+// call path (server/call.h). Table answers are given on gRPC's own threads, at once;
+// searches run on the search pool (see its admission rules). SolveStream's reactor is in
+// solve_stream.h.
+#ifndef PUZZLEDB_SERVER_GRPC_SOLVER_SERVICE_H_
+#define PUZZLEDB_SERVER_GRPC_SOLVER_SERVICE_H_
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+
+#include "grpcpp/grpcpp.h"
+#include "puzzledb/v1/solver.grpc.pb.h"
+#include "server/call.h"
+#include "server/grpc/solve_stream.h"
+
+namespace puzzledb {
+
+class SolverService final : public v1::Solver::CallbackService {
+ public:
+  // What `env` points to must outlive the service.
+  SolverService(CallEnv env, StreamOptions stream_options)
+      : env_(env), stream_options_(stream_options) {}
+
+  grpc::ServerUnaryReactor* Solve(grpc::CallbackServerContext* context,
+                                  const v1::SolveRequest* request,
+                                  v1::SolveResponse* response) override;
+  grpc::ServerUnaryReactor* Analyze(grpc::CallbackServerContext* context,
+                                    const v1::AnalyzeRequest* request,
+                                    v1::AnalyzeResponse* response) override;
+  grpc::ServerBidiReactor<v1::SolveRequest, v1::SolveResponse>* SolveStream(
+      grpc::CallbackServerContext* context) override;
+  grpc::ServerUnaryReactor* ListTables(grpc::CallbackServerContext* context,
+                                       const v1::ListTablesRequest* request,
+                                       v1::ListTablesResponse* response) override;
+  // Drawn on the search pool, as a search (a first draw at a distance may count for a
+  // second).
+  grpc::ServerUnaryReactor* Sample(grpc::CallbackServerContext* context,
+                                   const v1::SampleRequest* request,
+                                   v1::SampleResponse* response) override;
+
+ private:
+  // Solve, Analyze and Sample: through AnswerCall, finished on the thread that answers.
+  template <class Request, class Response>
+  grpc::ServerUnaryReactor* Unary(grpc::CallbackServerContext* context, const Request* request,
+                                  Response* response);
+
+  const CallEnv env_;
+  const StreamOptions stream_options_;
+};
+
+// The call's deadline on the steady clock; none when the client set none.
+std::optional<std::chrono::steady_clock::time_point> DeadlineOf(
+    const grpc::CallbackServerContext& context);
+
+grpc::Status ToGrpc(const absl::Status& status);
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_SERVER_GRPC_SOLVER_SERVICE_H_

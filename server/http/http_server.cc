@@ -1,0 +1,626 @@
+#include "server/http/http_server.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include "boost/asio/dispatch.hpp"
+#include "boost/asio/ip/tcp.hpp"
+#include "boost/asio/post.hpp"
+#include "boost/asio/ssl.hpp"
+#include "boost/asio/steady_timer.hpp"
+#include "boost/asio/strand.hpp"
+#include "boost/beast/core.hpp"
+#include "boost/beast/http.hpp"
+#include "core/util/address.h"
+#include "core/util/strings.h"
+#include "server/http/routes.h"
+
+namespace puzzledb {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = net::ip::tcp;
+
+namespace {
+
+constexpr uint32_t kHeadLimit = 16 << 10;  // a request line and headers, in bytes
+constexpr size_t kReadChunk = 4096;
+// Read ahead of the request being answered (pipelined requests), at most.
+constexpr size_t kBufferLimit = kHeadLimit + kReadChunk;
+// After an answer with Connection: close, what the client still sends is read and dropped
+// for this long (or this much) before the socket is closed, so that closing with unread
+// bytes does not reset the connection before the client has read its answer.
+constexpr std::chrono::milliseconds kLinger{2000};
+constexpr size_t kLingerBytes = 1 << 20;
+
+std::string_view View(beast::string_view s) { return {s.data(), s.size()}; }
+
+tcp::socket& SocketOf(tcp::socket& stream) { return stream; }
+tcp::socket& SocketOf(net::ssl::stream<tcp::socket>& stream) { return stream.next_layer(); }
+
+}  // namespace
+
+// What the engine's lists hold of a connection. The lists are the engine's, under its
+// mutex; a connection takes itself off them before it is destroyed.
+class ConnectionBase {
+ public:
+  enum class List { kNone, kIdle, kHead };
+  virtual ~ConnectionBase() = default;
+  // Closes the connection if it is still idle or sending its head. Any thread.
+  virtual void Evict() = 0;
+  // Cancels the search it waits for, or closes it if idle. Any thread.
+  virtual void Cancel() = 0;
+
+  List list = List::kNone;
+  std::list<ConnectionBase*>::iterator where;
+};
+
+class HttpServer::Engine {
+ public:
+  Engine(const HttpOptions& options, HttpBackend backend, Log log)
+      : options_(options),
+        backend_(std::move(backend)),
+        log_(std::move(log)),
+        routes_(backend_.env, backend_.serving,
+                HttpRoutesOptions{options.serve_api, options.serve_metrics, options.max_body_bytes}) {}
+
+  ~Engine() { Shutdown(std::chrono::milliseconds(0)); }
+
+  absl::Status Listen();
+  void Run();
+  void Shutdown(std::chrono::milliseconds grace);
+
+  const HttpOptions& options() const { return options_; }
+  const HttpRoutes& routes() const { return routes_; }
+  ServerMetrics* metrics() const { return backend_.env.metrics; }
+  bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
+  int port() const { return port_; }
+  const std::string& url() const { return url_; }
+  size_t connections() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return all_.size();
+  }
+
+  // The lists: every connection, the idle ones and those sending their head, oldest first.
+  void Opened(ConnectionBase* c) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    all_.insert(c);
+  }
+  void Closed(ConnectionBase* c) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    MoveLocked(c, ConnectionBase::List::kNone);
+    all_.erase(c);
+    if (all_.empty()) closed_cv_.notify_all();
+  }
+  void Move(ConnectionBase* c, ConnectionBase::List to) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    MoveLocked(c, to);
+  }
+
+ private:
+  void MoveLocked(ConnectionBase* c, ConnectionBase::List to) {
+    if (c->list == to) return;
+    if (c->list != ConnectionBase::List::kNone) ListOf(c->list).erase(c->where);
+    c->list = to;
+    if (to != ConnectionBase::List::kNone) {
+      auto& list = ListOf(to);
+      c->where = list.insert(list.end(), c);
+    }
+  }
+  std::list<ConnectionBase*>& ListOf(ConnectionBase::List l) {
+    return l == ConnectionBase::List::kIdle ? idle_ : heads_;
+  }
+  void Accept();
+  // Over the cap: closes the connection idle the longest, else the one sending its head the
+  // longest; false if every connection is busy with a request.
+  bool MakeRoom();
+
+  const HttpOptions options_;
+  const HttpBackend backend_;
+  const Log log_;
+  const HttpRoutes routes_;
+  std::atomic<bool> stopping_{false};
+  bool shut_down_ = false;
+  int port_ = 0;
+  std::string url_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable closed_cv_;
+  std::unordered_set<ConnectionBase*> all_;
+  std::list<ConnectionBase*> idle_;
+  std::list<ConnectionBase*> heads_;
+
+  // Declared after what the connections touch as they are destroyed (the lists, the TLS
+  // context), so that the io_context, which destroys what is left of them, goes first.
+  std::optional<net::ssl::context> tls_;
+  net::io_context ioc_;
+  tcp::acceptor acceptor_{net::make_strand(ioc_)};
+  net::steady_timer accept_retry_{acceptor_.get_executor()};
+  std::vector<std::thread> threads_;
+};
+
+namespace {
+
+// One connection, plain (tcp::socket) or TLS. Every handler runs on the connection's strand;
+// the search pool's delivery reaches it through net::dispatch onto that strand.
+template <class Stream>
+class Connection final : public ConnectionBase,
+                         public std::enable_shared_from_this<Connection<Stream>> {
+ public:
+  using Engine = HttpServer::Engine;
+
+  Connection(Engine* engine, Stream stream)
+      : engine_(engine), stream_(std::move(stream)), timer_(stream_.get_executor()),
+        buffer_(kBufferLimit) {
+    engine_->Opened(this);
+    engine_->metrics()->HttpConnectionOpened();
+  }
+
+  ~Connection() override {
+    engine_->Closed(this);
+    engine_->metrics()->HttpConnectionClosed(reason_.value_or(HttpClose::kClient));
+  }
+
+  void Start() {
+    if constexpr (std::is_same_v<Stream, tcp::socket>) {
+      EnterIdle();
+      Read();
+    } else {
+      phase_ = Phase::kHandshake;
+      engine_->Move(this, List::kHead);
+      SetDeadline(engine_->options().head_timeout, HttpClose::kHeadTimeout);
+      stream_.async_handshake(net::ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                if (self->phase_ == Phase::kClosed) return;
+                                if (ec) return self->Close(HttpClose::kRefused);
+                                self->EnterIdle();
+                                self->Read();
+                              });
+    }
+  }
+
+  void Evict() override {
+    auto self = this->weak_from_this().lock();
+    if (self == nullptr) return;  // being destroyed
+    net::post(stream_.get_executor(), [self] {
+      if (self->phase_ == Phase::kIdle || self->phase_ == Phase::kHead ||
+          self->phase_ == Phase::kHandshake) {
+        self->Close(self->engine_->stopping() ? HttpClose::kDone : HttpClose::kEvicted);
+      }
+    });
+  }
+
+  void Cancel() override {
+    auto self = this->weak_from_this().lock();
+    if (self == nullptr) return;
+    net::post(stream_.get_executor(), [self] {
+      if (self->cancelled_ != nullptr) self->cancelled_->store(true);
+      if (self->phase_ != Phase::kAnswering && self->phase_ != Phase::kWriting) {
+        self->Close(HttpClose::kDone);
+      }
+    });
+  }
+
+ private:
+  enum class Phase { kHandshake, kIdle, kHead, kBody, kAnswering, kWriting, kLinger, kClosed };
+
+  void EnterIdle() {
+    phase_ = Phase::kIdle;
+    engine_->Move(this, List::kIdle);
+    SetDeadline(engine_->options().idle_timeout, HttpClose::kIdle);
+    // An idle connection keeps no buffer.
+    if (buffer_.size() == 0) buffer_.shrink_to_fit();
+  }
+
+  // The first bytes of a request came.
+  void StartRequest() {
+    phase_ = Phase::kHead;
+    engine_->Move(this, List::kHead);
+    SetDeadline(engine_->options().head_timeout, HttpClose::kHeadTimeout);
+    parser_.emplace();
+    parser_->header_limit(kHeadLimit);
+    parser_->body_limit(engine_->options().max_body_bytes);
+    parser_->eager(true);
+  }
+
+  // One read at a time, whatever the phase: while a request is answered, reading on is how
+  // a hang-up is seen (and pipelined requests wait in the buffer). Only a read in the
+  // phases that parse lands in `buffer_`; the others land in `side_` and are appended when
+  // they come, so that `buffer_` is never moved or consumed under a pending read.
+  void Read() {
+    if (reading_ || phase_ == Phase::kClosed) return;
+    const bool parsing = phase_ == Phase::kIdle || phase_ == Phase::kHead || phase_ == Phase::kBody;
+    const size_t room = phase_ == Phase::kLinger ? side_.size() : kBufferLimit - buffer_.size();
+    if (room == 0) return;
+    reading_ = true;
+    side_read_ = !parsing;
+    auto target = parsing ? buffer_.prepare(std::min(kReadChunk, room))
+                          : net::mutable_buffer(side_.data(), std::min(side_.size(), room));
+    stream_.async_read_some(target, [self = this->shared_from_this()](beast::error_code ec,
+                                                                      size_t n) {
+      self->OnRead(ec, n);
+    });
+  }
+
+  void OnRead(beast::error_code ec, size_t n) {
+    reading_ = false;
+    if (phase_ == Phase::kClosed) return;
+    if (ec) return Close(phase_ == Phase::kLinger ? HttpClose::kDone : HttpClose::kClient);
+    if (phase_ == Phase::kLinger) {
+      lingered_ += n;
+      if (lingered_ > kLingerBytes) return Close(HttpClose::kDone);
+      return Read();  // dropped
+    }
+    if (side_read_) {
+      n = std::min(n, kBufferLimit - buffer_.size());
+      net::buffer_copy(buffer_.prepare(n), net::buffer(side_.data(), n));
+    }
+    buffer_.commit(n);
+    switch (phase_) {
+      case Phase::kIdle:
+        StartRequest();
+        Parse();
+        break;
+      case Phase::kHead:
+      case Phase::kBody:
+        Parse();
+        break;
+      default:  // answering or writing: read on
+        Read();
+        break;
+    }
+  }
+
+  void Parse() {
+    while (buffer_.size() > 0) {
+      beast::error_code ec;
+      const size_t used = parser_->put(buffer_.data(), ec);
+      buffer_.consume(used);
+      if (ec == bhttp::error::need_more) break;
+      if (ec) return Refuse(ec);
+      if (phase_ == Phase::kHead && parser_->is_header_done()) {
+        phase_ = Phase::kBody;
+        engine_->Move(this, List::kNone);
+        SetDeadline(engine_->options().body_timeout, HttpClose::kBodyTimeout);
+      }
+      if (parser_->is_done()) return Dispatch();
+      if (used == 0) break;
+    }
+    Read();
+  }
+
+  // A request that cannot be read past: answered, and the connection closed.
+  void Refuse(beast::error_code ec) {
+    if (ec == bhttp::error::body_limit) {
+      Fail(413, absl::StatusCode::kResourceExhausted,
+           Cat("the body is larger than ", engine_->options().max_body_bytes,
+               " bytes (--max-message-bytes)"),
+           HttpClose::kRefused);
+    } else if (ec == bhttp::error::header_limit) {
+      Fail(431, absl::StatusCode::kInvalidArgument,
+           Cat("the request line and headers are larger than ", kHeadLimit, " bytes"),
+           HttpClose::kRefused);
+    } else {
+      Fail(400, absl::StatusCode::kInvalidArgument,
+           Cat("the request is not valid HTTP/1.1: ", ec.message()), HttpClose::kRefused);
+    }
+  }
+
+  void Fail(int status, absl::StatusCode code, std::string_view message, HttpClose reason) {
+    reason_ = reason;
+    HttpAnswer answer = ErrorAnswer(status, code, message);
+    answer.close = true;
+    engine_->Move(this, List::kNone);
+    phase_ = Phase::kAnswering;
+    Respond(std::move(answer));
+  }
+
+  void Dispatch() {
+    ClearDeadline();
+    phase_ = Phase::kAnswering;
+    auto& request = parser_->get();
+    keep_alive_ = request.keep_alive();
+    head_ = request.method() == bhttp::verb::head;
+    version_ = request.version();
+    auto target = ParseTarget(View(request.target()));
+    if (!target.ok()) {
+      HttpAnswer answer = ErrorAnswer(target.status());
+      return Respond(std::move(answer));
+    }
+    target_ = std::move(*target);
+    HttpRequestView view;
+    view.method = View(request.method_string());
+    view.target = &target_;
+    view.content_type = View(request[bhttp::field::content_type]);
+    view.if_none_match = View(request[bhttp::field::if_none_match]);
+    view.body = request.body();
+    cancelled_ = std::make_shared<std::atomic<bool>>(false);
+    auto self = this->shared_from_this();
+    engine_->routes().Handle(view, cancelled_, [self](HttpAnswer answer) {
+      // Inline when on the connection's strand (a table answer), else queued onto it.
+      net::dispatch(self->stream_.get_executor(),
+                    [self, answer = std::move(answer)]() mutable { self->Respond(std::move(answer)); });
+    });
+    Read();  // hears a hang-up while a search runs
+  }
+
+  void Respond(HttpAnswer answer) {
+    if (phase_ != Phase::kAnswering) return;  // closed meanwhile
+    phase_ = Phase::kWriting;
+    response_.emplace();
+    auto& response = *response_;
+    response.version(version_ == 10 ? 10 : 11);
+    response.result(static_cast<unsigned>(answer.status));
+    if (answer.status == 499) response.reason("Client Closed Request");
+    if (answer.status == 431) response.reason("Request Header Fields Too Large");
+    for (auto& [name, value] : answer.headers) response.set(name, value);
+    if (!answer.content_type.empty()) response.set(bhttp::field::content_type, answer.content_type);
+    close_after_ = answer.close || !keep_alive_ || engine_->stopping();
+    response.keep_alive(!close_after_);
+    if (answer.status != 304) response.content_length(answer.body.size());
+    if (!head_) response.body() = std::move(answer.body);
+    SetDeadline(engine_->options().body_timeout, HttpClose::kWriteTimeout);
+    bhttp::async_write(stream_, response,
+                       [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                         self->OnWritten(ec);
+                       });
+  }
+
+  void OnWritten(beast::error_code ec) {
+    if (phase_ == Phase::kClosed) return;
+    if (ec) return Close(HttpClose::kClient);
+    response_.reset();
+    parser_.reset();
+    cancelled_.reset();
+    head_ = false;
+    if (engine_->stopping()) return Close(HttpClose::kDone);
+    if (close_after_) return Linger();
+    if (buffer_.size() > 0) {  // a pipelined request
+      StartRequest();
+      return Parse();
+    }
+    EnterIdle();
+    Read();
+  }
+
+  // Closes our side, then drops what the client still sends until it closes too.
+  void Linger() {
+    phase_ = Phase::kLinger;
+    engine_->Move(this, List::kNone);
+    if (!reason_) reason_ = HttpClose::kDone;
+    beast::error_code ignored;
+    SocketOf(stream_).shutdown(tcp::socket::shutdown_send, ignored);
+    buffer_.consume(buffer_.size());
+    SetDeadline(kLinger, *reason_);
+    Read();
+  }
+
+  void SetDeadline(std::chrono::milliseconds after, HttpClose reason) {
+    const uint64_t generation = ++timer_generation_;
+    timer_.expires_after(after);
+    timer_.async_wait([self = this->shared_from_this(), generation,
+                       reason](beast::error_code ec) {
+      if (ec || generation != self->timer_generation_ || self->phase_ == Phase::kClosed) return;
+      self->OnDeadline(reason);
+    });
+  }
+
+  void ClearDeadline() {
+    ++timer_generation_;
+    timer_.cancel();
+  }
+
+  void OnDeadline(HttpClose reason) {
+    if (phase_ == Phase::kHead || phase_ == Phase::kBody) {
+      const bool head = phase_ == Phase::kHead;
+      Fail(408, absl::StatusCode::kDeadlineExceeded,
+           head ? Cat("the request head did not arrive within ",
+                      engine_->options().head_timeout.count(), " ms (--http-head-timeout)")
+                : Cat("the request body did not arrive within ",
+                      engine_->options().body_timeout.count(), " ms (--http-body-timeout)"),
+           reason);
+      return;
+    }
+    Close(reason);
+  }
+
+  void Close(HttpClose reason) {
+    if (phase_ == Phase::kClosed) return;
+    phase_ = Phase::kClosed;
+    if (!reason_ || reason == HttpClose::kClient) reason_ = reason;
+    if (cancelled_ != nullptr) cancelled_->store(true);  // the search stops
+    engine_->Move(this, List::kNone);
+    ClearDeadline();
+    beast::error_code ignored;
+    SocketOf(stream_).shutdown(tcp::socket::shutdown_both, ignored);
+    SocketOf(stream_).close(ignored);
+  }
+
+  Engine* const engine_;
+  Stream stream_;
+  net::steady_timer timer_;
+  uint64_t timer_generation_ = 0;
+  beast::flat_buffer buffer_;
+  std::array<char, 1024> side_;
+  bool side_read_ = false;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::optional<bhttp::response<bhttp::string_body>> response_;
+  HttpTarget target_;
+  std::shared_ptr<std::atomic<bool>> cancelled_;  // of the request being answered
+  std::optional<HttpClose> reason_;
+  Phase phase_ = Phase::kIdle;
+  unsigned version_ = 11;
+  size_t lingered_ = 0;
+  bool reading_ = false;
+  bool keep_alive_ = true;
+  bool head_ = false;
+  bool close_after_ = false;
+};
+
+}  // namespace
+
+absl::Status HttpServer::Engine::Listen() {
+  const std::string& listen = options_.listen;
+  if (absl::Status address = CheckHostPort(listen, /*allow_port_zero=*/true); !address.ok()) {
+    return absl::InvalidArgumentError(Cat("--http ", Message(address)));
+  }
+  const size_t colon = listen.rfind(':');
+  std::string host = listen.substr(0, colon);
+  if (!host.empty() && host.front() == '[') host = host.substr(1, host.size() - 2);
+  const int wanted_port = std::stoi(listen.substr(colon + 1));
+
+  const bool tls = !options_.tls_cert_file.empty();
+  if (tls) {
+    tls_.emplace(net::ssl::context::tls_server);
+    tls_->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
+                      net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
+                      net::ssl::context::no_tlsv1_1);
+    beast::error_code ec;
+    tls_->use_certificate_chain_file(options_.tls_cert_file, ec);
+    if (!ec) tls_->use_private_key_file(options_.tls_key_file, net::ssl::context::pem, ec);
+    if (!ec && !options_.tls_client_ca_file.empty()) {
+      tls_->load_verify_file(options_.tls_client_ca_file, ec);
+      tls_->set_verify_mode(net::ssl::verify_peer | net::ssl::verify_fail_if_no_peer_cert);
+    }
+    if (ec) {
+      return absl::InvalidArgumentError(
+          Cat("HTTP: cannot use the TLS certificate ", options_.tls_cert_file, " with key ",
+              options_.tls_key_file,
+              options_.tls_client_ca_file.empty() ? ""
+                                                  : " and client CA " + options_.tls_client_ca_file,
+              ": ", ec.message()));
+    }
+  }
+
+  beast::error_code ec;
+  const auto address = net::ip::make_address(host, ec);
+  if (ec) return absl::InvalidArgumentError(Cat("--http ", listen, ": not an IP address"));
+  const tcp::endpoint endpoint(address, static_cast<uint16_t>(wanted_port));
+  acceptor_.open(endpoint.protocol(), ec);
+  // SO_REUSEADDR only, never SO_REUSEPORT: a second server must not bind the same port and
+  // take half its connections.
+  if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return absl::UnavailableError(Cat("cannot listen for HTTP on ", listen, ": ", ec.message(),
+                                      " (address in use, or not an address of this machine?)"));
+  }
+  port_ = acceptor_.local_endpoint().port();
+  const std::string shown_host = host.find(':') != std::string::npos ? Cat("[", host, "]") : host;
+  url_ = Cat(tls ? "https" : "http", "://", shown_host, ":", port_, "/");
+  return absl::OkStatus();
+}
+
+void HttpServer::Engine::Run() {
+  Accept();
+  int threads = options_.threads;
+  if (threads <= 0) threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+  for (int i = 0; i < threads; ++i) {
+    threads_.emplace_back([this] {
+      for (;;) {
+        try {
+          ioc_.run();
+          return;
+        } catch (const std::exception& e) {  // one connection's failure, not the server's
+          if (log_) log_(Cat("HTTP: ", e.what()));
+        }
+      }
+    });
+  }
+}
+
+void HttpServer::Engine::Accept() {
+  acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
+    if (stopping()) return;
+    if (ec) {
+      // Out of descriptors (or another passing failure): make room and retry shortly,
+      // without spinning.
+      if (log_) log_(Cat("HTTP: accepting a connection failed: ", ec.message()));
+      MakeRoom();
+      accept_retry_.expires_after(std::chrono::milliseconds(50));
+      accept_retry_.async_wait([this](beast::error_code wait) {
+        if (!wait && !stopping()) Accept();
+      });
+      return;
+    }
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);  // an answer leaves in one write anyway
+    if (connections() >= options_.max_connections && !MakeRoom()) {
+      // Every connection is busy with a request: this one waits for none.
+      metrics()->HttpConnectionOpened();
+      metrics()->HttpConnectionClosed(HttpClose::kEvicted);
+      socket.close(ignored);
+      Accept();
+      return;
+    }
+    if (tls_) {
+      std::make_shared<Connection<net::ssl::stream<tcp::socket>>>(
+          this, net::ssl::stream<tcp::socket>(std::move(socket), *tls_))
+          ->Start();
+    } else {
+      std::make_shared<Connection<tcp::socket>>(this, std::move(socket))->Start();
+    }
+    Accept();
+  });
+}
+
+bool HttpServer::Engine::MakeRoom() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& list = !idle_.empty() ? idle_ : heads_;
+  if (list.empty()) return false;
+  ConnectionBase* oldest = list.front();
+  // Off the list now, so that the next accept picks another one.
+  MoveLocked(oldest, ConnectionBase::List::kNone);
+  oldest->Evict();
+  return true;
+}
+
+void HttpServer::Engine::Shutdown(std::chrono::milliseconds grace) {
+  if (shut_down_) return;
+  shut_down_ = true;
+  stopping_ = true;
+  if (threads_.empty()) return;  // never ran
+  net::post(acceptor_.get_executor(), [this] {
+    beast::error_code ignored;
+    acceptor_.close(ignored);
+    accept_retry_.cancel();
+  });
+  // Idle connections close now; the others after their answer (stopping() turns keep-alive
+  // off); searches still running after the grace are cancelled.
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (ConnectionBase* c : all_) c->Evict();
+  if (!closed_cv_.wait_for(lock, grace, [this] { return all_.empty(); })) {
+    for (ConnectionBase* c : all_) c->Cancel();
+    closed_cv_.wait(lock, [this] { return all_.empty(); });
+  }
+  lock.unlock();
+  ioc_.stop();
+  for (auto& t : threads_) t.join();
+}
+
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions& options,
+                                                              HttpBackend backend, Log log) {
+  auto engine = std::make_unique<Engine>(options, std::move(backend), std::move(log));
+  if (absl::Status listening = engine->Listen(); !listening.ok()) return listening;
+  engine->Run();
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(engine)));
+}
+
+HttpServer::HttpServer(std::unique_ptr<Engine> engine) : engine_(std::move(engine)) {}
+HttpServer::~HttpServer() { Shutdown(std::chrono::milliseconds(0)); }
+int HttpServer::port() const { return engine_->port(); }
+const std::string& HttpServer::url() const { return engine_->url(); }
+size_t HttpServer::connections() const { return engine_->connections(); }
+void HttpServer::Shutdown(std::chrono::milliseconds grace) { engine_->Shutdown(grace); }
+
+}  // namespace puzzledb

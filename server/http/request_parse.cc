@@ -1,0 +1,296 @@
+#include "server/http/request_parse.h"
+
+#include <cctype>
+#include <cstdint>
+
+#include "core/util/strings.h"
+#include "google/protobuf/util/json_util.h"
+#include "service/puzzle_text.h"
+#include "service/request_handler.h"
+
+namespace puzzledb {
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Percent-decodes `text` (and '+' to a space when `plus_is_space`). `where` names the part
+// for the error.
+absl::StatusOr<std::string> Decode(std::string_view text, bool plus_is_space,
+                                   std::string_view where) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '%') {
+      const int high = i + 1 < text.size() ? HexValue(text[i + 1]) : -1;
+      const int low = i + 2 < text.size() ? HexValue(text[i + 2]) : -1;
+      if (high < 0 || low < 0) {
+        return absl::InvalidArgumentError(
+            Cat(where, ": ", QuoteInput(text.substr(i, 3)), " at byte ", i + 1,
+                " of ", QuoteInput(text), " is not a percent-encoded byte (%XX)"));
+      }
+      out.push_back(static_cast<char>(high * 16 + low));
+      i += 2;
+    } else if (c == '+' && plus_is_space) {
+      out.push_back(' ');
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// A whole number in [0, limit] from a query parameter, or INVALID_ARGUMENT naming it.
+absl::StatusOr<uint64_t> QueryNumber(std::string_view name, std::string_view text,
+                                     uint64_t limit) {
+  uint64_t value = 0;
+  bool ok = !text.empty() && text.size() <= 20;
+  for (char c : text) {
+    if (c < '0' || c > '9' || value > (limit - static_cast<uint64_t>(c - '0')) / 10) {
+      ok = false;
+      break;
+    }
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(Cat("query: ", name, "=", QuoteInput(text),
+                                          " is not a whole number from 0 to ", limit));
+  }
+  return value;
+}
+
+absl::StatusOr<v1::Policy> QueryPolicy(std::string_view text) {
+  std::string upper(text);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  v1::Policy policy;
+  if (v1::Policy_Parse(upper, &policy)) return policy;
+  if (upper.size() == 1 && upper[0] >= '0' && upper[0] <= '2') {
+    return static_cast<v1::Policy>(upper[0] - '0');
+  }
+  return absl::InvalidArgumentError(
+      Cat("query: policy=", QuoteInput(text),
+          " is not a policy; use table_then_search, table_only or search_only"));
+}
+
+// A yes-or-no query parameter: 1, true, yes / 0, false, no.
+absl::StatusOr<bool> QueryFlag(std::string_view name, std::string_view text) {
+  if (text == "1" || text == "true" || text == "yes") return true;
+  if (text == "0" || text == "false" || text == "no") return false;
+  return absl::InvalidArgumentError(
+      Cat("query: ", name, "=", QuoteInput(text), " is not a yes or no; use 1 or 0"));
+}
+
+absl::Status NoRepeats(const HttpTarget& target) {
+  for (const auto& [name, value] : target.params) {
+    if (const size_t n = target.Count(name); n > 1) {
+      return absl::InvalidArgumentError(
+          Cat("query: ", QuoteInput(name), " is given ", n, " times; give it once"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Solve and Analyze share their parameters but timeout_ms and max_solutions.
+template <class Request>
+absl::Status SolveOrAnalyzeFromQuery(const HttpTarget& target, Request* out) {
+  constexpr bool kIsSolve = std::is_same_v<Request, v1::SolveRequest>;
+  const std::string_view known =
+      kIsSolve ? "puzzle, state, max_moves, policy, timeout_ms, id, max_solutions, count"
+               : "puzzle, state, max_moves, policy, id, count";
+  if (auto repeated = NoRepeats(target); !repeated.ok()) return repeated;
+  for (const auto& [name, value] : target.params) {
+    if (name == "puzzle" || name == "state") continue;
+    if (name == "max_moves") {
+      auto n = QueryNumber(name, value, 1u << 20);
+      if (!n.ok()) return n.status();
+      out->set_max_moves(static_cast<uint32_t>(*n));
+    } else if (name == "policy") {
+      auto policy = QueryPolicy(value);
+      if (!policy.ok()) return policy.status();
+      out->set_policy(*policy);
+    } else if (name == "id") {
+      auto n = QueryNumber(name, value, UINT64_MAX);
+      if (!n.ok()) return n.status();
+      out->set_id(*n);
+    } else if (kIsSolve && name == "timeout_ms") {
+      auto n = QueryNumber(name, value, UINT32_MAX);
+      if (!n.ok()) return n.status();
+      if constexpr (kIsSolve) out->set_timeout_ms(static_cast<uint32_t>(*n));
+    } else if (kIsSolve && name == "max_solutions") {
+      auto n = QueryNumber(name, value, UINT32_MAX);
+      if (!n.ok()) return n.status();
+      if constexpr (kIsSolve) out->set_max_solutions(static_cast<uint32_t>(*n));
+    } else if (name == "count") {
+      auto flag = QueryFlag(name, value);
+      if (!flag.ok()) return flag.status();
+      out->set_count_solutions(*flag);
+    } else {
+      return absl::InvalidArgumentError(
+          Cat("query: unknown parameter ", QuoteInput(name), "; known: ", known));
+    }
+  }
+  const std::string* puzzle = target.Find("puzzle");
+  if (puzzle == nullptr) {
+    return absl::InvalidArgumentError("query: puzzle is missing; give puzzle=NAME and state=...");
+  }
+  const std::string* state = target.Find("state");
+  if (state == nullptr) {
+    return absl::InvalidArgumentError(
+        "query: state is missing; give the puzzle's compact form (docs/API.md)");
+  }
+  auto parsed = PuzzleFromCompact(*puzzle, *state);
+  if (!parsed.ok()) return parsed.status();
+  *out->mutable_puzzle() = std::move(*parsed);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const std::string* HttpTarget::Find(std::string_view name) const {
+  for (const auto& [key, value] : params) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+
+size_t HttpTarget::Count(std::string_view name) const {
+  size_t n = 0;
+  for (const auto& param : params) n += param.first == name;
+  return n;
+}
+
+absl::StatusOr<HttpTarget> ParseTarget(std::string_view target) {
+  if (target.size() > kMaxTargetBytes) {
+    return absl::InvalidArgumentError(
+        Cat("the request target is ", target.size(), " bytes; at most ", kMaxTargetBytes));
+  }
+  if (target.empty() || target.front() != '/') {
+    return absl::InvalidArgumentError(
+        Cat("the request target ", QuoteInput(target), " is not a path starting with '/'"));
+  }
+  const size_t question = target.find('?');
+  const std::string_view raw_path = target.substr(0, question);
+  HttpTarget out;
+  auto path = Decode(raw_path, /*plus_is_space=*/false, "path");
+  if (!path.ok()) return path.status();
+  for (unsigned char c : *path) {
+    if (c < 0x20 || c == 0x7f) {
+      return absl::InvalidArgumentError(
+          Cat("path: ", QuoteInput(*path), " holds a control character"));
+    }
+  }
+  out.path = std::move(*path);
+  if (question == std::string_view::npos) return out;
+  std::string_view query = target.substr(question + 1);
+  const size_t fragment = query.find('#');
+  if (fragment != std::string_view::npos) query = query.substr(0, fragment);
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view item = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    auto name = Decode(item.substr(0, eq), /*plus_is_space=*/true, "query");
+    if (!name.ok()) return name.status();
+    auto value = Decode(eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1),
+                        /*plus_is_space=*/true, "query");
+    if (!value.ok()) return value.status();
+    out.params.emplace_back(std::move(*name), std::move(*value));
+  }
+  return out;
+}
+
+absl::Status RequestFromQuery(const HttpTarget& target, v1::SolveRequest* out) {
+  return SolveOrAnalyzeFromQuery(target, out);
+}
+
+absl::Status RequestFromQuery(const HttpTarget& target, v1::AnalyzeRequest* out) {
+  return SolveOrAnalyzeFromQuery(target, out);
+}
+
+// docs/API.md, "GET /v1/sample": puzzle, distance (a number, "max" or "any"), count, seed, and
+// for puzzles with parameters a state whose parameters are used.
+absl::Status RequestFromQuery(const HttpTarget& target, v1::SampleRequest* out) {
+  if (auto repeated = NoRepeats(target); !repeated.ok()) return repeated;
+  for (const auto& [name, value] : target.params) {
+    if (name == "puzzle" || name == "state") continue;
+    if (name == "distance") {
+      if (value == "max") {
+        out->set_largest(true);
+        continue;
+      }
+      if (value == "any") {
+        out->set_any_distance(true);
+        continue;
+      }
+      auto n = QueryNumber(name, value, 255);
+      if (!n.ok()) {
+        return absl::InvalidArgumentError(Cat("query: distance=", QuoteInput(value),
+                                              " is not a distance from 0 to 255, max or any"));
+      }
+      out->set_distance(static_cast<uint32_t>(*n));
+    } else if (name == "count") {
+      auto n = QueryNumber(name, value, kMaxSampleCount);
+      if (!n.ok()) return n.status();
+      out->set_count(static_cast<uint32_t>(*n));
+    } else if (name == "seed") {
+      auto n = QueryNumber(name, value, UINT64_MAX);
+      if (!n.ok()) return n.status();
+      out->set_seed(*n);
+    } else {
+      return absl::InvalidArgumentError(
+          Cat("query: unknown parameter ", QuoteInput(name),
+              "; known: puzzle, distance, count, seed, state (puzzles with parameters)"));
+    }
+  }
+  const std::string* puzzle = target.Find("puzzle");
+  if (puzzle == nullptr) {
+    return absl::InvalidArgumentError("query: puzzle is missing; give puzzle=NAME");
+  }
+  if (target.Find("distance") == nullptr) {
+    return absl::InvalidArgumentError(
+        "query: distance is missing; give distance=N, distance=max or distance=any");
+  }
+  const std::string* state = target.Find("state");
+  auto parsed = state != nullptr ? PuzzleFromCompact(*puzzle, *state) : PuzzleOfKind(*puzzle);
+  if (!parsed.ok()) return parsed.status();
+  *out->mutable_puzzle() = std::move(*parsed);
+  return absl::OkStatus();
+}
+
+std::optional<std::string> WrongContentType(std::string_view content_type,
+                                            std::string_view message_name) {
+  std::string lower(content_type);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string_view json = "application/json";
+  if (lower.rfind(json, 0) == 0 && (lower.size() == json.size() || lower[json.size()] == ';' ||
+                                    lower[json.size()] == ' ')) {
+    return std::nullopt;
+  }
+  return Cat("Content-Type: send application/json (a ", message_name,
+             " in protobuf's JSON mapping), got ",
+             content_type.empty() ? std::string("none") : QuoteInput(content_type));
+}
+
+absl::Status RequestFromBody(std::string_view body, google::protobuf::Message* out) {
+  if (body.empty()) {
+    return absl::InvalidArgumentError(
+        Cat("body: empty; send a ", out->GetDescriptor()->name(), " in JSON"));
+  }
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  const auto parsed = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(body.data(), body.size()), out, options);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(Cat("body: not a ", out->GetDescriptor()->name(), ": ",
+                                          QuoteInput(std::string(parsed.message()))));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace puzzledb

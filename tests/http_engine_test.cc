@@ -1,0 +1,360 @@
+// The HTTP engine's rules for connections (docs/OPERATIONS.md, "HTTP"), in-process over raw
+// sockets: the idle timeout, the deadlines of a request's head and body, the cap on open
+// connections (the oldest idle one goes first), Connection: close, bodies over the limit
+// refused from their Content-Length, pipelining, a client that hangs up cancelling its
+// search, and /metrics on an address of its own.
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "server/server.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+// A client connection that sends what it is told and reads answers byte by byte off the
+// socket, so that a test sees exactly what the server wrote and when it closed.
+class Raw {
+ public:
+  explicit Raw(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  }
+  ~Raw() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  bool connected() const { return connected_; }
+  void Close() {
+    ::close(fd_);
+    fd_ = -1;
+  }
+
+  bool Send(const std::string& bytes) {
+    return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(bytes.size());
+  }
+
+  // One whole answer (head, and Content-Length bytes of body), or what came before the
+  // server closed or `timeout` passed.
+  std::string Answer(std::chrono::milliseconds timeout = 30s) {
+    const auto end = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      const size_t head = pending_.find("\r\n\r\n");
+      if (head != std::string::npos) {
+        size_t length = 0;
+        const std::string lower = Lower(pending_.substr(0, head));
+        if (const size_t at = lower.find("content-length: "); at != std::string::npos) {
+          length = std::stoul(lower.substr(at + 16));
+        }
+        if (lower.rfind("http/1.1 304", 0) == 0 || lower.find("\r\nx-head: 1") != std::string::npos) {
+          length = 0;
+        }
+        if (pending_.size() >= head + 4 + length) {
+          std::string answer = pending_.substr(0, head + 4 + length);
+          pending_.erase(0, head + 4 + length);
+          return answer;
+        }
+      }
+      if (!ReadSome(end)) {
+        std::string partial = std::move(pending_);
+        pending_.clear();
+        return partial;
+      }
+    }
+  }
+
+  // Whether the server closes the connection within `timeout` (what it sends before is
+  // dropped).
+  bool ClosedWithin(std::chrono::milliseconds timeout) {
+    const auto end = std::chrono::steady_clock::now() + timeout;
+    while (ReadSome(end)) pending_.clear();
+    return closed_;
+  }
+
+ private:
+  static std::string Lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  }
+  // Appends what arrives before `end`; false once closed or timed out.
+  bool ReadSome(std::chrono::steady_clock::time_point end) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        end - std::chrono::steady_clock::now());
+    if (left <= 0ms) return false;
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+    char buffer[4096];
+    const ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
+    if (n <= 0) {
+      closed_ = true;
+      return false;
+    }
+    pending_.append(buffer, static_cast<size_t>(n));
+    return true;
+  }
+
+  int fd_ = -1;
+  bool connected_ = false;
+  bool closed_ = false;
+  std::string pending_;
+};
+
+std::string Get(const std::string& target, const std::string& headers = "") {
+  return "GET " + target + " HTTP/1.1\r\nHost: x\r\n" + headers + "\r\n";
+}
+
+int StatusOf(const std::string& answer) {
+  if (answer.rfind("HTTP/1.", 0) != 0 || answer.size() < 12) return 0;
+  return std::stoi(answer.substr(9, 3));
+}
+
+// The eight-puzzle board of the table's answer in the samples (docs/API.md).
+constexpr char kEightAnswer[] = "/v1/solve?puzzle=eight&state=283104765";
+// A knight board far from the goal, never answered by the table with policy=search_only:
+// its search runs for longer than any test waits.
+constexpr char kLongSearch[] =
+    "/v1/solve?puzzle=knight&state=0000000000001%2A11111111111&policy=search_only";
+
+class HttpEngineTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    db_ = new std::string(testing::TempPath("http_engine_db"));
+    fs::remove_all(*db_);
+    fs::copy(PUZZLEDB_TEST_DB, *db_, fs::copy_options::recursive);
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*db_);
+    delete db_;
+  }
+  void TearDown() override {
+    if (server_ != nullptr) server_->Shutdown(1000ms);
+    server_.reset();
+  }
+
+  void Start(ServerOptions options) {
+    options.db = *db_;
+    options.listen = "127.0.0.1:0";
+    options.http_listen = "127.0.0.1:0";
+    options.build_missing_tables = false;
+    auto started = PuzzledbServer::Start(options, nullptr);
+    ASSERT_TRUE(started.ok()) << started.status();
+    server_ = std::move(*started);
+  }
+  int port() const { return server_->http_port(); }
+
+  // Until the server counts `n` open HTTP connections (it counts them as it accepts them).
+  bool WaitForConnections(size_t n) {
+    for (int i = 0; i < 10000; ++i) {
+      if (server_->http_connections() == n) return true;
+      std::this_thread::sleep_for(1ms);
+    }
+    return false;
+  }
+
+  static std::string* db_;
+  std::unique_ptr<PuzzledbServer> server_;
+};
+std::string* HttpEngineTest::db_ = nullptr;
+
+TEST_F(HttpEngineTest, KeepAliveConnectionsAnswerManyRequestsAndCloseWhenIdle) {
+  ServerOptions options;
+  options.http_idle_timeout = 300ms;
+  Start(options);
+  Raw client(port());
+  ASSERT_TRUE(client.connected());
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(client.Send(Get(kEightAnswer)));
+    const std::string answer = client.Answer();
+    EXPECT_EQ(StatusOf(answer), 200) << answer;
+    EXPECT_NE(answer.find("\"distance\""), std::string::npos) << answer;
+  }
+  // Then nothing: the server closes it after the idle timeout (the bound here is not the
+  // timeout's measure, only a limit on the wait).
+  EXPECT_TRUE(client.ClosedWithin(20s));
+  EXPECT_NE(server_->MetricsText().find("puzzledb_http_connections_closed_total{reason=\"idle\"} 1"),
+            std::string::npos);
+}
+
+TEST_F(HttpEngineTest, AHeadThatDripsGets408AtItsDeadlineNotPerByte) {
+  ServerOptions options;
+  options.http_head_timeout = 500ms;
+  Start(options);
+  Raw slow(port());
+  ASSERT_TRUE(slow.Send("GET /healthz HTTP/1.1\r\n"));
+  // A byte every 50 ms for up to 20 s: a timeout per read (500 ms) would never end it.
+  std::string answer;
+  for (int i = 0; i < 400 && answer.empty(); ++i) {
+    slow.Send("X");
+    answer = slow.Answer(50ms);
+  }
+  EXPECT_EQ(StatusOf(answer), 408) << answer;
+  EXPECT_NE(answer.find("\"code\":\"DEADLINE_EXCEEDED\""), std::string::npos) << answer;
+  EXPECT_NE(answer.find("--http-head-timeout"), std::string::npos) << answer;
+  EXPECT_TRUE(slow.ClosedWithin(20s));
+}
+
+TEST_F(HttpEngineTest, ABodyThatDoesNotComeGets408) {
+  ServerOptions options;
+  options.http_body_timeout = 300ms;
+  Start(options);
+  Raw slow(port());
+  ASSERT_TRUE(slow.Send("POST /v1/solve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        "Content-Length: 100\r\n\r\n{\"puzzle\":"));
+  const std::string answer = slow.Answer();
+  EXPECT_EQ(StatusOf(answer), 408) << answer;
+  EXPECT_NE(answer.find("--http-body-timeout"), std::string::npos) << answer;
+  EXPECT_TRUE(slow.ClosedWithin(20s));
+}
+
+TEST_F(HttpEngineTest, BodiesOverTheLimitAreRefusedFromTheirContentLength) {
+  Start(ServerOptions{});
+  Raw big(port());
+  // Only the head is sent: the answer cannot wait for the body.
+  ASSERT_TRUE(big.Send("POST /v1/solve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       "Content-Length: 99999999999\r\n\r\n"));
+  const std::string answer = big.Answer();
+  EXPECT_EQ(StatusOf(answer), 413) << answer;
+  EXPECT_NE(answer.find("\"code\":\"RESOURCE_EXHAUSTED\""), std::string::npos) << answer;
+  EXPECT_NE(answer.find("--max-message-bytes"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+  EXPECT_TRUE(big.ClosedWithin(20s));
+}
+
+TEST_F(HttpEngineTest, ConnectionCloseAndHttp10AreHonoured) {
+  Start(ServerOptions{});
+  {
+    Raw client(port());
+    ASSERT_TRUE(client.Send(Get("/healthz", "Connection: close\r\n")));
+    const std::string answer = client.Answer();
+    EXPECT_EQ(StatusOf(answer), 200) << answer;
+    EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+    EXPECT_TRUE(client.ClosedWithin(20s));
+  }
+  {
+    Raw client(port());
+    ASSERT_TRUE(client.Send("GET /healthz HTTP/1.0\r\n\r\n"));
+    EXPECT_EQ(StatusOf(client.Answer()), 200);
+    EXPECT_TRUE(client.ClosedWithin(20s));
+  }
+  {  // HTTP/1.0 asking for keep-alive keeps it.
+    Raw client(port());
+    ASSERT_TRUE(client.Send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
+    const std::string answer = client.Answer();
+    EXPECT_NE(answer.find("Connection: keep-alive"), std::string::npos) << answer;
+    ASSERT_TRUE(client.Send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
+    EXPECT_EQ(StatusOf(client.Answer()), 200);
+  }
+}
+
+TEST_F(HttpEngineTest, PipelinedRequestsAreAnsweredInOrder) {
+  Start(ServerOptions{});
+  Raw client(port());
+  ASSERT_TRUE(client.Send(Get(kEightAnswer) + Get("/healthz") + Get("/nowhere")));
+  EXPECT_NE(client.Answer().find("\"distance\""), std::string::npos);
+  EXPECT_NE(client.Answer().find("SERVING"), std::string::npos);
+  EXPECT_EQ(StatusOf(client.Answer()), 404);
+  // A request that is not HTTP: 400, and the connection is not read past it.
+  ASSERT_TRUE(client.Send("NOT HTTP AT ALL\r\n\r\n"));
+  const std::string answer = client.Answer();
+  EXPECT_EQ(StatusOf(answer), 400) << answer;
+  EXPECT_TRUE(client.ClosedWithin(20s));
+}
+
+TEST_F(HttpEngineTest, OverTheCapTheOldestIdleConnectionMakesRoom) {
+  ServerOptions options;
+  options.http_max_connections = 3;
+  Start(options);
+  Raw oldest(port());
+  ASSERT_TRUE(WaitForConnections(1));
+  Raw second(port());
+  ASSERT_TRUE(WaitForConnections(2));
+  Raw third(port());
+  ASSERT_TRUE(WaitForConnections(3));
+  Raw newcomer(port());
+  ASSERT_TRUE(newcomer.Send(Get("/healthz")));
+  EXPECT_EQ(StatusOf(newcomer.Answer()), 200);
+  EXPECT_TRUE(oldest.ClosedWithin(20s));
+  ASSERT_TRUE(second.Send(Get("/healthz")));
+  EXPECT_EQ(StatusOf(second.Answer()), 200);
+  EXPECT_NE(
+      server_->MetricsText().find("puzzledb_http_connections_closed_total{reason=\"evicted\"} 1"),
+      std::string::npos);
+}
+
+TEST_F(HttpEngineTest, AClientThatHangsUpFreesItsSearchSlotAtOnce) {
+  ServerOptions options;
+  options.max_concurrent_searches = 1;
+  options.search_queue = 0;
+  options.default_search_deadline = 600s;  // the slot cannot come back by the deadline
+  Start(options);
+  {
+    Raw leaving(port());
+    ASSERT_TRUE(leaving.Send(Get(kLongSearch)));
+    for (int i = 0; i < 30000 && server_->searches_running() == 0; ++i) {
+      std::this_thread::sleep_for(1ms);
+    }
+    ASSERT_EQ(server_->searches_running(), 1);
+  }  // hangs up
+  for (int i = 0; i < 30000 && server_->searches_running() != 0; ++i) {
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(server_->searches_running(), 0);
+  // The next search is admitted (not refused with 429) and runs to its own timeout.
+  Raw next(port());
+  ASSERT_TRUE(next.Send(Get(std::string(kLongSearch) + "&timeout_ms=200")));
+  const std::string answer = next.Answer();
+  EXPECT_EQ(StatusOf(answer), 504) << answer;
+  EXPECT_NE(server_->MetricsText().find("code=\"CANCELLED\""), std::string::npos);
+}
+
+TEST_F(HttpEngineTest, MetricsCanLiveOnAnAddressOfTheirOwn) {
+  ServerOptions options;
+  options.metrics_listen = "127.0.0.1:0";
+  Start(options);
+  ASSERT_GT(server_->metrics_port(), 0);
+  {
+    Raw metrics(server_->metrics_port());
+    ASSERT_TRUE(metrics.Send(Get("/metrics")));
+    const std::string answer = metrics.Answer();
+    EXPECT_EQ(StatusOf(answer), 200) << answer;
+    EXPECT_NE(answer.find("puzzledb_http_connections_open"), std::string::npos);
+    ASSERT_TRUE(metrics.Send(Get("/v1/tables")));
+    EXPECT_EQ(StatusOf(metrics.Answer()), 404);
+  }
+  Raw api(port());
+  ASSERT_TRUE(api.Send(Get("/metrics")));
+  const std::string answer = api.Answer();
+  EXPECT_EQ(StatusOf(answer), 404) << answer;
+  ASSERT_TRUE(api.Send(Get("/v1/tables")));
+  EXPECT_EQ(StatusOf(api.Answer()), 200);
+}
+
+TEST_F(HttpEngineTest, AnAddressInUseForMetricsIsAClearError) {
+  Start(ServerOptions{});
+  ServerOptions options;
+  options.db = *db_;
+  options.listen = "127.0.0.1:0";
+  options.http_listen = "";
+  options.metrics_listen = "127.0.0.1:" + std::to_string(port());
+  options.build_missing_tables = false;
+  auto second = PuzzledbServer::Start(options, nullptr);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find("--metrics-listen"), std::string::npos)
+      << second.status();
+}
+
+}  // namespace
+}  // namespace puzzledb
