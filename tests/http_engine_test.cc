@@ -343,17 +343,28 @@ TEST_F(HttpEngineTest, MetricsCanLiveOnAnAddressOfTheirOwn) {
 }
 
 TEST_F(HttpEngineTest, AnAddressInUseForMetricsIsAClearError) {
-  Start(ServerOptions{});
+  // A port held by a listener of this test.
+  const int holder = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(holder, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(holder, 1), 0);
+  socklen_t length = sizeof address;
+  ::getsockname(holder, reinterpret_cast<sockaddr*>(&address), &length);
   ServerOptions options;
   options.db = *db_;
   options.listen = "127.0.0.1:0";
   options.http_listen = "";
-  options.metrics_listen = "127.0.0.1:" + std::to_string(port());
+  options.metrics_listen = "127.0.0.1:" + std::to_string(ntohs(address.sin_port));
   options.build_missing_tables = false;
-  auto second = PuzzledbServer::Start(options, nullptr);
-  ASSERT_FALSE(second.ok());
-  EXPECT_NE(second.status().message().find("--metrics-listen"), std::string::npos)
-      << second.status();
+  auto server = PuzzledbServer::Start(options, nullptr);
+  ::close(holder);
+  ASSERT_FALSE(server.ok());
+  EXPECT_EQ(server.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(server.status().message().find("--metrics-listen"), std::string::npos)
+      << server.status();
+  EXPECT_NE(server.status().message().find("in use"), std::string::npos) << server.status();
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "service/wire.h"
 #include "puzzledb/client.h"
+#include "puzzledb/v1/solver.grpc.pb.h"
 #include "server/server.h"
 #include "tests/channel.h"
 #include "tests/test_util.h"

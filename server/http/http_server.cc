@@ -1,5 +1,7 @@
 #include "server/http/http_server.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -34,6 +36,7 @@ namespace {
 
 constexpr uint32_t kHeadLimit = 16 << 10;  // a request line and headers, in bytes
 constexpr size_t kReadChunk = 4096;
+constexpr size_t kSideBytes = 1024;  // a read while a request is answered
 // Read ahead of the request being answered (pipelined requests), at most.
 constexpr size_t kBufferLimit = kHeadLimit + kReadChunk;
 // After an answer with Connection: close, what the client still sends is read and dropped
@@ -55,6 +58,9 @@ class ConnectionBase {
  public:
   enum class List { kNone, kIdle, kHead };
   virtual ~ConnectionBase() = default;
+  // A hold on it, or null if it is being destroyed. Taken under the engine's mutex and let
+  // go outside it: the last hold's destructor takes the mutex.
+  virtual std::shared_ptr<ConnectionBase> Hold() = 0;
   // Closes the connection if it is still idle or sending its head. Any thread.
   virtual void Evict() = 0;
   // Cancels the search it waits for, or closes it if idle. Any thread.
@@ -95,11 +101,21 @@ class HttpServer::Engine {
     std::lock_guard<std::mutex> lock(mutex_);
     all_.insert(c);
   }
-  void Closed(ConnectionBase* c) {
+  // True when the caller should give freed memory back to the system (see below).
+  bool Closed(ConnectionBase* c) {
     std::lock_guard<std::mutex> lock(mutex_);
     MoveLocked(c, ConnectionBase::List::kNone);
     all_.erase(c);
     if (all_.empty()) closed_cv_.notify_all();
+    // After a crowd of connections has left (a quarter of a peak of at least 64 remains),
+    // their memory is returned once: glibc keeps small freed blocks in its heap otherwise,
+    // and a burst of idle or slow connections would leave the process that much larger.
+    peak_ = std::max(peak_, all_.size() + 1);
+    if (peak_ >= 64 && all_.size() <= peak_ / 4) {
+      peak_ = all_.size();
+      return true;
+    }
+    return false;
   }
   void Move(ConnectionBase* c, ConnectionBase::List to) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -123,6 +139,8 @@ class HttpServer::Engine {
   // Over the cap: closes the connection idle the longest, else the one sending its head the
   // longest; false if every connection is busy with a request.
   bool MakeRoom();
+  // Holds on every open connection (let go outside the mutex).
+  std::vector<std::shared_ptr<ConnectionBase>> HoldAll();
 
   const HttpOptions options_;
   const HttpBackend backend_;
@@ -138,6 +156,7 @@ class HttpServer::Engine {
   std::unordered_set<ConnectionBase*> all_;
   std::list<ConnectionBase*> idle_;
   std::list<ConnectionBase*> heads_;
+  size_t peak_ = 0;  // most connections open at once since memory was last returned
 
   // Declared after what the connections touch as they are destroyed (the lists, the TLS
   // context), so that the io_context, which destroys what is left of them, goes first.
@@ -166,11 +185,16 @@ class Connection final : public ConnectionBase,
   }
 
   ~Connection() override {
-    engine_->Closed(this);
     engine_->metrics()->HttpConnectionClosed(reason_.value_or(HttpClose::kClient));
+    if (engine_->Closed(this)) malloc_trim(0);
   }
 
+  // From the acceptor's strand: everything else happens on the connection's own.
   void Start() {
+    net::dispatch(stream_.get_executor(), [self = this->shared_from_this()] { self->Begin(); });
+  }
+
+  void Begin() {
     if constexpr (std::is_same_v<Stream, tcp::socket>) {
       EnterIdle();
       Read();
@@ -188,9 +212,10 @@ class Connection final : public ConnectionBase,
     }
   }
 
+  std::shared_ptr<ConnectionBase> Hold() override { return this->weak_from_this().lock(); }
+
   void Evict() override {
-    auto self = this->weak_from_this().lock();
-    if (self == nullptr) return;  // being destroyed
+    auto self = this->shared_from_this();
     net::post(stream_.get_executor(), [self] {
       if (self->phase_ == Phase::kIdle || self->phase_ == Phase::kHead ||
           self->phase_ == Phase::kHandshake) {
@@ -200,8 +225,7 @@ class Connection final : public ConnectionBase,
   }
 
   void Cancel() override {
-    auto self = this->weak_from_this().lock();
-    if (self == nullptr) return;
+    auto self = this->shared_from_this();
     net::post(stream_.get_executor(), [self] {
       if (self->cancelled_ != nullptr) self->cancelled_->store(true);
       if (self->phase_ != Phase::kAnswering && self->phase_ != Phase::kWriting) {
@@ -219,6 +243,7 @@ class Connection final : public ConnectionBase,
     SetDeadline(engine_->options().idle_timeout, HttpClose::kIdle);
     // An idle connection keeps no buffer.
     if (buffer_.size() == 0) buffer_.shrink_to_fit();
+    if (!reading_) side_.reset();
   }
 
   // The first bytes of a request came.
@@ -238,21 +263,47 @@ class Connection final : public ConnectionBase,
   // they come, so that `buffer_` is never moved or consumed under a pending read.
   void Read() {
     if (reading_ || phase_ == Phase::kClosed) return;
-    const bool parsing = phase_ == Phase::kIdle || phase_ == Phase::kHead || phase_ == Phase::kBody;
-    const size_t room = phase_ == Phase::kLinger ? side_.size() : kBufferLimit - buffer_.size();
-    if (room == 0) return;
     reading_ = true;
-    side_read_ = !parsing;
-    auto target = parsing ? buffer_.prepare(std::min(kReadChunk, room))
-                          : net::mutable_buffer(side_.data(), std::min(side_.size(), room));
-    stream_.async_read_some(target, [self = this->shared_from_this()](beast::error_code ec,
-                                                                      size_t n) {
+    auto done = [self = this->shared_from_this()](beast::error_code ec, size_t n) {
       self->OnRead(ec, n);
-    });
+    };
+    if (phase_ == Phase::kIdle && buffer_.size() == 0 && !readable_) {
+      // An idle connection holds no buffer: it waits for the socket to be readable, and
+      // then reads.
+      SocketOf(stream_).async_wait(tcp::socket::wait_read, [done](beast::error_code ec) mutable {
+        done(ec, 0);
+      });
+      side_read_ = false;
+      waiting_ = true;
+      return;
+    }
+    readable_ = false;
+    const bool parsing = phase_ == Phase::kIdle || phase_ == Phase::kHead || phase_ == Phase::kBody;
+    if (parsing) {
+      const size_t room = kBufferLimit - buffer_.size();
+      if (room == 0) {
+        reading_ = false;
+        return;
+      }
+      side_read_ = false;
+      stream_.async_read_some(buffer_.prepare(std::min(kReadChunk, room)), std::move(done));
+      return;
+    }
+    const size_t room = phase_ == Phase::kLinger ? kSideBytes : kBufferLimit - buffer_.size();
+    if (room == 0) {
+      reading_ = false;
+      return;
+    }
+    if (side_ == nullptr) side_ = std::make_unique<char[]>(kSideBytes);
+    side_read_ = true;
+    stream_.async_read_some(net::mutable_buffer(side_.get(), std::min(kSideBytes, room)),
+                            std::move(done));
   }
 
   void OnRead(beast::error_code ec, size_t n) {
     reading_ = false;
+    readable_ = waiting_ && !ec;
+    waiting_ = false;
     if (phase_ == Phase::kClosed) return;
     if (ec) return Close(phase_ == Phase::kLinger ? HttpClose::kDone : HttpClose::kClient);
     if (phase_ == Phase::kLinger) {
@@ -262,11 +313,12 @@ class Connection final : public ConnectionBase,
     }
     if (side_read_) {
       n = std::min(n, kBufferLimit - buffer_.size());
-      net::buffer_copy(buffer_.prepare(n), net::buffer(side_.data(), n));
+      net::buffer_copy(buffer_.prepare(n), net::buffer(side_.get(), n));
     }
     buffer_.commit(n);
     switch (phase_) {
       case Phase::kIdle:
+        if (buffer_.size() == 0) return Read();  // readable: now read into a buffer
         StartRequest();
         Parse();
         break;
@@ -333,8 +385,8 @@ class Connection final : public ConnectionBase,
     version_ = request.version();
     auto target = ParseTarget(View(request.target()));
     if (!target.ok()) {
-      HttpAnswer answer = ErrorAnswer(target.status());
-      return Respond(std::move(answer));
+      const int status = request.target().size() > kMaxTargetBytes ? 414 : 400;
+      return Respond(ErrorAnswer(status, target.status().code(), Message(target.status())));
     }
     target_ = std::move(*target);
     HttpRequestView view;
@@ -450,8 +502,10 @@ class Connection final : public ConnectionBase,
   net::steady_timer timer_;
   uint64_t timer_generation_ = 0;
   beast::flat_buffer buffer_;
-  std::array<char, 1024> side_;
+  std::unique_ptr<char[]> side_;  // see Read(); kept while requests come, not while idle
   bool side_read_ = false;
+  bool waiting_ = false;   // the pending "read" waits for readability
+  bool readable_ = false;  // it said readable: the next read reads
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   std::optional<bhttp::response<bhttp::string_body>> response_;
   HttpTarget target_;
@@ -575,14 +629,30 @@ void HttpServer::Engine::Accept() {
 }
 
 bool HttpServer::Engine::MakeRoom() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto& list = !idle_.empty() ? idle_ : heads_;
-  if (list.empty()) return false;
-  ConnectionBase* oldest = list.front();
-  // Off the list now, so that the next accept picks another one.
-  MoveLocked(oldest, ConnectionBase::List::kNone);
+  std::shared_ptr<ConnectionBase> oldest;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto* list : {&idle_, &heads_}) {
+      while (oldest == nullptr && !list->empty()) {
+        ConnectionBase* c = list->front();
+        // Off the list now, so that the next accept picks another one.
+        MoveLocked(c, ConnectionBase::List::kNone);
+        oldest = c->Hold();
+      }
+    }
+  }
+  if (oldest == nullptr) return false;
   oldest->Evict();
   return true;
+}
+
+std::vector<std::shared_ptr<ConnectionBase>> HttpServer::Engine::HoldAll() {
+  std::vector<std::shared_ptr<ConnectionBase>> held;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (ConnectionBase* c : all_) {
+    if (auto h = c->Hold()) held.push_back(std::move(h));
+  }
+  return held;
 }
 
 void HttpServer::Engine::Shutdown(std::chrono::milliseconds grace) {
@@ -597,10 +667,12 @@ void HttpServer::Engine::Shutdown(std::chrono::milliseconds grace) {
   });
   // Idle connections close now; the others after their answer (stopping() turns keep-alive
   // off); searches still running after the grace are cancelled.
+  for (auto& c : HoldAll()) c->Evict();
   std::unique_lock<std::mutex> lock(mutex_);
-  for (ConnectionBase* c : all_) c->Evict();
   if (!closed_cv_.wait_for(lock, grace, [this] { return all_.empty(); })) {
-    for (ConnectionBase* c : all_) c->Cancel();
+    lock.unlock();
+    for (auto& c : HoldAll()) c->Cancel();
+    lock.lock();
     closed_cv_.wait(lock, [this] { return all_.empty(); });
   }
   lock.unlock();

@@ -167,7 +167,8 @@ size_t HttpTarget::Count(std::string_view name) const {
 absl::StatusOr<HttpTarget> ParseTarget(std::string_view target) {
   if (target.size() > kMaxTargetBytes) {
     return absl::InvalidArgumentError(
-        Cat("the request target is ", target.size(), " bytes; at most ", kMaxTargetBytes));
+        Cat("the request target is ", target.size(), " bytes: too long (at most ",
+            kMaxTargetBytes, ")"));
   }
   if (target.empty() || target.front() != '/') {
     return absl::InvalidArgumentError(
