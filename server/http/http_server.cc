@@ -162,6 +162,10 @@ class HttpServer::Engine {
   // context), so that the io_context, which destroys what is left of them, goes first.
   std::optional<net::ssl::context> tls_;
   net::io_context ioc_;
+  // Keeps the loop's threads running while nothing is pending on a socket: a connection
+  // that waits for its search has no operation in Asio, and its answer is posted later.
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> work_{
+      net::make_work_guard(ioc_)};
   tcp::acceptor acceptor_{net::make_strand(ioc_)};
   net::steady_timer accept_retry_{acceptor_.get_executor()};
   std::vector<std::thread> threads_;
@@ -676,6 +680,7 @@ void HttpServer::Engine::Shutdown(std::chrono::milliseconds grace) {
     closed_cv_.wait(lock, [this] { return all_.empty(); });
   }
   lock.unlock();
+  work_.reset();
   ioc_.stop();
   for (auto& t : threads_) t.join();
 }
