@@ -228,8 +228,14 @@ inline AttackReport RunAttack(const AttackOptions& options) {
   report.slow_closed_by_server = slow_closed.load();
   for (int f : idle) ::close(f);
   for (int f : slow) ::close(f);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  // Until the server has closed them all and its memory has settled (at most 5 s).
   report.rss_after_kb = ResidentKbOf(options.pid);
+  for (int i = 0; i < 25; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const long now = ResidentKbOf(options.pid);
+    if (i >= 4 && now == report.rss_after_kb) break;
+    report.rss_after_kb = now;
+  }
   return report;
 }
 

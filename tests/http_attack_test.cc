@@ -44,10 +44,12 @@ TEST(HttpAttackTest, IdleAndSlowConnectionsStarveNoClient) {
     EXPECT_LE(report.p99_ms, 250.0);
 #else
     EXPECT_LE(report.p99_ms, 20.0);
-    // A few kB per open connection, given back once they have gone.
+    // A few kB per open connection; once they have gone, at most what one wave took stays
+    // with the allocator (measured: 1.5-3.5 kB a connection, 2-5 MB kept after the first
+    // wave and none added by the second).
     EXPECT_LE((report.rss_attacked_kb - report.rss_before_kb) * 1024 / (options.idle + options.slow),
               16 * 1024);
-    EXPECT_LE(report.rss_after_kb, report.rss_attacked_kb);
+    EXPECT_LE(report.rss_after_kb - report.rss_before_kb, 8 * 1024);
 #endif
   }
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
