@@ -10,8 +10,8 @@
 #include <type_traits>
 
 #include "builder/default_params.h"
-#include "core/util/exit_codes.h"
-#include "core/util/json.h"
+#include "service/exit_codes.h"
+#include "service/json.h"
 #include "core/puzzles/registry.h"
 #include "core/util/strings.h"
 #include "core/table/pattern_builder.h"

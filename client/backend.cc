@@ -4,9 +4,9 @@
 
 #include <chrono>
 
-#include "core/util/address.h"
+#include "service/address.h"
 #include "core/solver.h"
-#include "core/util/exit_codes.h"
+#include "service/exit_codes.h"
 #include "core/util/strings.h"
 #include "core/table/table_store.h"
 #include "puzzledb/client.h"

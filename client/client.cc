@@ -4,8 +4,8 @@
 #include <sstream>
 #include <thread>
 
-#include "core/util/address.h"
-#include "core/util/files.h"
+#include "service/address.h"
+#include "service/files.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "puzzledb/v1/solver.grpc.pb.h"

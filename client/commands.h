@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "client/backend.h"
-#include "core/util/exit_codes.h"
+#include "service/exit_codes.h"
 
 namespace puzzledb {
 

@@ -4,7 +4,7 @@
 
 #include "client/commands.h"
 #include "core/puzzles/registry.h"
-#include "core/util/files.h"
+#include "service/files.h"
 #include "core/util/strings.h"
 #include "service/wire.h"
 

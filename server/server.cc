@@ -4,8 +4,8 @@
 #include <sstream>
 #include <thread>
 
-#include "core/util/address.h"
-#include "core/util/files.h"
+#include "service/address.h"
+#include "service/files.h"
 #include "core/solver.h"
 #include "core/util/strings.h"
 #include "core/table/table_store.h"

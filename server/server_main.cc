@@ -11,7 +11,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/synchronization/mutex.h"
-#include "core/util/exit_codes.h"
+#include "service/exit_codes.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpc/support/log.h"

@@ -2,7 +2,7 @@
 
 #include "core/puzzles/registry.h"
 #include "core/util/strings.h"
-#include "core/util/json.h"
+#include "service/json.h"
 
 namespace puzzledb {
 

@@ -12,8 +12,9 @@
 //    admissible lower bound, and the projection of a puzzle state onto space states
 //    ("keys") whose smallest distance is the puzzle state's distance.
 //
-// Hot code is templated on these types (no virtual calls per node); the runtime registry
-// (core/puzzles/registry.h) wraps each model once for the command line and the server.
+// Hot code is templated on these types (no virtual calls per node). The registry
+// (core/puzzles/registry.h) is a compile-time list of the models (AllPuzzles); the command
+// line and the server dispatch a request's puzzle name over it (ForEachPuzzle).
 #ifndef PUZZLEDB_CORE_PUZZLES_PUZZLE_H_
 #define PUZZLEDB_CORE_PUZZLES_PUZZLE_H_
 

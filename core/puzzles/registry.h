@@ -22,6 +22,16 @@ namespace puzzledb {
 using AllPuzzles =
     std::tuple<KnightPuzzle, KnobsPuzzle, RotationPuzzle, EightPuzzle, FifteenPuzzle>;
 
+// X(Model) for every model of AllPuzzles, for the explicit instantiations of code compiled
+// once per puzzle (core/solver.cc); the check below keeps the two lists one.
+#define PUZZLEDB_FOR_EACH_PUZZLE(X) \
+  X(KnightPuzzle) X(KnobsPuzzle) X(RotationPuzzle) X(EightPuzzle) X(FifteenPuzzle)
+#define PUZZLEDB_PUZZLE_COUNT_ONE_(P) +1
+static_assert(0 PUZZLEDB_FOR_EACH_PUZZLE(PUZZLEDB_PUZZLE_COUNT_ONE_) ==
+                  std::tuple_size_v<AllPuzzles>,
+              "PUZZLEDB_FOR_EACH_PUZZLE and AllPuzzles list the same models");
+#undef PUZZLEDB_PUZZLE_COUNT_ONE_
+
 // Calls f(std::type_identity<P>{}) for the model named `name`; returns false if there is
 // none.
 template <class F>
@@ -54,7 +64,7 @@ void ForEachPuzzle(F&& f) {
              AllPuzzles{});
 }
 
-// The registered names joined by `separator` ("knight|knobs|rotation"), for help texts and
+// The registered names joined by `separator` ("knight|knobs|rotation|eight|fifteen"), for help texts and
 // errors.
 std::string PuzzleNames(std::string_view separator = "|");
 

@@ -29,7 +29,6 @@
 
 namespace puzzledb {
 
-inline constexpr int kAnyDistance = -2;  // Sampler<P>::kLargest is -1
 // Rejection draws where at least 1 state in 100 lies at the distance: about 100 exact
 // solves per state drawn at worst.
 inline constexpr double kRejectionShare = 0.01;

@@ -30,6 +30,10 @@
 
 namespace puzzledb {
 
+// The distance that asks a puzzle without a table of distances (a pattern model,
+// pattern_sampler.h) for states drawn among all of them; Sampler<P>::kLargest is -1.
+inline constexpr int kAnyDistance = -2;
+
 namespace sampler_internal {
 template <class P, class = void>
 struct Own {

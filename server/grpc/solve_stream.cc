@@ -5,7 +5,7 @@
 #include <mutex>
 #include <vector>
 
-#include "core/util/clock.h"
+#include "service/clock.h"
 #include "server/grpc/solver_service.h"
 
 namespace puzzledb {

@@ -21,7 +21,7 @@
 #include "boost/asio/strand.hpp"
 #include "boost/beast/core.hpp"
 #include "boost/beast/http.hpp"
-#include "core/util/address.h"
+#include "service/address.h"
 #include "core/util/strings.h"
 #include "server/http/routes.h"
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "core/util/strings.h"
-#include "core/util/json.h"
+#include "service/json.h"
 
 namespace puzzledb {
 

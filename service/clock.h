@@ -1,6 +1,6 @@
 // Elapsed time in the units the API reports.
-#ifndef PUZZLEDB_CORE_UTIL_CLOCK_H_
-#define PUZZLEDB_CORE_UTIL_CLOCK_H_
+#ifndef PUZZLEDB_SERVICE_CLOCK_H_
+#define PUZZLEDB_SERVICE_CLOCK_H_
 
 #include <chrono>
 #include <cstdint>
@@ -31,4 +31,4 @@ inline uint64_t NanosSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_CORE_UTIL_CLOCK_H_
+#endif  // PUZZLEDB_SERVICE_CLOCK_H_

@@ -1,6 +1,6 @@
 // The exit statuses of every puzzledb binary (docs/OPERATIONS.md).
-#ifndef PUZZLEDB_CORE_UTIL_EXIT_CODES_H_
-#define PUZZLEDB_CORE_UTIL_EXIT_CODES_H_
+#ifndef PUZZLEDB_SERVICE_EXIT_CODES_H_
+#define PUZZLEDB_SERVICE_EXIT_CODES_H_
 
 namespace puzzledb {
 
@@ -10,4 +10,4 @@ inline constexpr int kExitBadInput = 2;  // the input or the command line is wro
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_CORE_UTIL_EXIT_CODES_H_
+#endif  // PUZZLEDB_SERVICE_EXIT_CODES_H_

@@ -1,4 +1,4 @@
-#include "core/util/json.h"
+#include "service/json.h"
 
 #include "google/protobuf/util/json_util.h"
 

@@ -2,8 +2,8 @@
 // so that "127.0.0.1" (no port) or "127.0.0.1:99999" is refused with a reason instead of
 // being read by gRPC as port 443 or as the port modulo 65536. Header-only: the installed
 // client library uses it without linking core/.
-#ifndef PUZZLEDB_CORE_UTIL_ADDRESS_H_
-#define PUZZLEDB_CORE_UTIL_ADDRESS_H_
+#ifndef PUZZLEDB_SERVICE_ADDRESS_H_
+#define PUZZLEDB_SERVICE_ADDRESS_H_
 
 #include <string>
 #include <string_view>
@@ -90,4 +90,4 @@ inline absl::Status CheckTarget(std::string_view target) {
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_CORE_UTIL_ADDRESS_H_
+#endif  // PUZZLEDB_SERVICE_ADDRESS_H_

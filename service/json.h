@@ -1,8 +1,8 @@
 // Messages as JSON, the one way every binary prints them: protobuf's JSON mapping with the
 // .proto field names and every field printed (zeros included), so that a reader sees the
 // whole schema.
-#ifndef PUZZLEDB_CORE_UTIL_JSON_H_
-#define PUZZLEDB_CORE_UTIL_JSON_H_
+#ifndef PUZZLEDB_SERVICE_JSON_H_
+#define PUZZLEDB_SERVICE_JSON_H_
 
 #include <string>
 
@@ -16,4 +16,4 @@ std::string ToJson(const google::protobuf::Message& message, JsonLayout layout);
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_CORE_UTIL_JSON_H_
+#endif  // PUZZLEDB_SERVICE_JSON_H_

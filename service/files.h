@@ -1,6 +1,6 @@
 // Whole small files (certificates, keys) read into memory.
-#ifndef PUZZLEDB_CORE_UTIL_FILES_H_
-#define PUZZLEDB_CORE_UTIL_FILES_H_
+#ifndef PUZZLEDB_SERVICE_FILES_H_
+#define PUZZLEDB_SERVICE_FILES_H_
 
 #include <fstream>
 #include <sstream>
@@ -26,4 +26,4 @@ inline absl::StatusOr<std::string> ReadSmallFile(const std::string& path, std::s
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_CORE_UTIL_FILES_H_
+#endif  // PUZZLEDB_SERVICE_FILES_H_
