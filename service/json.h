@@ -13,6 +13,12 @@ namespace puzzledb {
 enum class JsonLayout { kOneLine, kIndented };
 
 std::string ToJson(const google::protobuf::Message& message, JsonLayout layout);
+// The same through protobuf's printer always (ToJson takes a direct path for one line; the
+// tests compare the two).
+std::string ToJsonByProtobuf(const google::protobuf::Message& message, JsonLayout layout);
+// The direct path alone: false (and *json unspecified) when the message needs protobuf's
+// printer (floating point, bytes, maps, well-known types, strings it escapes).
+bool ToJsonDirect(const google::protobuf::Message& message, std::string* json);
 
 }  // namespace puzzledb
 

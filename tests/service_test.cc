@@ -2,12 +2,15 @@
 // answers hits at once and hands a miss on as a search step that holds the request as
 // parsed; policies are answers, never routes.
 #include <memory>
+#include <random>
 
 #include "core/puzzles/knight.h"
 #include "core/puzzles/knobs.h"
 #include "core/solver.h"
 #include "core/table/table_store.h"
 #include "gtest/gtest.h"
+#include "service/json.h"
+#include "service/puzzle_text.h"
 #include "service/request_handler.h"
 #include "service/wire.h"
 #include "tests/test_util.h"
@@ -155,6 +158,103 @@ TEST_F(ServiceTest, AnAnalysisComesFromTheTablesOrFromItsSearchStep) {
   EXPECT_EQ(searched.source(), v1::SEARCH);
   ASSERT_EQ(searched.moves_size(), KnobsPuzzle::kNumMoves);
   EXPECT_EQ(searched.moves(0).distance() + 1, searched.distance());
+}
+
+}  // namespace
+}  // namespace puzzledb
+
+namespace puzzledb {
+namespace {
+
+// ToJson's direct path for one line writes what protobuf's printer writes, byte for byte:
+// on real answers of every kind, and on random SolveResponses and AnalyzeResponses (every
+// field, unknown enum numbers, 64-bit extremes, strings protobuf escapes).
+TEST_F(ServiceTest, JsonOnOneLineIsProtobufsMappingByteForByte) {
+  std::vector<std::unique_ptr<google::protobuf::Message>> messages;
+  for (const auto& [name, state] : std::vector<std::pair<std::string, std::string>>{
+           {"knight", "1111111111000*10000100000"}, {"eight", "283104765"},
+           {"rotation", "233233121112233123123112"}, {"fifteen", "2340157896acdebf"}}) {
+    v1::SolveRequest solve;
+    *solve.mutable_puzzle() = *PuzzleFromCompact(name, state);
+    auto response = std::make_unique<v1::SolveResponse>();
+    absl::Status status;
+    RequestHandler::SearchStep<v1::SolveResponse> search;
+    if (handler_->SolveFromTables(solve, response.get(), &status, &search) == Route::kNeedsSearch) {
+      ASSERT_TRUE(search(SearchLimits{}, response.get()).ok());
+    }
+    messages.push_back(std::move(response));
+    v1::AnalyzeRequest analyze;
+    *analyze.mutable_puzzle() = solve.puzzle();
+    auto analysis = std::make_unique<v1::AnalyzeResponse>();
+    RequestHandler::SearchStep<v1::AnalyzeResponse> analysis_search;
+    if (handler_->AnalyzeFromTables(analyze, analysis.get(), &status, &analysis_search) ==
+        Route::kNeedsSearch) {
+      ASSERT_TRUE(analysis_search(SearchLimits{}, analysis.get()).ok());
+    }
+    messages.push_back(std::move(analysis));
+  }
+  v1::SampleRequest sample;
+  *sample.mutable_puzzle() = *PuzzleOfKind("knight");
+  sample.set_distance(20);
+  sample.set_count(3);
+  auto drawn = std::make_unique<v1::SampleResponse>();
+  absl::Status status;
+  RequestHandler::SearchStep<v1::SampleResponse> draw;
+  ASSERT_EQ(handler_->Sample(sample, drawn.get(), &status, &draw), Route::kNeedsSearch);
+  ASSERT_TRUE(draw(SearchLimits{}, drawn.get()).ok());
+  messages.push_back(std::move(drawn));
+  messages.push_back(std::make_unique<v1::ListTablesResponse>(handler_->ListTables()));
+
+  std::mt19937_64 rng(25);
+  auto text = [&rng] {
+    std::string s(rng() % 6, ' ');
+    for (char& c : s) c = static_cast<char>(rng() % 4 == 0 ? rng() % 256 : 'a' + rng() % 26);
+    if (rng() % 5 == 0) s += "\"<\\é";
+    return s;
+  };
+  for (int i = 0; i < 2000; ++i) {
+    auto r = std::make_unique<v1::SolveResponse>();
+    r->set_outcome(static_cast<v1::Outcome>(rng() % 7));
+    r->set_distance(static_cast<uint32_t>(rng()));
+    for (uint64_t k = rng() % 4; k > 0; --k) r->add_moves(text());
+    r->set_source(static_cast<v1::Source>(rng() % 5));
+    r->set_lookups(rng() % 3 == 0 ? UINT64_MAX : rng());
+    r->set_nodes(rng() % 2 ? 0 : rng());
+    r->set_id(rng());
+    if (rng() % 3 == 0) {
+      r->mutable_error()->set_code(static_cast<int32_t>(rng()));
+      r->mutable_error()->set_message(text());
+    }
+    for (uint64_t k = rng() % 3; k > 0; --k) r->add_solutions()->add_moves(text());
+    r->set_optimal_count(text());
+    r->set_table_id(text());
+    r->set_table_crc32(static_cast<uint32_t>(rng()));
+    messages.push_back(std::move(r));
+    auto a = std::make_unique<v1::AnalyzeResponse>();
+    for (uint64_t k = rng() % 3; k > 0; --k) {
+      auto* move = a->add_moves();
+      move->set_move(text());
+      move->set_distance(static_cast<uint32_t>(rng() % 100));
+    }
+    a->set_micros(rng());
+    messages.push_back(std::move(a));
+  }
+  // The real answers but the table list (its build time is a double) take the direct path.
+  for (size_t i = 0; i < 9; ++i) {
+    std::string direct;
+    EXPECT_TRUE(ToJsonDirect(*messages[i], &direct)) << messages[i]->GetDescriptor()->name();
+  }
+  int direct_count = 0;
+  for (const auto& m : messages) {
+    std::string direct;
+    if (ToJsonDirect(*m, &direct)) {
+      ++direct_count;
+      EXPECT_EQ(direct, ToJsonByProtobuf(*m, JsonLayout::kOneLine)) << m->GetDescriptor()->name();
+    }
+    EXPECT_EQ(ToJson(*m, JsonLayout::kOneLine), ToJsonByProtobuf(*m, JsonLayout::kOneLine))
+        << m->GetDescriptor()->name();
+  }
+  EXPECT_GT(direct_count, 1000);  // the random ones with plain strings
 }
 
 }  // namespace
