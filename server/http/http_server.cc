@@ -199,6 +199,7 @@ class Connection final : public ConnectionBase,
   }
 
   void Begin() {
+    if (phase_ == Phase::kClosed) return;  // evicted before it began
     if constexpr (std::is_same_v<Stream, tcp::socket>) {
       EnterIdle();
       Read();
