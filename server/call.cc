@@ -53,7 +53,7 @@ CallMethod MethodOf<v1::SampleRequest>() {
 template <class Request, class Response>
 void AnswerCall(const CallEnv& env, Transport transport, const Request& request,
                 Response* response, const std::function<SearchLimits(uint32_t timeout_ms)>& limits,
-                std::function<void(const absl::Status&)> done) {
+                std::function<void(const absl::Status&)> done, const ParsedPuzzle* parsed) {
   const auto started = std::chrono::steady_clock::now();
   ServerMetrics* metrics = env.metrics;
   // The request may be gone by the time a search ends: what the stamp needs is kept.
@@ -68,7 +68,7 @@ void AnswerCall(const CallEnv& env, Transport transport, const Request& request,
   };
   absl::Status status;
   RequestHandler::SearchStep<Response> search;
-  if (env.handler->FromTables(request, response, &status, &search) ==
+  if (env.handler->FromTables(request, response, &status, &search, parsed) ==
       RequestHandler::Route::kAnswered) {
     finish(status, status.ok() ? AnswerSource::kTable : AnswerSource::kNone);
     return;
@@ -91,12 +91,12 @@ void AnswerCall(const CallEnv& env, Transport transport, const Request& request,
 
 template void AnswerCall(const CallEnv&, Transport, const v1::SolveRequest&, v1::SolveResponse*,
                          const std::function<SearchLimits(uint32_t)>&,
-                         std::function<void(const absl::Status&)>);
+                         std::function<void(const absl::Status&)>, const ParsedPuzzle*);
 template void AnswerCall(const CallEnv&, Transport, const v1::AnalyzeRequest&,
                          v1::AnalyzeResponse*, const std::function<SearchLimits(uint32_t)>&,
-                         std::function<void(const absl::Status&)>);
+                         std::function<void(const absl::Status&)>, const ParsedPuzzle*);
 template void AnswerCall(const CallEnv&, Transport, const v1::SampleRequest&, v1::SampleResponse*,
                          const std::function<SearchLimits(uint32_t)>&,
-                         std::function<void(const absl::Status&)>);
+                         std::function<void(const absl::Status&)>, const ParsedPuzzle*);
 
 }  // namespace puzzledb

@@ -41,12 +41,14 @@ CallMethod MethodOf();
 // Answers `request` into `*response` as above and then calls `done` once with the call's
 // status: on this thread for a table answer or a refusal, on the pool's delivery thread
 // after a search. `limits` is asked only when a search is needed (it is given the request's
-// timeout_ms). `*response` must live until `done`.
+// timeout_ms). `*response` must live until `done`. `parsed`, if not null, is the request's
+// puzzle parsed already (RequestHandler::FromTables); it is read before this returns.
 // Instantiated for Solve, Analyze and Sample.
 template <class Request, class Response>
 void AnswerCall(const CallEnv& env, Transport transport, const Request& request,
                 Response* response, const std::function<SearchLimits(uint32_t timeout_ms)>& limits,
-                std::function<void(const absl::Status&)> done);
+                std::function<void(const absl::Status&)> done,
+                const ParsedPuzzle* parsed = nullptr);
 
 // RESOURCE_EXHAUSTED: the pool and its queue are full (TrySubmit refused).
 absl::Status SearchRefusedStatus(const SearchPool& pool);

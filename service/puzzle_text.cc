@@ -44,6 +44,21 @@ absl::StatusOr<v1::Puzzle> PuzzleFromCompact(std::string_view name, std::string_
   return result;
 }
 
+absl::StatusOr<ParsedPuzzle> InstanceFromCompact(std::string_view name,
+                                                 std::string_view compact) {
+  absl::StatusOr<ParsedPuzzle> result = UnknownPuzzle(name);
+  VisitPuzzle(name, [&](auto type) {
+    using P = typename decltype(type)::type;
+    auto instance = P::ParseCompact(compact);
+    if (!instance.ok()) {
+      result = absl::InvalidArgumentError(Cat("state: ", Message(instance.status())));
+      return;
+    }
+    result = ParsedPuzzle(ParsedAs<P>{std::move(*instance)});
+  });
+  return result;
+}
+
 absl::StatusOr<v1::Puzzle> PuzzleOfKind(std::string_view name) {
   absl::StatusOr<v1::Puzzle> result = UnknownPuzzle(name);
   VisitPuzzle(name, [&](auto) {

@@ -17,7 +17,7 @@ absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentE
 
 // Checks the fields every request has; fills the policy.
 template <class Request>
-absl::Status CheckCommon(const Request& request, Policy* policy) {
+absl::Status CheckCommon(const Request& request, Policy* policy, bool puzzle_given) {
   switch (request.policy()) {
     case v1::TABLE_THEN_SEARCH:
       *policy = Policy::kTableThenSearch;
@@ -42,7 +42,7 @@ absl::Status CheckCommon(const Request& request, Policy* policy) {
                          kMaxSolutionsListed, "; count them all with count_solutions"));
     }
   }
-  if (WirePuzzleName(request.puzzle()).empty()) {
+  if (!puzzle_given && WirePuzzleName(request.puzzle()).empty()) {
     return Invalid(Cat("puzzle: no puzzle given; set one of ", PuzzleNames(", ")));
   }
   return absl::OkStatus();
@@ -97,15 +97,34 @@ void Fill(const P& model, const typename P::Instance&, const Analysis& analysis,
   }
 }
 
+// The model a parsed puzzle is of (unevaluated).
+template <PuzzleModel P>
+P PuzzleOf(const ParsedAs<P>&);
+
 // What Solve and Analyze share: the common fields checked, the model picked by name and
 // the instance parsed, once; then `handle(type, instance, policy, max_moves)` for that
 // model, which says how the request goes on.
 template <class Request, class Handle>
-RequestHandler::Route Dispatch(const Request& request, absl::Status* status, Handle&& handle) {
+RequestHandler::Route Dispatch(const Request& request, const ParsedPuzzle* parsed,
+                               absl::Status* status, Handle&& handle) {
   Policy policy;
-  *status = CheckCommon(request, &policy);
+  const bool given = parsed != nullptr && !std::holds_alternative<std::monostate>(*parsed);
+  *status = CheckCommon(request, &policy, /*puzzle_given=*/given);
   if (!status->ok()) return RequestHandler::Route::kAnswered;
   RequestHandler::Route route = RequestHandler::Route::kAnswered;
+  if (given) {  // parsed once already (a GET's compact form)
+    std::visit(
+        [&](const auto& one) {
+          using One = std::decay_t<decltype(one)>;
+          if constexpr (!std::is_same_v<One, std::monostate>) {
+            using P = decltype(PuzzleOf(one));
+            route = handle(std::type_identity<P>{}, one.instance, policy,
+                           static_cast<int>(request.max_moves()));
+          }
+        },
+        *parsed);
+    return route;
+  }
   VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
     using P = typename decltype(type)::type;
     absl::StatusOr<typename P::Instance> instance = InstanceFromWire<P>(request.puzzle());
@@ -146,10 +165,11 @@ void RequestHandler::RequestTableFor(const typename P::Params& params, const Sol
 RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& request,
                                                       v1::SolveResponse* response,
                                                       absl::Status* status,
-                                                      SearchStep<v1::SolveResponse>* search) {
+                                                      SearchStep<v1::SolveResponse>* search,
+                                                      const ParsedPuzzle* parsed) {
   const bool paths = request.count_solutions() || request.max_solutions() > 1;
   const size_t list = request.max_solutions() > 1 ? request.max_solutions() : 0;
-  return Dispatch(request, status, [&](auto type, auto instance, Policy policy, int max_moves) {
+  return Dispatch(request, parsed, status, [&](auto type, auto instance, Policy policy, int max_moves) {
     using P = typename decltype(type)::type;
     const P model(instance.params);
     TableStep<P> step;
@@ -204,9 +224,10 @@ RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& re
 RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest& request,
                                                         v1::AnalyzeResponse* response,
                                                         absl::Status* status,
-                                                        SearchStep<v1::AnalyzeResponse>* search) {
+                                                        SearchStep<v1::AnalyzeResponse>* search,
+                                                        const ParsedPuzzle* parsed) {
   const bool count = request.count_solutions();
-  return Dispatch(request, status, [&](auto type, auto instance, Policy policy, int max_moves) {
+  return Dispatch(request, parsed, status, [&](auto type, auto instance, Policy policy, int max_moves) {
     using P = typename decltype(type)::type;
     const P model(instance.params);
     AnalysisStep<P> step =

@@ -9,7 +9,10 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <tuple>
+#include <variant>
 
+#include "core/puzzles/registry.h"
 #include "core/solver.h"
 #include "puzzledb/v1/solver.pb.h"
 #include "service/table_builds.h"
@@ -23,6 +26,20 @@ inline constexpr uint32_t kMaxSampleCount = 10000;
 struct HandlerOptions {
   uint64_t search_node_budget = 0;  // per search; 0: none
 };
+
+// A puzzle its model has parsed already (a GET's compact form: InstanceFromCompact), handed
+// to the handler in place of the request's `puzzle`, so that it is parsed once.
+template <PuzzleModel P>
+struct ParsedAs {
+  typename P::Instance instance;
+};
+template <class Models>
+struct ParsedPuzzleOf;
+template <class... Ps>
+struct ParsedPuzzleOf<std::tuple<Ps...>> {
+  using type = std::variant<std::monostate, ParsedAs<Ps>...>;
+};
+using ParsedPuzzle = ParsedPuzzleOf<AllPuzzles>::type;
 
 // Thread-safe.
 class RequestHandler {
@@ -48,26 +65,34 @@ class RequestHandler {
   // answer from a table names the table build (response's table_id, table_generation,
   // table_crc32); a search's answer has none. Counting and listing optimal solutions
   // always go on as *search (they are heavier than a walk).
+  // With `parsed` (not monostate), its instance is the request's puzzle and
+  // request.puzzle() is not read.
   Route SolveFromTables(const v1::SolveRequest& request, v1::SolveResponse* response,
-                        absl::Status* status, SearchStep<v1::SolveResponse>* search);
+                        absl::Status* status, SearchStep<v1::SolveResponse>* search,
+                        const ParsedPuzzle* parsed = nullptr);
   Route AnalyzeFromTables(const v1::AnalyzeRequest& request, v1::AnalyzeResponse* response,
-                          absl::Status* status, SearchStep<v1::AnalyzeResponse>* search);
+                          absl::Status* status, SearchStep<v1::AnalyzeResponse>* search,
+                          const ParsedPuzzle* parsed = nullptr);
   // A sample: checked here, drawn as *search (a first draw at a distance may count for a
   // second).
   Route Sample(const v1::SampleRequest& request, v1::SampleResponse* response,
                absl::Status* status, SearchStep<v1::SampleResponse>* search);
 
   // The three above by the request's type, for code written once for all of them.
+  // (`parsed`: as above; a sample reads its puzzle's parameters from the request.)
   Route FromTables(const v1::SolveRequest& request, v1::SolveResponse* response,
-                   absl::Status* status, SearchStep<v1::SolveResponse>* search) {
-    return SolveFromTables(request, response, status, search);
+                   absl::Status* status, SearchStep<v1::SolveResponse>* search,
+                   const ParsedPuzzle* parsed = nullptr) {
+    return SolveFromTables(request, response, status, search, parsed);
   }
   Route FromTables(const v1::AnalyzeRequest& request, v1::AnalyzeResponse* response,
-                   absl::Status* status, SearchStep<v1::AnalyzeResponse>* search) {
-    return AnalyzeFromTables(request, response, status, search);
+                   absl::Status* status, SearchStep<v1::AnalyzeResponse>* search,
+                   const ParsedPuzzle* parsed = nullptr) {
+    return AnalyzeFromTables(request, response, status, search, parsed);
   }
   Route FromTables(const v1::SampleRequest& request, v1::SampleResponse* response,
-                   absl::Status* status, SearchStep<v1::SampleResponse>* search) {
+                   absl::Status* status, SearchStep<v1::SampleResponse>* search,
+                   const ParsedPuzzle* = nullptr) {
     return Sample(request, response, status, search);
   }
 

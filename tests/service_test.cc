@@ -259,3 +259,47 @@ TEST_F(ServiceTest, JsonOnOneLineIsProtobufsMappingByteForByte) {
 
 }  // namespace
 }  // namespace puzzledb
+
+namespace puzzledb {
+namespace {
+
+// A puzzle parsed once by its model (a GET's compact form) is answered as the same puzzle
+// sent on the wire; the request's own `puzzle` is not read then.
+TEST_F(ServiceTest, AParsedPuzzleIsAnsweredAsItsWireForm) {
+  for (const auto& [name, state] : std::vector<std::pair<std::string, std::string>>{
+           {"knight", "1111111111000*10000100000"}, {"eight", "283104765"},
+           {"rotation", "233233121112233123123112"}}) {
+    v1::SolveRequest wire;
+    *wire.mutable_puzzle() = *PuzzleFromCompact(name, state);
+    v1::SolveResponse by_wire, by_parsed;
+    absl::Status wire_status, parsed_status;
+    RequestHandler::SearchStep<v1::SolveResponse> search;
+    ASSERT_EQ(handler_->SolveFromTables(wire, &by_wire, &wire_status, &search), Route::kAnswered);
+    const auto parsed = InstanceFromCompact(name, state);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    v1::SolveRequest fields;  // no puzzle
+    ASSERT_EQ(handler_->SolveFromTables(fields, &by_parsed, &parsed_status, &search, &*parsed),
+              Route::kAnswered);
+    EXPECT_TRUE(wire_status.ok() && parsed_status.ok()) << parsed_status;
+    EXPECT_EQ(by_parsed.SerializeAsString(), by_wire.SerializeAsString()) << name;
+    v1::AnalyzeRequest analyze;
+    v1::AnalyzeResponse analysis;
+    RequestHandler::SearchStep<v1::AnalyzeResponse> analysis_search;
+    handler_->AnalyzeFromTables(analyze, &analysis, &parsed_status, &analysis_search, &*parsed);
+    EXPECT_TRUE(parsed_status.ok()) << parsed_status;
+  }
+  const auto refused = InstanceFromCompact("knight", "11");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message().substr(0, 7), "state: ");
+  // Without a parsed puzzle and without one on the wire, the request says so.
+  v1::SolveRequest empty;
+  v1::SolveResponse response;
+  absl::Status status;
+  RequestHandler::SearchStep<v1::SolveResponse> search;
+  const ParsedPuzzle none;
+  handler_->SolveFromTables(empty, &response, &status, &search, &none);
+  EXPECT_NE(status.message().find("puzzle: no puzzle given"), std::string::npos) << status;
+}
+
+}  // namespace
+}  // namespace puzzledb

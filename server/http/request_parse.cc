@@ -97,7 +97,8 @@ absl::Status NoRepeats(const HttpTarget& target) {
 
 // Solve and Analyze share their parameters but timeout_ms and max_solutions.
 template <class Request>
-absl::Status SolveOrAnalyzeFromQuery(const HttpTarget& target, Request* out) {
+absl::Status SolveOrAnalyzeFromQuery(const HttpTarget& target, Request* out,
+                                     ParsedPuzzle* parsed) {
   constexpr bool kIsSolve = std::is_same_v<Request, v1::SolveRequest>;
   const std::string_view known =
       kIsSolve ? "puzzle, state, max_moves, policy, timeout_ms, id, max_solutions, count"
@@ -143,9 +144,15 @@ absl::Status SolveOrAnalyzeFromQuery(const HttpTarget& target, Request* out) {
     return absl::InvalidArgumentError(
         "query: state is missing; give the puzzle's compact form (docs/API.md)");
   }
-  auto parsed = PuzzleFromCompact(*puzzle, *state);
-  if (!parsed.ok()) return parsed.status();
-  *out->mutable_puzzle() = std::move(*parsed);
+  if (parsed != nullptr) {
+    auto instance = InstanceFromCompact(*puzzle, *state);
+    if (!instance.ok()) return instance.status();
+    *parsed = std::move(*instance);
+    return absl::OkStatus();
+  }
+  auto wire = PuzzleFromCompact(*puzzle, *state);
+  if (!wire.ok()) return wire.status();
+  *out->mutable_puzzle() = std::move(*wire);
   return absl::OkStatus();
 }
 
@@ -206,12 +213,14 @@ absl::StatusOr<HttpTarget> ParseTarget(std::string_view target) {
   return out;
 }
 
-absl::Status RequestFromQuery(const HttpTarget& target, v1::SolveRequest* out) {
-  return SolveOrAnalyzeFromQuery(target, out);
+absl::Status RequestFromQuery(const HttpTarget& target, v1::SolveRequest* out,
+                              ParsedPuzzle* parsed) {
+  return SolveOrAnalyzeFromQuery(target, out, parsed);
 }
 
-absl::Status RequestFromQuery(const HttpTarget& target, v1::AnalyzeRequest* out) {
-  return SolveOrAnalyzeFromQuery(target, out);
+absl::Status RequestFromQuery(const HttpTarget& target, v1::AnalyzeRequest* out,
+                              ParsedPuzzle* parsed) {
+  return SolveOrAnalyzeFromQuery(target, out, parsed);
 }
 
 // docs/API.md, "GET /v1/sample": puzzle, distance (a number, "max" or "any"), count, seed, and

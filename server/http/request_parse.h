@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "google/protobuf/message.h"
 #include "puzzledb/v1/solver.pb.h"
+#include "service/request_handler.h"
 
 namespace puzzledb {
 
@@ -36,9 +37,12 @@ inline constexpr size_t kMaxTargetBytes = 8192;
 absl::StatusOr<HttpTarget> ParseTarget(std::string_view target);
 
 // The fields of a request from a GET query (docs/API.md, "GET"). Unknown and repeated
-// parameters are refused.
-absl::Status RequestFromQuery(const HttpTarget& target, v1::SolveRequest* out);
-absl::Status RequestFromQuery(const HttpTarget& target, v1::AnalyzeRequest* out);
+// parameters are refused. With `parsed`, the puzzle is parsed into it (once, by its model)
+// and out->puzzle() is left empty.
+absl::Status RequestFromQuery(const HttpTarget& target, v1::SolveRequest* out,
+                              ParsedPuzzle* parsed = nullptr);
+absl::Status RequestFromQuery(const HttpTarget& target, v1::AnalyzeRequest* out,
+                              ParsedPuzzle* parsed = nullptr);
 absl::Status RequestFromQuery(const HttpTarget& target, v1::SampleRequest* out);
 
 // Why a POST body with this Content-Type is not read (415), or nothing for JSON.

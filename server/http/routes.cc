@@ -51,6 +51,17 @@ absl::StatusOr<v1::ParseInputResponse> ParseInputOf(const v1::ParseInputRequest&
 }
 absl::StatusOr<v1::PlayResponse> PlayOf(const v1::PlayRequest& request) { return Play(request); }
 
+// A GET's request: for Solve and Analyze with the puzzle parsed into `parsed`.
+absl::Status QueryOf(const HttpTarget& target, v1::SolveRequest* out, ParsedPuzzle* parsed) {
+  return RequestFromQuery(target, out, parsed);
+}
+absl::Status QueryOf(const HttpTarget& target, v1::AnalyzeRequest* out, ParsedPuzzle* parsed) {
+  return RequestFromQuery(target, out, parsed);
+}
+absl::Status QueryOf(const HttpTarget& target, v1::SampleRequest* out, ParsedPuzzle*) {
+  return RequestFromQuery(target, out);
+}
+
 HttpAnswer NotModified(std::string tag) {
   HttpAnswer answer;
   answer.status = 304;
@@ -192,12 +203,17 @@ template <class Request, class Response>
 void HttpRoutes::Answer(const Call& call) const {
   const bool from_query = call.request.method != "POST";
   Request request;
+  // A GET's state is parsed once, by its model, straight into what the handler reads.
+  ParsedPuzzle parsed;
+  ParsedPuzzle* parse_into = nullptr;
+  if constexpr (!std::is_same_v<Request, v1::SampleRequest>) parse_into = &parsed;
   if (!from_query) {
     if (auto refusal = ReadBody(call, MethodOf<Request>(), &request)) {
       call.reply(std::move(*refusal));
       return;
     }
-  } else if (absl::Status status = RequestFromQuery(*call.request.target, &request); !status.ok()) {
+  } else if (absl::Status status = QueryOf(*call.request.target, &request, parse_into);
+             !status.ok()) {
     env_.metrics->RecordCall(MethodOf<Request>(), Transport::kHttp, AnswerSource::kNone,
                              status.code(), std::chrono::steady_clock::now() - call.started);
     call.reply(ErrorAnswer(status));
@@ -237,7 +253,8 @@ void HttpRoutes::Answer(const Call& call) const {
                                     : !tag.empty() ? "public, max-age=86400"
                                                    : "public, max-age=300");
         reply(std::move(answer));
-      });
+      },
+      from_query ? parse_into : nullptr);
 }
 
 // ParseInput and Play: answered by the puzzles' models, no table involved.
