@@ -21,8 +21,9 @@ namespace {
 // Sends `bytes` on a new connection and, if `read_reply`, reads one whole answer (its
 // headers and Content-Length bytes of body) or until the server closes, for at most 15 s;
 // else hangs up at once, as a client that vanishes. Returns what came back. (No half-close:
-// cpp-httplib writes no answer to a client that has shut its side. And no waiting for the
-// close: after an error the server keeps the connection for the next request, as HTTP/1.1
+// the server takes a client that has shut its side for one that went away, as it must to
+// cancel a search, and writes no answer. And no waiting for the close: after an error in a
+// request's content the server keeps the connection for the next request, as HTTP/1.1
 // allows.)
 std::string Exchange(int port, const std::string& bytes, bool read_reply = true) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -98,7 +99,7 @@ std::string Malformed(int i, std::mt19937_64& rng) {
              "&x=" + std::to_string(rng()) + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
     case 9:
       return std::string("GET /v1/\0solve HTTP/1.1\r\n\r\n", 26);  // a NUL in the path
-    case 10:  // a body far over the limit (cpp-httplib reads on until the read timeout)
+    case 10:  // a body far over the limit (refused from its Content-Length, then closed)
       return "POST /v1/solve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
              "Content-Length: 99999999999\r\n\r\n" + garbage;
     default:  // many tiny headers
