@@ -1,5 +1,8 @@
 #include "service/puzzle_text.h"
 
+#include <type_traits>
+#include <variant>
+
 #include "core/puzzles/registry.h"
 #include "core/util/strings.h"
 #include "service/wire.h"
@@ -29,19 +32,17 @@ std::vector<std::string> LegalMoves(const P& model, const typename P::State& sta
 }  // namespace
 
 absl::StatusOr<v1::Puzzle> PuzzleFromCompact(std::string_view name, std::string_view compact) {
-  absl::StatusOr<v1::Puzzle> result = UnknownPuzzle(name);
-  VisitPuzzle(name, [&](auto type) {
-    using P = typename decltype(type)::type;
-    auto instance = P::ParseCompact(compact);
-    if (!instance.ok()) {
-      result = absl::InvalidArgumentError(Cat("state: ", Message(instance.status())));
-      return;
-    }
-    v1::Puzzle puzzle;
-    InstanceToWire(*instance, &puzzle);
-    result = std::move(puzzle);
-  });
-  return result;
+  auto parsed = InstanceFromCompact(name, compact);
+  if (!parsed.ok()) return parsed.status();
+  v1::Puzzle puzzle;
+  std::visit(
+      [&puzzle](const auto& one) {
+        if constexpr (!std::is_same_v<std::decay_t<decltype(one)>, std::monostate>) {
+          InstanceToWire(one.instance, &puzzle);
+        }
+      },
+      *parsed);
+  return puzzle;
 }
 
 absl::StatusOr<ParsedPuzzle> InstanceFromCompact(std::string_view name,

@@ -59,9 +59,7 @@ class Raw {
         if (const size_t at = lower.find("content-length: "); at != std::string::npos) {
           length = std::stoul(lower.substr(at + 16));
         }
-        if (lower.rfind("http/1.1 304", 0) == 0 || lower.find("\r\nx-head: 1") != std::string::npos) {
-          length = 0;
-        }
+        if (lower.rfind("http/1.1 304", 0) == 0) length = 0;
         if (pending_.size() >= head + 4 + length) {
           std::string answer = pending_.substr(0, head + 4 + length);
           pending_.erase(0, head + 4 + length);
