@@ -238,11 +238,19 @@ TableStep<P> Solver::FromTables(const P& model, const typename P::Instance& inst
     Refuse(P::TableId(model.params()), answer.status());
     return step;
   }
+  return StepOf(model, instance, max_moves, walker, std::move(*answer));
+}
+
+template <PuzzleModel P>
+TableStep<P> Solver::StepOf(const P& model, const typename P::Instance& instance, int max_moves,
+                            const std::shared_ptr<const TableWalker<P>>& walker,
+                            typename TableWalker<P>::Answer answer) {
+  TableStep<P> step;
   step.had_table = true;
-  if (answer->kind == TableLookup::Kind::kCovered) {
-    step.answer = std::move(answer->solution);
-  } else if (answer->kind == TableLookup::Kind::kUncovered) {
-    Solution& uncovered = answer->solution;
+  if (answer.kind == TableLookup::Kind::kCovered) {
+    step.answer = std::move(answer.solution);
+  } else if (answer.kind == TableLookup::Kind::kUncovered) {
+    Solution& uncovered = answer.solution;
     if (walker->complete()) {
       uncovered.outcome = Outcome::kUnsolvable;
       step.answer = std::move(uncovered);
@@ -260,12 +268,43 @@ TableStep<P> Solver::FromTables(const P& model, const typename P::Instance& inst
     Solution unsolvable;
     unsolvable.outcome = Outcome::kUnsolvable;
     unsolvable.source = Source::kTable;
-    step.had_table = true;
     step.answer = unsolvable;
   }
-  // Moved, not copied: a table answer costs no reference count more for its provenance.
-  if (step.had_table) step.table = std::move(walker);
+  if (step.had_table) step.table = walker;
   return step;
+}
+
+template <PuzzleModel P>
+void Solver::FromTablesMany(const P& model, std::span<const typename P::Instance> instances,
+                            std::span<const int> max_moves, std::span<TableStep<P>> steps) {
+  if constexpr (!TableWalker<P>::kWalks) {
+    for (size_t i = 0; i < instances.size(); ++i) {
+      steps[i] = FromTables(model, instances[i], max_moves[i]);
+    }
+  } else {
+    std::shared_ptr<const TableWalker<P>> walker = WalkerFor(model);
+    if (walker == nullptr) {
+      for (TableStep<P>& step : steps) step = TableStep<P>{};
+      return;
+    }
+    std::vector<typename P::State> states;
+    states.reserve(instances.size());
+    for (const auto& instance : instances) states.push_back(instance.state);
+    std::vector<absl::StatusOr<typename TableWalker<P>::Answer>> answers(instances.size());
+    walker->SolveMany(states, max_moves, std::span(answers));
+    // A walk that found the table inconsistent refuses it (once); its state goes on to
+    // search, as a later call's would. The walks that passed every check stand.
+    bool refused = false;
+    for (size_t i = 0; i < instances.size(); ++i) {
+      if (answers[i].ok()) {
+        steps[i] = StepOf(model, instances[i], max_moves[i], walker, std::move(*answers[i]));
+        continue;
+      }
+      steps[i] = TableStep<P>{};
+      if (!refused) Refuse(P::TableId(model.params()), answers[i].status());
+      refused = true;
+    }
+  }
 }
 
 template <PuzzleModel P>
@@ -477,6 +516,8 @@ std::vector<std::string> Solver::Loaded() const {
 #define PUZZLEDB_INSTANTIATE_SOLVER(P)                                                        \
   template absl::StatusOr<Solution> Solver::Solve<P>(const P::Instance&, const SolveOptions&); \
   template TableStep<P> Solver::FromTables<P>(const P&, const P::Instance&, int);              \
+  template void Solver::FromTablesMany<P>(const P&, std::span<const P::Instance>,              \
+                                          std::span<const int>, std::span<TableStep<P>>);      \
   template absl::StatusOr<Solution> Solver::Search<P>(const P&, const P::Instance&,            \
                                                       const TableStep<P>&, const SearchLimits&); \
   template absl::StatusOr<Analysis> Solver::Analyze<P>(const P::Instance&, const SolveOptions&); \

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -121,6 +122,12 @@ class Solver {
   template <PuzzleModel P>
   absl::StatusOr<Solution> Search(const P& model, const typename P::Instance& instance,
                                   const TableStep<P>& step, const SearchLimits& limits);
+  // The table step of many instances of one model: steps[i] is FromTables(model,
+  // instances[i], max_moves[i]), with the walks of a residue or next-move table taking turns
+  // so that their memory reads overlap (TableWalker::SolveMany). REQUIRES: equal sizes.
+  template <PuzzleModel P>
+  void FromTablesMany(const P& model, std::span<const typename P::Instance> instances,
+                      std::span<const int> max_moves, std::span<TableStep<P>> steps);
 
   template <PuzzleModel P>
   absl::StatusOr<Analysis> Analyze(const typename P::Instance& instance,
@@ -168,6 +175,11 @@ class Solver {
  private:
   template <PuzzleModel P>
   std::shared_ptr<const TableWalker<P>> WalkerFor(const P& model);
+  // The table step of a walk that passed its checks.
+  template <PuzzleModel P>
+  TableStep<P> StepOf(const P& model, const typename P::Instance& instance, int max_moves,
+                      const std::shared_ptr<const TableWalker<P>>& walker,
+                      typename TableWalker<P>::Answer answer);
   template <PuzzleModel P>
   std::shared_ptr<const LiveSolver<P>> LiveFor(const P& model);
   // The strongest of P::kPatternSets the store has (loaded on first use), or null.

@@ -179,6 +179,106 @@ TEST_F(TableSolverTest, ADamagedNextMoveIsCaughtByTheWalk) {
   EXPECT_TRUE(testing::Replays(knobs, start, answer->solution.moves));
 }
 
+// Walks taking turns (SolveMany, FromTablesMany) answer exactly as one walk at a time: the
+// same kind, outcome, distance, moves and lookups, for covered, uncovered, capped and
+// unsolvable states of a residue table (knight, partial), a next-move table (knobs) and a
+// distance table (rotation); more states than lanes, so lanes are refilled.
+template <PuzzleModel P>
+void ExpectManyEqualsOneByOne(const TableWalker<P>& walker, const std::vector<typename P::State>& states,
+                              const std::vector<int>& caps) {
+  std::vector<absl::StatusOr<typename TableWalker<P>::Answer>> many(states.size());
+  walker.SolveMany(states, caps, std::span(many));
+  for (size_t i = 0; i < states.size(); ++i) {
+    auto one = walker.Solve(states[i], caps[i]);
+    ASSERT_EQ(many[i].status(), one.status()) << i;
+    if (!one.ok()) continue;
+    ASSERT_EQ(many[i]->kind, one->kind) << i;
+    ASSERT_EQ(many[i]->solution.outcome, one->solution.outcome) << i;
+    ASSERT_EQ(many[i]->solution.distance, one->solution.distance) << i;
+    ASSERT_EQ(many[i]->solution.moves, one->solution.moves) << i;
+    ASSERT_EQ(many[i]->solution.lookups, one->solution.lookups) << i;
+    ASSERT_EQ(many[i]->solution.source, Source::kTable);
+  }
+}
+
+TEST_F(TableSolverTest, WalksTakingTurnsAnswerAsOneWalkAtATime) {
+  std::mt19937 rng(43);
+  const int kCaps[] = {0, 0, 5, 9, 16};
+  std::vector<int> caps;
+  for (int i = 0; i < 500; ++i) caps.push_back(kCaps[rng() % 5]);
+  {
+    const KnightPuzzle knight;
+    auto walker = solver_->store()->Load(KnightPuzzle::TableId({}));
+    ASSERT_TRUE(walker.ok()) << walker.status();
+    std::vector<KnightBoard> states;
+    int covered = 0;
+    for (size_t i = 0; i < caps.size(); ++i) {
+      KnightBoard s = KnightPuzzle::Goal();
+      for (int step = static_cast<int>(rng() % 40); step > 0; --step) {
+        KnightBoard t;
+        while (!knight.Apply(s, static_cast<int>(rng() % 8), &t)) {
+        }
+        s = t;
+      }
+      states.push_back(s);
+    }
+    const TableWalker<KnightPuzzle> table(knight, *walker);
+    ExpectManyEqualsOneByOne(table, states, caps);
+    for (const KnightBoard& s : states) covered += table.Solve(s, 0)->kind == TableLookup::Kind::kCovered;
+    EXPECT_GT(covered, 100);
+    EXPECT_LT(covered, 450) << "some states should lie beyond the depth-10 table";
+    // The solver's table step of many equals its table step of one.
+    std::vector<KnightPuzzle::Instance> instances;
+    for (const KnightBoard& s : states) instances.push_back({{}, s});
+    std::vector<TableStep<KnightPuzzle>> steps(states.size());
+    solver_->FromTablesMany(knight, std::span<const KnightPuzzle::Instance>(instances),
+                            std::span<const int>(caps), std::span(steps));
+    for (size_t i = 0; i < states.size(); ++i) {
+      const TableStep<KnightPuzzle> one = solver_->FromTables(knight, instances[i], caps[i]);
+      ASSERT_EQ(steps[i].answer.has_value(), one.answer.has_value()) << i;
+      ASSERT_EQ(steps[i].partial != nullptr, one.partial != nullptr) << i;
+      ASSERT_EQ(steps[i].table, one.table) << i;
+      if (!one.answer.has_value()) continue;
+      ASSERT_EQ(steps[i].answer->outcome, one.answer->outcome) << i;
+      ASSERT_EQ(steps[i].answer->moves, one.answer->moves) << i;
+    }
+  }
+  {
+    const KnobsPuzzle knobs(Knobs9001().params);
+    auto table = solver_->store()->Load(KnobsPuzzle::TableId(knobs.params()));
+    ASSERT_TRUE(table.ok()) << table.status();
+    std::vector<uint32_t> states;
+    for (size_t i = 0; i < caps.size(); ++i) states.push_back(static_cast<uint32_t>(rng() & 0xFFFFFF));
+    const TableWalker<KnobsPuzzle> walker(knobs, *table);
+    ExpectManyEqualsOneByOne(walker, states, caps);
+    // A damaged entry along one walk fails that walk alone, with the same DATA_LOSS; every
+    // other state is answered as before.
+    const uint32_t start = knobs.space().Unrank(4321);
+    auto damaged = std::make_shared<LoadedTable>(**table);
+    uint32_t next;
+    knobs.Apply(start, damaged->entries.Get(4321), &next);
+    damaged->entries.Set(knobs.space().Rank(next), 13);
+    states[7] = start;
+    caps[7] = 0;
+    const TableWalker<KnobsPuzzle> broken(knobs, damaged);
+    ExpectManyEqualsOneByOne(broken, states, caps);
+    std::vector<absl::StatusOr<TableWalker<KnobsPuzzle>::Answer>> many(states.size());
+    broken.SolveMany(states, caps, std::span(many));
+    EXPECT_EQ(many[7].status().code(), absl::StatusCode::kDataLoss) << many[7].status();
+  }
+  {
+    const RotationPuzzle rotation;
+    auto table = solver_->store()->Load(RotationPuzzle::TableId({}));
+    ASSERT_TRUE(table.ok()) << table.status();
+    const TableWalker<RotationPuzzle> walker(rotation, *table);
+    std::vector<RotationPuzzle::State> states;
+    for (size_t i = 0; i < caps.size(); ++i) {
+      states.push_back(rotation.RandomState(rng));
+    }
+    ExpectManyEqualsOneByOne(walker, states, caps);
+  }
+}
+
 // A depth-10 knight table answers what it covers, says NOT_WITHIN_LIMIT at once for caps it
 // proves, and bounds the search beyond (a state outside is at least 11 away).
 TEST_F(TableSolverTest, PartialKnightTableAnswersAndBoundsTheSearch) {

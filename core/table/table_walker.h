@@ -7,6 +7,8 @@
 #include <array>
 #include <bit>
 #include <memory>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -91,13 +93,7 @@ class TableWalker {
       auto kind = WalkFrom(s, max_moves, &solution.moves, &solution.lookups, &steps);
       if (!kind.ok()) return kind.status();
       answer.kind = *kind;
-      if (answer.kind != TableLookup::Kind::kCovered) return answer;
-      if (steps < 0) {
-        solution.outcome = Outcome::kNotWithinLimit;
-        solution.moves.clear();
-        return answer;
-      }
-      solution.distance = steps;
+      Finish(steps, &answer);
     } else {
       std::array<uint64_t, P::kMaxKeys> keys;
       const int n = model_.Project(s, &keys);
@@ -121,6 +117,63 @@ class TableWalker {
       solution.distance = d;
     }
     return answer;
+  }
+
+  // Solve for many states: out[i] is Solve(states[i], max_moves[i]), the same answer and the
+  // same checks at every step. A table that learns distances by walking walks up to
+  // kLanes states at once, taking turns a step each, so that their memory reads overlap
+  // (docs/PERFORMANCE.md, "Batches"); the others answer one state after another.
+  // REQUIRES: the three spans have the same size.
+  static constexpr int kLanes = 16;
+  void SolveMany(std::span<const State> states, std::span<const int> max_moves,
+                 std::span<absl::StatusOr<Answer>> out) const {
+    if constexpr (!kWalks) {
+      for (size_t i = 0; i < states.size(); ++i) out[i] = Solve(states[i], max_moves[i]);
+    } else {
+      std::array<Lane, kLanes> lanes;
+      std::array<size_t, kLanes> item;  // which state each lane walks
+      size_t next = 0;
+      // Starts the next state that has a place in the table on lane `l`; false when none is
+      // left. A state without keys is answered at once.
+      auto start = [&](int l) {
+        for (; next < states.size(); ++next) {
+          std::array<uint64_t, 1> key;
+          out[next] = Answer{};
+          Answer& answer = *out[next];
+          answer.solution.source = Source::kTable;
+          if (model_.Project(states[next], &key) == 0) continue;
+          Begin(&lanes[l], states[next], key[0], max_moves[next], &answer.solution.moves,
+                &answer.solution.lookups);
+          item[l] = next++;
+          return true;
+        }
+        return false;
+      };
+      int active = 0;
+      std::array<bool, kLanes> busy{};
+      for (int l = 0; l < kLanes && start(l); ++l) {
+        busy[l] = true;
+        ++active;
+      }
+      while (active > 0) {
+        for (int l = 0; l < kLanes; ++l) {
+          if (!busy[l]) continue;
+          std::optional<absl::StatusOr<TableLookup::Kind>> end = Step(&lanes[l]);
+          if (!end.has_value()) continue;
+          absl::StatusOr<Answer>& answer = out[item[l]];
+          if (!end->ok()) {
+            answer = end->status();
+          } else {
+            answer->kind = **end;
+            Finish(lanes[l].steps, &*answer);
+          }
+          if (!start(l)) {
+            busy[l] = false;
+            --active;
+          }
+        }
+      }
+    }
   }
 
   // The optimal solutions of a covered state `s` at exact distance `distance` (as Solve
@@ -173,99 +226,175 @@ class TableWalker {
                                              int* steps) const {
     std::array<uint64_t, 1> key;
     if (model_.Project(s, &key) == 0) return TableLookup::Kind::kNoKeys;
-    ++*lookups;
-    const uint8_t entry = entries_.Get(key[0]);
-    absl::StatusOr<int> walked;
-    if constexpr (kNextMove) {
-      if (entry == PackedTable::kNextMoveUncovered) return TableLookup::Kind::kUncovered;
-      walked = Follow(s, entry, limit, moves, lookups);
-    } else {
-      if (entry == PackedTable::kMod3Uncovered) return TableLookup::Kind::kUncovered;
-      walked = Descend(s, limit, moves, lookups);
+    Lane lane;
+    Begin(&lane, s, key[0], limit, moves, lookups);
+    for (;;) {
+      if (std::optional<absl::StatusOr<TableLookup::Kind>> end = Step(&lane)) {
+        *steps = lane.steps;
+        return *end;
+      }
     }
-    if (!walked.ok()) return walked.status();
-    *steps = *walked;
-    return TableLookup::Kind::kCovered;
+  }
+
+  // One walk of a table that learns distances by walking, as a machine of steps, so that
+  // the walks of many states can take turns (SolveMany): each step reads the entries whose
+  // cache lines the walk's previous step prefetched, so that while one walk waits for
+  // memory the others work. One walk alone is the same steps in a row.
+  struct Lane {
+    State s;
+    int limit = 0;
+    int steps = 0;        // moves made so far; at the end, the distance (-1: beyond `limit`)
+    bool started = false;  // the state's own entry has been read
+    uint8_t residue = 0;   // modulo 3: the residue of `s`
+    uint64_t key = 0;      // the key of `s` (next moves: the entry to read next)
+    // Modulo 3: the states after every legal move of `s` and their keys, located (and
+    // their entries prefetched) by the last step.
+    std::array<State, P::kNumMoves> next;
+    std::array<uint64_t, P::kNumMoves> keys;
+    uint32_t legal = 0;
+    std::vector<uint8_t>* moves = nullptr;  // may be null
+    uint64_t* lookups = nullptr;
+  };
+
+  // Starts a walk from `s`, whose key is `key`: its entry is prefetched.
+  void Begin(Lane* lane, const State& s, uint64_t key, int limit, std::vector<uint8_t>* moves,
+             uint64_t* lookups) const {
+    lane->s = s;
+    lane->key = key;
+    lane->limit = limit;
+    lane->steps = 0;
+    lane->started = false;
+    lane->moves = moves;
+    lane->lookups = lookups;
+    __builtin_prefetch(entries_.Address(key));
+  }
+
+  // One step of a walk. Nothing while it goes on; else how it ended: kUncovered (the state's
+  // own entry says so), kCovered (lane->steps the distance, or -1 when `limit` steps did
+  // not reach the goal), or DATA_LOSS when the table contradicts itself.
+  std::optional<absl::StatusOr<TableLookup::Kind>> Step(Lane* lane) const {
+    if constexpr (kNextMove) {
+      return FollowStep(lane);
+    } else {
+      return DescendStep(lane);
+    }
   }
 
   // Residues: from residue r take the smallest move to residue r - 1 (mod 3), which in a
   // table whose neighbours differ by at most one is exactly one step closer, until the
-  // goal. Returns the number of steps, or -1 when `limit` (> 0) steps did not reach it.
-  // Without a limit the walk may not be longer than the table's largest distance.
+  // goal. Without a limit the walk may not be longer than the table's largest distance.
   // (WalkDown needs the distance first; a residue table learns it only at the goal.)
-  absl::StatusOr<int> Descend(State s, int limit, std::vector<uint8_t>* moves,
-                              uint64_t* lookups) const {
-    std::array<uint64_t, 1> key;
-    model_.Project(s, &key);
-    ++*lookups;
-    uint8_t residue = entries_.Get(key[0]);
-    const int longest = static_cast<int>(table_->metadata.max_distance());
-    if (moves != nullptr) moves->reserve(static_cast<size_t>(limit > 0 ? limit : longest));
-    for (int steps = 0;; ++steps) {
-      if (model_.IsGoal(s)) {
-        if (residue != 0) return Broken("the goal's entry is not 0");
-        return steps;
-      }
-      if (limit > 0 && steps == limit) return -1;
-      if (steps >= longest) return Broken(Cat("a walk passed the table's largest distance ", longest));
-      const uint8_t want = static_cast<uint8_t>((residue + 2) % 3);
-      // Every move's entry is located and prefetched first, then read in canonical order:
-      // the reads are independent, so their cache misses overlap instead of following one
-      // another (docs/PERFORMANCE.md, "The knight table in half").
-      std::array<State, P::kNumMoves> next;
-      std::array<uint64_t, P::kNumMoves> keys;
-      uint32_t legal = 0;
-      for (int m = 0; m < P::kNumMoves; ++m) {
-        if (!model_.Apply(s, m, &next[m])) continue;
-        model_.Project(next[m], &key);
-        keys[m] = key[0];
-        __builtin_prefetch(entries_.Address(keys[m]));
-        legal |= 1u << m;
-      }
-      int chosen = -1;
-      for (; legal != 0; legal &= legal - 1) {
-        const int m = std::countr_zero(legal);
-        ++*lookups;
-        if (entries_.Get(keys[m]) == want) {
-          chosen = m;
-          break;
-        }
-      }
-      if (chosen < 0) return Broken("a covered state has no move one step closer");
-      if (moves != nullptr) moves->push_back(static_cast<uint8_t>(chosen));
-      s = next[chosen];
-      residue = want;
+  std::optional<absl::StatusOr<TableLookup::Kind>> DescendStep(Lane* lane) const {
+    if (!lane->started) {
+      ++*lane->lookups;
+      lane->residue = entries_.Get(lane->key);
+      if (lane->residue == PackedTable::kMod3Uncovered) return TableLookup::Kind::kUncovered;
+      lane->started = true;
+      if (lane->moves != nullptr) lane->moves->reserve(static_cast<size_t>(Longest(lane->limit)));
+      return Locate(lane);
     }
+    // The moves' entries were prefetched by Locate; read in canonical order.
+    const uint8_t want = static_cast<uint8_t>((lane->residue + 2) % 3);
+    int chosen = -1;
+    for (uint32_t legal = lane->legal; legal != 0; legal &= legal - 1) {
+      const int m = std::countr_zero(legal);
+      ++*lane->lookups;
+      if (entries_.Get(lane->keys[m]) == want) {
+        chosen = m;
+        break;
+      }
+    }
+    if (chosen < 0) return Broken("a covered state has no move one step closer");
+    if (lane->moves != nullptr) lane->moves->push_back(static_cast<uint8_t>(chosen));
+    lane->s = lane->next[chosen];
+    lane->residue = want;
+    ++lane->steps;
+    return Locate(lane);
   }
 
-  // Next moves: from `s`, whose entry is `code`, follow the moves to the goal. Returns the
-  // number of steps, or -1 when `limit` (> 0) steps did not reach it. Without a limit the
-  // walk may not be longer than the table's largest distance.
-  absl::StatusOr<int> Follow(State s, uint8_t code, int limit, std::vector<uint8_t>* moves,
-                             uint64_t* lookups) const {
-    const int longest = static_cast<int>(table_->metadata.max_distance());
-    // One allocation for the path instead of one per doubling.
-    if (moves != nullptr) moves->reserve(static_cast<size_t>(limit > 0 ? limit : longest));
-    std::array<uint64_t, 1> key;
-    for (int steps = 0;; ++steps) {
-      if (code == PackedTable::kNextMoveGoal) {
-        if (!model_.IsGoal(s)) return Broken("a state that is not the goal has the goal's mark");
-        return steps;
-      }
-      if (limit > 0 && steps == limit) return -1;
-      if (code == PackedTable::kNextMoveUncovered) {
-        return Broken("a walk led to a state the table does not cover");
-      }
-      if (steps >= longest) return Broken(Cat("a walk passed the table's largest distance ", longest));
-      if (code >= P::kNumMoves || !model_.Apply(s, code, &s)) {
-        return Broken(Cat("an entry names move ", static_cast<int>(code), ", not legal there"));
-      }
-      if (moves != nullptr) moves->push_back(code);
-      if (model_.Project(s, &key) == 0) return Broken("a move left the table's space");
-      ++*lookups;
-      code = entries_.Get(key[0]);
+  // A residue walk at a state: ended (the goal, or the limit), or every move's entry located
+  // and prefetched for the next step. The reads are independent, so their cache misses
+  // overlap instead of following one another (docs/PERFORMANCE.md, "The knight table in
+  // half").
+  std::optional<absl::StatusOr<TableLookup::Kind>> Locate(Lane* lane) const {
+    if (model_.IsGoal(lane->s)) {
+      if (lane->residue != 0) return Broken("the goal's entry is not 0");
+      return TableLookup::Kind::kCovered;
     }
+    if (lane->limit > 0 && lane->steps == lane->limit) {
+      lane->steps = -1;
+      return TableLookup::Kind::kCovered;
+    }
+    if (lane->steps >= Longest(0)) {
+      return Broken(Cat("a walk passed the table's largest distance ", Longest(0)));
+    }
+    std::array<uint64_t, 1> key;
+    uint32_t legal = 0;
+    for (int m = 0; m < P::kNumMoves; ++m) {
+      if (!model_.Apply(lane->s, m, &lane->next[m])) continue;
+      model_.Project(lane->next[m], &key);
+      lane->keys[m] = key[0];
+      __builtin_prefetch(entries_.Address(key[0]));
+      legal |= 1u << m;
+    }
+    lane->legal = legal;
+    return std::nullopt;
   }
+
+  // Next moves: read the entry of `s` (prefetched by the step before), follow its move and
+  // prefetch the entry after it. Without a limit the walk may not be longer than the
+  // table's largest distance.
+  std::optional<absl::StatusOr<TableLookup::Kind>> FollowStep(Lane* lane) const {
+    ++*lane->lookups;
+    const uint8_t code = entries_.Get(lane->key);
+    if (!lane->started) {
+      if (code == PackedTable::kNextMoveUncovered) return TableLookup::Kind::kUncovered;
+      lane->started = true;
+      // One allocation for the path instead of one per doubling.
+      if (lane->moves != nullptr) lane->moves->reserve(static_cast<size_t>(Longest(lane->limit)));
+    }
+    if (code == PackedTable::kNextMoveGoal) {
+      if (!model_.IsGoal(lane->s)) return Broken("a state that is not the goal has the goal's mark");
+      return TableLookup::Kind::kCovered;
+    }
+    if (lane->limit > 0 && lane->steps == lane->limit) {
+      lane->steps = -1;
+      return TableLookup::Kind::kCovered;
+    }
+    if (code == PackedTable::kNextMoveUncovered) {
+      return Broken("a walk led to a state the table does not cover");
+    }
+    if (lane->steps >= Longest(0)) {
+      return Broken(Cat("a walk passed the table's largest distance ", Longest(0)));
+    }
+    if (code >= P::kNumMoves || !model_.Apply(lane->s, code, &lane->s)) {
+      return Broken(Cat("an entry names move ", static_cast<int>(code), ", not legal there"));
+    }
+    if (lane->moves != nullptr) lane->moves->push_back(code);
+    std::array<uint64_t, 1> key;
+    if (model_.Project(lane->s, &key) == 0) return Broken("a move left the table's space");
+    lane->key = key[0];
+    __builtin_prefetch(entries_.Address(key[0]));
+    ++lane->steps;
+    return std::nullopt;
+  }
+
+  // A walk's answer once it ended covered after `steps` (-1: beyond its limit).
+  static void Finish(int steps, Answer* answer) {
+    if (answer->kind != TableLookup::Kind::kCovered) return;
+    if (steps < 0) {
+      answer->solution.outcome = Outcome::kNotWithinLimit;
+      answer->solution.moves.clear();
+      return;
+    }
+    answer->solution.distance = steps;
+  }
+
+  // The most moves a walk may make: `limit` if set, else the table's largest distance.
+  int Longest(int limit) const {
+    return limit > 0 ? limit : static_cast<int>(table_->metadata.max_distance());
+  }
+
   // Whether a neighbour of keys `keys` of a state at exact distance `d` is at d - 1.
   // Residues decide it (neighbours differ by at most one); exact entries compare, and for a
   // next-move table the exact distances beside it.
