@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <span>
 #include <sstream>
 #include <string>
 
@@ -189,6 +190,72 @@ void BM_WalkRotation(benchmark::State& state) {
   WalkAll<RotationPuzzle>(state, instances);
 }
 BENCHMARK(BM_WalkRotation)->Iterations(3)->Unit(benchmark::kMillisecond);
+
+// ---------------------------------------------------------------- walks taking turns (issue 26)
+// The table step of the same 20,000 states one at a time (Solver::FromTables) and in
+// batches (Solver::FromTablesMany, batch size the argument), alternated round by round in
+// one run: ns_one and ns_batched per state (the best round of each), and their ratio. The
+// answers must be the same (the benchmark fails otherwise).
+template <PuzzleModel P>
+void WalkBatched(benchmark::State& state, const P& model,
+                 const std::vector<typename P::Instance>& instances) {
+  Solver& solver = ReadSolver();
+  const size_t batch = static_cast<size_t>(state.range(0));
+  const std::vector<int> caps(instances.size(), 0);
+  std::vector<TableStep<P>> steps(instances.size());
+  double best_one = 1e18, best_batched = 1e18;
+  uint64_t moves_one = 0, moves_batched = 0;
+  for (auto _ : state) {
+    auto start = std::chrono::steady_clock::now();
+    moves_one = 0;
+    for (const auto& instance : instances) {
+      const TableStep<P> step = solver.FromTables(model, instance, 0);
+      moves_one += step.answer.has_value() ? step.answer->moves.size() : 0;
+    }
+    best_one = std::min(best_one, std::chrono::duration<double, std::nano>(
+                                      std::chrono::steady_clock::now() - start).count());
+    start = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < instances.size(); i += batch) {
+      const size_t n = std::min(batch, instances.size() - i);
+      solver.FromTablesMany(model, std::span(instances).subspan(i, n),
+                            std::span(caps).subspan(i, n), std::span(steps).subspan(i, n));
+    }
+    best_batched = std::min(best_batched, std::chrono::duration<double, std::nano>(
+                                              std::chrono::steady_clock::now() - start).count());
+    moves_batched = 0;
+    for (const TableStep<P>& step : steps) {
+      moves_batched += step.answer.has_value() ? step.answer->moves.size() : 0;
+    }
+    if (moves_one != moves_batched) state.SkipWithError("the batched walks answered differently");
+  }
+  const double n = static_cast<double>(instances.size());
+  state.counters["ns_one"] = best_one / n;
+  state.counters["ns_batched"] = best_batched / n;
+  state.counters["speedup"] = best_one / best_batched;
+  state.counters["moves_per_solve"] = static_cast<double>(moves_one) / n;
+}
+
+void BM_WalkKnightBatched(benchmark::State& state) {
+  const KnightPuzzle knight;
+  std::mt19937_64 rng(1);
+  std::vector<KnightPuzzle::Instance> instances;
+  for (int i = 0; i < 20000; ++i) instances.push_back({{}, knight.Unrank(rng() % knight.Size())});
+  WalkBatched(state, knight, instances);
+}
+BENCHMARK(BM_WalkKnightBatched)->Arg(1)->Arg(16)->Arg(1000)->Iterations(5)->Unit(benchmark::kMillisecond);
+
+void BM_WalkKnobsBatched(benchmark::State& state) {
+  const KnobsWiring wiring = SampleWiring("knobs_9002.in");
+  const KnobsPuzzle knobs(wiring);
+  std::mt19937 rng(2);
+  std::vector<KnobsPuzzle::Instance> instances;
+  while (instances.size() < 20000) {
+    const uint32_t s = rng() & 0xFFFFFF;
+    if (!KnobsPuzzle::ProvablyUnsolvable(s)) instances.push_back({wiring, s});
+  }
+  WalkBatched(state, knobs, instances);
+}
+BENCHMARK(BM_WalkKnobsBatched)->Arg(1000)->Iterations(5)->Unit(benchmark::kMillisecond);
 
 // ---------------------------------------------------------------- next moves (issue 13)
 // How the knobs' encoding was chosen: the table as exact distances (one byte per state,

@@ -125,6 +125,7 @@ class TableWalker {
   // (docs/PERFORMANCE.md, "Batches"); the others answer one state after another.
   // REQUIRES: the three spans have the same size.
   static constexpr int kLanes = 16;
+  static constexpr bool kOneMoveATurn = true;
   void SolveMany(std::span<const State> states, std::span<const int> max_moves,
                  std::span<absl::StatusOr<Answer>> out) const {
     if constexpr (!kWalks) {
@@ -144,6 +145,7 @@ class TableWalker {
           if (model_.Project(states[next], &key) == 0) continue;
           Begin(&lanes[l], states[next], key[0], max_moves[next], &answer.solution.moves,
                 &answer.solution.lookups);
+          lanes[l].one_move_a_turn = kOneMoveATurn;
           item[l] = next++;
           return true;
         }
@@ -252,6 +254,11 @@ class TableWalker {
     std::array<State, P::kNumMoves> next;
     std::array<uint64_t, P::kNumMoves> keys;
     uint32_t legal = 0;
+    // Modulo 3, taking turns with other walks: one move is located and read a turn (the
+    // candidate), in canonical order, instead of every move at once; the other walks' turns
+    // hide its read, and the moves after the one taken are never located.
+    bool one_move_a_turn = false;
+    int candidate = 0;
     std::vector<uint8_t>* moves = nullptr;  // may be null
     uint64_t* lookups = nullptr;
   };
@@ -293,8 +300,16 @@ class TableWalker {
       if (lane->moves != nullptr) lane->moves->reserve(static_cast<size_t>(Longest(lane->limit)));
       return Locate(lane);
     }
-    // The moves' entries were prefetched by Locate; read in canonical order.
     const uint8_t want = static_cast<uint8_t>((lane->residue + 2) % 3);
+    if (lane->one_move_a_turn) {
+      // The candidate's entry was prefetched by the turn before.
+      const int m = lane->candidate;
+      ++*lane->lookups;
+      if (entries_.Get(lane->keys[m]) == want) return Take(lane, m, want);
+      if (!NextCandidate(lane, m + 1)) return Broken("a covered state has no move one step closer");
+      return std::nullopt;
+    }
+    // The moves' entries were prefetched by Locate; read in canonical order.
     int chosen = -1;
     for (uint32_t legal = lane->legal; legal != 0; legal &= legal - 1) {
       const int m = std::countr_zero(legal);
@@ -305,11 +320,31 @@ class TableWalker {
       }
     }
     if (chosen < 0) return Broken("a covered state has no move one step closer");
-    if (lane->moves != nullptr) lane->moves->push_back(static_cast<uint8_t>(chosen));
-    lane->s = lane->next[chosen];
-    lane->residue = want;
+    return Take(lane, chosen, want);
+  }
+
+  // Makes move `m` (to residue `residue`) and locates the next state's moves.
+  std::optional<absl::StatusOr<TableLookup::Kind>> Take(Lane* lane, int m, uint8_t residue) const {
+    if (lane->moves != nullptr) lane->moves->push_back(static_cast<uint8_t>(m));
+    lane->s = lane->next[m];
+    lane->residue = residue;
     ++lane->steps;
     return Locate(lane);
+  }
+
+  // One move a turn: the first legal move from `from` on becomes the candidate, its entry
+  // prefetched; false when there is none.
+  bool NextCandidate(Lane* lane, int from) const {
+    std::array<uint64_t, 1> key;
+    for (int m = from; m < P::kNumMoves; ++m) {
+      if (!model_.Apply(lane->s, m, &lane->next[m])) continue;
+      model_.Project(lane->next[m], &key);
+      lane->keys[m] = key[0];
+      __builtin_prefetch(entries_.Address(key[0]));
+      lane->candidate = m;
+      return true;
+    }
+    return false;
   }
 
   // A residue walk at a state: ended (the goal, or the limit), or every move's entry located
@@ -327,6 +362,10 @@ class TableWalker {
     }
     if (lane->steps >= Longest(0)) {
       return Broken(Cat("a walk passed the table's largest distance ", Longest(0)));
+    }
+    if (lane->one_move_a_turn) {
+      if (!NextCandidate(lane, 0)) return Broken("a covered state has no move one step closer");
+      return std::nullopt;
     }
     std::array<uint64_t, 1> key;
     uint32_t legal = 0;
