@@ -1,8 +1,8 @@
 #include "client/backend.h"
 
-#include <thread>
-
+#include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "service/address.h"
 #include "core/solver.h"
@@ -11,6 +11,7 @@
 #include "core/table/table_store.h"
 #include "puzzledb/client.h"
 #include "service/request_handler.h"
+#include "service/wire.h"
 
 namespace puzzledb {
 namespace {
@@ -37,7 +38,80 @@ class LocalBackend final : public Backend {
     return Answer<v1::SampleResponse>(request);
   }
 
+  // As a server answers a batch (RequestHandler::SolveBatch: walks taking turns), a large
+  // one split among the cores; then the searches, one after another on this thread (each
+  // using every core where it can split).
+  std::vector<absl::StatusOr<v1::SolveResponse>> SolveMany(
+      const std::vector<v1::SolveRequest>& requests) override {
+    std::string_view prepared;
+    for (const v1::SolveRequest& request : requests) {
+      // Loaded before the clock starts, as for one solve; once per run of one puzzle
+      // (every knobs request: their wirings may differ).
+      const std::string_view name = WirePuzzleName(request.puzzle());
+      if (request.policy() == v1::SEARCH_ONLY || (name == prepared && name != "knobs")) continue;
+      handler_.Prepare(request.puzzle());
+      prepared = name;
+    }
+    const auto started = std::chrono::steady_clock::now();
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const size_t parts = std::clamp<size_t>(requests.size() / kRequestsPerThread, 1, cores);
+    std::vector<v1::SolveBatchResponse> answers(parts);
+    std::vector<std::vector<RequestHandler::BatchSearch>> searches(parts);
+    std::vector<absl::Status> statuses(parts);
+    auto part = [&](size_t p) {
+      v1::SolveBatchRequest batch;
+      const size_t begin = requests.size() * p / parts, end = requests.size() * (p + 1) / parts;
+      batch.mutable_requests()->Reserve(static_cast<int>(end - begin));
+      for (size_t i = begin; i < end; ++i) *batch.add_requests() = requests[i];
+      statuses[p] = handler_.SolveBatch(batch, &answers[p], &searches[p]);
+    };
+    std::vector<std::thread> helpers;
+    for (size_t p = 1; p < parts; ++p) helpers.emplace_back(part, p);
+    part(0);
+    for (std::thread& helper : helpers) helper.join();
+    const uint64_t micros = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                                      std::chrono::steady_clock::now() - started)
+                                                      .count());
+    std::vector<absl::StatusOr<v1::SolveResponse>> out;
+    out.reserve(requests.size());
+    for (size_t p = 0; p < parts; ++p) {
+      if (!statuses[p].ok()) {
+        const size_t n = requests.size() * (p + 1) / parts - requests.size() * p / parts;
+        out.insert(out.end(), n, statuses[p]);
+        continue;
+      }
+      size_t s = 0;
+      for (int i = 0; i < answers[p].responses_size(); ++i) {
+        v1::SolveResponse* answer = answers[p].mutable_responses(i);
+        if (s < searches[p].size() && searches[p][s].index == static_cast<size_t>(i)) {
+          const auto searched = std::chrono::steady_clock::now();
+          absl::Status status = searches[p][s].step(Limits(searched), answer);
+          if (!status.ok()) SetErrorInBand(status, answer->id(), answer);
+          answer->set_micros(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                                       std::chrono::steady_clock::now() - searched)
+                                                       .count()));
+          ++s;
+        } else {
+          answer->set_micros(micros);
+        }
+        if (answer->has_error()) {
+          out.push_back(absl::Status(static_cast<absl::StatusCode>(answer->error().code()),
+                                     answer->error().message()));
+        } else {
+          out.push_back(std::move(*answer));
+        }
+      }
+    }
+    return out;
+  }
+  // Cases are handed over in batches, so that their walks take turns and the next batch is
+  // answered while one is printed.
+  size_t BatchSize() const override { return 4096; }
+
  private:
+  // A batch smaller than twice this is answered on one thread.
+  static constexpr size_t kRequestsPerThread = 2048;
+
   // The server's call path without its pool (server/call.h): the table step, else the
   // search on this thread. `micros` covers the answer, not the first load of its table.
   template <class Response, class Request>
@@ -122,7 +196,8 @@ class RemoteBackend final : public Backend {
     }
     return out;
   }
-  size_t BatchSize() const override { return 4096; }
+  size_t BatchSize() const override { return 16384; }
+
  private:
   RemoteBackend(std::unique_ptr<Client> client, std::chrono::milliseconds timeout)
       : client_(std::move(client)), timeout_(timeout) {}

@@ -193,45 +193,93 @@ absl::StatusOr<v1::SampleResponse> Client::Sample(const v1::SampleRequest& reque
   return response;
 }
 
+absl::StatusOr<v1::SolveBatchResponse> Client::SolveBatch(const v1::SolveBatchRequest& batch) const {
+  return SolveBatch(batch, options_.timeout);
+}
+
+absl::StatusOr<v1::SolveBatchResponse> Client::SolveBatch(const v1::SolveBatchRequest& batch,
+                                                          std::chrono::milliseconds timeout) const {
+  if (!Check().ok()) return Check();
+  grpc::ClientContext context;
+  SetDeadline(&context, timeout);
+  if (batch.requests_size() > 0) AddTable(&context, batch.requests(0).puzzle());
+  v1::SolveBatchResponse response;
+  const grpc::Status status = stubs_->solver->SolveBatch(&context, batch, &response);
+  if (!status.ok()) return FromGrpc(status);
+  if (response.responses_size() != batch.requests_size()) {
+    return absl::DataLossError(Cat("the server answered ", response.responses_size(),
+                                   " of a batch's ", batch.requests_size(), " requests"));
+  }
+  return response;
+}
+
 absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
     const std::vector<v1::SolveRequest>& requests, std::chrono::milliseconds timeout) const {
   if (!Check().ok()) return Check();
   grpc::ClientContext context;
   SetDeadline(&context, timeout);
   if (!requests.empty()) AddTable(&context, requests.front().puzzle());
+  // The requests go in batches (docs/API.md, "Batches"), each a message of the stream:
+  // up to kSolveAllBatchBytes of requests a batch, which any server's --max-message-bytes
+  // of 64 KiB or more takes.
+  std::vector<size_t> starts;  // batch k holds requests [starts[k], starts[k + 1])
+  size_t bytes = 0;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const size_t size = requests[i].ByteSizeLong() + 4;
+    if (starts.empty() || bytes + size > kSolveAllBatchBytes ||
+        i - starts.back() >= kSolveAllBatchRequests) {
+      starts.push_back(i);
+      bytes = 0;
+    }
+    bytes += size;
+  }
+  starts.push_back(requests.size());
+  const size_t batches = starts.size() - 1;
   auto stream = stubs_->solver->SolveStream(&context);
   // Write everything from a second thread while this one reads, so that neither side's
-  // flow-control window can stall the other. On the wire each request carries its index
-  // (answers come in any order); the caller's ids are put back in the answers.
+  // flow-control window can stall the other. Batch k has id k.
   std::thread writer([&] {
     grpc::WriteOptions buffered;
     buffered.set_buffer_hint();
-    v1::SolveRequest request;
-    for (size_t i = 0; i < requests.size(); ++i) {
-      request = requests[i];
-      request.set_id(i);
-      const bool last = i + 1 == requests.size();
-      if (!stream->Write(request, last ? grpc::WriteOptions() : buffered)) break;
+    v1::SolveRequest message;
+    for (size_t k = 0; k < batches; ++k) {
+      message.Clear();
+      message.set_id(k);
+      auto* batch = message.mutable_batch();
+      batch->mutable_requests()->Reserve(static_cast<int>(starts[k + 1] - starts[k]));
+      for (size_t i = starts[k]; i < starts[k + 1]; ++i) *batch->add_requests() = requests[i];
+      const bool last = k + 1 == batches;
+      if (!stream->Write(message, last ? grpc::WriteOptions() : buffered)) break;
     }
     stream->WritesDone();
   });
   std::vector<v1::SolveResponse> answers(requests.size());
-  std::vector<bool> seen(requests.size(), false);
+  std::vector<bool> seen(batches, false);
   size_t received = 0;
   v1::SolveResponse response;
   while (stream->Read(&response)) {
-    const uint64_t id = response.id();
-    if (id < answers.size() && !seen[id]) {
-      seen[id] = true;
-      response.set_id(requests[id].id());
-      answers[id] = std::move(response);
-      ++received;
+    const uint64_t k = response.id();
+    if (k >= batches || seen[k]) continue;
+    const size_t n = starts[k + 1] - starts[k];
+    if (response.has_error()) {
+      // The whole batch was refused: every request in it gets the reason.
+      for (size_t i = starts[k]; i < starts[k + 1]; ++i) {
+        answers[i].mutable_error()->CopyFrom(response.error());
+        answers[i].set_id(requests[i].id());
+      }
+    } else if (static_cast<size_t>(response.batch().responses_size()) == n) {
+      auto* answered = response.mutable_batch()->mutable_responses();
+      for (size_t j = 0; j < n; ++j) answers[starts[k] + j] = std::move(*answered->Mutable(static_cast<int>(j)));
+    } else {
+      continue;  // counted as missing below
     }
+    seen[k] = true;
+    ++received;
   }
   writer.join();
   const grpc::Status status = stream->Finish();
   if (!status.ok()) return FromGrpc(status);
-  if (received != requests.size()) {
+  if (received != batches) {
     return absl::DataLossError("the server's stream ended before every request was answered");
   }
   return answers;

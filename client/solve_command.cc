@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "client/commands.h"
+#include "client/verify.h"
 #include "core/puzzles/registry.h"
 #include "core/util/strings.h"
 #include "google/protobuf/wrappers.pb.h"
@@ -48,6 +49,9 @@ v1::SolveRequest SolveRequestFor(const SolveCommandOptions& options,
   request.set_id(static_cast<uint64_t>(number));
   request.set_count_solutions(options.count);
   if (options.all_optimal > 1) request.set_max_solutions(options.all_optimal);
+  // The command names the moves itself where it prints them (the JSON prints the answer as
+  // it came, names and all).
+  if (!options.json) request.set_move_encoding(v1::MOVE_CODES);
   return request;
 }
 
@@ -73,11 +77,8 @@ absl::StatusOr<std::string> FormatSolve(const SolveCommandOptions& options,
                                         const typename P::Instance& instance,
                                         const absl::StatusOr<v1::SolveResponse>& response) {
   if (!response.ok()) return response.status();
-  v1::Puzzle puzzle;
-  InstanceToWire(instance, &puzzle);
-  if (absl::Status checked = Verify(puzzle, *response); !checked.ok()) return checked;
   const P model(instance.params);
-  auto solution = SolutionFromWire(model, instance, *response);
+  auto solution = VerifiedSolution(model, instance, *response);
   if (!solution.ok()) return solution.status();
   if (options.json) return ToJsonLine(*response) + "\n";
   std::string text = P::FormatOriginalAnswer(instance, model, *solution);
@@ -86,7 +87,17 @@ absl::StatusOr<std::string> FormatSolve(const SolveCommandOptions& options,
   if (options.count) text += (response->optimal_count().empty() ? "-" : response->optimal_count()) + "\n";
   if (options.all_optimal > 1) {
     for (const v1::Solution& listed : response->solutions()) {
-      text += Join(listed.moves(), " ") + "\n";
+      // Checked by VerifiedSolution: every code is a legal move where it is made.
+      std::vector<std::string> names(listed.moves().begin(), listed.moves().end());
+      typename P::State s = instance.state;
+      for (const char c : listed.move_codes()) {
+        const int m = static_cast<uint8_t>(c);
+        names.push_back(model.MoveName(s, m));
+        typename P::State next;
+        model.Apply(s, m, &next);
+        s = next;
+      }
+      text += Join(names, " ") + "\n";
     }
   }
   if (options.show) text += Drawing(model, instance, *solution);

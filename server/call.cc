@@ -1,5 +1,10 @@
 #include "server/call.h"
 
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
 #include "core/util/strings.h"
 
 namespace puzzledb {
@@ -87,6 +92,128 @@ void AnswerCall(const CallEnv& env, Transport transport, const Request& request,
         return [shared_finish, searched] { (*shared_finish)(searched, AnswerSource::kSearch); };
       });
   if (!accepted) (*shared_finish)(SearchRefusedStatus(*env.pool), AnswerSource::kRefused);
+}
+
+namespace {
+
+// A batch's searches: handed to the pool a few at a time, each one's delivery handing on
+// the next; the last one's calls `done`.
+struct BatchSearches {
+  CallEnv env;
+  Transport transport;
+  CallMethod method;
+  std::chrono::steady_clock::time_point started;
+  v1::SolveBatchResponse* response;
+  std::function<void(const absl::Status&)> done;
+  std::vector<RequestHandler::BatchSearch> searches;
+  std::vector<SearchLimits> limits;  // searches[i]'s
+  std::mutex mutex;
+  size_t next = 0;  // the first search not handed to the pool yet
+  size_t left = 0;  // searches not answered yet
+};
+
+// Search `i` ended with `status` (its answer in place if OK): stamped and counted. Returns
+// the next search to hand to the pool, or SIZE_MAX; calls `done` after the last.
+size_t Delivered(BatchSearches& batch, size_t i, const absl::Status& status) {
+  v1::SolveResponse* out = batch.response->mutable_responses(static_cast<int>(batch.searches[i].index));
+  const auto elapsed = std::chrono::steady_clock::now() - batch.started;
+  if (!status.ok()) SetErrorInBand(status, out->id(), out);
+  out->set_micros(static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()));
+  batch.env.metrics->RecordCall(batch.method, batch.transport, AnswerSource::kSearch,
+                                status.code(), elapsed);
+  size_t hand_on = SIZE_MAX;
+  bool last = false;
+  {
+    std::lock_guard<std::mutex> lock(batch.mutex);
+    if (batch.next < batch.searches.size()) hand_on = batch.next++;
+    last = --batch.left == 0;
+  }
+  if (last) batch.done(absl::OkStatus());
+  return hand_on;
+}
+
+// Hands search `i` to the pool; each one's delivery hands on the next. (A pool that is
+// stopping takes none: they are answered UNAVAILABLE here, one after another.)
+void SubmitBatchSearch(const std::shared_ptr<BatchSearches>& batch, size_t i) {
+  while (i != SIZE_MAX) {
+    const bool accepted = batch->env.pool->Submit([batch, i]() -> std::function<void()> {
+      const SearchLimits& limits = batch->limits[i];
+      v1::SolveResponse* out =
+          batch->response->mutable_responses(static_cast<int>(batch->searches[i].index));
+      absl::Status searched = EndedWhileQueued(limits);
+      if (searched.ok()) searched = batch->searches[i].step(limits, out);
+      // Delivered once the slot is free again (SearchPool).
+      return [batch, i, searched] {
+        const size_t next = Delivered(*batch, i, searched);
+        if (next != SIZE_MAX) SubmitBatchSearch(batch, next);
+      };
+    });
+    if (accepted) return;
+    i = Delivered(*batch, i, absl::UnavailableError("the server is shutting down"));
+  }
+}
+
+}  // namespace
+
+void AnswerBatch(const CallEnv& env, Transport transport, CallMethod method,
+                 const v1::SolveBatchRequest& request, v1::SolveBatchResponse* response,
+                 const std::function<SearchLimits(uint32_t timeout_ms)>& limits,
+                 std::function<void(const absl::Status&)> done) {
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<RequestHandler::BatchSearch> searches;
+  const absl::Status status = env.handler->SolveBatch(request, response, &searches);
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  if (!status.ok()) {
+    env.metrics->RecordCall(method, transport, AnswerSource::kNone, status.code(), elapsed);
+    done(status);
+    return;
+  }
+  // What the table step answered, counted by how it ended: an answer, or an error.
+  const uint64_t micros = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
+  uint64_t answered = 0;
+  std::map<absl::StatusCode, uint64_t> failed;
+  size_t s = 0;
+  for (int i = 0; i < response->responses_size(); ++i) {
+    if (s < searches.size() && searches[s].index == static_cast<size_t>(i)) {
+      ++s;
+      continue;
+    }
+    v1::SolveResponse* out = response->mutable_responses(i);
+    out->set_micros(micros);
+    if (out->has_error()) {
+      ++failed[static_cast<absl::StatusCode>(out->error().code())];
+    } else {
+      ++answered;
+    }
+  }
+  env.metrics->RecordCalls(method, transport, AnswerSource::kTable, absl::StatusCode::kOk,
+                           answered, elapsed);
+  for (const auto& [code, count] : failed) {
+    env.metrics->RecordCalls(method, transport, AnswerSource::kNone, code, count, elapsed);
+  }
+  if (searches.empty()) {
+    done(absl::OkStatus());
+    return;
+  }
+  auto batch = std::make_shared<BatchSearches>();
+  batch->env = env;
+  batch->transport = transport;
+  batch->method = method;
+  batch->started = started;
+  batch->response = response;
+  batch->done = std::move(done);
+  for (const RequestHandler::BatchSearch& search : searches) {
+    batch->limits.push_back(limits(search.timeout_ms));
+  }
+  batch->searches = std::move(searches);
+  batch->left = batch->searches.size();
+  // As many at once as the pool has slots: a batch keeps no more of them busy than one
+  // stream does.
+  const size_t first = std::min(batch->searches.size(), static_cast<size_t>(std::max(1, env.pool->capacity())));
+  batch->next = first;
+  for (size_t i = 0; i < first; ++i) SubmitBatchSearch(batch, i);
 }
 
 template void AnswerCall(const CallEnv&, Transport, const v1::SolveRequest&, v1::SolveResponse*,

@@ -50,6 +50,20 @@ void AnswerCall(const CallEnv& env, Transport transport, const Request& request,
                 std::function<void(const absl::Status&)> done,
                 const ParsedPuzzle* parsed = nullptr);
 
+// Answers a batch (docs/API.md, "Batches") into `*response`, then calls `done` once: OK
+// (the requests' own failures are in band) or the batch's own error (too many requests).
+// Table answers come on this thread, their walks taking turns. The searches wait for a slot
+// as a stream's do (SearchPool::Submit: a batch never refuses its own requests), at most
+// the pool's capacity of them at once, each under `limits(its timeout_ms)`, asked for as
+// the batch arrives; `done` then comes from the pool's delivery thread. Each answer's
+// `micros` is the time from the batch's arrival to that answer. Every request counts as a
+// call of `method` (SolveBatch, or SolveStream for a batch inside a stream). `*request`
+// may go once this returns; `*response` must live until `done`.
+void AnswerBatch(const CallEnv& env, Transport transport, CallMethod method,
+                 const v1::SolveBatchRequest& request, v1::SolveBatchResponse* response,
+                 const std::function<SearchLimits(uint32_t timeout_ms)>& limits,
+                 std::function<void(const absl::Status&)> done);
+
 // RESOURCE_EXHAUSTED: the pool and its queue are full (TrySubmit refused).
 absl::Status SearchRefusedStatus(const SearchPool& pool);
 // What a search that waited in the queue past its call's end answers, without searching:

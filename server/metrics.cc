@@ -20,7 +20,8 @@ namespace puzzledb {
 namespace {
 
 constexpr const char* kMethodNames[kCallMethods] = {
-    "Solve", "Analyze", "Sample", "ListTables", "SolveStream", "ParseInput", "Play"};
+    "Solve", "Analyze", "Sample", "ListTables", "SolveStream", "ParseInput", "Play",
+    "SolveBatch"};
 constexpr const char* kTransportNames[kTransports] = {"grpc", "http"};
 constexpr const char* kSourceNames[kAnswerSources] = {"table", "search", "refused", "none"};
 
@@ -154,25 +155,32 @@ prometheus::Counter& ServerMetrics::CallCounter(CallMethod method, Transport tra
 
 void ServerMetrics::RecordCall(CallMethod method, Transport transport, AnswerSource source,
                                absl::StatusCode code, std::chrono::steady_clock::duration elapsed) {
-  CallCounter(method, transport, source, code).Increment();
+  RecordCalls(method, transport, source, code, 1, elapsed);
+}
+
+void ServerMetrics::RecordCalls(CallMethod method, Transport transport, AnswerSource source,
+                                absl::StatusCode code, uint64_t count,
+                                std::chrono::steady_clock::duration elapsed) {
+  if (count == 0) return;
+  CallCounter(method, transport, source, code).Increment(static_cast<double>(count));
   const double seconds = std::chrono::duration<double>(elapsed).count();
   const int m = static_cast<int>(method);
   const bool ok = code == absl::StatusCode::kOk;
   switch (source) {
     case AnswerSource::kTable:
       if (table_seconds_[m] != nullptr) table_seconds_[m]->Observe(seconds);
-      (ok ? counters_.table_answers : counters_.errors)++;
+      (ok ? counters_.table_answers : counters_.errors) += count;
       break;
     case AnswerSource::kSearch:
       if (search_seconds_[m] != nullptr) search_seconds_[m]->Observe(seconds);
-      (ok ? counters_.searches : counters_.errors)++;
+      (ok ? counters_.searches : counters_.errors) += count;
       break;
     case AnswerSource::kRefused:
-      refused_total_->Increment();
-      counters_.refused_searches++;
+      refused_total_->Increment(static_cast<double>(count));
+      counters_.refused_searches += count;
       break;
     case AnswerSource::kNone:
-      if (!ok) counters_.errors++;
+      if (!ok) counters_.errors += count;
       break;
   }
 }

@@ -43,8 +43,9 @@ enum class CallMethod : uint8_t {
   kSolveStream,  // each request of a stream is a call
   kParseInput,   // HTTP only
   kPlay,         // HTTP only
+  kSolveBatch,   // each request of a batch is a call
 };
-inline constexpr int kCallMethods = 7;
+inline constexpr int kCallMethods = 8;
 
 enum class Transport : uint8_t { kGrpc, kHttp };
 inline constexpr int kTransports = 2;
@@ -111,6 +112,12 @@ class ServerMetrics {
   // One call answered (or refused) with `code`, `elapsed` after it arrived.
   void RecordCall(CallMethod method, Transport transport, AnswerSource source,
                   absl::StatusCode code, std::chrono::steady_clock::duration elapsed);
+  // `count` calls of a batch answered alike (from the tables, or refused before either),
+  // all at `elapsed`: counted `count` times, its time observed once (docs/OPERATIONS.md,
+  // "Metrics").
+  void RecordCalls(CallMethod method, Transport transport, AnswerSource source,
+                   absl::StatusCode code, uint64_t count,
+                   std::chrono::steady_clock::duration elapsed);
   void StreamOpened();
   void StreamClosed();
   void HttpConnectionOpened();

@@ -38,7 +38,7 @@ struct ServerOptions {
   std::chrono::milliseconds default_search_deadline{10000};
   bool build_missing_tables = true;
   size_t max_tables = 64;
-  int max_message_bytes = 64 << 10;
+  int max_message_bytes = 4 << 20;
   // TLS: the server's certificate chain and key (PEM files); both empty: plaintext.
   std::string tls_cert_file;
   std::string tls_key_file;

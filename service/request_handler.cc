@@ -42,6 +42,18 @@ absl::Status CheckCommon(const Request& request, Policy* policy, bool puzzle_giv
                          kMaxSolutionsListed, "; count them all with count_solutions"));
     }
   }
+  if constexpr (requires { request.move_encoding(); }) {
+    if (request.move_encoding() != v1::MOVE_NAMES && request.move_encoding() != v1::MOVE_CODES) {
+      return Invalid(Cat("move_encoding: unknown value ", static_cast<int>(request.move_encoding()),
+                         "; use MOVE_NAMES (0) or MOVE_CODES (1)"));
+    }
+  }
+  if constexpr (requires { request.has_batch(); }) {
+    if (request.has_batch()) {
+      return Invalid("batch: a batch is sent to SolveBatch, or as a message of its own in a "
+                     "SolveStream; not to Solve, nor inside another batch");
+    }
+  }
   if (!puzzle_given && WirePuzzleName(request.puzzle()).empty()) {
     return Invalid(Cat("puzzle: no puzzle given; set one of ", PuzzleNames(", ")));
   }
@@ -140,17 +152,17 @@ RequestHandler::Route Dispatch(const Request& request, const ParsedPuzzle* parse
 // The optimal solutions counted and listed into a Solve response.
 template <PuzzleModel P>
 void PathsToWire(const P& model, const typename P::Instance& instance,
-                 const typename TableWalker<P>::OptimalPaths& paths, v1::SolveResponse* out) {
+                 const typename TableWalker<P>::OptimalPaths& paths, v1::MoveEncoding encoding,
+                 v1::SolveResponse* out) {
   out->set_optimal_count(DecimalString(paths.count));
   for (const std::vector<uint8_t>& moves : paths.first) {
     auto* listed = out->add_solutions();
-    typename P::State s = instance.state;
-    for (uint8_t m : moves) {
-      listed->add_moves(model.MoveName(s, m));
-      model.Apply(s, m, &s);
-    }
+    MovesToWire(model, instance.state, moves, encoding, listed->mutable_moves(),
+                listed->mutable_move_codes());
   }
 }
+
+
 
 }  // namespace
 
@@ -167,58 +179,180 @@ RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& re
                                                       absl::Status* status,
                                                       SearchStep<v1::SolveResponse>* search,
                                                       const ParsedPuzzle* parsed) {
-  const bool paths = request.count_solutions() || request.max_solutions() > 1;
-  const size_t list = request.max_solutions() > 1 ? request.max_solutions() : 0;
   return Dispatch(request, parsed, status, [&](auto type, auto instance, Policy policy, int max_moves) {
     using P = typename decltype(type)::type;
     const P model(instance.params);
     TableStep<P> step;
-    if (policy != Policy::kSearchOnly) {
-      step = solver_->FromTables(model, instance, max_moves);
-      if (step.answer.has_value() && !(paths && step.answer->outcome == Outcome::kSolved)) {
-        SolutionToWire(model, instance, *step.answer, response);
-        SetProvenance(step, response);
-        // No solution of an unsolvable state; none counted beyond the cap.
-        if (paths && step.answer->outcome == Outcome::kUnsolvable) response->set_optimal_count("0");
-        return Route::kAnswered;
-      }
-      if (policy == Policy::kTableOnly && !step.answer.has_value()) {
-        *status = step.NoSearchAllowed();
-        return Route::kAnswered;
-      }
-    }
-    if (paths) {
-      if (!step.answer.has_value()) {
-        *status = CountingNeedsATable<P>(*solver_, policy, instance, step);
-        return Route::kAnswered;
-      }
-      // Counted on a search thread: the optimal paths of a far state number in the
-      // hundreds of thousands.
-      *search = [this, instance = std::move(instance), step = std::move(step), list](
-                    SearchLimits limits, v1::SolveResponse* out) -> absl::Status {
-        auto found = solver_->Optimal<P>(instance, step, list, options_.search_node_budget, limits);
-        if (!found.ok()) return found.status();
-        const P model(instance.params);
-        SolutionToWire(model, instance, *step.answer, out);
-        SetProvenance(step, out);
-        PathsToWire(model, instance, *found, out);
-        return absl::OkStatus();
-      };
-      return Route::kNeedsSearch;
-    }
-    *search = [this, instance = std::move(instance), step = std::move(step), max_moves](
-                  SearchLimits limits, v1::SolveResponse* out) -> absl::Status {
-      limits.max_moves = max_moves;
-      limits.max_nodes = options_.search_node_budget;
+    if (policy != Policy::kSearchOnly) step = solver_->FromTables(model, instance, max_moves);
+    return SolveAfterTables<P>(request, std::move(instance), policy, max_moves, std::move(step),
+                               response, status, search);
+  });
+}
+
+template <PuzzleModel P>
+RequestHandler::Route RequestHandler::SolveAfterTables(const v1::SolveRequest& request,
+                                                       typename P::Instance instance,
+                                                       Policy policy, int max_moves,
+                                                       TableStep<P> step,
+                                                       v1::SolveResponse* response,
+                                                       absl::Status* status,
+                                                       SearchStep<v1::SolveResponse>* search) {
+  const bool paths = request.count_solutions() || request.max_solutions() > 1;
+  const size_t list = request.max_solutions() > 1 ? request.max_solutions() : 0;
+  const v1::MoveEncoding encoding = request.move_encoding();
+  if (policy != Policy::kSearchOnly) {
+    if (step.answer.has_value() && !(paths && step.answer->outcome == Outcome::kSolved)) {
       const P model(instance.params);
-      auto solution = solver_->Search(model, instance, step, limits);
-      if (!solution.ok()) return solution.status();
-      SolutionToWire(model, instance, *solution, out);
-      RequestTableFor<P>(instance.params, *solution);
+      SolutionToWire(model, instance, *step.answer, response, encoding);
+      SetProvenance(step, response);
+      // No solution of an unsolvable state; none counted beyond the cap.
+      if (paths && step.answer->outcome == Outcome::kUnsolvable) response->set_optimal_count("0");
+      return Route::kAnswered;
+    }
+    if (policy == Policy::kTableOnly && !step.answer.has_value()) {
+      *status = step.NoSearchAllowed();
+      return Route::kAnswered;
+    }
+  }
+  if (paths) {
+    if (!step.answer.has_value()) {
+      *status = CountingNeedsATable<P>(*solver_, policy, instance, step);
+      return Route::kAnswered;
+    }
+    // Counted on a search thread: the optimal paths of a far state number in the
+    // hundreds of thousands.
+    *search = [this, instance = std::move(instance), step = std::move(step), list, encoding](
+                  SearchLimits limits, v1::SolveResponse* out) -> absl::Status {
+      auto found = solver_->Optimal<P>(instance, step, list, options_.search_node_budget, limits);
+      if (!found.ok()) return found.status();
+      const P model(instance.params);
+      SolutionToWire(model, instance, *step.answer, out, encoding);
+      SetProvenance(step, out);
+      PathsToWire(model, instance, *found, encoding, out);
       return absl::OkStatus();
     };
     return Route::kNeedsSearch;
-  });
+  }
+  *search = [this, instance = std::move(instance), step = std::move(step), max_moves, encoding](
+                SearchLimits limits, v1::SolveResponse* out) -> absl::Status {
+    limits.max_moves = max_moves;
+    limits.max_nodes = options_.search_node_budget;
+    const P model(instance.params);
+    auto solution = solver_->Search(model, instance, step, limits);
+    if (!solution.ok()) return solution.status();
+    SolutionToWire(model, instance, *solution, out, encoding);
+    RequestTableFor<P>(instance.params, *solution);
+    return absl::OkStatus();
+  };
+  return Route::kNeedsSearch;
+}
+
+absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
+                                        v1::SolveBatchResponse* response,
+                                        std::vector<BatchSearch>* searches) {
+  const int n = batch.requests_size();
+  if (n > static_cast<int>(kMaxBatchRequests)) {
+    return Invalid(Cat("requests: ", n, " in one batch, more than ", kMaxBatchRequests,
+                       "; split them into several batches"));
+  }
+  response->mutable_responses()->Reserve(n);
+  for (int i = 0; i < n; ++i) response->add_responses();
+  for (int i = 0; i < n;) {
+    const std::string_view name = WirePuzzleName(batch.requests(i).puzzle());
+    const int begin = i;
+    VisitPuzzle(name, [&](auto type) {
+      using P = typename decltype(type)::type;
+      i = SolveRun<P>(batch, begin, response, searches);
+    });
+    if (i == begin) {  // no puzzle: answered alone, which says what is wrong
+      const v1::SolveRequest& request = batch.requests(i);
+      v1::SolveResponse* out = response->mutable_responses(i);
+      absl::Status status;
+      SearchStep<v1::SolveResponse> search;
+      SolveFromTables(request, out, &status, &search);
+      SetErrorInBand(status.ok() ? absl::InternalError("a request without a puzzle was answered")
+                              : status,
+                  request.id(), out);
+      ++i;
+    }
+  }
+  return absl::OkStatus();
+}
+
+template <PuzzleModel P>
+int RequestHandler::SolveRun(const v1::SolveBatchRequest& batch, int begin,
+                             v1::SolveBatchResponse* response, std::vector<BatchSearch>* searches) {
+  // The run: the requests from `begin` on of this puzzle. Each is checked and parsed; a
+  // bad one is answered with its error at once.
+  struct Item {
+    int index;
+    typename P::Instance instance;
+    Policy policy;
+    int max_moves;
+  };
+  std::vector<Item> items;
+  int end = begin;
+  for (; end < batch.requests_size(); ++end) {
+    const v1::SolveRequest& request = batch.requests(end);
+    if (WirePuzzleName(request.puzzle()) != P::kName) break;
+    v1::SolveResponse* out = response->mutable_responses(end);
+    Policy policy;
+    absl::Status status = CheckCommon(request, &policy, /*puzzle_given=*/false);
+    if (!status.ok()) {
+      SetErrorInBand(status, request.id(), out);
+      continue;
+    }
+    absl::StatusOr<typename P::Instance> instance = InstanceFromWire<P>(request.puzzle());
+    if (!instance.ok()) {
+      SetErrorInBand(instance.status(), request.id(), out);
+      continue;
+    }
+    items.push_back({end, std::move(*instance), policy, static_cast<int>(request.max_moves())});
+  }
+  // The table step of every item that reads tables, over consecutive items of the same
+  // parameters at once (they read one table).
+  std::vector<TableStep<P>> steps(items.size());
+  std::vector<typename P::Instance> instances;
+  std::vector<int> caps;
+  std::vector<size_t> which;
+  for (size_t first = 0; first < items.size();) {
+    size_t last = first;
+    instances.clear();
+    caps.clear();
+    which.clear();
+    for (; last < items.size() && items[last].instance.params == items[first].instance.params;
+         ++last) {
+      if (items[last].policy == Policy::kSearchOnly) continue;
+      instances.push_back(items[last].instance);
+      caps.push_back(items[last].max_moves);
+      which.push_back(last);
+    }
+    if (!instances.empty()) {
+      std::vector<TableStep<P>> many(instances.size());
+      const P model(items[first].instance.params);
+      solver_->FromTablesMany(model, std::span<const typename P::Instance>(instances),
+                              std::span<const int>(caps), std::span(many));
+      for (size_t k = 0; k < which.size(); ++k) steps[which[k]] = std::move(many[k]);
+    }
+    first = last;
+  }
+  for (size_t k = 0; k < items.size(); ++k) {
+    Item& item = items[k];
+    const v1::SolveRequest& request = batch.requests(item.index);
+    v1::SolveResponse* out = response->mutable_responses(item.index);
+    absl::Status status;
+    SearchStep<v1::SolveResponse> search;
+    const Route route = SolveAfterTables<P>(request, std::move(item.instance), item.policy,
+                                            item.max_moves, std::move(steps[k]), out, &status,
+                                            &search);
+    if (route == Route::kNeedsSearch) {
+      searches->push_back({static_cast<size_t>(item.index), std::move(search), request.timeout_ms()});
+    } else if (!status.ok()) {
+      SetErrorInBand(status, request.id(), out);
+    }
+    out->set_id(request.id());
+  }
+  return end;
 }
 
 RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest& request,
@@ -411,6 +545,13 @@ v1::ListTablesResponse RequestHandler::ListTables() const {
     for (const std::string& id : builder_->Pending()) response.add_building(id);
   }
   return response;
+}
+
+void SetErrorInBand(const absl::Status& status, uint64_t id, v1::SolveResponse* out) {
+  out->Clear();
+  out->mutable_error()->set_code(static_cast<int>(status.code()));
+  out->mutable_error()->set_message(std::string(Message(status)));
+  out->set_id(id);
 }
 
 }  // namespace puzzledb

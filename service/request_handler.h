@@ -11,6 +11,7 @@
 #include <string>
 #include <tuple>
 #include <variant>
+#include <vector>
 
 #include "core/puzzles/registry.h"
 #include "core/solver.h"
@@ -22,6 +23,7 @@ namespace puzzledb {
 // Limits of one request (docs/API.md).
 inline constexpr uint32_t kMaxSolutionsListed = 10000;
 inline constexpr uint32_t kMaxSampleCount = 10000;
+inline constexpr uint32_t kMaxBatchRequests = 10000;
 
 struct HandlerOptions {
   uint64_t search_node_budget = 0;  // per search; 0: none
@@ -73,6 +75,21 @@ class RequestHandler {
   Route AnalyzeFromTables(const v1::AnalyzeRequest& request, v1::AnalyzeResponse* response,
                           absl::Status* status, SearchStep<v1::AnalyzeResponse>* search,
                           const ParsedPuzzle* parsed = nullptr);
+  // A batch (docs/API.md, "Batches"): response->responses(i) answers request i. Every
+  // request is checked and parsed; the table step of consecutive requests of one puzzle and
+  // parameters is taken at once (Solver::FromTablesMany, walks taking turns); each is then
+  // answered as SolveFromTables would (a failure as its `error`, in band), or handed on in
+  // *searches with its index, its answer to be filled in place. Every answer carries its
+  // request's id (`micros` is the caller's). INVALID_ARGUMENT, and nothing answered, for
+  // more than kMaxBatchRequests requests.
+  struct BatchSearch {
+    size_t index;
+    SearchStep<v1::SolveResponse> step;
+    uint32_t timeout_ms;  // the request's
+  };
+  absl::Status SolveBatch(const v1::SolveBatchRequest& batch, v1::SolveBatchResponse* response,
+                          std::vector<BatchSearch>* searches);
+
   // A sample: checked here, drawn as *search (a first draw at a distance may count for a
   // second).
   Route Sample(const v1::SampleRequest& request, v1::SampleResponse* response,
@@ -105,11 +122,25 @@ class RequestHandler {
  private:
   template <PuzzleModel P>
   void RequestTableFor(const typename P::Params& params, const Solution& solution);
+  // A solve once its table step is taken (an empty step for SEARCH_ONLY).
+  template <PuzzleModel P>
+  Route SolveAfterTables(const v1::SolveRequest& request, typename P::Instance instance,
+                         Policy policy, int max_moves, TableStep<P> step,
+                         v1::SolveResponse* response, absl::Status* status,
+                         SearchStep<v1::SolveResponse>* search);
+  // The requests of one puzzle from `begin` on in a batch; returns where they end.
+  template <PuzzleModel P>
+  int SolveRun(const v1::SolveBatchRequest& batch, int begin, v1::SolveBatchResponse* response,
+               std::vector<BatchSearch>* searches);
 
   Solver* const solver_;
   TableBuilds* const builder_;
   const HandlerOptions options_;
 };
+
+// A request of a stream or a batch that got no answer: `out` becomes its error, in band,
+// with its id.
+void SetErrorInBand(const absl::Status& status, uint64_t id, v1::SolveResponse* out);
 
 // What every answer carries whatever answered it: the time it took and, where the request
 // has one, the caller's id.

@@ -5,6 +5,7 @@
 #define PUZZLEDB_SERVICE_WIRE_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/puzzles/eight.h"
@@ -63,26 +64,42 @@ void TableParamsToWire(std::string_view puzzle, std::string_view params, v1::Tab
 v1::Outcome OutcomeToWire(Outcome outcome);
 v1::Source SourceToWire(Source source);
 
-// Fills a response from a solution of `instance`: outcome, distance, move names (each named
-// from the state it is made in), source, costs and (for puzzles with several goal states)
-// the state the moves reach.
+// Moves out, as the request asked (SolveRequest.move_encoding): by name into `names`
+// (each named from the state it is made in), or as move codes into `codes`. Returns the
+// state they reach.
+template <PuzzleModel P, class Names>
+typename P::State MovesToWire(const P& model, typename P::State s, const std::vector<uint8_t>& moves,
+                              v1::MoveEncoding encoding, Names* names, std::string* codes) {
+  if (encoding == v1::MOVE_CODES) {
+    codes->assign(moves.begin(), moves.end());
+    if constexpr (P::kSingleGoal) return s;  // the one goal; nobody asks which
+  }
+  for (uint8_t m : moves) {
+    if (encoding != v1::MOVE_CODES) names->Add(model.MoveName(s, m));
+    typename P::State next;
+    model.Apply(s, m, &next);
+    s = next;
+  }
+  return s;
+}
+
+// Fills a response from a solution of `instance`: outcome, distance, moves (by name, or as
+// move codes), source, costs and (for puzzles with several goal states) the state the
+// moves reach.
 template <PuzzleModel P>
 void SolutionToWire(const P& model, const typename P::Instance& instance, const Solution& solution,
-                    v1::SolveResponse* out) {
+                    v1::SolveResponse* out, v1::MoveEncoding encoding = v1::MOVE_NAMES) {
   out->set_outcome(OutcomeToWire(solution.outcome));
   out->set_distance(static_cast<uint32_t>(solution.distance));
   out->set_source(SourceToWire(solution.source));
   out->set_lookups(solution.lookups);
   out->set_nodes(solution.nodes);
   out->clear_moves();
+  out->clear_move_codes();
   if (solution.outcome != Outcome::kSolved) return;
   typename P::Instance reached = instance;
-  for (uint8_t m : solution.moves) {
-    out->add_moves(model.MoveName(reached.state, m));
-    typename P::State next;
-    model.Apply(reached.state, m, &next);
-    reached.state = next;
-  }
+  reached.state = MovesToWire(model, instance.state, solution.moves, encoding, out->mutable_moves(),
+                              out->mutable_move_codes());
   // Which goal was reached says something only where there are several.
   if constexpr (!P::kSingleGoal) InstanceToWire(reached, out->mutable_final_state());
 }
@@ -112,6 +129,21 @@ absl::StatusOr<Solution> SolutionFromWire(const P& model, const typename P::Inst
   solution.lookups = response.lookups();
   solution.nodes = response.nodes();
   typename P::State state = instance.state;
+  if (!response.move_codes().empty()) {
+    if (response.moves_size() > 0) {
+      return absl::DataLossError("the answer has both moves and move codes");
+    }
+    for (const char c : response.move_codes()) {
+      const int m = static_cast<uint8_t>(c);
+      typename P::State next;
+      if (m >= P::kNumMoves || !model.Apply(state, m, &next)) {
+        return absl::DataLossError(
+            Cat("the answer's move code ", m, " is not a legal move where it is made"));
+      }
+      state = next;
+      solution.moves.push_back(static_cast<uint8_t>(m));
+    }
+  }
   for (const std::string& name : response.moves()) {
     int found = -1;
     typename P::State next;

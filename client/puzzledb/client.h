@@ -94,10 +94,19 @@ class Client {
   absl::StatusOr<v1::SampleResponse> Sample(const v1::SampleRequest& request,
                                             std::chrono::milliseconds timeout) const;
 
-  // Sends all requests over one SolveStream call and returns one answer per request, in the
-  // order of the requests (whatever order the server answered in), each with its request's
-  // `id`. A request the server could not answer has `error` set in its answer. `timeout`
-  // covers the whole call.
+  // One SolveBatch call (docs/API.md, "Batches": at most 10,000 requests, within the
+  // server's --max-message-bytes): one answer per request, in the requests' order, each with
+  // its request's `id`; a request the server could not answer has `error` set in its answer.
+  absl::StatusOr<v1::SolveBatchResponse> SolveBatch(const v1::SolveBatchRequest& batch) const;
+  absl::StatusOr<v1::SolveBatchResponse> SolveBatch(const v1::SolveBatchRequest& batch,
+                                                    std::chrono::milliseconds timeout) const;
+
+  // Sends all requests over one SolveStream call, as batches of up to kSolveAllBatchRequests
+  // requests and kSolveAllBatchBytes bytes, and returns one answer per request, in the order
+  // of the requests, each with its request's `id`. A request the server could not answer has
+  // `error` set in its answer. `timeout` covers the whole call.
+  static constexpr size_t kSolveAllBatchRequests = 4096;
+  static constexpr size_t kSolveAllBatchBytes = 60 << 10;
   absl::StatusOr<std::vector<v1::SolveResponse>> SolveAll(
       const std::vector<v1::SolveRequest>& requests, std::chrono::milliseconds timeout) const;
 

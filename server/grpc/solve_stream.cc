@@ -64,6 +64,10 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     if (read_more) StartRead(&request_);
 
     std::unique_ptr<v1::SolveResponse> response = TakeResponse();
+    if (request.has_batch()) {
+      AnswerBatchMessage(request, started, std::move(response));
+      return;
+    }
     absl::Status status;
     RequestHandler::SearchStep<v1::SolveResponse> search;
     if (env_.handler->SolveFromTables(request, response.get(), &status, &search) ==
@@ -103,7 +107,10 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
 
   void OnWriteDone(bool ok) override {
     std::unique_lock<std::mutex> lock(mutex_);
-    if (spare_.size() < kBatch) spare_.push_back(std::move(queue_.front()));
+    // A batch's answer is not kept for reuse: it would keep its many answers' memory.
+    if (spare_.size() < kBatch && !queue_.front()->has_batch()) {
+      spare_.push_back(std::move(queue_.front()));
+    }
     queue_.pop_front();
     writing_ = false;
     if (!ok) broken_ = true;  // the client is gone; drop what is left
@@ -137,6 +144,47 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
   enum class Phase { kTables, kSearch };
   static constexpr size_t kBatch = 64;  // answers held back at most
 
+  // A batch sent as a message of the stream (SolveRequest.batch): answered as SolveBatch
+  // answers, by one message with `batch` set. It counts as one of the stream's searches
+  // until it is answered (its own searches are at most the pool's capacity at once), and
+  // its requests are counted as calls by AnswerBatch.
+  void AnswerBatchMessage(const v1::SolveRequest& request, std::chrono::steady_clock::time_point started,
+                          std::unique_ptr<v1::SolveResponse> response) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    --answering_;
+    ++searching_;
+    ++outside_;  // the batch's hold on this reactor
+    WriteNextLocked(lock);
+    lock.unlock();
+    const uint64_t id = request.id();
+    v1::SolveRequest others = request;
+    others.clear_batch();
+    others.clear_id();
+    if (others.ByteSizeLong() > 0) {
+      Answer(id, started,
+             grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "a batch message sets only batch and id; set the other fields on "
+                          "each of batch.requests"),
+             std::move(response), Phase::kSearch, /*counted=*/false);
+      env_.metrics->RecordCall(CallMethod::kSolveStream, Transport::kGrpc, AnswerSource::kNone,
+                               absl::StatusCode::kInvalidArgument,
+                               std::chrono::steady_clock::now() - started);
+      LetGo();
+      return;
+    }
+    v1::SolveResponse* answer = response.release();  // owned by the batch until it is answered
+    AnswerBatch(
+        env_, Transport::kGrpc, CallMethod::kSolveStream, request.batch(), answer->mutable_batch(),
+        [this](uint32_t timeout_ms) {
+          return CallLimits(env_, DeadlineOf(*context_), timeout_ms, &cancelled_);
+        },
+        [this, id, started, answer](const absl::Status& status) {
+          Answer(id, started, ToGrpc(status), std::unique_ptr<v1::SolveResponse>(answer),
+                 Phase::kSearch, /*counted=*/false);
+          LetGo();
+        });
+  }
+
   // A search's last touch of the reactor.
   void LetGo() {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -166,8 +214,10 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     return response;
   }
 
+  // `counted`: the answer is counted in the metrics here (a batch's requests are counted
+  // by AnswerBatch).
   void Answer(uint64_t id, std::chrono::steady_clock::time_point started, const grpc::Status& status,
-              std::unique_ptr<v1::SolveResponse> response, Phase phase) {
+              std::unique_ptr<v1::SolveResponse> response, Phase phase, bool counted = true) {
     if (!status.ok()) {
       response->Clear();
       response->mutable_error()->set_code(status.error_code());
@@ -179,8 +229,10 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     const AnswerSource source = phase == Phase::kSearch ? AnswerSource::kSearch
                                 : status.ok()           ? AnswerSource::kTable
                                                         : AnswerSource::kNone;
-    env_.metrics->RecordCall(CallMethod::kSolveStream, Transport::kGrpc, source,
-                                    static_cast<absl::StatusCode>(status.error_code()), elapsed);
+    if (counted) {
+      env_.metrics->RecordCall(CallMethod::kSolveStream, Transport::kGrpc, source,
+                               static_cast<absl::StatusCode>(status.error_code()), elapsed);
+    }
     std::unique_lock<std::mutex> lock(mutex_);
     (phase == Phase::kTables ? answering_ : searching_)--;
     if (!broken_) queue_.push_back(std::move(response));

@@ -60,6 +60,31 @@ grpc::ServerUnaryReactor* SolverService::Unary(grpc::CallbackServerContext* cont
   return *reactor;
 }
 
+grpc::ServerUnaryReactor* SolverService::SolveBatch(grpc::CallbackServerContext* context,
+                                                    const v1::SolveBatchRequest* request,
+                                                    v1::SolveBatchResponse* response) {
+  // As Unary: gRPC's default reactor when the tables answered everything, else one that
+  // hears cancellation (made when the first search's limits are asked for).
+  auto reactor = std::make_shared<grpc::ServerUnaryReactor*>(nullptr);
+  const CallEnv& env = env_;
+  auto cancel_flag = std::make_shared<std::atomic<bool>*>(nullptr);
+  AnswerBatch(
+      env, Transport::kGrpc, CallMethod::kSolveBatch, *request, response,
+      [reactor, cancel_flag, &env, context](uint32_t timeout_ms) {
+        if (*reactor == nullptr) {
+          auto* heard = new SearchCallReactor();
+          *reactor = heard;
+          *cancel_flag = heard->cancelled();
+        }
+        return CallLimits(env, DeadlineOf(*context), timeout_ms, *cancel_flag);
+      },
+      [reactor, context](const absl::Status& status) {
+        if (*reactor == nullptr) *reactor = context->DefaultReactor();
+        (*reactor)->Finish(ToGrpc(status));
+      });
+  return *reactor;
+}
+
 grpc::ServerUnaryReactor* SolverService::Solve(grpc::CallbackServerContext* context,
                                                const v1::SolveRequest* request,
                                                v1::SolveResponse* response) {

@@ -30,6 +30,11 @@ class SolverService final : public v1::Solver::CallbackService {
                                     v1::AnalyzeResponse* response) override;
   grpc::ServerBidiReactor<v1::SolveRequest, v1::SolveResponse>* SolveStream(
       grpc::CallbackServerContext* context) override;
+  // Through AnswerBatch: finished here when the tables answered every request, else from
+  // the delivery thread after the batch's last search.
+  grpc::ServerUnaryReactor* SolveBatch(grpc::CallbackServerContext* context,
+                                       const v1::SolveBatchRequest* request,
+                                       v1::SolveBatchResponse* response) override;
   grpc::ServerUnaryReactor* ListTables(grpc::CallbackServerContext* context,
                                        const v1::ListTablesRequest* request,
                                        v1::ListTablesResponse* response) override;
