@@ -38,9 +38,9 @@ class LocalBackend final : public Backend {
     return Answer<v1::SampleResponse>(request);
   }
 
-  // As a server answers a batch (RequestHandler::SolveBatch: walks taking turns), a large
-  // one split among the cores; then the searches, one after another on this thread (each
-  // using every core where it can split).
+  // As a server answers a batch (RequestHandler::SolveBatch: walks taking turns, a large
+  // batch in chunks on every core); then the searches, one after another on this thread
+  // (each using every core where it can split).
   std::vector<absl::StatusOr<v1::SolveResponse>> SolveMany(
       const std::vector<v1::SolveRequest>& requests) override {
     std::string_view prepared;
@@ -53,53 +53,37 @@ class LocalBackend final : public Backend {
       prepared = name;
     }
     const auto started = std::chrono::steady_clock::now();
-    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    const size_t parts = std::clamp<size_t>(requests.size() / kRequestsPerThread, 1, cores);
-    std::vector<v1::SolveBatchResponse> answers(parts);
-    std::vector<std::vector<RequestHandler::BatchSearch>> searches(parts);
-    std::vector<absl::Status> statuses(parts);
-    auto part = [&](size_t p) {
-      v1::SolveBatchRequest batch;
-      const size_t begin = requests.size() * p / parts, end = requests.size() * (p + 1) / parts;
-      batch.mutable_requests()->Reserve(static_cast<int>(end - begin));
-      for (size_t i = begin; i < end; ++i) *batch.add_requests() = requests[i];
-      statuses[p] = handler_.SolveBatch(batch, &answers[p], &searches[p]);
-    };
-    std::vector<std::thread> helpers;
-    for (size_t p = 1; p < parts; ++p) helpers.emplace_back(part, p);
-    part(0);
-    for (std::thread& helper : helpers) helper.join();
+    v1::SolveBatchRequest batch;
+    batch.mutable_requests()->Reserve(static_cast<int>(requests.size()));
+    for (const v1::SolveRequest& request : requests) *batch.add_requests() = request;
+    v1::SolveBatchResponse answers;
+    std::vector<RequestHandler::BatchSearch> searches;
+    const absl::Status status = handler_.SolveBatch(batch, &answers, &searches, spare_threads_);
+    if (!status.ok()) return std::vector<absl::StatusOr<v1::SolveResponse>>(requests.size(), status);
     const uint64_t micros = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
                                                       std::chrono::steady_clock::now() - started)
                                                       .count());
     std::vector<absl::StatusOr<v1::SolveResponse>> out;
     out.reserve(requests.size());
-    for (size_t p = 0; p < parts; ++p) {
-      if (!statuses[p].ok()) {
-        const size_t n = requests.size() * (p + 1) / parts - requests.size() * p / parts;
-        out.insert(out.end(), n, statuses[p]);
-        continue;
+    size_t s = 0;
+    for (int i = 0; i < answers.responses_size(); ++i) {
+      v1::SolveResponse* answer = answers.mutable_responses(i);
+      if (s < searches.size() && searches[s].index == static_cast<size_t>(i)) {
+        const auto searched = std::chrono::steady_clock::now();
+        absl::Status found = searches[s].step(Limits(searched), answer);
+        if (!found.ok()) SetErrorInBand(found, answer->id(), answer);
+        answer->set_micros(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                                     std::chrono::steady_clock::now() - searched)
+                                                     .count()));
+        ++s;
+      } else {
+        answer->set_micros(micros);
       }
-      size_t s = 0;
-      for (int i = 0; i < answers[p].responses_size(); ++i) {
-        v1::SolveResponse* answer = answers[p].mutable_responses(i);
-        if (s < searches[p].size() && searches[p][s].index == static_cast<size_t>(i)) {
-          const auto searched = std::chrono::steady_clock::now();
-          absl::Status status = searches[p][s].step(Limits(searched), answer);
-          if (!status.ok()) SetErrorInBand(status, answer->id(), answer);
-          answer->set_micros(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                                       std::chrono::steady_clock::now() - searched)
-                                                       .count()));
-          ++s;
-        } else {
-          answer->set_micros(micros);
-        }
-        if (answer->has_error()) {
-          out.push_back(absl::Status(static_cast<absl::StatusCode>(answer->error().code()),
-                                     answer->error().message()));
-        } else {
-          out.push_back(std::move(*answer));
-        }
+      if (answer->has_error()) {
+        out.push_back(absl::Status(static_cast<absl::StatusCode>(answer->error().code()),
+                                   answer->error().message()));
+      } else {
+        out.push_back(std::move(*answer));
       }
     }
     return out;
@@ -109,9 +93,6 @@ class LocalBackend final : public Backend {
   size_t BatchSize() const override { return 4096; }
 
  private:
-  // A batch smaller than twice this is answered on one thread.
-  static constexpr size_t kRequestsPerThread = 2048;
-
   // The server's call path without its pool (server/call.h): the table step, else the
   // search on this thread. `micros` covers the answer, not the first load of its table.
   template <class Response, class Request>
@@ -144,10 +125,12 @@ class LocalBackend final : public Backend {
     return limits;
   }
 
-  const std::function<bool(SearchLimits::Task, SearchLimits::Task)> spare_threads_ =
-      SpareThreads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - 1);
-
   const BackendOptions options_;
+  const std::function<bool(SearchLimits::Task, SearchLimits::Task)> spare_threads_ =
+      SpareThreads((options_.threads > 0
+                        ? options_.threads
+                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) -
+                   1);
   Solver solver_;
   RequestHandler handler_;
 };

@@ -20,6 +20,7 @@ struct BackendOptions {
   std::string db;              // in-process: a database to read tables from; empty: none
   double timeout_seconds = 0;  // per call; 0: none in-process, an hour against a server
   uint64_t node_budget = 0;    // in-process searches; 0: none (a server has its own)
+  int threads = 0;             // in-process: the threads one batch or search may use; 0: a core each
   // TLS towards the server (see ClientOptions): CA, client certificate and key, name.
   std::string tls_ca_file;
   std::string tls_cert_file;
@@ -35,11 +36,10 @@ class Backend {
   virtual absl::StatusOr<v1::ListTablesResponse> ListTables() = 0;
   virtual absl::StatusOr<v1::SampleResponse> Sample(const v1::SampleRequest& request) = 0;
   // Answers every request, one status or answer each, in the requests' order. A server
-  // gets them over one SolveStream; in-process they are answered one by one.
+  // gets them as batches over one SolveStream; in-process they are one batch.
   virtual std::vector<absl::StatusOr<v1::SolveResponse>> SolveMany(
       const std::vector<v1::SolveRequest>& requests);
-  // How many cases a caller should hand to SolveMany at once: 1 where answers come one by
-  // one anyway (so that they are printed as they come), more where a batch is faster.
+  // How many cases a caller should hand to SolveMany at once.
   virtual size_t BatchSize() const { return 1; }
 };
 

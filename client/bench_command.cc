@@ -61,6 +61,7 @@ absl::StatusOr<std::vector<v1::SolveRequest>> MakeRequests(
   for (auto& r : requests) {
     InstanceToWire(typename P::Instance{params, model.RandomState(rng)}, r.mutable_puzzle());
     r.set_policy(options.uncovered ? v1::SEARCH_ONLY : v1::TABLE_THEN_SEARCH);
+    if (options.move_codes) r.set_move_encoding(v1::MOVE_CODES);
   }
   return requests;
 }
@@ -231,6 +232,76 @@ void RunInProcess(Backend& backend, const std::vector<v1::SolveRequest>& request
   for (auto& t : callers) t.join();
 }
 
+// Batches of `size` of the requests (taken in a ring), made before the clock starts.
+std::vector<std::vector<v1::SolveRequest>> MakeBatches(const std::vector<v1::SolveRequest>& requests,
+                                                     int size) {
+  std::vector<std::vector<v1::SolveRequest>> batches(std::max<size_t>(1, 8 * requests.size() / static_cast<size_t>(size)));
+  size_t next = 0;
+  for (auto& batch : batches) {
+    for (int i = 0; i < size; ++i) batch.push_back(requests[next++ % requests.size()]);
+  }
+  return batches;
+}
+
+// `callers` threads, each with one batch at a time (of `batches`, in a ring) answered by
+// `answer`; a latency is a batch's, and every request answered counts as a solve.
+void RunBatches(int callers, size_t batches,
+                const std::function<std::vector<absl::StatusOr<v1::SolveResponse>>(
+                    int worker, size_t batch)>& answer,
+                Clock::time_point end, Tally* tally, std::atomic<uint64_t>* solves) {
+  std::atomic<bool> gone{false};  // the server went away: the run ends
+  std::vector<std::thread> threads;
+  for (int worker = 0; worker < callers; ++worker) {
+    threads.emplace_back([&, worker] {
+      std::vector<uint64_t> nanos;
+      std::map<int, uint64_t> errors;
+      std::map<int, std::string> messages;
+      uint64_t answered = 0;
+      size_t next = static_cast<size_t>(worker) * 7;
+      for (auto at = Clock::now(); at < end && !gone.load();) {
+        const auto answers = answer(worker, next++ % batches);
+        const auto done = Clock::now();
+        bool failed = false;
+        for (const auto& one : answers) {
+          if (one.ok()) {
+            ++answered;
+            continue;
+          }
+          const int code = static_cast<int>(one.status().code());
+          ++errors[code];
+          messages.emplace(code, std::string(one.status().message()));
+          failed = true;
+          if (code == grpc::StatusCode::UNAVAILABLE) gone = true;
+        }
+        if (!failed) nanos.push_back(NanosBetween(at, done));
+        at = done;
+      }
+      *solves += answered;
+      tally->Add(nanos, errors, messages);
+    });
+  }
+  for (auto& t : threads) t.join();
+}
+
+// A batch's answers as one status or answer each (an error in band as its status).
+std::vector<absl::StatusOr<v1::SolveResponse>> Unbatched(absl::StatusOr<v1::SolveBatchResponse> batch,
+                                                         size_t size) {
+  std::vector<absl::StatusOr<v1::SolveResponse>> out;
+  if (!batch.ok()) {
+    out.assign(size, batch.status());
+    return out;
+  }
+  out.reserve(size);
+  for (v1::SolveResponse& one : *batch->mutable_responses()) {
+    if (one.has_error()) {
+      out.push_back(absl::Status(static_cast<absl::StatusCode>(one.error().code()), one.error().message()));
+    } else {
+      out.push_back(std::move(one));
+    }
+  }
+  return out;
+}
+
 // Connects every client before the clock starts, so that the run measures answers, not
 // connection set-up. gRPC 1.51 (Debian 12's) now and then fails a connect to a live server
 // with a stray errno (docs/OPERATIONS.md, "Known gRPC faults"); the client's calls retry
@@ -250,7 +321,7 @@ absl::Status ConnectAll(const Client& probe, const std::vector<std::unique_ptr<C
 
 // Connects one client per caller and fills `tally` from a server (unary or stream mode).
 int LoadServer(const BenchCommandOptions& options, Tally* tally, double* elapsed,
-               std::ostream& err) {
+               std::atomic<uint64_t>* solves, std::ostream& err) {
   if (absl::Status target = CheckTarget(options.server); !target.ok()) {
     err << "puzzledb bench: --server " << Message(target) << "\n";
     return kExitBadInput;
@@ -305,6 +376,20 @@ int LoadServer(const BenchCommandOptions& options, Tally* tally, double* elapsed
                                  std::chrono::duration<double>(options.seconds));
   if (options.mode == "unary") {
     RunUnary(stubs, *requests, end, tally);
+  } else if (options.mode == "batch") {
+    // The batches made into messages before the clock starts; caller i on connection i.
+    const auto batches = MakeBatches(*requests, options.batch_size);
+    std::vector<v1::SolveBatchRequest> messages(batches.size());
+    for (size_t b = 0; b < batches.size(); ++b) {
+      for (const auto& r : batches[b]) *messages[b].add_requests() = r;
+    }
+    RunBatches(options.concurrency, batches.size(),
+               [&](int worker, size_t b) {
+                 return Unbatched(clients[static_cast<size_t>(worker)]->SolveBatch(
+                                      messages[b], std::chrono::seconds(30)),
+                                  batches[b].size());
+               },
+               end, tally, solves);
   } else {
     std::vector<std::thread> streams;
     for (int i = 0; i < options.concurrency; ++i) {
@@ -312,15 +397,17 @@ int LoadServer(const BenchCommandOptions& options, Tally* tally, double* elapsed
     }
     for (auto& t : streams) t.join();
   }
+  if (options.mode != "batch") *solves = tally->nanos.size();
   *elapsed = std::chrono::duration<double>(Clock::now() - started).count();
   return kExitOk;
 }
 
 // Fills `tally` from the in-process backend over the tables of --db.
 int LoadInProcess(const BenchCommandOptions& options, Tally* tally, double* elapsed,
-                  std::ostream& err) {
+                  std::atomic<uint64_t>* solves, std::ostream& err) {
   BackendOptions backend_options;
   backend_options.db = options.db;
+  backend_options.threads = 1;  // each thread of the load is one core's work
   int exit_code = kExitOk;
   std::unique_ptr<Backend> backend = MakeCommandBackend(backend_options, err, &exit_code);
   if (backend == nullptr) return exit_code;
@@ -342,7 +429,14 @@ int LoadInProcess(const BenchCommandOptions& options, Tally* tally, double* elap
   const auto started = Clock::now();
   const auto end = started + std::chrono::duration_cast<Clock::duration>(
                                  std::chrono::duration<double>(options.seconds));
-  RunInProcess(*backend, *requests, options.concurrency, end, tally);
+  if (options.mode == "batch") {
+    const auto batches = MakeBatches(*requests, options.batch_size);
+    RunBatches(options.concurrency, batches.size(),
+               [&](int, size_t b) { return backend->SolveMany(batches[b]); }, end, tally, solves);
+  } else {
+    RunInProcess(*backend, *requests, options.concurrency, end, tally);
+    *solves = tally->nanos.size();
+  }
   *elapsed = std::chrono::duration<double>(Clock::now() - started).count();
   return kExitOk;
 }
@@ -352,11 +446,12 @@ int LoadInProcess(const BenchCommandOptions& options, Tally* tally, double* elap
 int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::ostream& err) {
   const std::string mode =
       !options.mode.empty() ? options.mode : (options.server.empty() ? "inprocess" : "unary");
-  if (mode != "unary" && mode != "stream" && mode != "inprocess") {
-    err << "puzzledb bench: --mode is unary, stream or inprocess\n";
+  if (mode != "unary" && mode != "stream" && mode != "inprocess" && mode != "batch") {
+    err << "puzzledb bench: --mode is unary, stream, inprocess or batch\n";
     return kExitBadInput;
   }
-  const bool in_process = mode == "inprocess";
+  // A batch runs in-process over --db, else against --server.
+  const bool in_process = mode == "inprocess" || (mode == "batch" && options.server.empty());
   if (in_process && !options.server.empty()) {
     err << "puzzledb bench: --mode inprocess measures the tables of --db in this process; "
            "drop --server (or use --mode unary or stream to load the server)\n";
@@ -385,11 +480,12 @@ int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::
   }
   BenchCommandOptions resolved = options;
   resolved.mode = mode;
-  if (resolved.concurrency == 0) resolved.concurrency = in_process ? 1 : 8;
+  if (resolved.concurrency == 0) resolved.concurrency = in_process || mode == "batch" ? 1 : 8;
   Tally tally;
   double elapsed = 0;
-  if (const int loaded = in_process ? LoadInProcess(resolved, &tally, &elapsed, err)
-                                    : LoadServer(resolved, &tally, &elapsed, err);
+  std::atomic<uint64_t> solves{0};
+  if (const int loaded = in_process ? LoadInProcess(resolved, &tally, &elapsed, &solves, err)
+                                    : LoadServer(resolved, &tally, &elapsed, &solves, err);
       loaded != kExitOk) {
     return loaded;
   }
@@ -410,19 +506,22 @@ int RunBenchCommand(const BenchCommandOptions& options, std::ostream& out, std::
     errors += n;
     by_code += Cat(by_code.empty() ? "" : ",", "\"", code, "\":", n);
   }
-  const double throughput = static_cast<double>(nanos.size()) / elapsed;
+  const double throughput = static_cast<double>(solves.load()) / elapsed;
+  // In batch mode a latency is a whole batch's.
+  const std::string batch = mode == "batch" ? Cat(",\"batch_size\":", resolved.batch_size) : "";
   if (options.json) {
     out << Cat("{\"puzzle\":\"", options.puzzle, "\",\"mode\":\"", mode,
-               "\",\"concurrency\":", resolved.concurrency, ",\"seconds\":", elapsed,
-               ",\"solves\":", nanos.size(), ",\"errors\":", errors, ",\"errors_by_code\":{",
+               "\",\"concurrency\":", resolved.concurrency, batch, ",\"seconds\":", elapsed,
+               ",\"solves\":", solves.load(), ",\"errors\":", errors, ",\"errors_by_code\":{",
                by_code, "},\"throughput\":", throughput, ",\"p50_us\":", percentile(0.5),
                ",\"p90_us\":", percentile(0.9), ",\"p99_us\":", percentile(0.99),
                ",\"max_us\":", max, "}\n");
   } else {
     const char* callers = mode == "stream" ? " streams" : in_process ? " threads" : " callers";
-    out << options.puzzle << ", " << mode << ", " << resolved.concurrency << callers << ", "
-        << elapsed << " s: " << nanos.size() << " solves, " << static_cast<uint64_t>(throughput)
-        << " solves/s; latency p50 " << percentile(0.5) << " us, p90 " << percentile(0.9)
+    out << options.puzzle << ", " << mode << ", " << resolved.concurrency << callers
+        << (mode == "batch" ? Cat(", batches of ", resolved.batch_size) : "") << ", "
+        << elapsed << " s: " << solves.load() << " solves, " << static_cast<uint64_t>(throughput)
+        << " solves/s; " << (mode == "batch" ? "batch " : "") << "latency p50 " << percentile(0.5) << " us, p90 " << percentile(0.9)
         << " us, p99 " << percentile(0.99) << " us, max " << max << " us; " << errors
         << " errors" << (by_code.empty() ? "" : " {" + by_code + "}") << "\n";
   }

@@ -1,5 +1,6 @@
 // puzzledb: the command line. Solves and analyses puzzles given in their original input
 // format, in-process (live search, or the tables of --db) or through a server (--server).
+#include <cstdio>
 #include <iostream>
 #include <iterator>
 #include <string>
@@ -155,13 +156,20 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.1, 3600.0))
       ->capture_default_str();
   bench_cmd->add_option("--concurrency", bench.concurrency,
-                        "Callers (unary), streams, or threads (inprocess); default 8 against a "
-                        "server, 1 in-process")
+                        "Callers (unary, batch), streams, or threads (inprocess, batch over "
+                        "--db); default 8 unary callers or streams, else 1")
       ->check(CLI::Range(1, 1024));
   bench_cmd->add_option("--mode", bench.mode,
-                        "unary or stream (against --server), inprocess (over --db); default: "
-                        "unary with --server, inprocess with --db")
-      ->check(CLI::IsMember({"unary", "stream", "inprocess"}));
+                        "unary or stream (against --server), inprocess (over --db), or batch "
+                        "(SolveBatch calls against --server, or the in-process batch path over "
+                        "--db); default: unary with --server, inprocess with --db")
+      ->check(CLI::IsMember({"unary", "stream", "inprocess", "batch"}));
+  bench_cmd->add_option("--batch-size", bench.batch_size, "Requests a batch (--mode batch)")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  bench_cmd->add_flag("--move-codes", bench.move_codes,
+                      "Ask for the moves as move codes instead of names (move_encoding "
+                      "MOVE_CODES)");
   bench_cmd->add_flag("--uncovered", bench.uncovered,
                       "Ask for live search (SEARCH_ONLY) instead of table answers");
   bench_cmd->add_flag("--json", bench.json, "Print one JSON object");
@@ -188,7 +196,14 @@ int main(int argc, char** argv) {
     bench.tls_server_name = backend.tls_server_name;
     return RunBenchCommand(bench, std::cout, std::cerr);
   }
-  const std::string input{std::istreambuf_iterator<char>(std::cin), {}};
+  // Standard input in large reads (a stream iterator over std::cin reads a byte a call).
+  std::string input;
+  {
+    std::vector<char> chunk(1 << 16);
+    for (size_t got; (got = std::fread(chunk.data(), 1, chunk.size(), stdin)) > 0;) {
+      input.append(chunk.data(), got);
+    }
+  }
   if (solve_cmd->parsed()) {
     if (solve_cap >= 0) solve.max_moves = solve_cap;
     solve.backend = backend;

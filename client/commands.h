@@ -66,8 +66,10 @@ struct BenchCommandOptions {
   std::string puzzle;  // the first registered puzzle unless given
   double seconds = 5;
   int concurrency = 0;         // 0: 8 callers or streams against a server, 1 thread in-process
-  std::string mode;            // "unary", "stream" or "inprocess"; empty: inprocess with
-                               // --db, unary with --server
+  std::string mode;            // "unary", "stream", "inprocess" or "batch"; empty:
+                               // inprocess with --db, unary with --server
+  int batch_size = 1000;       // batch mode: requests a batch
+  bool move_codes = false;     // ask for move codes instead of names (SolveRequest.move_encoding)
   bool uncovered = false;      // SEARCH_ONLY: measure live search instead of the tables
   bool json = false;
 };

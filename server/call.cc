@@ -162,7 +162,14 @@ void AnswerBatch(const CallEnv& env, Transport transport, CallMethod method,
                  std::function<void(const absl::Status&)> done) {
   const auto started = std::chrono::steady_clock::now();
   std::vector<RequestHandler::BatchSearch> searches;
-  const absl::Status status = env.handler->SolveBatch(request, response, &searches);
+  // A large batch's table step is shared with idle search threads (only while no search
+  // waits for one, as a search's helpers are: SearchPool::TryLend).
+  SearchPool* pool = env.pool;
+  const absl::Status status = env.handler->SolveBatch(
+      request, response, &searches,
+      [pool](std::function<void()> task, std::function<void()> released) {
+        return pool->TryLend(std::move(task), std::move(released));
+      });
   const auto elapsed = std::chrono::steady_clock::now() - started;
   if (!status.ok()) {
     env.metrics->RecordCall(method, transport, AnswerSource::kNone, status.code(), elapsed);

@@ -1,6 +1,10 @@
 #include "service/request_handler.h"
 
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <optional>
+#include <thread>
 #include <type_traits>
 
 #include "core/puzzles/registry.h"
@@ -249,7 +253,7 @@ RequestHandler::Route RequestHandler::SolveAfterTables(const v1::SolveRequest& r
 
 absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
                                         v1::SolveBatchResponse* response,
-                                        std::vector<BatchSearch>* searches) {
+                                        std::vector<BatchSearch>* searches, const Lend& lend) {
   const int n = batch.requests_size();
   if (n > static_cast<int>(kMaxBatchRequests)) {
     return Invalid(Cat("requests: ", n, " in one batch, more than ", kMaxBatchRequests,
@@ -257,30 +261,76 @@ absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
   }
   response->mutable_responses()->Reserve(n);
   for (int i = 0; i < n; ++i) response->add_responses();
-  for (int i = 0; i < n;) {
+  // In chunks, taken in turn by this thread and the threads lent to it: a slow helper
+  // delays the batch by one chunk at most.
+  const int chunks = (n + kBatchChunk - 1) / kBatchChunk;
+  std::vector<std::vector<BatchSearch>> found(static_cast<size_t>(chunks));
+  std::atomic<int> next{0};
+  auto drain = [&] {
+    for (int c; (c = next.fetch_add(1)) < chunks;) {
+      SolvePart(batch, c * kBatchChunk, std::min(n, (c + 1) * kBatchChunk), response,
+                &found[static_cast<size_t>(c)]);
+    }
+  };
+  std::mutex mutex;
+  std::condition_variable released;
+  int lent = 0;  // helpers whose thread is not released yet
+  if (lend && chunks > 1) {
+    const int spare = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - 1;
+    for (int h = 0; h < std::min(spare, chunks - 1); ++h) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        ++lent;
+      }
+      const bool taken = lend(drain, [&] {
+        std::lock_guard<std::mutex> lock(mutex);
+        --lent;
+        released.notify_all();
+      });
+      if (!taken) {
+        std::lock_guard<std::mutex> lock(mutex);
+        --lent;
+        break;
+      }
+    }
+  }
+  drain();
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    released.wait(lock, [&] { return lent == 0; });
+  }
+  for (std::vector<BatchSearch>& part : found) {
+    for (BatchSearch& one : part) searches->push_back(std::move(one));
+  }
+  return absl::OkStatus();
+}
+
+void RequestHandler::SolvePart(const v1::SolveBatchRequest& batch, int begin, int end,
+                               v1::SolveBatchResponse* response,
+                               std::vector<BatchSearch>* searches) {
+  for (int i = begin; i < end;) {
     const std::string_view name = WirePuzzleName(batch.requests(i).puzzle());
-    const int begin = i;
+    const int from = i;
     VisitPuzzle(name, [&](auto type) {
       using P = typename decltype(type)::type;
-      i = SolveRun<P>(batch, begin, response, searches);
+      i = SolveRun<P>(batch, from, end, response, searches);
     });
-    if (i == begin) {  // no puzzle: answered alone, which says what is wrong
+    if (i == from) {  // no puzzle: answered alone, which says what is wrong
       const v1::SolveRequest& request = batch.requests(i);
       v1::SolveResponse* out = response->mutable_responses(i);
       absl::Status status;
       SearchStep<v1::SolveResponse> search;
       SolveFromTables(request, out, &status, &search);
       SetErrorInBand(status.ok() ? absl::InternalError("a request without a puzzle was answered")
-                              : status,
-                  request.id(), out);
+                                 : status,
+                     request.id(), out);
       ++i;
     }
   }
-  return absl::OkStatus();
 }
 
 template <PuzzleModel P>
-int RequestHandler::SolveRun(const v1::SolveBatchRequest& batch, int begin,
+int RequestHandler::SolveRun(const v1::SolveBatchRequest& batch, int begin, int stop,
                              v1::SolveBatchResponse* response, std::vector<BatchSearch>* searches) {
   // The run: the requests from `begin` on of this puzzle. Each is checked and parsed; a
   // bad one is answered with its error at once.
@@ -292,7 +342,7 @@ int RequestHandler::SolveRun(const v1::SolveBatchRequest& batch, int begin,
   };
   std::vector<Item> items;
   int end = begin;
-  for (; end < batch.requests_size(); ++end) {
+  for (; end < stop; ++end) {
     const v1::SolveRequest& request = batch.requests(end);
     if (WirePuzzleName(request.puzzle()) != P::kName) break;
     v1::SolveResponse* out = response->mutable_responses(end);

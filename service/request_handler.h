@@ -87,8 +87,13 @@ class RequestHandler {
     SearchStep<v1::SolveResponse> step;
     uint32_t timeout_ms;  // the request's
   };
+  // `lend`, if set, may run work on other threads now (SearchLimits::borrow_thread's
+  // contract: true if it took `task`, then `released` once its thread is free again): a
+  // batch of more than kBatchChunk requests is answered in chunks by this thread and those.
+  using Lend = std::function<bool(std::function<void()> task, std::function<void()> released)>;
+  static constexpr int kBatchChunk = 512;
   absl::Status SolveBatch(const v1::SolveBatchRequest& batch, v1::SolveBatchResponse* response,
-                          std::vector<BatchSearch>* searches);
+                          std::vector<BatchSearch>* searches, const Lend& lend = nullptr);
 
   // A sample: checked here, drawn as *search (a first draw at a distance may count for a
   // second).
@@ -128,10 +133,14 @@ class RequestHandler {
                          Policy policy, int max_moves, TableStep<P> step,
                          v1::SolveResponse* response, absl::Status* status,
                          SearchStep<v1::SolveResponse>* search);
-  // The requests of one puzzle from `begin` on in a batch; returns where they end.
+  // Requests [begin, end) of a batch.
+  void SolvePart(const v1::SolveBatchRequest& batch, int begin, int end,
+                 v1::SolveBatchResponse* response, std::vector<BatchSearch>* searches);
+  // The requests of one puzzle from `begin` on in a batch, before `stop`; returns where they
+  // end.
   template <PuzzleModel P>
-  int SolveRun(const v1::SolveBatchRequest& batch, int begin, v1::SolveBatchResponse* response,
-               std::vector<BatchSearch>* searches);
+  int SolveRun(const v1::SolveBatchRequest& batch, int begin, int stop,
+               v1::SolveBatchResponse* response, std::vector<BatchSearch>* searches);
 
   Solver* const solver_;
   TableBuilds* const builder_;
