@@ -22,7 +22,7 @@ absl::StatusOr<std::vector<uint8_t>> ListedMoves(const P& model, const typename 
   one.set_outcome(v1::SOLVED);
   one.set_distance(distance);
   *one.mutable_moves() = listed.moves();
-  one.set_move_codes(listed.move_codes());
+  if (listed.has_move_codes()) one.set_move_codes(listed.move_codes());
   auto solution = SolutionFromWire(model, instance, one);
   if (!solution.ok()) {
     return absl::DataLossError(Cat("solutions[", index, "]: ", Message(solution.status())));

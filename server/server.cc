@@ -1,5 +1,6 @@
 #include "server/server.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -141,7 +142,10 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
     HttpOptions http;
     http.listen = listen;
     http.threads = options.http_threads;
-    http.max_body_bytes = static_cast<size_t>(options.max_message_bytes);
+    // One request's body stays small (it is read whole before it is answered); a batch's
+    // may take the whole message limit.
+    http.max_body_bytes = std::min<size_t>(64 << 10, static_cast<size_t>(options.max_message_bytes));
+    http.max_batch_body_bytes = static_cast<size_t>(options.max_message_bytes);
     http.max_connections = options.http_max_connections;
     http.head_timeout = options.http_head_timeout;
     http.body_timeout = options.http_body_timeout;

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "absl/strings/escaping.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
 
@@ -29,8 +30,9 @@ std::string ProtobufJson(const Message& message, JsonLayout layout) {
 
 // Whether every field of `type`, and of the messages it holds, is of a kind the direct
 // writer prints exactly as protobuf does: integers, bools, enums, strings, plain messages,
-// repeated or not. Floating point, bytes, maps, proto2 presence and the well-known types
-// go to protobuf's printer. Cached per type.
+// repeated or not, bytes (in base64), proto3 `optional` fields (printed only when set).
+// Floating point, maps, proto2 presence and the well-known types go to protobuf's printer.
+// Cached per type.
 bool DirectlyPrintable(const Descriptor* type) {
   static std::mutex mutex;
   static std::unordered_map<const Descriptor*, bool> known;
@@ -51,8 +53,7 @@ bool DirectlyPrintable(const Descriptor* type) {
       case FieldDescriptor::CPPTYPE_BOOL:
       case FieldDescriptor::CPPTYPE_ENUM:
         break;
-      case FieldDescriptor::CPPTYPE_STRING:
-        ok = f->type() == FieldDescriptor::TYPE_STRING;
+      case FieldDescriptor::CPPTYPE_STRING:  // strings, and bytes in base64
         break;
       case FieldDescriptor::CPPTYPE_MESSAGE:
         ok = !f->is_map() && DirectlyPrintable(f->message_type());
@@ -168,9 +169,13 @@ bool WriteValue(const Message& m, const Reflection* r, const FieldDescriptor* f,
       std::string scratch;
       const std::string& s = rep ? r->GetRepeatedStringReference(m, f, index, &scratch)
                                  : r->GetStringReference(m, f, &scratch);
-      if (!PlainString(s)) return false;
       out->push_back('"');
-      out->append(s);
+      if (f->type() == FieldDescriptor::TYPE_BYTES) {
+        out->append(absl::Base64Escape(s));  // standard alphabet, padded: protobuf's mapping
+      } else {
+        if (!PlainString(s)) return false;
+        out->append(s);
+      }
       out->push_back('"');
       return true;
     }

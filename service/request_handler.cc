@@ -162,7 +162,7 @@ void PathsToWire(const P& model, const typename P::Instance& instance,
   for (const std::vector<uint8_t>& moves : paths.first) {
     auto* listed = out->add_solutions();
     MovesToWire(model, instance.state, moves, encoding, listed->mutable_moves(),
-                listed->mutable_move_codes());
+                encoding == v1::MOVE_CODES ? listed->mutable_move_codes() : nullptr);
   }
 }
 

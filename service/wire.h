@@ -65,8 +65,8 @@ v1::Outcome OutcomeToWire(Outcome outcome);
 v1::Source SourceToWire(Source source);
 
 // Moves out, as the request asked (SolveRequest.move_encoding): by name into `names`
-// (each named from the state it is made in), or as move codes into `codes`. Returns the
-// state they reach.
+// (each named from the state it is made in), or as move codes into `codes` (not null then).
+// Returns the state they reach.
 template <PuzzleModel P, class Names>
 typename P::State MovesToWire(const P& model, typename P::State s, const std::vector<uint8_t>& moves,
                               v1::MoveEncoding encoding, Names* names, std::string* codes) {
@@ -99,7 +99,7 @@ void SolutionToWire(const P& model, const typename P::Instance& instance, const 
   if (solution.outcome != Outcome::kSolved) return;
   typename P::Instance reached = instance;
   reached.state = MovesToWire(model, instance.state, solution.moves, encoding, out->mutable_moves(),
-                              out->mutable_move_codes());
+                              encoding == v1::MOVE_CODES ? out->mutable_move_codes() : nullptr);
   // Which goal was reached says something only where there are several.
   if constexpr (!P::kSingleGoal) InstanceToWire(reached, out->mutable_final_state());
 }
@@ -129,7 +129,7 @@ absl::StatusOr<Solution> SolutionFromWire(const P& model, const typename P::Inst
   solution.lookups = response.lookups();
   solution.nodes = response.nodes();
   typename P::State state = instance.state;
-  if (!response.move_codes().empty()) {
+  if (response.has_move_codes()) {
     if (response.moves_size() > 0) {
       return absl::DataLossError("the answer has both moves and move codes");
     }

@@ -258,7 +258,9 @@ class Connection final : public ConnectionBase,
     SetDeadline(engine_->options().head_timeout, HttpClose::kHeadTimeout);
     parser_.emplace();
     parser_->header_limit(kHeadLimit);
-    parser_->body_limit(engine_->options().max_body_bytes);
+    // The larger of the two limits; once the head names its path, its own (BodyLimit).
+    parser_->body_limit(std::max(engine_->options().max_body_bytes,
+                                 engine_->options().max_batch_body_bytes));
     parser_->eager(true);
   }
 
@@ -348,6 +350,13 @@ class Connection final : public ConnectionBase,
         phase_ = Phase::kBody;
         engine_->Move(this, List::kNone);
         SetDeadline(engine_->options().body_timeout, HttpClose::kBodyTimeout);
+        body_limit_ = BodyLimit();
+        if (parser_->content_length() && *parser_->content_length() > body_limit_) {
+          return Refuse(bhttp::error::body_limit);
+        }
+      }
+      if (phase_ == Phase::kBody && parser_->get().body().size() > body_limit_) {
+        return Refuse(bhttp::error::body_limit);
       }
       if (parser_->is_done()) return Dispatch();
       if (used == 0) break;
@@ -355,12 +364,24 @@ class Connection final : public ConnectionBase,
     Read();
   }
 
+  // The largest body the request's path takes: a batch's, or any other's.
+  size_t BodyLimit() const {
+    const std::string_view target = View(parser_->get().target());
+    const bool batch = target.substr(0, target.find('?')) == kBatchPath;
+    return batch ? engine_->options().max_batch_body_bytes : engine_->options().max_body_bytes;
+  }
+
   // A request that cannot be read past: answered, and the connection closed.
   void Refuse(beast::error_code ec) {
     if (ec == bhttp::error::body_limit) {
+      const size_t limit = parser_->is_header_done() ? BodyLimit() : engine_->options().max_body_bytes;
+      const size_t batch = engine_->options().max_batch_body_bytes;
       Fail(413, absl::StatusCode::kResourceExhausted,
-           Cat("the body is larger than ", engine_->options().max_body_bytes,
-               " bytes (--max-message-bytes)"),
+           limit == batch
+               ? Cat("the body is larger than ", limit, " bytes (--max-message-bytes)")
+               : Cat("the body is larger than ", limit, " bytes, the limit of one request; send "
+                     "many as a batch (POST ", kBatchPath, ", up to ", batch,
+                     " bytes: --max-message-bytes)"),
            HttpClose::kRefused);
     } else if (ec == bhttp::error::header_limit) {
       Fail(431, absl::StatusCode::kInvalidArgument,
@@ -517,6 +538,7 @@ class Connection final : public ConnectionBase,
   std::shared_ptr<std::atomic<bool>> cancelled_;  // of the request being answered
   std::optional<HttpClose> reason_;
   Phase phase_ = Phase::kIdle;
+  size_t body_limit_ = 0;  // the request's, once its head is read
   unsigned version_ = 11;
   size_t lingered_ = 0;
   bool reading_ = false;

@@ -30,7 +30,8 @@ namespace puzzledb {
 struct HttpOptions {
   std::string listen = "127.0.0.1:8080";  // port 0 picks a free port (see port())
   int threads = 0;                        // event-loop threads; 0: one per core, at most 4
-  size_t max_body_bytes = 64 << 10;
+  size_t max_body_bytes = 64 << 10;  // a body, but a batch's
+  size_t max_batch_body_bytes = 4 << 20;  // a body of POST kBatchPath (routes.h)
   size_t max_connections = 10000;
   std::chrono::milliseconds head_timeout{10000};
   std::chrono::milliseconds body_timeout{10000};  // also to write an answer

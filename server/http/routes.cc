@@ -85,6 +85,7 @@ const HttpRoutes::Row HttpRoutes::kRows[kRowCount] = {
      "AnalyzeRequest"},
     {"/v1/sample", true, true, &HttpRoutes::Answer<v1::SampleRequest, v1::SampleResponse>,
      "SampleRequest"},
+    {kBatchPath, false, true, &HttpRoutes::Batch, "SolveBatchRequest"},
     {"/v1/parse", false, true, &HttpRoutes::ByModel<v1::ParseInputRequest, ParseInputOf>,
      "ParseInputRequest"},
     {"/v1/play", false, true, &HttpRoutes::ByModel<v1::PlayRequest, PlayOf>, "PlayRequest"},
@@ -255,6 +256,29 @@ void HttpRoutes::Answer(const Call& call) const {
         reply(std::move(answer));
       },
       from_query ? parse_into : nullptr);
+}
+
+// Many solves in one body (docs/API.md, "Batches"), through the server's batch path: the
+// answers in one body, each request's failure in band.
+void HttpRoutes::Batch(const Call& call) const {
+  v1::SolveBatchRequest request;
+  if (auto refusal = ReadBody(call, CallMethod::kSolveBatch, &request)) {
+    call.reply(std::move(*refusal));
+    return;
+  }
+  auto response = std::make_shared<v1::SolveBatchResponse>();
+  const std::atomic<bool>* cancelled = call.cancelled.get();
+  const CallEnv& env = env_;
+  AnswerBatch(
+      env_, Transport::kHttp, CallMethod::kSolveBatch, request, response.get(),
+      [&env, cancelled](uint32_t timeout_ms) {
+        return CallLimits(env, std::nullopt, timeout_ms, cancelled);
+      },
+      [response, keep = call.cancelled, reply = std::move(call.reply)](const absl::Status& status) {
+        HttpAnswer answer = status.ok() ? JsonAnswer(*response) : ErrorAnswer(status);
+        answer.Set("Cache-Control", "no-store");
+        reply(std::move(answer));
+      });
 }
 
 // ParseInput and Play: answered by the puzzles' models, no table involved.

@@ -19,6 +19,9 @@
 
 namespace puzzledb {
 
+// The one path whose bodies may be larger than one request's (HttpOptions).
+inline constexpr std::string_view kBatchPath = "/v1/solve/batch";
+
 // A whole request as read: method, decoded target, the headers a handler reads, the body.
 struct HttpRequestView {
   std::string_view method;
@@ -52,7 +55,7 @@ class HttpRoutes {
 
  private:
   struct Call;
-  static constexpr int kRowCount = 12;
+  static constexpr int kRowCount = 13;
   static const Row kRows[kRowCount];
 
   std::optional<HttpAnswer> ReadBody(const Call& call, CallMethod method,
@@ -65,6 +68,7 @@ class HttpRoutes {
   void Answer(const Call& call) const;
   template <class Request, auto kAnswer>
   void ByModel(const Call& call) const;
+  void Batch(const Call& call) const;
 
   const CallEnv env_;
   const std::function<bool()> serving_;
