@@ -43,14 +43,14 @@ class LocalBackend final : public Backend {
   // (each using every core where it can split).
   std::vector<absl::StatusOr<v1::SolveResponse>> SolveMany(
       const std::vector<v1::SolveRequest>& requests) override {
-    std::string_view prepared;
+    std::string prepared;
     for (const v1::SolveRequest& request : requests) {
-      // Loaded before the clock starts, as for one solve; once per run of one puzzle
-      // (every knobs request: their wirings may differ).
-      const std::string_view name = WirePuzzleName(request.puzzle());
-      if (request.policy() == v1::SEARCH_ONLY || (name == prepared && name != "knobs")) continue;
+      // Loaded before the clock starts, as for one solve; once per run of one table.
+      if (request.policy() == v1::SEARCH_ONLY) continue;
+      std::string table = TableIdFromWire(request.puzzle());
+      if (table == prepared) continue;
       handler_.Prepare(request.puzzle());
-      prepared = name;
+      prepared = std::move(table);
     }
     const auto started = std::chrono::steady_clock::now();
     v1::SolveBatchRequest batch;

@@ -159,7 +159,8 @@ int main(int argc, char** argv) {
                  "No background build once the database holds this many tables")
       ->capture_default_str();
   app.add_option("--max-message-bytes", options.max_message_bytes,
-                 "Largest request message accepted")
+                 "Largest request message accepted (a batch of 10,000 requests is under "
+                 "1.1 MB); an HTTP body is at most 64 KiB but a batch's")
       ->check(CLI::Range(1024, 64 << 20))
       ->capture_default_str();
   app.add_option("--tls-cert", options.tls_cert_file,

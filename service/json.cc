@@ -95,8 +95,12 @@ bool WriteMessage(const Message& m, std::string* out) {
   const Reflection* r = m.GetReflection();
   out->push_back('{');
   bool first = true;
-  for (int i = 0; i < type->field_count(); ++i) {
+  // Protobuf's printer writes proto3 `optional` fields after all the others.
+  for (int k = 0; k < 2 * type->field_count(); ++k) {
+    const int i = k % type->field_count();
     const FieldDescriptor* f = type->field(i);
+    const bool optional = f->has_optional_keyword();
+    if (optional != (k >= type->field_count())) continue;
     if (f->is_repeated()) {
     } else if (f->containing_oneof() != nullptr || f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       if (!r->HasField(m, f)) continue;  // unset messages and oneof members are left out

@@ -3,12 +3,15 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <algorithm>
+#include <random>
 #include <regex>
 #include <sstream>
 #include <thread>
 
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
+#include "core/util/strings.h"
 #include "gtest/gtest.h"
 #include "tests/server_process.h"
 #include "tests/test_util.h"
@@ -110,6 +113,59 @@ TEST(EndToEndTest, ServerAnswersTheCliAndStopsOnSigterm) {
       << down.err;
   fs::remove_all(db);
   std::remove(log.c_str());
+}
+
+// Many cases: the CLI hands them over in batches (a server gets batch messages over one
+// stream, in-process one batch on every core), and prints the same bytes either way, in
+// case order, every answer checked by Verify first; in text, in JSON (with malformed cases
+// in band), with and without the original cap.
+TEST(EndToEndTest, ManyCasesGoInBatchesAndPrintTheSameOverEitherBackend) {
+  std::mt19937_64 rng(26);
+  const int kCases = 30000;
+  std::string input = Cat(kCases, "\n");
+  for (int i = 0; i < kCases; ++i) {
+    std::string cells = std::string(12, '1') + std::string(12, '0') + "*";
+    std::shuffle(cells.begin(), cells.end(), rng);
+    // A malformed case now and then (two empty cells): JSON mode answers it in band.
+    if (i % 5000 == 4999) cells[cells[0] == '*' ? 1 : 0] = '*';
+    for (int r = 0; r < 5; ++r) input += cells.substr(5 * r, 5) + "\n";
+  }
+  const std::string db = PUZZLEDB_TEST_DB;
+  testing::ServerProcess server(PUZZLEDB_SERVER, db, {"--drain", "0"},
+                                testing::TempPath("e2e_batches.log"));
+  ASSERT_FALSE(server.address().empty()) << testing::ReadFile(testing::TempPath("e2e_batches.log"));
+  const std::string local = std::string(PUZZLEDB_CLI) + " --db " + db;
+  const std::string remote = std::string(PUZZLEDB_CLI) + " --server " + server.address();
+  // JSON answers differ only in `micros`, the time each took.
+  const std::regex micros(R"("micros":"\d+")");
+  for (const std::string& flags : {" solve --puzzle knight --json --max-moves 0",
+                                   " solve --puzzle knight --json"}) {
+    const auto a = RunCommand(local + flags, input);
+    const auto b = RunCommand(remote + flags, input);
+    EXPECT_EQ(a.exit_code, 2) << flags << ": " << a.err;  // the malformed cases
+    EXPECT_EQ(b.exit_code, 2) << flags << ": " << b.err;
+    EXPECT_EQ(std::count(a.out.begin(), a.out.end(), '\n'), kCases) << flags;
+    EXPECT_TRUE(std::regex_replace(a.out, micros, "") == std::regex_replace(b.out, micros, ""))
+        << flags << ": the two backends printed different answers";
+    EXPECT_NE(a.out.find(R"({"id":"5000","error":"case 5000, line )"), std::string::npos) << flags;
+  }
+  // Text mode stops at the first malformed case, after printing every case before it.
+  const auto a = RunCommand(local + " solve --puzzle knight --max-moves 0", input);
+  const auto b = RunCommand(remote + " solve --puzzle knight --max-moves 0", input);
+  EXPECT_EQ(a.exit_code, 2) << a.err;
+  EXPECT_EQ(b.exit_code, 2) << b.err;
+  EXPECT_EQ(std::count(a.out.begin(), a.out.end(), '\n'), 4999);
+  EXPECT_TRUE(a.out == b.out) << "the two backends printed different answers";
+  EXPECT_EQ(a.err, b.err);
+  EXPECT_NE(a.err.find("case 5000"), std::string::npos) << a.err;
+  // The load generator's batch mode, against the server and in-process.
+  for (const std::string& cli : {local, remote}) {
+    const auto bench = RunCommand(cli + " bench --mode batch --batch-size 600 --seconds 0.5 --json", "");
+    EXPECT_EQ(bench.exit_code, 0) << bench.err;
+    EXPECT_NE(bench.out.find(R"("mode":"batch","concurrency":1,"batch_size":600)"), std::string::npos)
+        << bench.out;
+    EXPECT_NE(bench.out.find(R"("errors":0,)"), std::string::npos) << bench.out;
+  }
 }
 
 #ifdef PUZZLEDB_FAIL_CONNECT

@@ -149,6 +149,76 @@ TEST_F(HttpTest, GoldenSamplesAnswerAsOverGrpc) {
   EXPECT_GE(cases, 30);
 }
 
+// POST /v1/solve/batch: a SolveBatchRequest in, the SolveBatchResponse gRPC's SolveBatch
+// answers out (but micros), errors in band; its body may be far larger than one request's.
+TEST_F(HttpTest, BatchesAnswerAsOverGrpc) {
+  v1::SolveBatchRequest batch;
+  for (const auto& [puzzle, file] : kGoldenInputs) {
+    v1::ParseInputRequest parse;
+    parse.set_puzzle(puzzle);
+    parse.set_input(testing::Golden(file));
+    auto parsed = ParseInput(parse);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    for (const v1::InputCase& c : parsed->cases()) {
+      v1::SolveRequest* request = batch.add_requests();
+      *request->mutable_puzzle() = *PuzzleFromCompact(puzzle, c.state());
+      request->set_id(c.number());
+      if (c.number() % 2 == 0) request->set_move_encoding(v1::MOVE_CODES);
+    }
+  }
+  batch.add_requests()->mutable_puzzle()->mutable_knight()->set_board("11");  // in band
+  auto grpc = client_->SolveBatch(batch, 60000ms);
+  ASSERT_TRUE(grpc.ok()) << grpc.status();
+  auto post = Post("/v1/solve/batch", ToJsonLine(batch));
+  ASSERT_TRUE(post && post->status == 200) << (post ? post->body : "no answer");
+  EXPECT_EQ(post->get_header_value("Cache-Control"), "no-store");
+  auto http = FromJson<v1::SolveBatchResponse>(post->body);
+  ASSERT_EQ(http.responses_size(), batch.requests_size());
+  for (int i = 0; i < batch.requests_size(); ++i) {
+    EXPECT_EQ(Comparable(http.responses(i)), Comparable(grpc->responses(i))) << i;
+  }
+  EXPECT_EQ(http.responses(batch.requests_size() - 1).error().code(),
+            static_cast<int>(absl::StatusCode::kInvalidArgument));
+  EXPECT_NE(post->body.find(R"("move_codes":")"), std::string::npos);
+
+  // 4,000 requests, about 300 KB: a batch's body; the same bytes to /v1/solve are refused
+  // from their Content-Length with a pointer to the batch path.
+  v1::SolveBatchRequest large;
+  for (int i = 0; i < 4000; ++i) {
+    large.add_requests()->mutable_puzzle()->mutable_knight()->set_board("1111111111000*10000100000");
+  }
+  const std::string body = ToJsonLine(large);
+  ASSERT_GT(body.size(), 200000u);
+  auto answered = Post("/v1/solve/batch", body);
+  ASSERT_TRUE(answered && answered->status == 200) << (answered ? answered->body.substr(0, 300) : "no answer");
+  EXPECT_EQ(FromJson<v1::SolveBatchResponse>(answered->body).responses_size(), 4000);
+  auto single = Post("/v1/solve", body);
+  ASSERT_TRUE(single);
+  EXPECT_EQ(single->status, 413);
+  EXPECT_NE(single->body.find("/v1/solve/batch"), std::string::npos) << single->body;
+  http_ = std::make_unique<httplib::Client>("127.0.0.1", server_->http_port());  // it was closed
+  http_->set_read_timeout(60, 0);
+
+  // The batch as a whole: too many requests, not JSON, not the message, not a POST.
+  v1::SolveBatchRequest too_many;
+  for (int i = 0; i < 10001; ++i) too_many.add_requests()->mutable_puzzle()->mutable_eight()->set_board("1");
+  auto refused = Post("/v1/solve/batch", ToJsonLine(too_many));
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 400);
+  EXPECT_EQ(ErrorCode(refused), "INVALID_ARGUMENT");
+  EXPECT_NE(refused->body.find("requests: 10001 in one batch"), std::string::npos) << refused->body;
+  auto not_json = Post("/v1/solve/batch", "[{");
+  ASSERT_TRUE(not_json);
+  EXPECT_EQ(not_json->status, 400);
+  auto wrong_type = Post("/v1/solve/batch", "{}", "text/plain");
+  ASSERT_TRUE(wrong_type);
+  EXPECT_EQ(wrong_type->status, 415);
+  auto get = Get("/v1/solve/batch");
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->status, 405);
+  EXPECT_EQ(get->get_header_value("Allow"), "POST");
+}
+
 TEST_F(HttpTest, TablesAndHealthAsOverGrpc) {
   auto tables = Get("/v1/tables");
   ASSERT_TRUE(tables && tables->status == 200);

@@ -167,8 +167,12 @@ TEST_F(MetricsTest, EveryCallIsCountedOnceByMethodTransportSourceAndCode) {
   ASSERT_TRUE(client_->Analyze(analyze).ok());
   std::vector<v1::SolveRequest> stream(4, RotationRequest());
   stream.push_back(bad);
-  auto answers = client_->SolveAll(stream, 60000ms);
+  auto answers = client_->SolveAll(stream, 60000ms);  // one batch message in a stream
   ASSERT_TRUE(answers.ok()) << answers.status();
+  v1::SolveBatchRequest batch;
+  for (int i = 0; i < 3; ++i) *batch.add_requests() = RotationRequest();
+  *batch.add_requests() = bad;
+  ASSERT_TRUE(client_->SolveBatch(batch, 60000ms).ok());
   const std::string query = std::string("/v1/solve?puzzle=rotation&state=") + kRotation;
   for (int i = 0; i < 2; ++i) ASSERT_EQ(http_->Get(query)->status, 200);
   ASSERT_EQ(http_->Get("/v1/solve?puzzle=rotation&state=12")->status, 400);
@@ -189,16 +193,20 @@ TEST_F(MetricsTest, EveryCallIsCountedOnceByMethodTransportSourceAndCode) {
   EXPECT_EQ(Calls(m, "Analyze", "grpc", "table", "OK"), 1);
   EXPECT_EQ(Calls(m, "SolveStream", "grpc", "table", "OK"), 4);
   EXPECT_EQ(Calls(m, "SolveStream", "grpc", "none", "INVALID_ARGUMENT"), 1);
+  EXPECT_EQ(Calls(m, "SolveBatch", "grpc", "table", "OK"), 3);
+  EXPECT_EQ(Calls(m, "SolveBatch", "grpc", "none", "INVALID_ARGUMENT"), 1);
   EXPECT_EQ(Calls(m, "Solve", "http", "table", "OK"), 2);
   EXPECT_EQ(Calls(m, "Solve", "http", "none", "INVALID_ARGUMENT"), 2);  // the 400 and the 415
   EXPECT_EQ(Calls(m, "ListTables", "http", "none", "OK"), 1);
   // Nothing else: the sum of every call counter is the calls made above.
   double total = 0;
   for (const auto& [sample, value] : m) total += sample.name == "puzzledb_calls_total" ? value : 0;
-  EXPECT_EQ(total, 3 + 1 + 1 + 1 + 1 + 5 + 2 + 2 + 1);
+  EXPECT_EQ(total, 3 + 1 + 1 + 1 + 1 + 5 + 4 + 2 + 2 + 1);
 
   EXPECT_EQ(Value(m, "puzzledb_table_answer_seconds_count", {{"method", "Solve"}}), 5);
-  EXPECT_EQ(Value(m, "puzzledb_table_answer_seconds_count", {{"method", "SolveStream"}}), 4);
+  // A batch's table step is observed once, whatever it answered.
+  EXPECT_EQ(Value(m, "puzzledb_table_answer_seconds_count", {{"method", "SolveStream"}}), 1);
+  EXPECT_EQ(Value(m, "puzzledb_table_answer_seconds_count", {{"method", "SolveBatch"}}), 1);
   EXPECT_EQ(Value(m, "puzzledb_search_seconds_count", {{"method", "Solve"}}), 1);
   EXPECT_GT(Value(m, "puzzledb_search_seconds_sum", {{"method", "Solve"}}), 0);
   EXPECT_EQ(Value(m, "puzzledb_table_answer_seconds_bucket", {{"method", "Solve"}, {"le", "+Inf"}}),
@@ -210,9 +218,9 @@ TEST_F(MetricsTest, EveryCallIsCountedOnceByMethodTransportSourceAndCode) {
   EXPECT_EQ(Value(m, "puzzledb_searches_queued"), 0);
   EXPECT_EQ(Value(m, "puzzledb_search_slots"), std::max(1u, std::thread::hardware_concurrency()));
   // The same counts as the log's.
-  EXPECT_EQ(server_->counters().table_answers.load(), 3u + 1 + 4 + 2);
+  EXPECT_EQ(server_->counters().table_answers.load(), 3u + 1 + 4 + 3 + 2);
   EXPECT_EQ(server_->counters().searches.load(), 1u);
-  EXPECT_EQ(server_->counters().errors.load(), 1u + 1 + 2);
+  EXPECT_EQ(server_->counters().errors.load(), 1u + 1 + 1 + 2);
 
   // The tables, as ListTables describes them.
   auto tables = client_->ListTables();

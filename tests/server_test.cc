@@ -4,11 +4,13 @@
 #include <atomic>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <random>
 #include <thread>
 
 #include "core/puzzles/knight.h"
 #include "core/puzzles/knobs.h"
+#include "core/puzzles/registry.h"
 #include "core/puzzles/rotation.h"
 #include "core/table/table_builder.h"
 #include "reflection_subset.grpc.pb.h"
@@ -706,6 +708,276 @@ TEST_F(ServerTest, ClientSolveAllKeepsTheCallersIds) {
     EXPECT_EQ((*answers)[i].id(), requests[i].id()) << i;
     EXPECT_EQ((*answers)[i].distance(), 3u) << i;
   }
+}
+
+// What an answer says, as text to compare: the moves by name (from move codes, named by
+// the model, when the request asked for them), or the error's code.
+std::string Said(const v1::SolveRequest& request, const v1::SolveResponse& answer) {
+  if (answer.has_error()) return Cat("error ", answer.error().code());
+  std::vector<std::string> names(answer.moves().begin(), answer.moves().end());
+  if (answer.has_move_codes()) {
+    EXPECT_EQ(request.move_encoding(), v1::MOVE_CODES);
+    EXPECT_EQ(answer.moves_size(), 0);
+    EXPECT_EQ(answer.move_codes().size(), answer.distance());
+    VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
+      using P = typename decltype(type)::type;
+      auto instance = InstanceFromWire<P>(request.puzzle());
+      ASSERT_TRUE(instance.ok());
+      const P model(instance->params);
+      typename P::State s = instance->state;
+      for (const char c : answer.move_codes()) {
+        names.push_back(model.MoveName(s, static_cast<uint8_t>(c)));
+        ASSERT_TRUE(model.Apply(s, static_cast<uint8_t>(c), &s));
+      }
+    });
+  }
+  return Cat(v1::Outcome_Name(answer.outcome()), " ", answer.distance(), ":", Join(names, ","),
+             " ", v1::Source_Name(answer.source()), " ", answer.optimal_count(), " ",
+             answer.table_id());
+}
+
+std::string Said(const v1::SolveRequest& request, const absl::StatusOr<v1::SolveResponse>& answer) {
+  return answer.ok() ? Said(request, *answer) : Cat("error ", static_cast<int>(answer.status().code()));
+}
+
+// MixedRequests and more: searches (knight boards beyond the depth-12 table, SEARCH_ONLY
+// rotation boards), counts, move codes, and requests refused for what they are (a batch in
+// a batch, an unknown move encoding, no puzzle).
+std::vector<v1::SolveRequest> BatchRequests(int count, uint32_t seed) {
+  std::vector<v1::SolveRequest> requests = MixedRequests(count, seed);
+  std::mt19937 rng(seed);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    v1::SolveRequest& r = requests[i];
+    if (i % 5 == 1) r.set_move_encoding(v1::MOVE_CODES);
+    if (i % 97 == 0) r.set_count_solutions(true);
+    if (i % 211 == 7) r = KnightRequest("011100101001001011*100110");  // 20 moves: searched
+    if (i % 4 == 2 && i % 9 == 0) r.set_policy(v1::SEARCH_ONLY);  // a rotation board
+    if (i % 401 == 11) r.mutable_batch()->add_requests();
+    if (i % 409 == 13) r.set_move_encoding(static_cast<v1::MoveEncoding>(7));
+    if (i % 419 == 17) r.clear_puzzle();
+    r.set_id(static_cast<uint64_t>(5000 + i));
+  }
+  return requests;
+}
+
+TEST_F(ServerTest, BatchesAnswerEveryRequestInOrderAsUnaryCallsDo) {
+  TearDown();
+  StartServer(/*searches=*/2);
+  const auto requests = BatchRequests(1500, 9);
+  std::vector<std::string> expected;
+  for (const auto& r : requests) expected.push_back(Said(r, client_->Solve(r, 60000ms)));
+  int errors = 0, searched = 0;
+  for (const auto& e : expected) errors += e.rfind("error ", 0) == 0;
+  // SolveBatch, in batches of several sizes (the largest past the chunk a lent thread takes).
+  for (const size_t size : {size_t{1}, size_t{7}, size_t{1500}}) {
+    for (size_t begin = 0; begin < requests.size(); begin += size) {
+      v1::SolveBatchRequest batch;
+      for (size_t i = begin; i < std::min(requests.size(), begin + size); ++i) {
+        *batch.add_requests() = requests[i];
+      }
+      auto answers = client_->SolveBatch(batch, 60000ms);
+      ASSERT_TRUE(answers.ok()) << answers.status();
+      ASSERT_EQ(answers->responses_size(), batch.requests_size());
+      for (int k = 0; k < batch.requests_size(); ++k) {
+        const v1::SolveResponse& answer = answers->responses(k);
+        ASSERT_EQ(answer.id(), batch.requests(k).id()) << "size " << size << ", request " << begin + k;
+        ASSERT_EQ(Said(batch.requests(k), answer), expected[begin + k])
+            << "size " << size << ", request " << begin + k;
+        searched += size == 1500 && answer.source() == v1::SEARCH;
+      }
+    }
+  }
+  EXPECT_GT(errors, 3);
+  EXPECT_GT(searched, 5);
+  // A stream that carries single requests and batches, mixed.
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + 60s);
+  auto stub = v1::Solver::NewStub(
+      testing::ConnectedChannel("127.0.0.1:" + std::to_string(server_->port())));
+  auto stream = stub->SolveStream(&context);
+  std::map<uint64_t, std::vector<size_t>> sent;  // message id -> the requests it holds
+  uint64_t id = 0;
+  for (size_t begin = 0; begin < requests.size(); ++id) {
+    v1::SolveRequest message;
+    message.set_id(id);
+    const size_t n = id % 3 == 0 ? 1 : 1 + id % 300;
+    if (n == 1 && !requests[begin].has_batch()) {
+      message = requests[begin];
+      message.set_id(id);
+      sent[id] = {begin++};
+    } else {
+      for (size_t i = begin; i < std::min(requests.size(), begin + n); ++i) {
+        *message.mutable_batch()->add_requests() = requests[i];
+        sent[id].push_back(i);
+      }
+      begin += n;
+    }
+    ASSERT_TRUE(stream->Write(message));
+  }
+  stream->WritesDone();
+  v1::SolveResponse response;
+  size_t answered = 0;
+  while (stream->Read(&response)) {
+    ASSERT_TRUE(sent.count(response.id())) << response.id();
+    const std::vector<size_t>& held = sent[response.id()];
+    if (response.has_batch()) {
+      ASSERT_EQ(static_cast<size_t>(response.batch().responses_size()), held.size());
+      for (size_t k = 0; k < held.size(); ++k) {
+        EXPECT_EQ(Said(requests[held[k]], response.batch().responses(static_cast<int>(k))),
+                  expected[held[k]]) << held[k];
+      }
+    } else {
+      ASSERT_EQ(held.size(), 1u);
+      EXPECT_EQ(Said(requests[held[0]], response), expected[held[0]]) << held[0];
+    }
+    answered += held.size();
+    sent.erase(response.id());
+  }
+  EXPECT_TRUE(stream->Finish().ok());
+  EXPECT_EQ(answered, requests.size());
+}
+
+TEST_F(ServerTest, ABatchIsCheckedAsAWholeAndItsSearchesKeepToTheirLimits) {
+  // Over 10,000 requests: refused whole, naming the field.
+  v1::SolveBatchRequest big;
+  for (int i = 0; i < 10001; ++i) *big.add_requests() = KnightRequest("1111111111000*10000100000");
+  auto refused = client_->SolveBatch(big);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument) << refused.status();
+  EXPECT_NE(refused.status().message().find("requests: 10001 in one batch"), std::string::npos)
+      << refused.status();
+  // Empty: no answers.
+  auto none = client_->SolveBatch(v1::SolveBatchRequest());
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->responses_size(), 0);
+  // One slot, no queue: a batch of 30 searches is never refused its own searches, and each
+  // keeps to its timeout_ms (the far knight's search outlives 150 ms) in band.
+  TearDown();
+  StartServer(/*searches=*/1, /*queue=*/0);
+  const auto quick = RotationSearches(*client_, 30, 21);
+  v1::SolveBatchRequest batch;
+  for (const auto& [request, expected] : quick) *batch.add_requests() = request;
+  v1::SolveRequest far = KnightRequest(kFarKnight, 0, v1::SEARCH_ONLY);
+  far.set_timeout_ms(150);
+  far.set_id(99);
+  *batch.mutable_requests()->Add() = far;
+  const auto started = std::chrono::steady_clock::now();
+  auto answers = client_->SolveBatch(batch, 60000ms);
+  ASSERT_TRUE(answers.ok()) << answers.status();
+  for (size_t i = 0; i < quick.size(); ++i) {
+    const v1::SolveResponse& answer = answers->responses(static_cast<int>(i));
+    ASSERT_FALSE(answer.has_error()) << i << ": " << answer.error().message();
+    EXPECT_EQ(answer.source(), v1::SEARCH);
+    EXPECT_EQ(Cat(answer.distance(), ":", Join(answer.moves(), "")), quick[i].second);
+  }
+  const v1::SolveResponse& timed_out = answers->responses(30);
+  EXPECT_EQ(timed_out.id(), 99u);
+  EXPECT_EQ(timed_out.error().code(), static_cast<int>(absl::StatusCode::kDeadlineExceeded))
+      << timed_out.error().message();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 30s);
+  // The call's own deadline bounds every search in it: the call ends at it, and the slot
+  // is free again soon after.
+  v1::SolveBatchRequest slow;
+  for (int i = 0; i < 3; ++i) *slow.add_requests() = KnightRequest(kFarKnight, 0, v1::SEARCH_ONLY);
+  auto cut = client_->SolveBatch(slow, 300ms);
+  EXPECT_EQ(cut.status().code(), absl::StatusCode::kDeadlineExceeded) << cut.status();
+  EXPECT_TRUE(Eventually([&] {
+    return server_->searches_running() == 0 && server_->searches_waiting() == 0;
+  }));
+  auto after = client_->Solve(quick[0].first);
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(Cat(after->distance(), ":", Join(after->moves(), "")), quick[0].second);
+}
+
+TEST_F(ServerTest, BatchesCutMidCallLeaveTheServerExact) {
+  // Batches of searches and table answers, unary and inside streams, cut by their deadline
+  // or cancelled at random moments: nothing may crash or leak (ASan), and the server stays
+  // exact.
+  const auto quick = RotationSearches(*client_, 8, 17);
+  std::atomic<int> answered{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(300 + t);
+      auto stub = v1::Solver::NewStub(
+          testing::ConnectedChannel("127.0.0.1:" + std::to_string(server_->port())));
+      for (int b = 0; b < 60; ++b) {
+        v1::SolveBatchRequest batch;
+        const int n = 1 + static_cast<int>(rng() % 40);
+        for (int i = 0; i < n; ++i) {
+          *batch.add_requests() = rng() % 4 == 0 ? KnightRequest(kFarKnight, 0, v1::SEARCH_ONLY)
+                                  : rng() % 2   ? quick[rng() % quick.size()].first
+                                                : KnightRequest("1111111111000*10000100000");
+        }
+        grpc::ClientContext context;
+        context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(rng() % 60));
+        if (b % 2 == 0) {
+          v1::SolveBatchResponse response;
+          std::thread cancel;
+          if (rng() % 2) {
+            cancel = std::thread([&context, wait = rng() % 20] {
+              std::this_thread::sleep_for(std::chrono::milliseconds(wait));
+              context.TryCancel();
+            });
+          }
+          if (stub->SolveBatch(&context, batch, &response).ok()) ++answered;
+          if (cancel.joinable()) cancel.join();
+        } else {
+          auto stream = stub->SolveStream(&context);
+          v1::SolveRequest message;
+          *message.mutable_batch() = batch;
+          (void)stream->Write(message);
+          if (rng() % 2) stream->WritesDone();
+          v1::SolveResponse response;
+          if (rng() % 2 && stream->Read(&response)) ++answered;
+          context.TryCancel();
+          (void)stream->Finish();
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::printf("180 batches cut, %d answered before the cut\n", answered.load());
+  EXPECT_TRUE(Eventually([&] {
+    return server_->searches_running() == 0 && server_->searches_waiting() == 0;
+  }));
+  for (const auto& [request, expected] : quick) {
+    auto answer = client_->Solve(request);
+    ASSERT_TRUE(answer.ok()) << answer.status();
+    EXPECT_EQ(Cat(answer->distance(), ":", Join(answer->moves(), "")), expected);
+  }
+}
+
+TEST_F(ServerTest, ABatchMessageInAStreamSetsNothingButBatchAndId) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + 30s);
+  auto stub = v1::Solver::NewStub(
+      testing::ConnectedChannel("127.0.0.1:" + std::to_string(server_->port())));
+  auto stream = stub->SolveStream(&context);
+  v1::SolveRequest message;
+  message.set_id(4);
+  message.set_max_moves(3);
+  *message.mutable_batch()->add_requests() = KnightRequest("1111111111000*10000100000");
+  ASSERT_TRUE(stream->Write(message));
+  message.clear_max_moves();
+  message.set_id(5);
+  ASSERT_TRUE(stream->Write(message));
+  stream->WritesDone();
+  std::map<uint64_t, v1::SolveResponse> answers;
+  v1::SolveResponse response;
+  while (stream->Read(&response)) answers[response.id()] = response;
+  EXPECT_TRUE(stream->Finish().ok());
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[4].error().code(), static_cast<int>(absl::StatusCode::kInvalidArgument));
+  EXPECT_NE(answers[4].error().message().find("sets only batch and id"), std::string::npos)
+      << answers[4].error().message();
+  ASSERT_EQ(answers[5].batch().responses_size(), 1);
+  EXPECT_EQ(answers[5].batch().responses(0).distance(), 3u);
+  // A batch sent to Solve is refused, naming the field.
+  v1::SolveRequest unary;
+  *unary.mutable_batch()->add_requests() = KnightRequest("1111111111000*10000100000");
+  auto refused = client_->Solve(unary);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("batch: "), std::string::npos) << refused.status();
 }
 
 TEST(ClientTest, ConnectChecksTheTarget) {

@@ -6,6 +6,7 @@
 
 #include "core/puzzles/knight.h"
 #include "core/puzzles/knobs.h"
+#include "core/puzzles/registry.h"
 #include "core/solver.h"
 #include "core/table/table_store.h"
 #include "gtest/gtest.h"
@@ -229,6 +230,17 @@ TEST_F(ServiceTest, JsonOnOneLineIsProtobufsMappingByteForByte) {
     r->set_optimal_count(text());
     r->set_table_id(text());
     r->set_table_crc32(static_cast<uint32_t>(rng()));
+    // Move codes: any bytes, of every length base64 pads differently; or unset.
+    if (rng() % 2) {
+      std::string codes(rng() % 9, '\0');
+      for (char& c : codes) c = static_cast<char>(rng() % 256);
+      r->set_move_codes(codes);
+    }
+    if (rng() % 2) {
+      auto* listed = r->add_solutions();
+      listed->set_move_codes(std::string(rng() % 5, static_cast<char>(rng() % 8)));
+    }
+    if (rng() % 7 == 0) *r->mutable_batch()->add_responses() = *r;
     messages.push_back(std::move(r));
     auto a = std::make_unique<v1::AnalyzeResponse>();
     for (uint64_t k = rng() % 3; k > 0; --k) {
@@ -299,6 +311,70 @@ TEST_F(ServiceTest, AParsedPuzzleIsAnsweredAsItsWireForm) {
   const ParsedPuzzle none;
   handler_->SolveFromTables(empty, &response, &status, &search, &none);
   EXPECT_NE(status.message().find("puzzle: no puzzle given"), std::string::npos) << status;
+}
+
+// MOVE_CODES gives each move's index in the canonical order where MOVE_NAMES gives its
+// name, for every puzzle (the rotation game's final state too), in a solve's moves and in
+// its listed solutions; SolutionFromWire reads either back and refuses codes that are not
+// legal moves.
+TEST_F(ServiceTest, MoveCodesAreTheNamedMovesIndices) {
+  for (const auto& [name, state] : std::vector<std::pair<std::string, std::string>>{
+           {"knight", "1111111111000*10000100000"}, {"eight", "283104765"},
+           {"rotation", "233233121112233123123112"}, {"fifteen", "2340157896acdebf"}}) {
+    v1::SolveResponse by_name, by_code;
+    for (v1::SolveResponse* out : {&by_name, &by_code}) {
+      v1::SolveRequest request;
+      *request.mutable_puzzle() = *PuzzleFromCompact(name, state);
+      if (name != "fifteen") request.set_max_solutions(3);
+      if (out == &by_code) request.set_move_encoding(v1::MOVE_CODES);
+      absl::Status status;
+      RequestHandler::SearchStep<v1::SolveResponse> search;
+      if (handler_->SolveFromTables(request, out, &status, &search) == Route::kNeedsSearch) {
+        status = search(SearchLimits{}, out);
+      }
+      ASSERT_TRUE(status.ok()) << name << ": " << status;
+    }
+    EXPECT_FALSE(by_name.has_move_codes()) << name;
+    EXPECT_EQ(by_code.moves_size(), 0) << name;
+    ASSERT_TRUE(by_code.has_move_codes()) << name;
+    EXPECT_EQ(by_code.final_state().SerializeAsString(), by_name.final_state().SerializeAsString());
+    EXPECT_EQ(by_code.solutions_size(), by_name.solutions_size());
+    VisitPuzzle(name, [&](auto type) {
+      using P = typename decltype(type)::type;
+      const auto instance = InstanceFromWire<P>(*PuzzleFromCompact(name, state));
+      const P model(instance->params);
+      auto names = [&](const std::string& codes) {
+        std::vector<std::string> out;
+        typename P::State s = instance->state;
+        for (const char c : codes) {
+          out.push_back(model.MoveName(s, static_cast<uint8_t>(c)));
+          model.Apply(s, static_cast<uint8_t>(c), &s);
+        }
+        return Join(out, " ");
+      };
+      EXPECT_EQ(names(by_code.move_codes()), Join(by_name.moves(), " ")) << name;
+      for (int i = 0; i < by_code.solutions_size(); ++i) {
+        EXPECT_EQ(names(by_code.solutions(i).move_codes()), Join(by_name.solutions(i).moves(), " "));
+      }
+      auto read = SolutionFromWire(model, *instance, by_code);
+      ASSERT_TRUE(read.ok()) << read.status();
+      EXPECT_EQ(read->moves.size(), by_code.distance());
+      v1::SolveResponse bad = by_code;
+      bad.set_move_codes(std::string(1, static_cast<char>(P::kNumMoves)) + bad.move_codes().substr(1));
+      EXPECT_EQ(SolutionFromWire(model, *instance, bad).status().code(), absl::StatusCode::kDataLoss);
+      bad = by_code;
+      bad.add_moves("x");
+      EXPECT_EQ(SolutionFromWire(model, *instance, bad).status().code(), absl::StatusCode::kDataLoss);
+    });
+  }
+  v1::SolveRequest unknown;
+  *unknown.mutable_puzzle() = *PuzzleFromCompact("eight", "283104765");
+  unknown.set_move_encoding(static_cast<v1::MoveEncoding>(5));
+  v1::SolveResponse response;
+  absl::Status status;
+  RequestHandler::SearchStep<v1::SolveResponse> search;
+  handler_->SolveFromTables(unknown, &response, &status, &search);
+  EXPECT_NE(status.message().find("move_encoding: unknown value 5"), std::string::npos) << status;
 }
 
 }  // namespace

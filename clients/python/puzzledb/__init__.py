@@ -10,6 +10,7 @@ subpackage puzzledb.v1, so they never shadow grpcio's own `grpc` package.
 """
 
 from puzzledb.client import (
+    MAX_BATCH,
     Analysis,
     Answer,
     Client,
@@ -26,6 +27,7 @@ from puzzledb.client import (
 )
 
 __all__ = [
+    "MAX_BATCH",
     "Analysis",
     "Answer",
     "Client",

@@ -160,6 +160,31 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(essence(answers[i + 2]), essence(one["eight"]))
             self.assertEqual(essence(answers[i + 3]), essence(one["knobs"]))
 
+    def test_solve_many_answers_in_order_in_batches_of_any_size(self):
+        puzzles = [CASES["knight"][0], puzzledb.knight("11111"), CASES["eight"][0],
+                   CASES["knobs"][0], CASES["rotation"][0]] * 300
+        one = [self.client.solve(p) if i != 1 else None for i, p in enumerate(puzzles[:5])]
+        for batch_size in (1, 7, 2000, puzzledb.MAX_BATCH):
+            answers = self.client.solve_many(puzzles, batch_size=batch_size)
+            self.assertEqual(len(answers), len(puzzles))
+            for i, answer in enumerate(answers):
+                if i % 5 == 1:
+                    self.assertIsInstance(answer, PuzzledbError)
+                    self.assertEqual(answer.code, grpc.StatusCode.INVALID_ARGUMENT)
+                    self.assertIn("25", answer.message)
+                else:
+                    self.assertEqual(essence(answer), essence(one[i % 5]), (batch_size, i))
+        self.assertEqual(self.client.solve_many([]), [])
+        with self.assertRaises(ValueError):
+            self.client.solve_many(puzzles, batch_size=puzzledb.MAX_BATCH + 1)
+        # More puzzles than batches in flight, and a search among them.
+        # The fifteen puzzle's sample from the statement (UVa 10181), 9 moves by search.
+        fifteen = puzzledb.fifteen([2, 3, 4, 0, 1, 5, 7, 8, 9, 6, 10, 12, 13, 14, 11, 15])
+        many = [CASES["knight"][0]] * 9000 + [fifteen]
+        answers = self.client.solve_many(many, batch_size=1000)
+        self.assertEqual(answers[-1].source, "SEARCH")
+        self.assertTrue(all(essence(a) == essence(one[0]) for a in answers[:-1]))
+
     def test_analyze_lists_every_move_best_first(self):
         analysis = self.client.analyze(puzzledb.eight(EIGHT))
         self.assertEqual(analysis.outcome, "SOLVED")
