@@ -42,9 +42,9 @@ class LocalBackend final : public Backend {
   // batch in chunks on every core); then the searches, one after another on this thread
   // (each using every core where it can split).
   std::vector<absl::StatusOr<v1::SolveResponse>> SolveMany(
-      const std::vector<v1::SolveRequest>& requests) override {
+      const v1::SolveBatchRequest& batch) override {
     std::string prepared;
-    for (const v1::SolveRequest& request : requests) {
+    for (const v1::SolveRequest& request : batch.requests()) {
       // Loaded before the clock starts, as for one solve; once per run of one table.
       if (request.policy() == v1::SEARCH_ONLY) continue;
       std::string table = TableIdFromWire(request.puzzle());
@@ -53,18 +53,16 @@ class LocalBackend final : public Backend {
       prepared = std::move(table);
     }
     const auto started = std::chrono::steady_clock::now();
-    v1::SolveBatchRequest batch;
-    batch.mutable_requests()->Reserve(static_cast<int>(requests.size()));
-    for (const v1::SolveRequest& request : requests) *batch.add_requests() = request;
+    const size_t n = static_cast<size_t>(batch.requests_size());
     v1::SolveBatchResponse answers;
     std::vector<RequestHandler::BatchSearch> searches;
     const absl::Status status = handler_.SolveBatch(batch, &answers, &searches, spare_threads_);
-    if (!status.ok()) return std::vector<absl::StatusOr<v1::SolveResponse>>(requests.size(), status);
+    if (!status.ok()) return std::vector<absl::StatusOr<v1::SolveResponse>>(n, status);
     const uint64_t micros = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
                                                       std::chrono::steady_clock::now() - started)
                                                       .count());
     std::vector<absl::StatusOr<v1::SolveResponse>> out;
-    out.reserve(requests.size());
+    out.reserve(n);
     size_t s = 0;
     for (int i = 0; i < answers.responses_size(); ++i) {
       v1::SolveResponse* answer = answers.mutable_responses(i);
@@ -157,16 +155,17 @@ class RemoteBackend final : public Backend {
     return Explain(client_->Sample(request));
   }
   std::vector<absl::StatusOr<v1::SolveResponse>> SolveMany(
-      const std::vector<v1::SolveRequest>& requests) override {
-    if (requests.size() <= 4) return Backend::SolveMany(requests);
+      const v1::SolveBatchRequest& requests) override {
+    const size_t n = static_cast<size_t>(requests.requests_size());
+    if (n <= 4) return Backend::SolveMany(requests);
     // The stream's deadline: the per-case timeout for every case, or an hour.
-    const auto timeout = timeout_ * static_cast<int64_t>(requests.size());
+    const auto timeout = timeout_ * static_cast<int64_t>(n);
     auto answers = client_->SolveAll(requests, std::max(timeout, std::chrono::milliseconds(3600 * 1000)));
     std::vector<absl::StatusOr<v1::SolveResponse>> out;
-    out.reserve(requests.size());
+    out.reserve(n);
     if (!answers.ok()) {
       const absl::Status failed = Explain(absl::StatusOr<int>(answers.status())).status();
-      out.assign(requests.size(), failed);
+      out.assign(n, failed);
       return out;
     }
     for (v1::SolveResponse& answer : *answers) {
@@ -215,10 +214,10 @@ class RemoteBackend final : public Backend {
 }  // namespace
 
 std::vector<absl::StatusOr<v1::SolveResponse>> Backend::SolveMany(
-    const std::vector<v1::SolveRequest>& requests) {
+    const v1::SolveBatchRequest& requests) {
   std::vector<absl::StatusOr<v1::SolveResponse>> out;
-  out.reserve(requests.size());
-  for (const auto& request : requests) out.push_back(Solve(request));
+  out.reserve(static_cast<size_t>(requests.requests_size()));
+  for (const auto& request : requests.requests()) out.push_back(Solve(request));
   return out;
 }
 

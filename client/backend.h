@@ -38,7 +38,7 @@ class Backend {
   // Answers every request, one status or answer each, in the requests' order. A server
   // gets them as batches over one SolveStream; in-process they are one batch.
   virtual std::vector<absl::StatusOr<v1::SolveResponse>> SolveMany(
-      const std::vector<v1::SolveRequest>& requests);
+      const v1::SolveBatchRequest& requests);
   // How many cases a caller should hand to SolveMany at once.
   virtual size_t BatchSize() const { return 1; }
 };

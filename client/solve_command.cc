@@ -34,10 +34,9 @@ absl::StatusOr<v1::Policy> ParsePolicy(const std::string& name) {
 enum class Mode { kSolve, kAnalyze };
 
 template <PuzzleModel P>
-v1::SolveRequest SolveRequestFor(const SolveCommandOptions& options,
-                                 const typename P::Instance& instance, v1::Policy policy,
-                                 int max_moves, int number) {
-  v1::SolveRequest request;
+void SolveRequestFor(const SolveCommandOptions& options, const typename P::Instance& instance,
+                     v1::Policy policy, int max_moves, int number, v1::SolveRequest* out) {
+  v1::SolveRequest& request = *out;
   // --timeout per case, also when the cases share one stream.
   const double timeout_ms = options.backend.timeout_seconds * 1000;
   if (timeout_ms > 0) {
@@ -52,7 +51,6 @@ v1::SolveRequest SolveRequestFor(const SolveCommandOptions& options,
   // The command names the moves itself where it prints them (the JSON prints the answer as
   // it came, names and all).
   if (!options.json) request.set_move_encoding(v1::MOVE_CODES);
-  return request;
 }
 
 // Every board of a solution, the start first, each after the move that made it; the cells
@@ -150,8 +148,7 @@ int RunCases(Mode mode, const SolveCommandOptions& options, v1::Policy policy,
     size_t begin = 0;
     size_t end = 0;
     // Shared with the call that sends them, which may outlive the chunk's place in the loop.
-    std::shared_ptr<std::vector<v1::SolveRequest>> requests =
-        std::make_shared<std::vector<v1::SolveRequest>>();
+    std::shared_ptr<v1::SolveBatchRequest> requests = std::make_shared<v1::SolveBatchRequest>();
     bool stops = false;  // text mode: the chunk ends at a bad case, and so does the output
   };
   auto chunk_from = [&](size_t begin) {
@@ -161,11 +158,12 @@ int RunCases(Mode mode, const SolveCommandOptions& options, v1::Policy policy,
       chunk.end = begin + 1;
       return chunk;
     }
-    while (chunk.end < cases.size() && chunk.requests->size() < backend.BatchSize()) {
+    while (chunk.end < cases.size() &&
+           static_cast<size_t>(chunk.requests->requests_size()) < backend.BatchSize()) {
       const auto& parsed = cases[chunk.end++];
       if (parsed.instance.ok()) {
-        chunk.requests->push_back(
-            SolveRequestFor<P>(options, *parsed.instance, policy, max_moves, parsed.number));
+        SolveRequestFor<P>(options, *parsed.instance, policy, max_moves, parsed.number,
+                           chunk.requests->add_requests());
       } else if (!options.json) {
         chunk.stops = true;
         break;
@@ -178,7 +176,7 @@ int RunCases(Mode mode, const SolveCommandOptions& options, v1::Policy policy,
   // checked and printed, so that the command's work overlaps the server's (100,000 knight
   // cases: docs/PERFORMANCE.md).
   const bool overlap = mode == Mode::kSolve && backend.BatchSize() > 1;
-  auto ask = [&backend](std::shared_ptr<const std::vector<v1::SolveRequest>> requests) {
+  auto ask = [&backend](std::shared_ptr<const v1::SolveBatchRequest> requests) {
     return backend.SolveMany(*requests);
   };
   int status = kExitOk;

@@ -109,6 +109,9 @@ class Client {
   static constexpr size_t kSolveAllBatchBytes = 60 << 10;
   absl::StatusOr<std::vector<v1::SolveResponse>> SolveAll(
       const std::vector<v1::SolveRequest>& requests, std::chrono::milliseconds timeout) const;
+  // The same for requests held in a batch message (any number of them).
+  absl::StatusOr<std::vector<v1::SolveResponse>> SolveAll(const v1::SolveBatchRequest& requests,
+                                                          std::chrono::milliseconds timeout) const;
 
   // The channel the calls go over (with this client's credentials, balancing and
   // retries), for callers that drive gRPC's own API, such as `puzzledb bench`'s
@@ -122,6 +125,9 @@ class Client {
  private:
   struct Stubs;
   absl::Status Check() const { return init_error_; }
+  template <class Requests>
+  absl::StatusOr<std::vector<v1::SolveResponse>> SolveAllOf(const Requests& requests,
+                                                            std::chrono::milliseconds timeout) const;
 
   ClientOptions options_;
   absl::Status init_error_;
