@@ -16,11 +16,22 @@
 
 namespace puzzledb {
 
+// A batch call's request and response on one arena of their own: parsing ten thousand
+// requests and filling as many answers costs one allocation per arena block instead of
+// several per request (docs/PERFORMANCE.md, "Batches").
+class ArenaBatchAllocator final
+    : public grpc::MessageAllocator<v1::SolveBatchRequest, v1::SolveBatchResponse> {
+ public:
+  grpc::MessageHolder<v1::SolveBatchRequest, v1::SolveBatchResponse>* AllocateMessages() override;
+};
+
 class SolverService final : public v1::Solver::CallbackService {
  public:
   // What `env` points to must outlive the service.
   SolverService(CallEnv env, StreamOptions stream_options)
-      : env_(env), stream_options_(stream_options) {}
+      : env_(env), stream_options_(stream_options) {
+    SetMessageAllocatorFor_SolveBatch(&batch_allocator_);
+  }
 
   grpc::ServerUnaryReactor* Solve(grpc::CallbackServerContext* context,
                                   const v1::SolveRequest* request,
@@ -52,6 +63,7 @@ class SolverService final : public v1::Solver::CallbackService {
 
   const CallEnv env_;
   const StreamOptions stream_options_;
+  ArenaBatchAllocator batch_allocator_;
 };
 
 // The call's deadline on the steady clock; none when the client set none.

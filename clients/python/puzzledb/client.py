@@ -18,6 +18,8 @@ Puzzle = solver_pb2.Puzzle
 _CODES = {code.value[0]: code for code in grpc.StatusCode}
 _POLICIES = ("TABLE_THEN_SEARCH", "TABLE_ONLY", "SEARCH_ONLY")
 MAX_BATCH = 10000  # requests in one batch (docs/API.md, "Batches")
+_OUTCOMES = {v.number: v.name for v in solver_pb2.Outcome.DESCRIPTOR.values}
+_SOURCES = {v.number: v.name for v in solver_pb2.Source.DESCRIPTOR.values}
 
 
 class PuzzledbError(Exception):
@@ -111,18 +113,22 @@ class Answer:
 
     @staticmethod
     def _from(response: solver_pb2.SolveResponse) -> "Answer":
+        # Positional, each field read once, enum names from a dict: solve_many makes
+        # hundreds of thousands of these.
+        count = response.optimal_count
+        solutions = response.solutions
         return Answer(
-            outcome=solver_pb2.Outcome.Name(response.outcome),
-            distance=response.distance,
-            moves=list(response.moves),
-            source=solver_pb2.Source.Name(response.source),
-            solutions=[list(s.moves) for s in response.solutions],
-            optimal_count=int(response.optimal_count) if response.optimal_count else None,
-            table_id=response.table_id,
-            table_generation=response.table_generation,
-            lookups=response.lookups,
-            nodes=response.nodes,
-            micros=response.micros,
+            _OUTCOMES.get(response.outcome) or solver_pb2.Outcome.Name(response.outcome),
+            response.distance,
+            list(response.moves),
+            _SOURCES.get(response.source) or solver_pb2.Source.Name(response.source),
+            [list(s.moves) for s in solutions] if solutions else [],
+            int(count) if count else None,
+            response.table_id,
+            response.table_generation,
+            response.lookups,
+            response.nodes,
+            response.micros,
         )
 
 
