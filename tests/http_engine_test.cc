@@ -240,6 +240,32 @@ TEST_F(HttpEngineTest, BodiesOverTheLimitAreRefusedFromTheirContentLength) {
   EXPECT_TRUE(big.ClosedWithin(20s));
 }
 
+// A client that asks `Expect: 100-continue` (curl, for a body over 1 MiB) gets "100
+// Continue" as soon as the head is read and within the limit, and then its answer; over
+// the limit it gets the 413 instead.
+TEST_F(HttpEngineTest, ExpectContinueIsAnsweredBeforeTheBody) {
+  Start(ServerOptions{});
+  const std::string body = R"({"requests":[{"puzzle":{"eight":{"board":"283104765"}}}]})";
+  Raw client(port());
+  ASSERT_TRUE(client.Send("POST /v1/solve/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                          "Expect: 100-continue\r\nContent-Length: " + std::to_string(body.size()) +
+                          "\r\n\r\n"));
+  const std::string interim = client.Answer(20s);
+  EXPECT_EQ(interim.rfind("HTTP/1.1 100 Continue\r\n", 0), 0u) << interim;
+  ASSERT_TRUE(client.Send(body));
+  const std::string answer = client.Answer();
+  EXPECT_EQ(StatusOf(answer), 200) << answer;
+  EXPECT_NE(answer.find("\"distance\":4"), std::string::npos) << answer;
+  // The connection goes on as usual.
+  ASSERT_TRUE(client.Send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_EQ(StatusOf(client.Answer()), 200);
+  Raw big(port());
+  ASSERT_TRUE(big.Send("POST /v1/solve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       "Expect: 100-continue\r\nContent-Length: 99999999\r\n\r\n"));
+  const std::string refused = big.Answer();
+  EXPECT_EQ(StatusOf(refused), 413) << refused;
+}
+
 TEST_F(HttpEngineTest, ConnectionCloseAndHttp10AreHonoured) {
   Start(ServerOptions{});
   {

@@ -261,20 +261,26 @@ void HttpRoutes::Answer(const Call& call) const {
 // Many solves in one body (docs/API.md, "Batches"), through the server's batch path: the
 // answers in one body, each request's failure in band.
 void HttpRoutes::Batch(const Call& call) const {
-  v1::SolveBatchRequest request;
-  if (auto refusal = ReadBody(call, CallMethod::kSolveBatch, &request)) {
+  // The request and the answer on one arena, as gRPC's SolveBatch has them
+  // (server/grpc/solver_service.h): one allocation per block, not several per request.
+  google::protobuf::ArenaOptions blocks;
+  blocks.start_block_size = 4 << 10;
+  blocks.max_block_size = 1 << 20;
+  auto arena = std::make_shared<google::protobuf::Arena>(blocks);
+  auto* request = google::protobuf::Arena::CreateMessage<v1::SolveBatchRequest>(arena.get());
+  if (auto refusal = ReadBody(call, CallMethod::kSolveBatch, request)) {
     call.reply(std::move(*refusal));
     return;
   }
-  auto response = std::make_shared<v1::SolveBatchResponse>();
+  auto* response = google::protobuf::Arena::CreateMessage<v1::SolveBatchResponse>(arena.get());
   const std::atomic<bool>* cancelled = call.cancelled.get();
   const CallEnv& env = env_;
   AnswerBatch(
-      env_, Transport::kHttp, CallMethod::kSolveBatch, request, response.get(),
+      env_, Transport::kHttp, CallMethod::kSolveBatch, *request, response,
       [&env, cancelled](uint32_t timeout_ms) {
         return CallLimits(env, std::nullopt, timeout_ms, cancelled);
       },
-      [response, keep = call.cancelled, reply = std::move(call.reply)](const absl::Status& status) {
+      [arena, response, keep = call.cancelled, reply = std::move(call.reply)](const absl::Status& status) {
         HttpAnswer answer = status.ok() ? JsonAnswer(*response) : ErrorAnswer(status);
         answer.Set("Cache-Control", "no-store");
         reply(std::move(answer));
