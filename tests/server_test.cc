@@ -439,6 +439,20 @@ std::vector<std::pair<v1::SolveRequest, std::string>> RotationSearches(Client& c
   return out;
 }
 
+// After calls cut short: no search left running or waiting, and the searches of `quick`
+// answered as before.
+void ExpectIdleAndExact(const PuzzledbServer& server, Client& client,
+                        const std::vector<std::pair<v1::SolveRequest, std::string>>& quick) {
+  EXPECT_TRUE(Eventually([&] {
+    return server.searches_running() == 0 && server.searches_waiting() == 0;
+  }));
+  for (const auto& [request, expected] : quick) {
+    auto answer = client.Solve(request);
+    ASSERT_TRUE(answer.ok()) << answer.status();
+    EXPECT_EQ(Cat(answer->distance(), ":", Join(answer->moves(), "")), expected);
+  }
+}
+
 TEST_F(ServerTest, SequentialSearchesAreNeverRefused) {
   // One search slot and no queue: a caller that waits for each answer before the next call
   // must find the slot free every time (it is released before the answer is sent).
@@ -532,14 +546,7 @@ TEST_F(ServerTest, StreamsCutWhileTheirSearchesRunLeaveTheServerExact) {
               answered.load());
   EXPECT_EQ(wrong.load(), 0);
   // Every cancelled search lets its slot go, and the server still answers exactly.
-  EXPECT_TRUE(Eventually([&] {
-    return server_->searches_running() == 0 && server_->searches_waiting() == 0;
-  }));
-  for (const auto& [request, expected] : quick) {
-    auto answer = client_->Solve(request);
-    ASSERT_TRUE(answer.ok()) << answer.status();
-    EXPECT_EQ(Cat(answer->distance(), ":", Join(answer->moves(), "")), expected);
-  }
+  ExpectIdleAndExact(*server_, *client_, quick);
   auto far = client_->Solve(KnightRequest("011100101001001011*100110"));
   ASSERT_TRUE(far.ok()) << far.status();
   EXPECT_EQ(far->distance(), 20u);
@@ -937,14 +944,7 @@ TEST_F(ServerTest, BatchesCutMidCallLeaveTheServerExact) {
   }
   for (auto& t : threads) t.join();
   std::printf("180 batches cut, %d answered before the cut\n", answered.load());
-  EXPECT_TRUE(Eventually([&] {
-    return server_->searches_running() == 0 && server_->searches_waiting() == 0;
-  }));
-  for (const auto& [request, expected] : quick) {
-    auto answer = client_->Solve(request);
-    ASSERT_TRUE(answer.ok()) << answer.status();
-    EXPECT_EQ(Cat(answer->distance(), ":", Join(answer->moves(), "")), expected);
-  }
+  ExpectIdleAndExact(*server_, *client_, quick);
 }
 
 TEST_F(ServerTest, ABatchMessageInAStreamSetsNothingButBatchAndId) {
