@@ -1,7 +1,7 @@
 #include "core/puzzles/knight.h"
 
 #include <algorithm>
-
+#include <bit>
 
 #include "core/puzzles/drawing.h"
 #include "core/util/strings.h"
@@ -119,26 +119,25 @@ absl::StatusOr<KnightBoard> KnightPuzzle::BoardFromCells(std::string_view cells)
     return absl::InvalidArgumentError(
         Cat("a board has 25 cells, got ", cells.size(), " characters"));
   }
-  KnightBoard board;
-  int blanks = 0, whites = 0;
+  // Without a branch per cell (a random board's cells mispredict half the time): a mask of
+  // each kind, then the rules checked on the masks.
+  uint32_t white = 0, empty = 0, bad = 0;
   for (int i = 0; i < kCells; ++i) {
-    switch (cells[i]) {
-      case '1':
-        board.white |= 1u << i;
-        ++whites;
-        break;
-      case '0':
-        break;
-      case '*':
-        board.blank = i;
-        ++blanks;
-        break;
-      default:
-        return absl::InvalidArgumentError(
-            Cat("cell ", CellName(i), " holds ", QuoteInput(cells.substr(i, 1)),
-                         "; a cell holds '1' (white knight), '0' (black knight) or '*' (empty)"));
-    }
+    const char c = cells[static_cast<size_t>(i)];
+    white |= static_cast<uint32_t>(c == '1') << i;
+    empty |= static_cast<uint32_t>(c == '*') << i;
+    bad |= static_cast<uint32_t>(c != '1' && c != '0' && c != '*') << i;
   }
+  if (bad != 0) {
+    const int i = std::countr_zero(bad);
+    return absl::InvalidArgumentError(
+        Cat("cell ", CellName(i), " holds ", QuoteInput(cells.substr(static_cast<size_t>(i), 1)),
+            "; a cell holds '1' (white knight), '0' (black knight) or '*' (empty)"));
+  }
+  const int blanks = std::popcount(empty), whites = std::popcount(white);
+  KnightBoard board;
+  board.white = white;
+  if (blanks == 1) board.blank = std::countr_zero(empty);
   if (blanks != 1) {
     return absl::InvalidArgumentError(
         Cat("the board has ", blanks, " empty cells '*'; it must have exactly 1"));
