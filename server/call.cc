@@ -133,10 +133,16 @@ size_t Delivered(BatchSearches& batch, size_t i, const absl::Status& status) {
   return hand_on;
 }
 
-// Hands search `i` to the pool; each one's delivery hands on the next. (A pool that is
-// stopping takes none: they are answered UNAVAILABLE here, one after another.)
+// Hands search `i` to the pool; each one's delivery hands on the next. A search whose call
+// has ended (cancelled, or past its deadline) is answered so here without taking a slot,
+// and so is every one after it: a cut batch of thousands of searches does not cycle them
+// through the pool. (A pool that is stopping takes none: they are answered UNAVAILABLE.)
 void SubmitBatchSearch(const std::shared_ptr<BatchSearches>& batch, size_t i) {
   while (i != SIZE_MAX) {
+    if (absl::Status ended = EndedWhileQueued(batch->limits[i]); !ended.ok()) {
+      i = Delivered(*batch, i, ended);
+      continue;
+    }
     const bool accepted = batch->env.pool->Submit([batch, i]() -> std::function<void()> {
       const SearchLimits& limits = batch->limits[i];
       v1::SolveResponse* out =
