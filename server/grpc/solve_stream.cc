@@ -1,5 +1,6 @@
 #include "server/grpc/solve_stream.h"
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -157,10 +158,14 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     WriteNextLocked(lock);
     lock.unlock();
     const uint64_t id = request.id();
-    v1::SolveRequest others = request;
-    others.clear_batch();
-    others.clear_id();
-    if (others.ByteSizeLong() > 0) {
+    // Which fields are set (ListFields: no copy of the batch to find out).
+    std::vector<const google::protobuf::FieldDescriptor*> set;
+    request.GetReflection()->ListFields(request, &set);
+    const bool others = std::any_of(set.begin(), set.end(), [](const auto* field) {
+      return field->number() != v1::SolveRequest::kBatchFieldNumber &&
+             field->number() != v1::SolveRequest::kIdFieldNumber;
+    });
+    if (others) {
       Answer(id, started,
              grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                           "a batch message sets only batch and id; set the other fields on "
