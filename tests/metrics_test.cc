@@ -14,7 +14,9 @@
 #include "httplib.h"
 #include "puzzledb/client.h"
 #include "server/server.h"
+#include "puzzledb/v1/solver.grpc.pb.h"
 #include "service/wire.h"
+#include "tests/channel.h"
 #include "tests/small_db.h"
 #include "tests/test_util.h"
 
@@ -304,9 +306,20 @@ TEST_F(MetricsTest, ScrapesDuringLoadAndVanishingStreamsStayExact) {
     r.mutable_puzzle()->mutable_knight()->set_board("0000000000001*11111111111");
     r.set_policy(v1::SEARCH_ONLY);
   }
+  // Single requests, each a message of its own (SolveAll would send one batch, which the
+  // server may answer in band at its deadline before the client goes).
+  auto stub = v1::Solver::NewStub(
+      testing::ConnectedChannel("127.0.0.1:" + std::to_string(server_->port())));
   for (int s = 0; s < kStreams; ++s) {
-    auto answers = client_->SolveAll(far, 300ms);
-    EXPECT_FALSE(answers.ok());
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 300ms);
+    auto stream = stub->SolveStream(&context);
+    for (const auto& r : far) EXPECT_TRUE(stream->Write(r));
+    stream->WritesDone();
+    v1::SolveResponse response;
+    while (stream->Read(&response)) {
+    }
+    EXPECT_FALSE(stream->Finish().ok());
   }
   for (auto& caller : callers) caller.join();
   std::map<Sample, double> m;
