@@ -122,7 +122,9 @@ class TableWalker {
   // Solve for many states: out[i] is Solve(states[i], max_moves[i]), the same answer and the
   // same checks at every step. A table that learns distances by walking walks up to
   // kLanes states at once, taking turns a step each, so that their memory reads overlap
-  // (docs/PERFORMANCE.md, "Batches"); the others answer one state after another.
+  // (docs/PERFORMANCE.md, "Batches (issue 26)"); the others answer one state after
+  // another. Residue walks taking turns locate one move a turn (Lane::one_move_a_turn):
+  // 1.98 against 2.27 µs a knight answer. 4, 16 and 64 lanes measured alike.
   // REQUIRES: the three spans have the same size.
   static constexpr int kLanes = 16;
   static constexpr bool kOneMoveATurn = true;

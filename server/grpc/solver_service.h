@@ -18,7 +18,7 @@ namespace puzzledb {
 
 // A batch call's request and response on one arena of their own: parsing ten thousand
 // requests and filling as many answers costs one allocation per arena block instead of
-// several per request (docs/PERFORMANCE.md, "Batches").
+// several per request (docs/PERFORMANCE.md, "Batches (issue 26)").
 class ArenaBatchAllocator final
     : public grpc::MessageAllocator<v1::SolveBatchRequest, v1::SolveBatchResponse> {
  public:
