@@ -1,4 +1,4 @@
-// One HTTP batch against single GETs (docs/PERFORMANCE.md, "Batches"): over one keep-alive
+// One HTTP batch against single GETs (docs/PERFORMANCE.md, "Batches (issue 26)"): over one keep-alive
 // connection to a running server, N random knight boards as N GET /v1/solve one after
 // another, then as one POST /v1/solve/batch; rounds alternate, and every answer is
 // checked to be a 200 with the number of answers expected.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python client's bulk path (docs/PERFORMANCE.md, "Batches"): N random knight boards
+"""The Python client's bulk path (docs/PERFORMANCE.md, "Batches (issue 26)"): N random knight boards
 through Client.solve_many (batches over one stream), beside the same boards as one stream
 of single requests (what solve_all sent before batches), alternated round by round against
 a running server. Every answer is checked to be SOLVED.
