@@ -20,6 +20,13 @@ absl::Status EndedWhileQueued(const SearchLimits& limits) {
   return absl::OkStatus();
 }
 
+google::protobuf::ArenaOptions BatchArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 4 << 10;
+  options.max_block_size = 1 << 20;
+  return options;
+}
+
 absl::Status SearchRefusedStatus(const SearchPool& pool) {
   return absl::ResourceExhaustedError(
       Cat("the server runs at most ", pool.capacity(), " ",

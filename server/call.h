@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "google/protobuf/arena.h"
 #include "server/metrics.h"
 #include "server/search_pool.h"
 #include "service/request_handler.h"
@@ -63,6 +64,11 @@ void AnswerBatch(const CallEnv& env, Transport transport, CallMethod method,
                  const v1::SolveBatchRequest& request, v1::SolveBatchResponse* response,
                  const std::function<SearchLimits(uint32_t timeout_ms)>& limits,
                  std::function<void(const absl::Status&)> done);
+
+// The blocks of a batch call's arena (its request and answer live on one, over gRPC and
+// HTTP alike): from 4 KB, so that a small batch stays small, up to 1 MB, so that a large one
+// takes few.
+google::protobuf::ArenaOptions BatchArenaOptions();
 
 // RESOURCE_EXHAUSTED: the pool and its queue are full (TrySubmit refused).
 absl::Status SearchRefusedStatus(const SearchPool& pool);

@@ -26,20 +26,13 @@ namespace {
 class ArenaBatchHolder final
     : public grpc::MessageHolder<v1::SolveBatchRequest, v1::SolveBatchResponse> {
  public:
-  ArenaBatchHolder() : arena_(Options()) {
+  ArenaBatchHolder() : arena_(BatchArenaOptions()) {
     set_request(google::protobuf::Arena::CreateMessage<v1::SolveBatchRequest>(&arena_));
     set_response(google::protobuf::Arena::CreateMessage<v1::SolveBatchResponse>(&arena_));
   }
   void Release() override { delete this; }
 
  private:
-  // Blocks from 4 KB up to 1 MB: a small batch stays small, a large one takes few blocks.
-  static google::protobuf::ArenaOptions Options() {
-    google::protobuf::ArenaOptions options;
-    options.start_block_size = 4 << 10;
-    options.max_block_size = 1 << 20;
-    return options;
-  }
   google::protobuf::Arena arena_;
 };
 

@@ -263,10 +263,7 @@ void HttpRoutes::Answer(const Call& call) const {
 void HttpRoutes::Batch(const Call& call) const {
   // The request and the answer on one arena, as gRPC's SolveBatch has them
   // (server/grpc/solver_service.h): one allocation per block, not several per request.
-  google::protobuf::ArenaOptions blocks;
-  blocks.start_block_size = 4 << 10;
-  blocks.max_block_size = 1 << 20;
-  auto arena = std::make_shared<google::protobuf::Arena>(blocks);
+  auto arena = std::make_shared<google::protobuf::Arena>(BatchArenaOptions());
   auto* request = google::protobuf::Arena::CreateMessage<v1::SolveBatchRequest>(arena.get());
   if (auto refusal = ReadBody(call, CallMethod::kSolveBatch, request)) {
     call.reply(std::move(*refusal));
