@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/http_attack.h"
+#include "tests/sanitized.h"
 #include "tests/server_process.h"
 
 namespace puzzledb {
@@ -38,7 +39,7 @@ TEST(HttpAttackTest, IdleAndSlowConnectionsStarveNoClient) {
     EXPECT_EQ(report.answered, options.requests) << report.first_failure;
     EXPECT_EQ(report.failed, 0);
     EXPECT_EQ(report.healthz_status, 200);
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if PUZZLEDB_TEST_SANITIZED
     // Instrumented code on a busy machine: the bound says "not starved" (cpp-httplib's
     // threads answered 0 of 1,000 under this attack: bench/http_attack.sh), not how fast.
     EXPECT_LE(report.p99_ms, 250.0);
@@ -52,7 +53,7 @@ TEST(HttpAttackTest, IdleAndSlowConnectionsStarveNoClient) {
     EXPECT_LE(report.rss_after_kb - report.rss_before_kb, 8 * 1024);
 #endif
   }
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if !PUZZLEDB_TEST_SANITIZED
   // (AddressSanitizer holds freed memory in quarantine: resident memory says nothing there.)
   EXPECT_LE(second.rss_after_kb, first.rss_after_kb + 2048);
 #endif

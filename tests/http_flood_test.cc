@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "gtest/gtest.h"
+#include "tests/sanitized.h"
 #include "tests/server_process.h"
 
 namespace puzzledb {
@@ -155,7 +156,7 @@ TEST(HttpFloodTest, MalformedRequestsLeaveAnswersExactAndMemoryFlat) {
   EXPECT_EQ(unanswered.load(), 0);
   EXPECT_EQ(inexact.load(), 0);
   EXPECT_TRUE(exact());
-#if defined(__SANITIZE_ADDRESS__)
+#if PUZZLEDB_TEST_SANITIZED
   // AddressSanitizer holds freed memory in quarantine (256 MB): resident memory says nothing
   // there. The Release build's run of this test checks it.
 #else

@@ -318,9 +318,13 @@ TEST_F(ServiceTest, AParsedPuzzleIsAnsweredAsItsWireForm) {
 // its listed solutions; SolutionFromWire reads either back and refuses codes that are not
 // legal moves.
 TEST_F(ServiceTest, MoveCodesAreTheNamedMovesIndices) {
-  for (const auto& [name, state] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& named_state : std::vector<std::pair<std::string, std::string>>{
            {"knight", "1111111111000*10000100000"}, {"eight", "283104765"},
            {"rotation", "233233121112233123123112"}, {"fifteen", "2340157896acdebf"}}) {
+    // Not a structured binding: the lambdas below capture these, which clang 14 refuses
+    // for bindings.
+    const std::string& name = named_state.first;
+    const std::string& state = named_state.second;
     v1::SolveResponse by_name, by_code;
     for (v1::SolveResponse* out : {&by_name, &by_code}) {
       v1::SolveRequest request;
