@@ -138,8 +138,8 @@ TEST(EndToEndTest, ManyCasesGoInBatchesAndPrintTheSameOverEitherBackend) {
   const std::string remote = std::string(PUZZLEDB_CLI) + " --server " + server.address();
   // JSON answers differ only in `micros`, the time each took.
   const std::regex micros(R"("micros":"\d+")");
-  for (const std::string& flags : {" solve --puzzle knight --json --max-moves 0",
-                                   " solve --puzzle knight --json"}) {
+  for (const char* flags : {" solve --puzzle knight --json --max-moves 0",
+                            " solve --puzzle knight --json"}) {
     const auto a = RunCommand(local + flags, input);
     const auto b = RunCommand(remote + flags, input);
     EXPECT_EQ(a.exit_code, 2) << flags << ": " << a.err;  // the malformed cases

@@ -201,7 +201,6 @@ TEST(PatternGroupTest, IndicesAreDenseAndInvertible) {
 std::vector<int> BruteForceGroup(const PatternGroup& group) {
   const int k = group.size();
   std::vector<int> best(group.placements(), -1);
-  using Key = std::pair<uint64_t, int>;  // placement, empty cell
   absl::flat_hash_map<uint64_t, int> dist;
   std::deque<std::pair<std::array<uint8_t, kTileCells>, int>> queue;  // cell_of, cost
   std::array<uint8_t, kTileCells> goal{};

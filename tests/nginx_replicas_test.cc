@@ -345,7 +345,9 @@ TEST(NginxReplicasTest, EachWiringIsBuiltOnOneReplicaAndAStoppedReplicaLosesNoCa
     for (size_t l = 0; l < left.size(); ++l) {
       if (tables[l].count(id)) {
         ++copies;
-        if (r != gone) EXPECT_EQ(left[l], replicas[r]) << id << " moved off a running replica";
+        if (r != gone) {
+          EXPECT_EQ(left[l], replicas[r]) << id << " moved off a running replica";
+        }
       }
     }
     EXPECT_EQ(copies, 1) << id << (r == gone ? " (from the stopped replica)" : "");

@@ -417,7 +417,6 @@ absl::StatusOr<HugeBuffer> SearchPatternGroup(const PatternGroup& group, int gro
     for (auto& t : pool) t.join();
   };
 
-  uint64_t total = 1;
   if (options.on_layer) options.on_layer({group_number, 0, 1, 0.0});
   for (int depth = 0;; ++depth) {
     if (depth >= 254) return absl::InternalError("pattern search passed 254 moves");
@@ -470,7 +469,6 @@ absl::StatusOr<HugeBuffer> SearchPatternGroup(const PatternGroup& group, int gro
     current.swap(next);
     const uint64_t layer = found.load();
     if (layer == 0) break;
-    total += layer;
     if (options.on_layer) {
       options.on_layer({group_number, depth + 1, layer,
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
