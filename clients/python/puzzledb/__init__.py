@@ -9,6 +9,7 @@ The message classes are generated from proto/ when puzzledb is built, into the
 subpackage puzzledb.v1, so they never shadow grpcio's own `grpc` package.
 """
 
+from puzzledb._version import __version__
 from puzzledb.client import (
     MAX_BATCH,
     Analysis,
@@ -27,6 +28,7 @@ from puzzledb.client import (
 )
 
 __all__ = [
+    "__version__",
     "MAX_BATCH",
     "Analysis",
     "Answer",

@@ -7,7 +7,7 @@ message (docs/API.md lists what each code means), and never returns a partial an
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable, List, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union, cast
 
 import grpc
 
@@ -87,7 +87,7 @@ def table_id(puzzle: Puzzle) -> str:
     return kind or ""
 
 
-def _metadata(puzzle: Optional[Puzzle]):
+def _metadata(puzzle: Optional[Puzzle]) -> Optional[Tuple[Tuple[str, str], ...]]:
     table = table_id(puzzle) if puzzle is not None else ""
     return (("puzzledb-table", table),) if table else None
 
@@ -201,7 +201,7 @@ class Client:
         self.target = target
         self.timeout = timeout
         # A batch's answers can exceed gRPC's default 4 MB.
-        options = [("grpc.max_receive_message_length", 64 << 20)]
+        options: List[Tuple[str, Any]] = [("grpc.max_receive_message_length", 64 << 20)]
         if server_name:
             options.append(("grpc.ssl_target_name_override", server_name))
         if tls or root_certificates or private_key or certificate_chain:
@@ -213,7 +213,7 @@ class Client:
             self._channel = grpc.secure_channel(target, credentials, options=options)
         else:
             self._channel = grpc.insecure_channel(target, options=options)
-        self._stub = solver_pb2_grpc.SolverStub(self._channel)
+        self._stub = solver_pb2_grpc.SolverStub(self._channel)  # type: ignore[no-untyped-call]
 
     def close(self) -> None:
         self._channel.close()
@@ -221,7 +221,7 @@ class Client:
     def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def wait_until_ready(self, timeout: float = 10.0) -> None:
@@ -416,7 +416,7 @@ class Client:
     def _deadline(self, timeout: Optional[float]) -> Optional[float]:
         return timeout if timeout is not None else self.timeout
 
-    def _call(self, method, request, timeout: Optional[float]):
+    def _call(self, method: Callable[..., Any], request: Any, timeout: Optional[float]) -> Any:
         try:
             has_puzzle = "puzzle" in request.DESCRIPTOR.fields_by_name and request.HasField("puzzle")
             puzzle = request.puzzle if has_puzzle else None
@@ -425,7 +425,13 @@ class Client:
             raise PuzzledbError(e.code(), e.details() or "") from None
 
     @staticmethod
-    def _solve_request(puzzle, max_moves, policy, max_solutions, count_solutions):
+    def _solve_request(
+        puzzle: Optional[Puzzle],
+        max_moves: int,
+        policy: str,
+        max_solutions: int,
+        count_solutions: bool,
+    ) -> solver_pb2.SolveRequest:
         request = solver_pb2.SolveRequest(
             max_moves=max_moves,
             policy=_policy(policy),
@@ -441,7 +447,7 @@ def _error_of(error: solver_pb2.Error) -> PuzzledbError:
     return PuzzledbError(_CODES.get(error.code, grpc.StatusCode.UNKNOWN), error.message)
 
 
-def _policy(name: str) -> int:
+def _policy(name: str) -> solver_pb2.Policy:
     if name not in _POLICIES:
         raise ValueError(f"policy {name!r}: one of {', '.join(_POLICIES)}")
-    return solver_pb2.Policy.Value(name)
+    return cast("solver_pb2.Policy", solver_pb2.Policy.Value(name))

@@ -51,11 +51,11 @@ CASES = {
 
 def start_server(db: str, log_path: str, *extra: str) -> "tuple[subprocess.Popen, str]":
     """A puzzledb-server on a free loopback port; its address from its start-up line."""
-    log = open(log_path, "w")
-    process = subprocess.Popen(
-        [os.environ["PUZZLEDB_SERVER"], "--db", db, "--listen", "127.0.0.1:0", "--http",
-         "127.0.0.1:0", "--drain", "0", *extra],
-        stdout=log, stderr=log)
+    with open(log_path, "w") as log:  # the server keeps its own copy of the descriptor
+        process = subprocess.Popen(
+            [os.environ["PUZZLEDB_SERVER"], "--db", db, "--listen", "127.0.0.1:0", "--http",
+             "127.0.0.1:0", "--drain", "0", *extra],
+            stdout=log, stderr=log)
     for _ in range(600):
         with open(log_path) as f:
             match = re.search(r"listening on (127\.0\.0\.1:\d+)", f.read())
