@@ -5,6 +5,9 @@
         answer = client.solve(knight("11111011110011*0000100000"))
         print(answer.distance, answer.moves)
 
+For asyncio, puzzledb.aio.Client has the same calls, awaited (solve_many an async
+iterator).
+
 The message classes are generated from proto/ when puzzledb is built, into the
 subpackage puzzledb.v1, so they never shadow grpcio's own `grpc` package.
 """

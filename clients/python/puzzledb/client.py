@@ -200,16 +200,9 @@ class Client:
     ):
         self.target = target
         self.timeout = timeout
-        # A batch's answers can exceed gRPC's default 4 MB.
-        options: List[Tuple[str, Any]] = [("grpc.max_receive_message_length", 64 << 20)]
-        if server_name:
-            options.append(("grpc.ssl_target_name_override", server_name))
-        if tls or root_certificates or private_key or certificate_chain:
-            credentials = grpc.ssl_channel_credentials(
-                root_certificates=root_certificates,
-                private_key=private_key,
-                certificate_chain=certificate_chain,
-            )
+        options = _channel_options(server_name)
+        credentials = _credentials(tls, root_certificates, private_key, certificate_chain)
+        if credentials is not None:
             self._channel = grpc.secure_channel(target, credentials, options=options)
         else:
             self._channel = grpc.insecure_channel(target, options=options)
@@ -248,7 +241,7 @@ class Client:
         count_solutions: bool = False,
         timeout: Optional[float] = None,
     ) -> Answer:
-        request = self._solve_request(puzzle, max_moves, policy, max_solutions, count_solutions)
+        request = _solve_request(puzzle, max_moves, policy, max_solutions, count_solutions)
         return Answer._from(self._call(self._stub.Solve, request, timeout))
 
     def analyze(
@@ -260,29 +253,8 @@ class Client:
         count_solutions: bool = False,
         timeout: Optional[float] = None,
     ) -> Analysis:
-        request = solver_pb2.AnalyzeRequest(
-            puzzle=puzzle,
-            max_moves=max_moves,
-            policy=_policy(policy),
-            count_solutions=count_solutions,
-        )
-        r = self._call(self._stub.Analyze, request, timeout)
-        return Analysis(
-            outcome=solver_pb2.Outcome.Name(r.outcome),
-            distance=r.distance,
-            source=solver_pb2.Source.Name(r.source),
-            moves=[
-                MoveAnalysis(
-                    move=m.move,
-                    outcome=solver_pb2.Outcome.Name(m.outcome),
-                    distance=m.distance,
-                    optimal_count=int(m.optimal_count) if m.optimal_count else None,
-                )
-                for m in r.moves
-            ],
-            optimal_count=int(r.optimal_count) if r.optimal_count else None,
-            table_id=r.table_id,
-        )
+        request = _analyze_request(puzzle, max_moves, policy, count_solutions)
+        return _analysis_of(self._call(self._stub.Analyze, request, timeout))
 
     def solve_many(
         self,
@@ -298,60 +270,16 @@ class Client:
         puzzles' order; a puzzle the server refused (a malformed one, say) has a
         PuzzledbError in its place. A failure of the stream itself raises PuzzledbError;
         `timeout` covers the whole stream."""
-        if not 1 <= batch_size <= MAX_BATCH:
-            raise ValueError(f"batch_size {batch_size}: from 1 to {MAX_BATCH}")
-        template = self._solve_request(None, max_moves, policy, 0, False)
-        batches: List[solver_pb2.SolveRequest] = []
-        first: Optional[Puzzle] = None
-        count = 0
-        for puzzle in puzzles:
-            if count % batch_size == 0:
-                batches.append(solver_pb2.SolveRequest(id=len(batches)))
-            request = batches[-1].batch.requests.add()
-            request.CopyFrom(template)
-            request.puzzle.CopyFrom(puzzle)
-            if first is None:
-                first = puzzle
-            count += 1
-        answers: List[Union[Answer, PuzzledbError, None]] = [None] * count
-        seen = [False] * len(batches)
+        batches = _Batches(puzzles, max_moves, policy, batch_size)
         try:
             for response in self._stub.SolveStream(
-                iter(batches), timeout=self._deadline(timeout), metadata=_metadata(first)
+                iter(batches.requests), timeout=self._deadline(timeout),
+                metadata=_metadata(batches.first)
             ):
-                k = response.id
-                if k >= len(batches) or seen[k]:
-                    raise PuzzledbError(
-                        grpc.StatusCode.INTERNAL,
-                        f"the server answered batch {k} of {len(batches)} twice or out of range",
-                    )
-                seen[k] = True
-                base = k * batch_size
-                size = len(batches[k].batch.requests)
-                if response.HasField("error"):  # the whole batch refused
-                    failed = _error_of(response.error)
-                    for i in range(size):
-                        answers[base + i] = failed
-                    continue
-                answered = response.batch.responses
-                if len(answered) != size:
-                    raise PuzzledbError(
-                        grpc.StatusCode.INTERNAL,
-                        f"the server answered {len(answered)} of batch {k}'s {size} requests",
-                    )
-                for i, one in enumerate(answered):
-                    answers[base + i] = (
-                        _error_of(one.error) if one.HasField("error") else Answer._from(one)
-                    )
+                batches.take(response)
         except grpc.RpcError as e:
             raise PuzzledbError(e.code(), e.details() or "") from None
-        missing = seen.count(False)
-        if missing:
-            raise PuzzledbError(
-                grpc.StatusCode.INTERNAL,
-                f"the stream ended without answers to {missing} of {len(batches)} batches",
-            )
-        return answers  # type: ignore[return-value]
+        return batches.answers()
 
     def solve_all(
         self,
@@ -365,23 +293,7 @@ class Client:
         return self.solve_many(puzzles, max_moves=max_moves, policy=policy, timeout=timeout)
 
     def tables(self, *, timeout: Optional[float] = None) -> List[Table]:
-        r = self._call(self._stub.ListTables, solver_pb2.ListTablesRequest(), timeout)
-        return [
-            Table(
-                table_id=t.table_id,
-                puzzle=t.puzzle,
-                parameters=t.parameters,
-                status=t.status,
-                complete=t.complete,
-                states=t.states,
-                covered_states=t.covered_states,
-                max_distance=t.max_distance,
-                histogram=list(t.histogram),
-                size_bytes=t.size_bytes,
-                generation=t.generation,
-            )
-            for t in r.tables
-        ]
+        return _tables_of(self._call(self._stub.ListTables, solver_pb2.ListTablesRequest(), timeout))
 
     def sample(
         self,
@@ -396,20 +308,8 @@ class Client:
         """States drawn uniformly at `distance` from the goal (None: the largest there is)
         from the table of `puzzle`'s kind and parameters (its state is ignored). With
         any_distance (the fifteen puzzle only), among every solvable state."""
-        request = solver_pb2.SampleRequest(puzzle=puzzle, count=count, seed=seed)
-        if any_distance:
-            request.any_distance = True
-        elif distance is None:
-            request.largest = True
-        else:
-            request.distance = distance
-        r = self._call(self._stub.Sample, request, timeout)
-        return Sample(
-            distance=r.distance,
-            population=r.population,
-            states=list(r.states),
-            table_id=r.table_id,
-        )
+        request = _sample_request(puzzle, distance, count, seed, any_distance)
+        return _sample_of(self._call(self._stub.Sample, request, timeout))
 
     # -------------------------------------------------------------- helpers
 
@@ -424,23 +324,202 @@ class Client:
         except grpc.RpcError as e:
             raise PuzzledbError(e.code(), e.details() or "") from None
 
-    @staticmethod
-    def _solve_request(
-        puzzle: Optional[Puzzle],
-        max_moves: int,
-        policy: str,
-        max_solutions: int,
-        count_solutions: bool,
-    ) -> solver_pb2.SolveRequest:
-        request = solver_pb2.SolveRequest(
-            max_moves=max_moves,
-            policy=_policy(policy),
-            max_solutions=max_solutions,
-            count_solutions=count_solutions,
+
+# ------------------------------------------------------------------ requests and answers
+# Shared by Client and puzzledb.aio.Client: everything but the call itself.
+
+
+def _channel_options(server_name: Optional[str]) -> List[Tuple[str, Any]]:
+    # A batch's answers can exceed gRPC's default 4 MB.
+    options: List[Tuple[str, Any]] = [("grpc.max_receive_message_length", 64 << 20)]
+    if server_name:
+        options.append(("grpc.ssl_target_name_override", server_name))
+    return options
+
+
+def _credentials(
+    tls: bool,
+    root_certificates: Optional[bytes],
+    private_key: Optional[bytes],
+    certificate_chain: Optional[bytes],
+) -> Optional[grpc.ChannelCredentials]:
+    """TLS credentials when any of these asks for TLS, else None (plaintext)."""
+    if not (tls or root_certificates or private_key or certificate_chain):
+        return None
+    return grpc.ssl_channel_credentials(
+        root_certificates=root_certificates,
+        private_key=private_key,
+        certificate_chain=certificate_chain,
+    )
+
+
+def _solve_request(
+    puzzle: Optional[Puzzle],
+    max_moves: int,
+    policy: str,
+    max_solutions: int,
+    count_solutions: bool,
+) -> solver_pb2.SolveRequest:
+    request = solver_pb2.SolveRequest(
+        max_moves=max_moves,
+        policy=_policy(policy),
+        max_solutions=max_solutions,
+        count_solutions=count_solutions,
+    )
+    if puzzle is not None:
+        request.puzzle.CopyFrom(puzzle)
+    return request
+
+
+def _analyze_request(
+    puzzle: Puzzle, max_moves: int, policy: str, count_solutions: bool
+) -> solver_pb2.AnalyzeRequest:
+    return solver_pb2.AnalyzeRequest(
+        puzzle=puzzle,
+        max_moves=max_moves,
+        policy=_policy(policy),
+        count_solutions=count_solutions,
+    )
+
+
+def _analysis_of(r: solver_pb2.AnalyzeResponse) -> Analysis:
+    return Analysis(
+        outcome=solver_pb2.Outcome.Name(r.outcome),
+        distance=r.distance,
+        source=solver_pb2.Source.Name(r.source),
+        moves=[
+            MoveAnalysis(
+                move=m.move,
+                outcome=solver_pb2.Outcome.Name(m.outcome),
+                distance=m.distance,
+                optimal_count=int(m.optimal_count) if m.optimal_count else None,
+            )
+            for m in r.moves
+        ],
+        optimal_count=int(r.optimal_count) if r.optimal_count else None,
+        table_id=r.table_id,
+    )
+
+
+def _tables_of(r: solver_pb2.ListTablesResponse) -> List[Table]:
+    return [
+        Table(
+            table_id=t.table_id,
+            puzzle=t.puzzle,
+            parameters=t.parameters,
+            status=t.status,
+            complete=t.complete,
+            states=t.states,
+            covered_states=t.covered_states,
+            max_distance=t.max_distance,
+            histogram=list(t.histogram),
+            size_bytes=t.size_bytes,
+            generation=t.generation,
         )
-        if puzzle is not None:
+        for t in r.tables
+    ]
+
+
+def _sample_request(
+    puzzle: Puzzle, distance: Optional[int], count: int, seed: int, any_distance: bool
+) -> solver_pb2.SampleRequest:
+    request = solver_pb2.SampleRequest(puzzle=puzzle, count=count, seed=seed)
+    if any_distance:
+        request.any_distance = True
+    elif distance is None:
+        request.largest = True
+    else:
+        request.distance = distance
+    return request
+
+
+def _sample_of(r: solver_pb2.SampleResponse) -> Sample:
+    return Sample(
+        distance=r.distance,
+        population=r.population,
+        states=list(r.states),
+        table_id=r.table_id,
+    )
+
+
+class _Batches:
+    """solve_many's batches (docs/API.md, "Batches"): the stream's messages, and the
+    answers put back in the puzzles' order as the stream's answers arrive, in any order."""
+
+    def __init__(
+        self, puzzles: Iterable[Puzzle], max_moves: int, policy: str, batch_size: int
+    ) -> None:
+        if not 1 <= batch_size <= MAX_BATCH:
+            raise ValueError(f"batch_size {batch_size}: from 1 to {MAX_BATCH}")
+        template = _solve_request(None, max_moves, policy, 0, False)
+        self.batch_size = batch_size
+        self.requests: List[solver_pb2.SolveRequest] = []
+        self.first: Optional[Puzzle] = None  # its table routes the stream
+        count = 0
+        for puzzle in puzzles:
+            if count % batch_size == 0:
+                self.requests.append(solver_pb2.SolveRequest(id=len(self.requests)))
+            request = self.requests[-1].batch.requests.add()
+            request.CopyFrom(template)
             request.puzzle.CopyFrom(puzzle)
-        return request
+            if self.first is None:
+                self.first = puzzle
+            count += 1
+        self._answers: List[Union[Answer, PuzzledbError, None]] = [None] * count
+        self._seen = [False] * len(self.requests)
+
+    def take(self, response: solver_pb2.SolveResponse) -> None:
+        """One answer of the stream: a batch's answers, or the error of the whole batch."""
+        k = response.id
+        if k >= len(self.requests) or self._seen[k]:
+            raise PuzzledbError(
+                grpc.StatusCode.INTERNAL,
+                f"the server answered batch {k} of {len(self.requests)} twice or out of range",
+            )
+        self._seen[k] = True
+        base = k * self.batch_size
+        size = len(self.requests[k].batch.requests)
+        if response.HasField("error"):  # the whole batch refused
+            failed = _error_of(response.error)
+            for i in range(size):
+                self._answers[base + i] = failed
+            return
+        answered = response.batch.responses
+        if len(answered) != size:
+            raise PuzzledbError(
+                grpc.StatusCode.INTERNAL,
+                f"the server answered {len(answered)} of batch {k}'s {size} requests",
+            )
+        for i, one in enumerate(answered):
+            self._answers[base + i] = (
+                _error_of(one.error) if one.HasField("error") else Answer._from(one)
+            )
+
+    def answered(self, k: int) -> bool:
+        return self._seen[k]
+
+    def take_answers_of(self, k: int) -> List[Union[Answer, PuzzledbError]]:
+        """Batch k's answers, once it is answered, in its puzzles' order; they are not kept
+        (the asyncio client yields them as they come)."""
+        base = k * self.batch_size
+        end = base + len(self.requests[k].batch.requests)
+        taken = self._answers[base:end]
+        self._answers[base:end] = [None] * (end - base)
+        return cast("List[Union[Answer, PuzzledbError]]", taken)
+
+    def check_complete(self) -> None:
+        """INTERNAL if the stream ended before every batch was answered."""
+        missing = self._seen.count(False)
+        if missing:
+            raise PuzzledbError(
+                grpc.StatusCode.INTERNAL,
+                f"the stream ended without answers to {missing} of {len(self.requests)} batches",
+            )
+
+    def answers(self) -> List[Union[Answer, PuzzledbError]]:
+        """Every answer, once the stream has ended."""
+        self.check_complete()
+        return cast("List[Union[Answer, PuzzledbError]]", self._answers)
 
 
 def _error_of(error: solver_pb2.Error) -> PuzzledbError:

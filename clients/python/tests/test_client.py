@@ -246,7 +246,9 @@ class TlsTest(unittest.TestCase):
             subprocess.run(["sh", os.environ["PUZZLEDB_CERTS_SCRIPT"], certs], check=True)
             db = os.path.join(scratch, "db")
             shutil.copytree(os.environ["PUZZLEDB_DB"], db)
-            read = lambda name: open(os.path.join(certs, name), "rb").read()
+            def read(name):
+                with open(os.path.join(certs, name), "rb") as f:
+                    return f.read()
             server, address = start_server(
                 db, os.path.join(scratch, "server.log"),
                 "--tls-cert", os.path.join(certs, "server.pem"),

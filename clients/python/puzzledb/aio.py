@@ -1,0 +1,203 @@
+"""puzzledb's client for asyncio, over grpc.aio: the calls of puzzledb.Client, awaited.
+
+    import asyncio, puzzledb, puzzledb.aio
+
+    async def main():
+        async with puzzledb.aio.Client("127.0.0.1:50051") as client:
+            answer = await client.solve(puzzledb.eight("283104765"))
+            async for one in client.solve_many(puzzles):   # in the puzzles' order
+                ...
+
+    asyncio.run(main())
+
+Requests, answers, errors, TLS, timeouts and table affinity are puzzledb.Client's
+(clients/python/README.md); only the calls differ. A task cancelled while it awaits a
+call cancels that call on the server too (gRPC sends the cancellation); solve_many's
+stream ends when its iterator is closed or its task cancelled.
+
+Use one event loop per process, as asyncio.run at the top of a program does: grpc.aio
+(1.51, Debian 12's) binds its poller to every loop that has made a call, and wakes a
+loop closed since with "Event loop is closed" errors printed by asyncio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, AsyncIterator, Callable, Iterable, List, Optional, Union
+
+import grpc
+import grpc.aio
+
+from puzzledb.client import (
+    Analysis,
+    Answer,
+    Puzzle,
+    PuzzledbError,
+    Sample,
+    Table,
+    _analysis_of,
+    _analyze_request,
+    _Batches,
+    _channel_options,
+    _credentials,
+    _metadata,
+    _sample_of,
+    _sample_request,
+    _solve_request,
+    _tables_of,
+)
+from puzzledb.v1 import solver_pb2, solver_pb2_grpc
+
+
+class Client:
+    """A connection to one puzzledb server for asyncio. Create it inside the event loop
+    that uses it; `await close()` it, or use `async with`. Arguments as puzzledb.Client's."""
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        tls: bool = False,
+        root_certificates: Optional[bytes] = None,
+        private_key: Optional[bytes] = None,
+        certificate_chain: Optional[bytes] = None,
+        server_name: Optional[str] = None,
+        timeout: Optional[float] = 10.0,
+    ):
+        self.target = target
+        self.timeout = timeout
+        options = _channel_options(server_name)
+        credentials = _credentials(tls, root_certificates, private_key, certificate_chain)
+        if credentials is not None:
+            self._channel = grpc.aio.secure_channel(target, credentials, options=options)
+        else:
+            self._channel = grpc.aio.insecure_channel(target, options=options)
+        self._stub = solver_pb2_grpc.SolverStub(self._channel)  # type: ignore[no-untyped-call]
+
+    async def close(self) -> None:
+        await self._channel.close()
+
+    async def __aenter__(self) -> "Client":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def wait_until_ready(self, timeout: float = 10.0) -> None:
+        """Returns once the server answers (it lists its tables); UNAVAILABLE after
+        `timeout` seconds."""
+        try:
+            await asyncio.wait_for(self._channel.channel_ready(), timeout)
+        except asyncio.TimeoutError:
+            raise PuzzledbError(
+                grpc.StatusCode.UNAVAILABLE,
+                f"no puzzledb server answered at {self.target} within {timeout} s",
+            ) from None
+        await self.tables(timeout=timeout)
+
+    # -------------------------------------------------------------- calls
+
+    async def solve(
+        self,
+        puzzle: Puzzle,
+        *,
+        max_moves: int = 0,
+        policy: str = "TABLE_THEN_SEARCH",
+        max_solutions: int = 0,
+        count_solutions: bool = False,
+        timeout: Optional[float] = None,
+    ) -> Answer:
+        request = _solve_request(puzzle, max_moves, policy, max_solutions, count_solutions)
+        return Answer._from(await self._call(self._stub.Solve, request, timeout))
+
+    async def analyze(
+        self,
+        puzzle: Puzzle,
+        *,
+        max_moves: int = 0,
+        policy: str = "TABLE_THEN_SEARCH",
+        count_solutions: bool = False,
+        timeout: Optional[float] = None,
+    ) -> Analysis:
+        request = _analyze_request(puzzle, max_moves, policy, count_solutions)
+        return _analysis_of(await self._call(self._stub.Analyze, request, timeout))
+
+    async def tables(self, *, timeout: Optional[float] = None) -> List[Table]:
+        request = solver_pb2.ListTablesRequest()
+        return _tables_of(await self._call(self._stub.ListTables, request, timeout))
+
+    async def sample(
+        self,
+        puzzle: Puzzle,
+        distance: Optional[int] = None,
+        *,
+        count: int = 1,
+        seed: int = 0,
+        any_distance: bool = False,
+        timeout: Optional[float] = None,
+    ) -> Sample:
+        """As puzzledb.Client.sample."""
+        request = _sample_request(puzzle, distance, count, seed, any_distance)
+        return _sample_of(await self._call(self._stub.Sample, request, timeout))
+
+    async def solve_many(
+        self,
+        puzzles: Iterable[Puzzle],
+        *,
+        max_moves: int = 0,
+        policy: str = "TABLE_THEN_SEARCH",
+        batch_size: int = 2000,
+        timeout: Optional[float] = None,
+    ) -> AsyncIterator[Union[Answer, PuzzledbError]]:
+        """Yields an answer per puzzle, in the puzzles' order, as batches of `batch_size`
+        come back over one stream (as puzzledb.Client.solve_many; a refused puzzle has a
+        PuzzledbError in its place). A batch's answers are yielded once every batch
+        before it has been answered. `timeout` covers the whole stream; closing the
+        iterator early (or cancelling its task) cancels the stream."""
+        batches = _Batches(puzzles, max_moves, policy, batch_size)
+        call = self._stub.SolveStream(
+            iter(batches.requests), timeout=self._deadline(timeout),
+            metadata=_metadata(batches.first)
+        )
+        next_batch = 0  # the first batch not yielded yet
+        try:
+            async for response in call:
+                batches.take(response)
+                while next_batch < len(batches.requests) and batches.answered(next_batch):
+                    for answer in batches.take_answers_of(next_batch):
+                        yield answer
+                    next_batch += 1
+            batches.check_complete()
+        except grpc.RpcError as e:
+            raise PuzzledbError(e.code(), e.details() or "") from None
+        finally:
+            call.cancel()  # a no-op once the stream has ended
+
+    async def solve_all(
+        self,
+        puzzles: Iterable[Puzzle],
+        *,
+        max_moves: int = 0,
+        policy: str = "TABLE_THEN_SEARCH",
+        timeout: Optional[float] = None,
+    ) -> AsyncIterator[Union[Answer, PuzzledbError]]:
+        """solve_many with its default batches."""
+        async for answer in self.solve_many(
+            puzzles, max_moves=max_moves, policy=policy, timeout=timeout
+        ):
+            yield answer
+
+    # -------------------------------------------------------------- helpers
+
+    def _deadline(self, timeout: Optional[float]) -> Optional[float]:
+        return timeout if timeout is not None else self.timeout
+
+    async def _call(
+        self, method: Callable[..., Any], request: Any, timeout: Optional[float]
+    ) -> Any:
+        try:
+            has_puzzle = "puzzle" in request.DESCRIPTOR.fields_by_name and request.HasField("puzzle")
+            puzzle = request.puzzle if has_puzzle else None
+            return await method(request, timeout=self._deadline(timeout), metadata=_metadata(puzzle))
+        except grpc.RpcError as e:
+            raise PuzzledbError(e.code(), e.details() or "") from None
