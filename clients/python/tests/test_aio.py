@@ -7,7 +7,6 @@ import asyncio
 import os
 import random
 import shutil
-import subprocess
 import tempfile
 import time
 import re
@@ -19,7 +18,7 @@ import grpc
 import puzzledb
 import puzzledb.aio
 from puzzledb import PuzzledbError
-from test_client import CASES, start_server, stop_server
+from test_client import CASES, start_server, start_tls_server, stop_server
 
 KORF1 = [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
 
@@ -189,18 +188,7 @@ class AioClientTest(unittest.TestCase):
     def test_tls_with_a_client_certificate(self):
         scratch = tempfile.mkdtemp(prefix="puzzledb-aio-tls-")
         try:
-            certs = os.path.join(scratch, "certs")
-            subprocess.run(["sh", os.environ["PUZZLEDB_CERTS_SCRIPT"], certs], check=True)
-            db = os.path.join(scratch, "db")
-            shutil.copytree(os.environ["PUZZLEDB_DB"], db)
-            def read(name):
-                with open(os.path.join(certs, name), "rb") as f:
-                    return f.read()
-            server, address = start_server(
-                db, os.path.join(scratch, "server.log"),
-                "--tls-cert", os.path.join(certs, "server.pem"),
-                "--tls-key", os.path.join(certs, "server.key"),
-                "--tls-client-ca", os.path.join(certs, "ca.pem"))
+            server, address, read = start_tls_server(scratch)
 
             async def body():
                 async with puzzledb.aio.Client(address, root_certificates=read("ca.pem"),

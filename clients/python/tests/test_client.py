@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+from typing import Callable
 
 import grpc
 
@@ -76,6 +77,26 @@ def stop_server(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def start_tls_server(scratch: str) -> "tuple[subprocess.Popen, str, Callable[[str], bytes]]":
+    """A server in `scratch` that requires TLS and a client certificate, with test
+    certificates made there; read(name) gives one of them (ca.pem, client.key, client.pem)."""
+    certs = os.path.join(scratch, "certs")
+    subprocess.run(["sh", os.environ["PUZZLEDB_CERTS_SCRIPT"], certs], check=True)
+    db = os.path.join(scratch, "db")
+    shutil.copytree(os.environ["PUZZLEDB_DB"], db)
+
+    def read(name: str) -> bytes:
+        with open(os.path.join(certs, name), "rb") as f:
+            return f.read()
+
+    server, address = start_server(
+        db, os.path.join(scratch, "server.log"),
+        "--tls-cert", os.path.join(certs, "server.pem"),
+        "--tls-key", os.path.join(certs, "server.key"),
+        "--tls-client-ca", os.path.join(certs, "ca.pem"))
+    return server, address, read
 
 
 class ClientTest(unittest.TestCase):
@@ -242,18 +263,7 @@ class TlsTest(unittest.TestCase):
     def test_tls_with_a_client_certificate(self):
         scratch = tempfile.mkdtemp(prefix="puzzledb-python-tls-")
         try:
-            certs = os.path.join(scratch, "certs")
-            subprocess.run(["sh", os.environ["PUZZLEDB_CERTS_SCRIPT"], certs], check=True)
-            db = os.path.join(scratch, "db")
-            shutil.copytree(os.environ["PUZZLEDB_DB"], db)
-            def read(name):
-                with open(os.path.join(certs, name), "rb") as f:
-                    return f.read()
-            server, address = start_server(
-                db, os.path.join(scratch, "server.log"),
-                "--tls-cert", os.path.join(certs, "server.pem"),
-                "--tls-key", os.path.join(certs, "server.key"),
-                "--tls-client-ca", os.path.join(certs, "ca.pem"))
+            server, address, read = start_tls_server(scratch)
             try:
                 with puzzledb.Client(address, root_certificates=read("ca.pem"),
                                      private_key=read("client.key"),
