@@ -490,10 +490,9 @@ class _Batches:
                 grpc.StatusCode.INTERNAL,
                 f"the server answered {len(answered)} of batch {k}'s {size} requests",
             )
+        answers = self._answers
         for i, one in enumerate(answered):
-            self._answers[base + i] = (
-                _error_of(one.error) if one.HasField("error") else Answer._from(one)
-            )
+            answers[base + i] = _error_of(one.error) if one.HasField("error") else Answer._from(one)
 
     def answered(self, k: int) -> bool:
         return self._seen[k]
