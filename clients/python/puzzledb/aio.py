@@ -38,9 +38,10 @@ from puzzledb.client import (
     _analysis_of,
     _analyze_request,
     _Batches,
-    _channel_options,
-    _credentials,
     _metadata,
+    _metadata_of,
+    _open_channel,
+    _rpc_error,
     _sample_of,
     _sample_request,
     _solve_request,
@@ -66,12 +67,8 @@ class Client:
     ):
         self.target = target
         self.timeout = timeout
-        options = _channel_options(server_name)
-        credentials = _credentials(tls, root_certificates, private_key, certificate_chain)
-        if credentials is not None:
-            self._channel = grpc.aio.secure_channel(target, credentials, options=options)
-        else:
-            self._channel = grpc.aio.insecure_channel(target, options=options)
+        self._channel = _open_channel(
+            grpc.aio, target, tls, root_certificates, private_key, certificate_chain, server_name)
         self._stub = solver_pb2_grpc.SolverStub(self._channel)  # type: ignore[no-untyped-call]
 
     async def close(self) -> None:
@@ -169,7 +166,7 @@ class Client:
                     next_batch += 1
             batches.check_complete()
         except grpc.RpcError as e:
-            raise PuzzledbError(e.code(), e.details() or "") from None
+            raise _rpc_error(e) from None
         finally:
             call.cancel()  # a no-op once the stream has ended
 
@@ -196,8 +193,7 @@ class Client:
         self, method: Callable[..., Any], request: Any, timeout: Optional[float]
     ) -> Any:
         try:
-            has_puzzle = "puzzle" in request.DESCRIPTOR.fields_by_name and request.HasField("puzzle")
-            puzzle = request.puzzle if has_puzzle else None
-            return await method(request, timeout=self._deadline(timeout), metadata=_metadata(puzzle))
+            return await method(
+                request, timeout=self._deadline(timeout), metadata=_metadata_of(request))
         except grpc.RpcError as e:
-            raise PuzzledbError(e.code(), e.details() or "") from None
+            raise _rpc_error(e) from None

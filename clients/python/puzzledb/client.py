@@ -200,12 +200,8 @@ class Client:
     ):
         self.target = target
         self.timeout = timeout
-        options = _channel_options(server_name)
-        credentials = _credentials(tls, root_certificates, private_key, certificate_chain)
-        if credentials is not None:
-            self._channel = grpc.secure_channel(target, credentials, options=options)
-        else:
-            self._channel = grpc.insecure_channel(target, options=options)
+        self._channel = _open_channel(
+            grpc, target, tls, root_certificates, private_key, certificate_chain, server_name)
         self._stub = solver_pb2_grpc.SolverStub(self._channel)  # type: ignore[no-untyped-call]
 
     def close(self) -> None:
@@ -278,7 +274,7 @@ class Client:
             ):
                 batches.take(response)
         except grpc.RpcError as e:
-            raise PuzzledbError(e.code(), e.details() or "") from None
+            raise _rpc_error(e) from None
         return batches.answers()
 
     def solve_all(
@@ -318,39 +314,48 @@ class Client:
 
     def _call(self, method: Callable[..., Any], request: Any, timeout: Optional[float]) -> Any:
         try:
-            has_puzzle = "puzzle" in request.DESCRIPTOR.fields_by_name and request.HasField("puzzle")
-            puzzle = request.puzzle if has_puzzle else None
-            return method(request, timeout=self._deadline(timeout), metadata=_metadata(puzzle))
+            return method(request, timeout=self._deadline(timeout), metadata=_metadata_of(request))
         except grpc.RpcError as e:
-            raise PuzzledbError(e.code(), e.details() or "") from None
+            raise _rpc_error(e) from None
 
 
 # ------------------------------------------------------------------ requests and answers
 # Shared by Client and puzzledb.aio.Client: everything but the call itself.
 
 
-def _channel_options(server_name: Optional[str]) -> List[Tuple[str, Any]]:
-    # A batch's answers can exceed gRPC's default 4 MB.
-    options: List[Tuple[str, Any]] = [("grpc.max_receive_message_length", 64 << 20)]
-    if server_name:
-        options.append(("grpc.ssl_target_name_override", server_name))
-    return options
-
-
-def _credentials(
+def _open_channel(
+    channels: Any,
+    target: str,
     tls: bool,
     root_certificates: Optional[bytes],
     private_key: Optional[bytes],
     certificate_chain: Optional[bytes],
-) -> Optional[grpc.ChannelCredentials]:
-    """TLS credentials when any of these asks for TLS, else None (plaintext)."""
+    server_name: Optional[str],
+) -> Any:
+    """A channel from `channels` (the module grpc, or grpc.aio): TLS when any of the
+    certificate arguments or `tls` asks for it, else plaintext."""
+    # A batch's answers can exceed gRPC's default 4 MB.
+    options: List[Tuple[str, Any]] = [("grpc.max_receive_message_length", 64 << 20)]
+    if server_name:
+        options.append(("grpc.ssl_target_name_override", server_name))
     if not (tls or root_certificates or private_key or certificate_chain):
-        return None
-    return grpc.ssl_channel_credentials(
+        return channels.insecure_channel(target, options=options)
+    credentials = grpc.ssl_channel_credentials(
         root_certificates=root_certificates,
         private_key=private_key,
         certificate_chain=certificate_chain,
     )
+    return channels.secure_channel(target, credentials, options=options)
+
+
+def _metadata_of(request: Any) -> Optional[Tuple[Tuple[str, str], ...]]:
+    """The table-affinity metadata of a request with a puzzle (none without one)."""
+    has_puzzle = "puzzle" in request.DESCRIPTOR.fields_by_name and request.HasField("puzzle")
+    return _metadata(request.puzzle if has_puzzle else None)
+
+
+def _rpc_error(e: grpc.RpcError) -> PuzzledbError:
+    return PuzzledbError(e.code(), e.details() or "")
 
 
 def _solve_request(
