@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <tuple>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "httplib.h"
 #include "puzzledb/client.h"
 #include "server/http/response.h"
+#include "server/http/routes.h"
 #include "server/server.h"
 #include "service/puzzle_text.h"
 #include "service/wire.h"
@@ -426,6 +428,40 @@ TEST_F(HttpTest, ServesThePage) {
   ASSERT_TRUE(head);
   EXPECT_EQ(head->status, 200);
   EXPECT_TRUE(head->body.empty());
+}
+
+// docs/openapi.json, as served, describes every path with exactly the methods it takes, and
+// no path the server does not serve (tests/openapi_test.py holds the answers to it).
+TEST_F(HttpTest, TheOpenApiDocumentDescribesEveryPath) {
+  auto served = Get("/v1/openapi.json");
+  ASSERT_TRUE(served && served->status == 200);
+  EXPECT_EQ(served->get_header_value("Content-Type"), "application/json");
+  auto cached = http_->Get("/v1/openapi.json", {{"If-None-Match", served->get_header_value("ETag")}});
+  ASSERT_TRUE(cached);
+  EXPECT_EQ(cached->status, 304);
+  google::protobuf::Struct document;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(served->body, &document).ok());
+  const auto& paths = document.fields().at("paths").struct_value().fields();
+  const auto endpoints = HttpRoutes::Endpoints();
+  for (const auto& endpoint : endpoints) {
+    const std::string path(endpoint.first);
+    ASSERT_TRUE(paths.find(path) != paths.end()) << path << " is served but not in docs/openapi.json";
+    std::vector<std::string> methods;
+    for (const auto& [method, operation] : paths.at(path).struct_value().fields()) {
+      methods.push_back(method);
+    }
+    std::sort(methods.begin(), methods.end());
+    const std::vector<std::string> wanted =
+        endpoint.second == "GET, HEAD"   ? std::vector<std::string>{"get", "head"}
+        : endpoint.second == "POST"      ? std::vector<std::string>{"post"}
+                                         : std::vector<std::string>{"get", "head", "post"};
+    EXPECT_EQ(methods, wanted) << path << " takes " << endpoint.second;
+  }
+  for (const auto& [path, item] : paths) {
+    EXPECT_TRUE(std::any_of(endpoints.begin(), endpoints.end(),
+                            [&path = path](const auto& e) { return e.first == path; }))
+        << path << " is in docs/openapi.json but not served";
+  }
 }
 
 TEST_F(HttpTest, PlaysMovesAndReadsInputsByThePuzzlesModels) {

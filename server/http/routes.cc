@@ -18,8 +18,9 @@ struct HttpRoutes::Call {
 };
 
 // A path, the methods it allows (GET comes with HEAD), for POST the message its body holds,
-// and the API method its calls are counted as (docs/OPERATIONS.md, "Metrics"; the page,
-// /healthz and /metrics are not counted).
+// and the API method its calls are counted as (docs/OPERATIONS.md, "Metrics"; the page, the
+// OpenAPI document, /healthz and /metrics are not counted). docs/openapi.json describes
+// every row (HttpTest.TheOpenApiDocumentDescribesEveryPath).
 struct HttpRoutes::Row {
   std::string_view path;
   bool get;
@@ -72,10 +73,11 @@ HttpAnswer NotModified(std::string tag) {
 }  // namespace
 
 const HttpRoutes::Row HttpRoutes::kRows[kRowCount] = {
-    {"/", true, false, &HttpRoutes::Page},
-    {"/index.html", true, false, &HttpRoutes::Page},
-    {"/app.js", true, false, &HttpRoutes::Page},
-    {"/style.css", true, false, &HttpRoutes::Page},
+    {"/", true, false, &HttpRoutes::File},
+    {"/index.html", true, false, &HttpRoutes::File},
+    {"/app.js", true, false, &HttpRoutes::File},
+    {"/style.css", true, false, &HttpRoutes::File},
+    {"/v1/openapi.json", true, false, &HttpRoutes::File},
     {"/healthz", true, false, &HttpRoutes::Health},
     {"/metrics", true, false, &HttpRoutes::Metrics, {}, true},
     {"/v1/tables", true, false, &HttpRoutes::Tables},
@@ -90,6 +92,12 @@ const HttpRoutes::Row HttpRoutes::kRows[kRowCount] = {
      "ParseInputRequest"},
     {"/v1/play", false, true, &HttpRoutes::ByModel<v1::PlayRequest, PlayOf>, "PlayRequest"},
 };
+
+std::vector<std::pair<std::string_view, std::string_view>> HttpRoutes::Endpoints() {
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  for (const Row& row : kRows) out.emplace_back(row.path, AllowedOf(row));
+  return out;
+}
 
 HttpRoutes::HttpRoutes(CallEnv env, std::function<bool()> serving, HttpRoutesOptions options)
     : env_(env), serving_(std::move(serving)), options_(options) {
@@ -151,7 +159,7 @@ std::optional<HttpAnswer> HttpRoutes::ReadBody(const Call& call, CallMethod meth
   return refusal;
 }
 
-void HttpRoutes::Page(const Call& call) const {
+void HttpRoutes::File(const Call& call) const {
   const std::string_view path = call.row.path == "/" ? "/index.html" : call.row.path;
   const auto assets = WebAssets();
   for (size_t i = 0; i < assets.size(); ++i) {

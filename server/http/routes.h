@@ -51,16 +51,20 @@ class HttpRoutes {
   void Handle(const HttpRequestView& request, std::shared_ptr<const std::atomic<bool>> cancelled,
               HttpReply reply) const;
 
+  // Every path served and the methods it takes ("GET, HEAD", "POST" or "GET, HEAD, POST"),
+  // for the test that holds docs/openapi.json to them.
+  static std::vector<std::pair<std::string_view, std::string_view>> Endpoints();
+
   struct Row;
 
  private:
   struct Call;
-  static constexpr int kRowCount = 13;
+  static constexpr int kRowCount = 14;
   static const Row kRows[kRowCount];
 
   std::optional<HttpAnswer> ReadBody(const Call& call, CallMethod method,
                                      google::protobuf::Message* out) const;
-  void Page(const Call& call) const;
+  void File(const Call& call) const;  // the page and the OpenAPI document (WebAssets)
   void Health(const Call& call) const;
   void Metrics(const Call& call) const;
   void Tables(const Call& call) const;
