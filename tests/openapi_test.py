@@ -18,7 +18,6 @@ import copy
 import http.client
 import json
 import os
-import re
 import shutil
 import signal
 import socket
@@ -42,6 +41,9 @@ if not os.path.isdir(os.path.join(os.path.dirname(VALIDATE_MJS), "node_modules",
 sys.path.insert(0, PYTHON_DIR)
 from puzzledb.v1 import solver_pb2  # noqa: E402
 from google.protobuf.descriptor import FieldDescriptor  # noqa: E402
+
+import server_process  # noqa: E402  (tests/server_process.py, beside this file)
+from server_process import stop  # noqa: E402
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 SCHEMAS = "#/components/schemas/"
@@ -182,43 +184,8 @@ class Checker:
         return names
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server(scratch: str, *flags: str):
-    """(process, HTTP port, log path) of a server over a copy of DB."""
-    db = os.path.join(scratch, "db")
-    if not os.path.exists(db):
-        shutil.copytree(DB, db)
-    log_path = os.path.join(scratch, f"server-{time.monotonic_ns()}.log")
-    with open(log_path, "w") as log:
-        process = subprocess.Popen(
-            [SERVER, "--db", db, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", *flags],
-            stdout=subprocess.DEVNULL, stderr=log)
-    for _ in range(1200):
-        with open(log_path) as f:
-            text = f.read()
-        match = re.search(r"web page on http://127\.0\.0\.1:(\d+)/", text)
-        if match:
-            return process, int(match.group(1)), log_path
-        if process.poll() is not None:
-            raise AssertionError("puzzledb-server exited:\n" + text)
-        time.sleep(0.1)
-    process.kill()
-    raise AssertionError("puzzledb-server did not start within 120 s")
-
-
-def stop(process) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    return server_process.start_server(SERVER, DB, scratch, *flags)
 
 
 with open(DOC) as f:

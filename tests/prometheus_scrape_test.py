@@ -9,10 +9,7 @@ API: what Prometheus stored is what was sent (docs/OPERATIONS.md, "Metrics").
 
 import json
 import os
-import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,11 +22,7 @@ import urllib.request
 PROMETHEUS, SERVER, DB = sys.argv[1:4]
 EIGHT = "283104765"
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from server_process import free_port, start_server, stop  # noqa: E402  (beside this file)
 
 
 def get(url: str, timeout: float = 30):
@@ -41,41 +34,13 @@ def get(url: str, timeout: float = 30):
         return e.code, e.read().decode()
 
 
-def stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 class PrometheusScrapeTest(unittest.TestCase):
     def setUp(self):
         self.scratch = tempfile.mkdtemp(prefix="puzzledb-prometheus-")
         self.processes = []
-        db = os.path.join(self.scratch, "db")
-        shutil.copytree(DB, db)
-        log_path = os.path.join(self.scratch, "server.log")
-        self.server_log = log_path
-        with open(log_path, "w") as log:
-            server = subprocess.Popen(
-                [SERVER, "--db", db, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0",
-                 "--drain", "0"],
-                stdout=subprocess.DEVNULL, stderr=log)
+        server, port, self.server_log = start_server(SERVER, DB, self.scratch, "--drain", "0")
         self.processes.append(server)
-        self.http = None
-        for _ in range(1200):
-            with open(log_path) as f:
-                text = f.read()
-            match = re.search(r"web page on (http://127\.0\.0\.1:\d+)/", text)
-            if match:
-                self.http = match.group(1)
-                break
-            self.assertIsNone(server.poll(), "puzzledb-server exited:\n" + text)
-            time.sleep(0.1)
-        self.assertIsNotNone(self.http, "puzzledb-server did not start")
+        self.http = f"http://127.0.0.1:{port}"
         self.start_prometheus(self.http.split("//")[1])
 
     def start_prometheus(self, target: str) -> None:
