@@ -9,9 +9,9 @@
 #include <sstream>
 #include <type_traits>
 
-#include "builder/default_params.h"
 #include "service/exit_codes.h"
 #include "service/json.h"
+#include "core/puzzles/default_tables.h"
 #include "core/puzzles/registry.h"
 #include "core/util/strings.h"
 #include "core/table/pattern_builder.h"
@@ -79,8 +79,8 @@ absl::StatusOr<std::vector<typename P::Params>> ParamsToBuild(const BuildCommand
     std::vector<typename P::Params> all;
     std::vector<std::string> files = options.params;
     if (files.empty() && options.params_dir.empty()) {
-      for (const DefaultParamsFile& file : kDefaultParams) {
-        if (file.puzzle == nullptr || file.puzzle != P::kName) continue;
+      for (const DefaultParamsFile& file : DefaultParamsFiles()) {
+        if (file.puzzle != P::kName) continue;
         if (absl::Status added = AddParams<P>(file.text, file.name, &all); !added.ok()) {
           return added;
         }

@@ -3,6 +3,7 @@
 
 #include "CLI/CLI.hpp"
 #include "builder/build_command.h"
+#include "core/puzzles/default_tables.h"
 #include "core/puzzles/registry.h"
 #include "core/util/strings.h"
 
@@ -77,6 +78,12 @@ int main(int argc, char** argv) {
   info->add_option("--db", build.db, "Database folder")->capture_default_str();
   info->add_flag("--json", json, "Print JSON");
 
+  CLI::App* defaults = app.add_subcommand(
+      "default-tables",
+      "Print the ids of the tables the default database holds, one a line: the "
+      "puzzledb-table values every replica built with the defaults answers from its own "
+      "tables, which a balancer may spread (docs/OPERATIONS.md, \"Replicas behind nginx\")");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -95,6 +102,10 @@ int main(int argc, char** argv) {
         build.params_dir_option = aliases[i + 1]->get_name();
       }
     }
+  }
+  if (defaults->parsed()) {
+    for (const std::string& id : DefaultTableIds()) std::cout << id << "\n";
+    return 0;
   }
   if (verify->parsed()) return RunVerify(build.db, build.threads, std::cout, std::cerr);
   if (info->parsed()) return RunInfo(build.db, json, std::cout, std::cerr);

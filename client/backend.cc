@@ -192,6 +192,7 @@ class RemoteBackend final : public Backend {
     client.tls_cert_file = options.tls_cert_file;
     client.tls_key_file = options.tls_key_file;
     client.tls_server_name = options.tls_server_name;
+    client.replicated_tables = options.replicated_tables;
     return client;
   }
   static std::chrono::milliseconds Timeout(const BackendOptions& options) {
@@ -246,6 +247,9 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& optio
         {"--tls-key", &options.tls_key_file},
         {"--tls-server-name", &options.tls_server_name}}) {
     if (!value->empty()) return Usage(Cat(flag, " applies only with --server"));
+  }
+  if (!options.replicated_tables.empty()) {
+    return Usage("--replicated-tables applies only with --server");
   }
   std::shared_ptr<TableStore> store;
   if (!options.db.empty()) {

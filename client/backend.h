@@ -26,6 +26,9 @@ struct BackendOptions {
   std::string tls_cert_file;
   std::string tls_key_file;
   std::string tls_server_name;
+  // Tables beyond the defaults that every replica of a --server list holds
+  // (ClientOptions::replicated_tables).
+  std::vector<std::string> replicated_tables;
 };
 
 class Backend {

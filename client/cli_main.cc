@@ -72,6 +72,11 @@ int main(int argc, char** argv) {
   app.add_option("--tls-key", backend.tls_key_file, "The key of --tls-cert (PEM)");
   app.add_option("--tls-server-name", backend.tls_server_name,
                  "The name the server's certificate must carry, if not the --server host");
+  app.add_option("--replicated-tables", backend.replicated_tables,
+                 "With several replicas in --server (a,b,c): tables beyond the defaults that "
+                 "every replica holds, whose calls are spread rather than sent to one "
+                 "(docs/API.md, \"Table affinity\")")
+      ->delimiter(',');
 
   SolveCommandOptions solve;
   int solve_cap = -1;

@@ -1,9 +1,14 @@
 #include "puzzledb/client.h"
 
+#include <algorithm>
+#include <atomic>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
+#include "core/puzzles/default_tables.h"
 #include "service/address.h"
 #include "service/files.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -20,9 +25,6 @@ absl::Status FromGrpc(const grpc::Status& status) {
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
 }
 
-void SetDeadline(grpc::ClientContext* context, std::chrono::milliseconds timeout) {
-  context->set_deadline(std::chrono::system_clock::now() + timeout);
-}
 
 // "a:1,b:2" names several replicas; gRPC takes a list of IP addresses as "ipv4:a:1,b:2".
 absl::StatusOr<std::string> ChannelTarget(const std::string& target) {
@@ -59,11 +61,80 @@ std::string ServiceConfig(int max_attempts) {
   return config + "}";
 }
 
+// The replicas' addresses of a target that lists several IP addresses ("a:1,b:2", or with
+// "ipv4:"/"ipv6:"); empty for one address or a name (whose replicas gRPC finds itself).
+std::vector<std::string> ReplicaAddresses(const std::string& target) {
+  if (target.find(',') == std::string::npos || target.find("://") != std::string::npos) {
+    return {};
+  }
+  std::string_view list = target;
+  for (std::string_view scheme : {"ipv4:", "ipv6:"}) {
+    if (list.substr(0, scheme.size()) == scheme) list.remove_prefix(scheme.size());
+  }
+  std::vector<std::string> addresses;
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    if (std::string_view one = list.substr(0, comma); !one.empty()) addresses.emplace_back(one);
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+  return addresses;
+}
+
+// FNV-1a of an address and a table id: rendezvous hashing's weight of that replica for that
+// table (docs/API.md, "Table affinity").
+uint64_t Weight(std::string_view address, std::string_view table) {
+  uint64_t h = 14695981039346656037ull;
+  for (std::string_view part : {address, std::string_view("\n"), table}) {
+    for (unsigned char c : part) {
+      h ^= c;
+      h *= 1099511628211ull;
+    }
+  }
+  return h;
+}
+
 }  // namespace
 
 struct Client::Stubs {
-  std::unique_ptr<v1::Solver::Stub> solver;
+  std::unique_ptr<v1::Solver::Stub> solver;  // every replica, round-robin
   std::unique_ptr<grpc::health::v1::Health::Stub> health;
+  // With several replicas in the target: each one's own channel, for the tables routed to
+  // one replica.
+  struct Replica {
+    std::string address;
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<v1::Solver::Stub> solver;
+  };
+  std::vector<Replica> replicas;
+  std::set<std::string, std::less<>> everywhere;  // tables every replica holds
+  mutable std::atomic<size_t> turn{0};            // the next spread call's first replica
+
+  // Whether `table`'s calls are spread (true) or go to one replica.
+  bool Spread(std::string_view table) const {
+    return replicas.empty() || table.empty() || everywhere.count(table) > 0;
+  }
+
+  // The replicas in the order a call tries them: for a spread call each replica first in
+  // turn (round-robin, whether or not its connection is up yet: gRPC's own round-robin
+  // would send a new client's first calls all to the replica that connected first); for a
+  // table built on demand the highest weight first (rendezvous hashing). Those whose
+  // connection is failing now come after the others.
+  std::vector<const Replica*> OrderFor(std::string_view table) const {
+    std::vector<const Replica*> order;
+    for (const Replica& r : replicas) order.push_back(&r);
+    if (Spread(table)) {
+      std::rotate(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(turn++ % order.size()),
+                  order.end());
+    } else {
+      std::sort(order.begin(), order.end(), [table](const Replica* a, const Replica* b) {
+        return Weight(a->address, table) > Weight(b->address, table);
+      });
+    }
+    std::stable_partition(order.begin(), order.end(), [](const Replica* r) {
+      return r->channel->GetState(false) != GRPC_CHANNEL_TRANSIENT_FAILURE;
+    });
+    return order;
+  }
 };
 
 absl::StatusOr<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
@@ -118,18 +189,56 @@ Client::Client(ClientOptions options) : options_(std::move(options)), stubs_(new
                                        arguments);
   stubs_->solver = v1::Solver::NewStub(channel_);
   stubs_->health = grpc::health::v1::Health::NewStub(channel_);
+  if (target.ok()) {
+    for (const std::string& address : ReplicaAddresses(options_.target)) {
+      Stubs::Replica replica;
+      replica.address = address;
+      replica.channel = grpc::CreateCustomChannel(address, credentials, arguments);
+      replica.solver = v1::Solver::NewStub(replica.channel);
+      stubs_->replicas.push_back(std::move(replica));
+    }
+  }
+  for (const std::string& id : DefaultTableIds()) stubs_->everywhere.insert(id);
+  for (const std::string& id : options_.replicated_tables) stubs_->everywhere.insert(id);
 }
 
 Client::~Client() = default;
 
 std::string TableIdOf(const v1::Puzzle& puzzle) { return TableIdFromWire(puzzle); }
 
+template <class Response, class Request, class Method>
+absl::StatusOr<Response> Client::Call(const Method& method, const Request& request,
+                                      const std::string& table,
+                                      std::chrono::system_clock::time_point deadline) const {
+  if (!Check().ok()) return Check();
+  // One target: its channel (gRPC balances over a name's addresses itself). Several
+  // replicas: the first in the call's order (Stubs::OrderFor), then, while they answer
+  // UNAVAILABLE (down, or just stopped: gRPC's own retries of the call are spent), the next.
+  std::vector<v1::Solver::Stub*> stubs;
+  if (stubs_->replicas.empty()) {
+    stubs.push_back(stubs_->solver.get());
+  } else {
+    for (const Stubs::Replica* replica : stubs_->OrderFor(table)) {
+      stubs.push_back(replica->solver.get());
+    }
+  }
+  grpc::Status status;
+  for (v1::Solver::Stub* stub : stubs) {
+    grpc::ClientContext context;
+    context.set_deadline(deadline);
+    if (!table.empty()) context.AddMetadata("puzzledb-table", table);
+    Response response;
+    status = method(*stub, &context, request, &response);
+    if (status.ok()) return response;
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE) break;
+  }
+  return FromGrpc(status);
+}
+
 namespace {
 
-// The call's table, for balancers that route by it (TableIdOf).
-void AddTable(grpc::ClientContext* context, const v1::Puzzle& puzzle) {
-  const std::string id = TableIdOf(puzzle);
-  if (!id.empty()) context->AddMetadata("puzzledb-table", id);
+std::chrono::system_clock::time_point DeadlineIn(std::chrono::milliseconds timeout) {
+  return std::chrono::system_clock::now() + timeout;
 }
 
 }  // namespace
@@ -140,14 +249,10 @@ absl::StatusOr<v1::SolveResponse> Client::Solve(const v1::SolveRequest& request)
 
 absl::StatusOr<v1::SolveResponse> Client::Solve(const v1::SolveRequest& request,
                                                 std::chrono::milliseconds timeout) const {
-  if (!Check().ok()) return Check();
-  grpc::ClientContext context;
-  SetDeadline(&context, timeout);
-  v1::SolveResponse response;
-  AddTable(&context, request.puzzle());
-  const grpc::Status status = stubs_->solver->Solve(&context, request, &response);
-  if (!status.ok()) return FromGrpc(status);
-  return response;
+  return Call<v1::SolveResponse>(
+      [](v1::Solver::Stub& stub, grpc::ClientContext* context, const v1::SolveRequest& r,
+         v1::SolveResponse* out) { return stub.Solve(context, r, out); },
+      request, TableIdOf(request.puzzle()), DeadlineIn(timeout));
 }
 
 absl::StatusOr<v1::AnalyzeResponse> Client::Analyze(const v1::AnalyzeRequest& request) const {
@@ -156,25 +261,17 @@ absl::StatusOr<v1::AnalyzeResponse> Client::Analyze(const v1::AnalyzeRequest& re
 
 absl::StatusOr<v1::AnalyzeResponse> Client::Analyze(const v1::AnalyzeRequest& request,
                                                     std::chrono::milliseconds timeout) const {
-  if (!Check().ok()) return Check();
-  grpc::ClientContext context;
-  SetDeadline(&context, timeout);
-  v1::AnalyzeResponse response;
-  AddTable(&context, request.puzzle());
-  const grpc::Status status = stubs_->solver->Analyze(&context, request, &response);
-  if (!status.ok()) return FromGrpc(status);
-  return response;
+  return Call<v1::AnalyzeResponse>(
+      [](v1::Solver::Stub& stub, grpc::ClientContext* context, const v1::AnalyzeRequest& r,
+         v1::AnalyzeResponse* out) { return stub.Analyze(context, r, out); },
+      request, TableIdOf(request.puzzle()), DeadlineIn(timeout));
 }
 
 absl::StatusOr<v1::ListTablesResponse> Client::ListTables() const {
-  if (!Check().ok()) return Check();
-  grpc::ClientContext context;
-  SetDeadline(&context, options_.timeout);
-  v1::ListTablesResponse response;
-  const grpc::Status status =
-      stubs_->solver->ListTables(&context, v1::ListTablesRequest(), &response);
-  if (!status.ok()) return FromGrpc(status);
-  return response;
+  return Call<v1::ListTablesResponse>(
+      [](v1::Solver::Stub& stub, grpc::ClientContext* context, const v1::ListTablesRequest& r,
+         v1::ListTablesResponse* out) { return stub.ListTables(context, r, out); },
+      v1::ListTablesRequest(), "", DeadlineIn(options_.timeout));
 }
 
 absl::StatusOr<v1::SampleResponse> Client::Sample(const v1::SampleRequest& request) const {
@@ -183,15 +280,24 @@ absl::StatusOr<v1::SampleResponse> Client::Sample(const v1::SampleRequest& reque
 
 absl::StatusOr<v1::SampleResponse> Client::Sample(const v1::SampleRequest& request,
                                                   std::chrono::milliseconds timeout) const {
-  if (!Check().ok()) return Check();
-  grpc::ClientContext context;
-  SetDeadline(&context, timeout);
-  v1::SampleResponse response;
-  AddTable(&context, request.puzzle());
-  const grpc::Status status = stubs_->solver->Sample(&context, request, &response);
-  if (!status.ok()) return FromGrpc(status);
+  return Call<v1::SampleResponse>(
+      [](v1::Solver::Stub& stub, grpc::ClientContext* context, const v1::SampleRequest& r,
+         v1::SampleResponse* out) { return stub.Sample(context, r, out); },
+      request, TableIdOf(request.puzzle()), DeadlineIn(timeout));
+}
+
+namespace {
+
+absl::StatusOr<v1::SolveBatchResponse> CheckedBatch(absl::StatusOr<v1::SolveBatchResponse> response,
+                                                    int requests) {
+  if (response.ok() && response->responses_size() != requests) {
+    return absl::DataLossError(Cat("the server answered ", response->responses_size(),
+                                   " of a batch's ", requests, " requests"));
+  }
   return response;
 }
+
+}  // namespace
 
 absl::StatusOr<v1::SolveBatchResponse> Client::SolveBatch(const v1::SolveBatchRequest& batch) const {
   return SolveBatch(batch, options_.timeout);
@@ -199,18 +305,14 @@ absl::StatusOr<v1::SolveBatchResponse> Client::SolveBatch(const v1::SolveBatchRe
 
 absl::StatusOr<v1::SolveBatchResponse> Client::SolveBatch(const v1::SolveBatchRequest& batch,
                                                           std::chrono::milliseconds timeout) const {
-  if (!Check().ok()) return Check();
-  grpc::ClientContext context;
-  SetDeadline(&context, timeout);
-  if (batch.requests_size() > 0) AddTable(&context, batch.requests(0).puzzle());
-  v1::SolveBatchResponse response;
-  const grpc::Status status = stubs_->solver->SolveBatch(&context, batch, &response);
-  if (!status.ok()) return FromGrpc(status);
-  if (response.responses_size() != batch.requests_size()) {
-    return absl::DataLossError(Cat("the server answered ", response.responses_size(),
-                                   " of a batch's ", batch.requests_size(), " requests"));
-  }
-  return response;
+  const std::string table = batch.requests_size() > 0 ? TableIdOf(batch.requests(0).puzzle()) : "";
+  return CheckedBatch(
+      Call<v1::SolveBatchResponse>(
+          [](v1::Solver::Stub& stub, grpc::ClientContext* context,
+             const v1::SolveBatchRequest& r,
+             v1::SolveBatchResponse* out) { return stub.SolveBatch(context, r, out); },
+          batch, table, DeadlineIn(timeout)),
+      batch.requests_size());
 }
 
 absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
@@ -227,75 +329,74 @@ template <class Requests>
 absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAllOf(
     const Requests& requests, std::chrono::milliseconds timeout) const {
   if (!Check().ok()) return Check();
+  const auto deadline = DeadlineIn(timeout);
   // requests[i] of a vector or of a repeated field alike.
   auto at = [&requests](size_t i) -> const v1::SolveRequest& { return *(requests.begin() + static_cast<std::ptrdiff_t>(i)); };
   const size_t count = static_cast<size_t>(requests.size());
-  grpc::ClientContext context;
-  SetDeadline(&context, timeout);
-  if (!requests.empty()) AddTable(&context, at(0).puzzle());
-  // The requests go in batches (docs/API.md, "Batches"), each a message of the stream:
-  // up to kSolveAllBatchBytes of requests a batch, which any server's --max-message-bytes
-  // of 64 KiB or more takes.
-  std::vector<size_t> starts;  // batch k holds requests [starts[k], starts[k + 1])
+  // The batches: batch k holds requests [starts[k], starts[k + 1]) and is routed by
+  // routes[k]: "" where its tables are on every replica, else its one table's id. Each is
+  // within kSolveAllBatchBytes, which any server's --max-message-bytes of 64 KiB or more
+  // takes.
+  const size_t most = std::clamp<size_t>((count + kSolveAllSpread - 1) / kSolveAllSpread, 1,
+                                         kSolveAllBatchRequests);
+  std::vector<size_t> starts;
+  std::vector<std::string> tables;  // the table each batch's calls name
+  std::vector<bool> spread;
   size_t bytes = 0;
   for (size_t i = 0; i < count; ++i) {
     const size_t size = at(i).ByteSizeLong() + 4;
-    if (starts.empty() || bytes + size > kSolveAllBatchBytes ||
-        i - starts.back() >= kSolveAllBatchRequests) {
+    std::string table = TableIdOf(at(i).puzzle());
+    const bool everywhere = stubs_->Spread(table);
+    const bool same_route = !starts.empty() && (everywhere ? spread.back() : tables.back() == table);
+    if (!same_route || bytes + size > kSolveAllBatchBytes || i - starts.back() >= most) {
       starts.push_back(i);
+      tables.push_back(std::move(table));
+      spread.push_back(everywhere);
       bytes = 0;
     }
     bytes += size;
   }
   starts.push_back(count);
   const size_t batches = starts.size() - 1;
-  auto stream = stubs_->solver->SolveStream(&context);
-  // Write everything from a second thread while this one reads, so that neither side's
-  // flow-control window can stall the other. Batch k has id k.
-  std::thread writer([&] {
-    grpc::WriteOptions buffered;
-    buffered.set_buffer_hint();
-    v1::SolveRequest message;
-    for (size_t k = 0; k < batches; ++k) {
-      message.Clear();
-      message.set_id(k);
-      auto* batch = message.mutable_batch();
-      batch->mutable_requests()->Reserve(static_cast<int>(starts[k + 1] - starts[k]));
-      for (size_t i = starts[k]; i < starts[k + 1]; ++i) *batch->add_requests() = at(i);
-      const bool last = k + 1 == batches;
-      if (!stream->Write(message, last ? grpc::WriteOptions() : buffered)) break;
-    }
-    stream->WritesDone();
-  });
+  // A few calls at a time, each batch by the next free thread, its answers in their place.
   std::vector<v1::SolveResponse> answers(count);
-  std::vector<bool> seen(batches, false);
-  size_t received = 0;
-  v1::SolveResponse response;
-  while (stream->Read(&response)) {
-    const uint64_t k = response.id();
-    if (k >= batches || seen[k]) continue;
-    const size_t n = starts[k + 1] - starts[k];
-    if (response.has_error()) {
-      // The whole batch was refused: every request in it gets the reason.
-      for (size_t i = starts[k]; i < starts[k + 1]; ++i) {
-        answers[i].mutable_error()->CopyFrom(response.error());
-        answers[i].set_id(at(i).id());
+  std::atomic<size_t> next{0};
+  std::mutex mutex;
+  absl::Status failed;  // the first failure, under `mutex`
+  auto work = [&] {
+    v1::SolveBatchRequest batch;
+    for (size_t k = next++; k < batches; k = next++) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!failed.ok()) return;
       }
-    } else if (static_cast<size_t>(response.batch().responses_size()) == n) {
-      auto* answered = response.mutable_batch()->mutable_responses();
-      for (size_t j = 0; j < n; ++j) answers[starts[k] + j] = std::move(*answered->Mutable(static_cast<int>(j)));
-    } else {
-      continue;  // counted as missing below
+      batch.Clear();
+      batch.mutable_requests()->Reserve(static_cast<int>(starts[k + 1] - starts[k]));
+      for (size_t i = starts[k]; i < starts[k + 1]; ++i) *batch.add_requests() = at(i);
+      auto answered = CheckedBatch(
+          Call<v1::SolveBatchResponse>(
+              [](v1::Solver::Stub& stub, grpc::ClientContext* context,
+                 const v1::SolveBatchRequest& r,
+                 v1::SolveBatchResponse* out) { return stub.SolveBatch(context, r, out); },
+              batch, tables[k], deadline),
+          batch.requests_size());
+      if (!answered.ok()) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (failed.ok()) failed = answered.status();
+        return;
+      }
+      auto* responses = answered->mutable_responses();
+      for (size_t j = 0; j < starts[k + 1] - starts[k]; ++j) {
+        answers[starts[k] + j] = std::move(*responses->Mutable(static_cast<int>(j)));
+      }
     }
-    seen[k] = true;
-    ++received;
-  }
-  writer.join();
-  const grpc::Status status = stream->Finish();
-  if (!status.ok()) return FromGrpc(status);
-  if (received != batches) {
-    return absl::DataLossError("the server's stream ended before every request was answered");
-  }
+  };
+  const int threads = static_cast<int>(std::min<size_t>(kSolveAllCallsInFlight, batches));
+  std::vector<std::thread> pool;
+  for (int w = 1; w < threads; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
+  if (!failed.ok()) return failed;
   return answers;
 }
 

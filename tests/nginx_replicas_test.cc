@@ -1,9 +1,16 @@
-// Three real replicas behind a real nginx (Debian's), configured by deploy/nginx/puzzledb.conf
-// with only its addresses changed (docs/OPERATIONS.md, "Replicas behind nginx"): every call
-// of a table goes to one replica, so each knobs wiring's table is built on exactly one; a
-// replica stopped with SIGTERM loses no call (nginx retries a refused or broken connection on
-// the next replica; the client library retries a call the stopping replica cancelled); its
-// wirings move to the others, and nothing else moves.
+// Three real replicas behind a balancer: Debian's nginx with the configuration the build
+// writes (build/deploy/nginx/puzzledb.conf, from deploy/nginx/puzzledb.conf.in; only its
+// addresses changed), or the client library's own list of replicas (docs/OPERATIONS.md,
+// "Replicas behind nginx"; docs/API.md, "Table affinity"). Both follow one rule:
+//  - the calls of the tables every replica holds (the default database's, and those an
+//    operator lists) are spread: 3,000 knight answers, 30 bulk runs of the command line and
+//    30 fifteen-puzzle searches leave no replica more than 40 % of them, and every answer
+//    is the one a replica gives directly;
+//  - the calls of a table built on demand go to one replica, so each knobs wiring's table is
+//    built on exactly one; a replica stopped with SIGTERM loses no call (nginx retries a
+//    refused or broken connection on the next replica, the client library the next replica
+//    in its order, and both retry a call the stopping replica cancelled); its wirings move
+//    to the others, and nothing else moves.
 #include <netinet/in.h>
 #include <pwd.h>
 #include <sys/socket.h>
@@ -13,13 +20,17 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <numeric>
+#include <sstream>
 #include <random>
 #include <regex>
 #include <set>
 #include <thread>
 
+#include "core/puzzles/default_tables.h"
 #include "core/puzzles/knobs.h"
 #include "gtest/gtest.h"
+#include "httplib.h"
 #include "puzzledb/client.h"
 #include "service/wire.h"
 #include "tests/server_process.h"
@@ -63,12 +74,24 @@ bool Accepts(int port) {
 // the replicas.
 class Nginx {
  public:
-  Nginx(const std::string& dir, const std::vector<const testing::ServerProcess*>& replicas)
+  // `replicated`: the operator's own list of tables every replica holds.
+  Nginx(const std::string& dir, const std::vector<const testing::ServerProcess*>& replicas,
+        const std::vector<std::string>& replicated = {})
       : dir_(dir) {
     fs::create_directories(dir_ + "/logs");
-    std::string conf = testing::ReadFile(std::string(PUZZLEDB_SOURCE_DIR) +
-                                         "/deploy/nginx/puzzledb.conf");
-    // The replicas' addresses: the shipped file lists 127.0.0.1:5005N and :808N.
+    fs::create_directories(dir_ + "/tables.d");
+    std::string list;
+    for (const std::string& id : replicated) list += id + " 1;\n";
+    if (!list.empty()) testing::WriteFile(dir_ + "/tables.d/ours.map", list);
+    std::string conf = testing::ReadFile(PUZZLEDB_NGINX_CONF);
+    const std::string include = std::string("include ") + PUZZLEDB_NGINX_EXTRA_TABLES + ";";
+    const size_t at = conf.find(include);
+    EXPECT_NE(at, std::string::npos) << "the operator's list is not included";
+    if (at != std::string::npos) {
+      conf.replace(at, include.size(), "include " + dir_ + "/tables.d/*.map;");
+    }
+    // The replicas' addresses: the shipped file lists 127.0.0.1:5005N and :808N, in every
+    // upstream.
     for (size_t i = 0; i < replicas.size(); ++i) {
       const std::string n = std::to_string(i + 1);
       conf = std::regex_replace(conf, std::regex("server 127\\.0\\.0\\.1:5005" + n + " "),
@@ -134,11 +157,12 @@ class Nginx {
   int grpc_port_ = 0;
 };
 
-// Thirty wirings no table covers, each with a state of an even knob sum.
-std::vector<v1::Puzzle> Wirings() {
+// `count` wirings no table covers, each with a state of an even knob sum (the first 30 are
+// always the same).
+std::vector<v1::Puzzle> Wirings(size_t count = 30) {
   std::mt19937 random(20261130);
   std::vector<v1::Puzzle> puzzles;
-  while (puzzles.size() < 30) {
+  while (puzzles.size() < count) {
     v1::Puzzle puzzle;
     auto* knobs = puzzle.mutable_knobs();
     int sum = 0;
@@ -219,31 +243,253 @@ std::vector<std::set<std::string>> AskUntilBuilt(const Client& client,
   return tables;
 }
 
-TEST(NginxReplicasTest, EachWiringIsBuiltOnOneReplicaAndAStoppedReplicaLosesNoCall) {
-  const std::string dir = testing::TempPath("nginx_replicas");
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  std::vector<std::unique_ptr<testing::ServerProcess>> owned;
-  std::vector<testing::ServerProcess*> replicas;
-  for (int i = 0; i < 3; ++i) {
-    const std::string db = dir + "/db" + std::to_string(i);
-    fs::copy(PUZZLEDB_TEST_DB, db, fs::copy_options::recursive);
-    owned.push_back(std::make_unique<testing::ServerProcess>(
-        PUZZLEDB_SERVER, db, std::vector<std::string>{"--drain", "1", "--grace", "10"},
-        dir + "/replica" + std::to_string(i) + ".log"));
-    ASSERT_FALSE(owned.back()->address().empty()) << owned.back()->Log();
-    replicas.push_back(owned.back().get());
+// Three replicas over copies of the test database, and with GetParam() "nginx" nginx in
+// front of them; target_ is what clients are given: nginx's address, or the list of the
+// three.
+class ReplicasTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    dir_ = testing::TempPath(std::string("replicas_") + GetParam());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
   }
-  Nginx nginx(dir + "/nginx", {replicas[0], replicas[1], replicas[2]});
-  ASSERT_NE(nginx.grpc_port(), 0) << nginx.Log();
+  void TearDown() override {
+    nginx_.reset();
+    owned_.clear();
+    fs::remove_all(dir_);
+  }
 
+  // `replicated`: tables beyond the defaults an operator says every replica holds.
+  void StartReplicas(const std::vector<std::string>& flags,
+                     const std::vector<std::string>& replicated = {}) {
+    replicated_ = replicated;
+    for (int i = 0; i < 3; ++i) {
+      const std::string db = dir_ + "/db" + std::to_string(i);
+      fs::copy(PUZZLEDB_TEST_DB, db, fs::copy_options::recursive);
+      owned_.push_back(std::make_unique<testing::ServerProcess>(
+          PUZZLEDB_SERVER, db, flags, dir_ + "/replica" + std::to_string(i) + ".log"));
+      ASSERT_FALSE(owned_.back()->address().empty()) << owned_.back()->Log();
+      replicas_.push_back(owned_.back().get());
+    }
+    if (std::string(GetParam()) == "nginx") {
+      nginx_ = std::make_unique<Nginx>(dir_ + "/nginx",
+                                       std::vector<const testing::ServerProcess*>{
+                                           replicas_[0], replicas_[1], replicas_[2]},
+                                       replicated);
+      ASSERT_NE(nginx_->grpc_port(), 0) << nginx_->Log();
+      target_ = "127.0.0.1:" + std::to_string(nginx_->grpc_port());
+    } else {
+      target_ = replicas_[0]->address() + "," + replicas_[1]->address() + "," +
+                replicas_[2]->address();
+    }
+  }
+
+  ClientOptions Options() const {
+    ClientOptions options;
+    options.target = target_;
+    options.timeout = 60000ms;
+    if (nginx_ == nullptr) options.replicated_tables = replicated_;
+    return options;
+  }
+  // The command line's options for the same.
+  std::string CliServer() const {
+    std::string flags = " --server " + target_;
+    if (nginx_ == nullptr && !replicated_.empty()) {
+      flags += " --replicated-tables ";
+      for (size_t i = 0; i < replicated_.size(); ++i) flags += (i ? "," : "") + replicated_[i];
+    }
+    return flags;
+  }
+  std::string BalancerLog() const { return nginx_ ? nginx_->Log() : std::string(); }
+
+  // puzzledb_calls_total of `method` on each replica (all other labels summed).
+  std::vector<double> Calls(const std::string& method) const {
+    std::vector<double> counts;
+    for (const auto* replica : replicas_) {
+      httplib::Client http("127.0.0.1", replica->http_port());
+      http.set_read_timeout(30, 0);
+      auto scraped = http.Get("/metrics");
+      EXPECT_TRUE(scraped && scraped->status == 200);
+      double total = 0;
+      std::istringstream lines(scraped ? scraped->body : "");
+      const std::string label = "method=\"" + method + "\"";
+      for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("puzzledb_calls_total{", 0) == 0 && line.find(label) != std::string::npos) {
+          total += std::stod(line.substr(line.rfind(' ') + 1));
+        }
+      }
+      counts.push_back(total);
+    }
+    return counts;
+  }
+
+  // The calls each replica took between two counts, which must add up to `total`.
+  static std::vector<double> Taken(const std::vector<double>& before,
+                                   const std::vector<double>& after, double total,
+                                   const std::string& what) {
+    std::vector<double> taken;
+    for (size_t r = 0; r < before.size(); ++r) taken.push_back(after[r] - before[r]);
+    EXPECT_EQ(std::accumulate(taken.begin(), taken.end(), 0.0), total) << what;
+    return taken;
+  }
+  static void ExpectSpread(const std::vector<double>& taken, double total,
+                           const std::string& what) {
+    std::printf("%s: the replicas took %.0f, %.0f and %.0f of %.0f\n", what.c_str(), taken[0],
+                taken[1], taken[2], total);
+    for (size_t r = 0; r < taken.size(); ++r) {
+      EXPECT_LE(taken[r], 0.4 * total)
+          << what << ": replica " << r << " took " << taken[r] << " of " << total << " ("
+          << taken[0] << ", " << taken[1] << ", " << taken[2] << ")";
+    }
+  }
+
+  std::string dir_;
+  std::vector<std::unique_ptr<testing::ServerProcess>> owned_;
+  std::vector<testing::ServerProcess*> replicas_;
+  std::unique_ptr<Nginx> nginx_;
+  std::string target_;
+  std::vector<std::string> replicated_;
+};
+
+// `count` random knight boards (12 white, 12 black, one empty cell), as the original
+// input's 5 lines each.
+std::vector<std::string> KnightBoards(size_t count) {
+  std::mt19937 random(20261201);
+  std::vector<std::string> boards;
+  std::string board = "111111111111000000000000*";
+  for (size_t i = 0; i < count; ++i) {
+    std::shuffle(board.begin(), board.end(), random);
+    boards.push_back(board);
+  }
+  return boards;
+}
+
+v1::Puzzle KnightPuzzleOf(const std::string& board) {
+  v1::Puzzle puzzle;
+  puzzle.mutable_knight()->set_board(board);
+  return puzzle;
+}
+
+std::string KnightInput(const std::vector<std::string>& boards, size_t begin, size_t end) {
+  std::string input = std::to_string(end - begin) + "\n";
+  for (size_t i = begin; i < end; ++i) {
+    for (int row = 0; row < 5; ++row) input += boards[i].substr(5 * row, 5) + "\n";
+  }
+  return input;
+}
+
+// The tables every replica holds: their calls are spread, every answer the one a replica
+// gives directly; a table listed by the operator is spread too, and one built on demand stays
+// on one replica.
+TEST_P(ReplicasTest, CallsOfTablesEveryReplicaHoldsAreSpread) {
+  const std::vector<v1::Puzzle> wirings = Wirings(32);
+  const v1::Puzzle listed = wirings[30], unlisted = wirings[31];
+  StartReplicas({"--drain", "0"}, {TableIdOf(listed)});
+  ASSERT_FALSE(HasFatalFailure());
+  const std::vector<std::string> defaults = DefaultTableIds();
+  for (const char* id : {"knight", "fifteen", "eight", "rotation"}) {
+    EXPECT_NE(std::find(defaults.begin(), defaults.end(), id), defaults.end()) << id;
+  }
+  Client client(Options());
+  ASSERT_TRUE(client.WaitUntilServing(60000ms).ok());
+  ClientOptions direct_options;
+  direct_options.target = replicas_[0]->address();
+  direct_options.timeout = 60000ms;
+  Client direct(direct_options);
+
+  // 3,000 knight answers, four callers at once.
+  const std::vector<std::string> boards = KnightBoards(3000);
+  std::vector<v1::SolveRequest> requests;
+  for (const std::string& board : boards) requests.push_back(RequestFor(KnightPuzzleOf(board)));
+  auto expected = direct.SolveAll(requests, 120000ms);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  std::vector<double> before = Calls("Solve");
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 4; ++c) {
+    callers.emplace_back([&, c] {
+      for (size_t i = static_cast<size_t>(c); i < boards.size(); i += 4) {
+        auto answer = client.Solve(requests[i]);
+        const auto& want = (*expected)[i];
+        if (!answer.ok() || answer->outcome() != want.outcome() ||
+            answer->distance() != want.distance() ||
+            !std::equal(answer->moves().begin(), answer->moves().end(), want.moves().begin(),
+                        want.moves().end())) {
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (std::thread& caller : callers) caller.join();
+  EXPECT_EQ(wrong.load(), 0) << BalancerLog();
+  ExpectSpread(Taken(before, Calls("Solve"), 3000, "knight calls"), 3000, "knight calls");
+
+  // The command line's bulk runs: 30 of 100 boards, the answers those of one direct run.
+  const auto whole = testing::RunCommand(
+      std::string(PUZZLEDB_CLI) + " --server " + replicas_[0]->address() +
+          " solve --puzzle knight", KnightInput(boards, 0, boards.size()), 300);
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  before = Calls("SolveBatch");
+  std::string through;
+  for (size_t run = 0; run < 30; ++run) {
+    const auto part = testing::RunCommand(std::string(PUZZLEDB_CLI) + CliServer() +
+                                              " solve --puzzle knight",
+                                          KnightInput(boards, 100 * run, 100 * run + 100), 120);
+    ASSERT_EQ(part.exit_code, 0) << part.err;
+    through += part.out;
+  }
+  EXPECT_EQ(through, whole.out);
+  ExpectSpread(Taken(before, Calls("SolveBatch"), 3000, "the command line's requests"), 3000,
+               "the command line's requests");
+
+  // Thirty fifteen-puzzle searches, at distance 14.
+  v1::SampleRequest sample;
+  sample.mutable_puzzle()->mutable_fifteen();
+  sample.set_distance(14);
+  sample.set_count(30);
+  sample.set_seed(28);
+  auto drawn = direct.Sample(sample);
+  ASSERT_TRUE(drawn.ok()) << drawn.status();
+  ASSERT_EQ(drawn->states_size(), 30);
+  before = Calls("Solve");
+  for (const v1::Puzzle& board : drawn->states()) {
+    auto answer = client.Solve(RequestFor(board));
+    ASSERT_TRUE(answer.ok()) << answer.status();
+    EXPECT_EQ(answer->source(), v1::SEARCH);
+    EXPECT_EQ(answer->distance(), 14u);
+    EXPECT_TRUE(Verify(board, *answer).ok()) << Verify(board, *answer);
+  }
+  ExpectSpread(Taken(before, Calls("Solve"), 30, "fifteen searches"), 30, "fifteen searches");
+
+  // A wiring the operator listed is spread; one nobody listed stays on one replica. (A search
+  // one move deep: no table is built.)
+  for (const v1::Puzzle* wiring : {&listed, &unlisted}) {
+    before = Calls("Solve");
+    for (int i = 0; i < 30; ++i) {
+      v1::SolveRequest request = RequestFor(*wiring, v1::SEARCH_ONLY);
+      request.set_max_moves(1);
+      auto answer = client.Solve(request);
+      ASSERT_TRUE(answer.ok()) << answer.status();
+    }
+    const std::vector<double> taken = Taken(before, Calls("Solve"), 30, TableIdOf(*wiring));
+    if (wiring == &listed) {
+      ExpectSpread(taken, 30, "a listed wiring");
+    } else {
+      EXPECT_EQ(*std::max_element(taken.begin(), taken.end()), 30)
+          << "a wiring built on demand: " << taken[0] << ", " << taken[1] << ", " << taken[2];
+    }
+  }
+}
+
+TEST_P(ReplicasTest, EachWiringIsBuiltOnOneReplicaAndAStoppedReplicaLosesNoCall) {
+  StartReplicas({"--drain", "1", "--grace", "10"});
+  ASSERT_FALSE(HasFatalFailure());
+  std::vector<testing::ServerProcess*>& replicas = replicas_;
   // The client library's own options: nginx retries what failed on a replica's connection;
   // the client retries the calls a stopping replica cancelled as they reached it (see
-  // ClientOptions::max_attempts), which nginx cannot see (a gRPC status, not an HTTP one).
-  ClientOptions options;
-  options.target = "127.0.0.1:" + std::to_string(nginx.grpc_port());
-  options.timeout = 60000ms;
-  Client client(options);
+  // ClientOptions::max_attempts), which nginx cannot see (a gRPC status, not an HTTP one);
+  // with a list of replicas, the client also tries a table's next replica.
+  Client client(Options());
   ASSERT_TRUE(client.WaitUntilServing(60000ms).ok());
 
   const std::vector<v1::Puzzle> wirings = Wirings();
@@ -252,7 +498,7 @@ TEST(NginxReplicasTest, EachWiringIsBuiltOnOneReplicaAndAStoppedReplicaLosesNoCa
     const std::string id = TableIdOf(puzzle);
     ASSERT_EQ(distance.count(id), 0u) << "two wirings share " << id;
     auto answer = client.Solve(RequestFor(puzzle));
-    ASSERT_TRUE(answer.ok()) << answer.status() << "\n" << nginx.Log();
+    ASSERT_TRUE(answer.ok()) << answer.status() << "\n" << BalancerLog();
     EXPECT_EQ(answer->source(), v1::SEARCH);
     EXPECT_TRUE(Verify(puzzle, *answer).ok()) << Verify(puzzle, *answer);
     distance[id] = answer->outcome() == v1::SOLVED ? static_cast<int>(answer->distance()) : -1;
@@ -289,10 +535,9 @@ TEST(NginxReplicasTest, EachWiringIsBuiltOnOneReplicaAndAStoppedReplicaLosesNoCa
       for (int wire = 0; wire < 4; ++wire) input += " " + std::to_string(knobs.wiring(4 * k + wire));
       input += "\n";
     }
-    const auto run = testing::RunCommand(std::string(PUZZLEDB_CLI) + " --server 127.0.0.1:" +
-                                             std::to_string(nginx.grpc_port()) +
-                                             " solve --puzzle knobs --policy table-only",
-                                         input, 120);
+    const auto run = testing::RunCommand(
+        std::string(PUZZLEDB_CLI) + CliServer() + " solve --puzzle knobs --policy table-only",
+        input, 120);
     EXPECT_EQ(run.exit_code, 0) << run.err;
     const int d = distance[TableIdOf(wirings[w])];
     EXPECT_EQ(run.out.substr(0, run.out.find('\n')), d < 0 ? std::string("-1") : std::to_string(d))
@@ -330,7 +575,7 @@ TEST(NginxReplicasTest, EachWiringIsBuiltOnOneReplicaAndAStoppedReplicaLosesNoCa
   load.join();
   EXPECT_EQ(failures.load(), 0) << first_failure << "; the SIGTERM after call " << before_stop
                                 << ", the exit after call " << at_stop << "\n"
-                                << nginx.Log() << replicas[gone]->Log();
+                                << BalancerLog() << replicas[gone]->Log();
   EXPECT_GT(before_stop, 0);
   EXPECT_GT(calls.load(), at_stop) << "no call was answered after the replica stopped";
 
@@ -352,10 +597,12 @@ TEST(NginxReplicasTest, EachWiringIsBuiltOnOneReplicaAndAStoppedReplicaLosesNoCa
     }
     EXPECT_EQ(copies, 1) << id << (r == gone ? " (from the stopped replica)" : "");
   }
-  nginx.Stop();
+  nginx_.reset();
   for (auto* replica : left) EXPECT_EQ(replica->Stop(SIGTERM, 60), 0);
-  fs::remove_all(dir);
 }
+
+INSTANTIATE_TEST_SUITE_P(Nginx, ReplicasTest, ::testing::Values("nginx"));
+INSTANTIATE_TEST_SUITE_P(ClientList, ReplicasTest, ::testing::Values("list"));
 
 // The id the client library sends is the one docs/API.md ("Table affinity") tells other
 // clients to compute, and the model's own table id.

@@ -49,6 +49,12 @@ struct ClientOptions {
   // A connection of this client's own, not shared with other clients of the same target
   // (gRPC shares them by default); for load generators that stand for many clients.
   bool own_connection = false;
+  // Table ids, beyond the default database's (DefaultTableIds: every puzzle without
+  // parameters and the shipped knobs wirings), whose tables every replica holds. With
+  // several replicas in `target`, the calls of these tables (and of calls naming none) are
+  // spread round-robin over the replicas; the calls of any other table (a knobs wiring built
+  // on demand) go to one replica, the same while it answers (docs/API.md, "Table affinity").
+  std::vector<std::string> replicated_tables;
 };
 
 // Checks an answer against the puzzle's rules, as the command line does before it prints
@@ -65,8 +71,9 @@ absl::Status Verify(const v1::Puzzle& puzzle, const v1::SolveResponse& response)
 // puzzle's name for puzzles without parameters, "knobs-<16 hex digits>" for a knobs wiring;
 // the puzzle's name when its parameters are malformed (the server refuses them), "" for no
 // puzzle.
-// Every Client call with a puzzle sends it as the metadata `puzzledb-table` (a stream: its
-// first request's), so that a balancer can route each table's calls to one replica.
+// Every Client call with a puzzle sends it as the metadata `puzzledb-table` (a batch: its
+// first request's), so that a balancer can route the calls of a table built on demand to
+// one replica and spread the others.
 std::string TableIdOf(const v1::Puzzle& puzzle);
 
 class Client {
@@ -101,12 +108,18 @@ class Client {
   absl::StatusOr<v1::SolveBatchResponse> SolveBatch(const v1::SolveBatchRequest& batch,
                                                     std::chrono::milliseconds timeout) const;
 
-  // Sends all requests over one SolveStream call, as batches of up to kSolveAllBatchRequests
-  // requests and kSolveAllBatchBytes bytes, and returns one answer per request, in the order
-  // of the requests, each with its request's `id`. A request the server could not answer has
-  // `error` set in its answer. `timeout` covers the whole call.
+  // Sends all requests as SolveBatch calls, kSolveAllCallsInFlight at a time, and returns
+  // one answer per request, in the order of the requests, each with its request's `id`. A
+  // request the server could not answer has `error` set in its answer; a call that fails
+  // fails the whole (the first failure). `timeout` covers the whole.
+  // A batch holds up to kSolveAllBatchRequests requests and kSolveAllBatchBytes bytes, and
+  // at most an eighth of them, so that even a few hundred requests make calls enough for a
+  // balancer to spread (docs/API.md, "Table affinity"); consecutive requests of one table
+  // built on demand go in batches of their own, routed as that table's calls.
   static constexpr size_t kSolveAllBatchRequests = 4096;
   static constexpr size_t kSolveAllBatchBytes = 60 << 10;
+  static constexpr size_t kSolveAllSpread = 8;
+  static constexpr int kSolveAllCallsInFlight = 4;
   absl::StatusOr<std::vector<v1::SolveResponse>> SolveAll(
       const std::vector<v1::SolveRequest>& requests, std::chrono::milliseconds timeout) const;
   // The same for requests held in a batch message (any number of them).
@@ -128,6 +141,13 @@ class Client {
   template <class Requests>
   absl::StatusOr<std::vector<v1::SolveResponse>> SolveAllOf(const Requests& requests,
                                                             std::chrono::milliseconds timeout) const;
+  // One unary call of `method` (a lambda calling the stub) for the table `table` ("" for
+  // none): to every replica's channel, or for a table built on demand to its replica, then
+  // the next ones while they answer UNAVAILABLE.
+  template <class Response, class Request, class Method>
+  absl::StatusOr<Response> Call(const Method& method, const Request& request,
+                                const std::string& table,
+                                std::chrono::system_clock::time_point deadline) const;
 
   ClientOptions options_;
   absl::Status init_error_;
