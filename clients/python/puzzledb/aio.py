@@ -38,7 +38,6 @@ from puzzledb.client import (
     _analysis_of,
     _analyze_request,
     _Batches,
-    _metadata,
     _metadata_of,
     _open_channel,
     _rpc_error,
@@ -146,29 +145,33 @@ class Client:
         batch_size: int = 2000,
         timeout: Optional[float] = None,
     ) -> AsyncIterator[Union[Answer, PuzzledbError]]:
-        """Yields an answer per puzzle, in the puzzles' order, as batches of `batch_size`
-        come back over one stream (as puzzledb.Client.solve_many; a refused puzzle has a
-        PuzzledbError in its place). A batch's answers are yielded once every batch
-        before it has been answered. `timeout` covers the whole stream; closing the
-        iterator early (or cancelling its task) cancels the stream."""
+        """Yields an answer per puzzle, in the puzzles' order, as SolveBatch calls of up to
+        `batch_size` puzzles of one table come back, a few at a time (as
+        puzzledb.Client.solve_many; a refused puzzle has a PuzzledbError in its place). A
+        batch's answers are yielded once every batch before it has been answered.
+        `timeout` covers the whole; closing the iterator early (or cancelling its task)
+        cancels the calls in flight."""
         batches = _Batches(puzzles, max_moves, policy, batch_size)
-        call = self._stub.SolveStream(
-            iter(batches.requests), timeout=self._deadline(timeout),
-            metadata=_metadata(batches.first)
-        )
-        next_batch = 0  # the first batch not yielded yet
+        total = self._deadline(timeout)
+        loop = asyncio.get_running_loop()
+        end = None if total is None else loop.time() + total
+        pending: List[Any] = []  # (k, call) in order
         try:
-            async for response in call:
-                batches.take(response)
-                while next_batch < len(batches.requests) and batches.answered(next_batch):
-                    for answer in batches.take_answers_of(next_batch):
+            for k in range(len(batches.requests) + _Batches.IN_FLIGHT):
+                if len(pending) == _Batches.IN_FLIGHT or (k >= len(batches.requests) and pending):
+                    first, call = pending.pop(0)
+                    batches.take(first, await call)
+                    for answer in batches.take_answers_of(first):
                         yield answer
-                    next_batch += 1
-            batches.check_complete()
+                if k < len(batches.requests):
+                    left = None if end is None else max(end - loop.time(), 0.001)
+                    pending.append((k, self._stub.SolveBatch(
+                        batches.requests[k], timeout=left, metadata=batches.metadata(k))))
         except grpc.RpcError as e:
             raise _rpc_error(e) from None
         finally:
-            call.cancel()  # a no-op once the stream has ended
+            for _, call in pending:
+                call.cancel()  # a no-op once a call has ended
 
     async def solve_all(
         self,

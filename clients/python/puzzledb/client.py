@@ -7,10 +7,12 @@ message (docs/API.md lists what each code means), and never returns a partial an
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union, cast
 
 import grpc
 
+from puzzledb._tables import DEFAULT_TABLE_IDS
 from puzzledb.v1 import solver_pb2, solver_pb2_grpc
 
 Puzzle = solver_pb2.Puzzle
@@ -261,20 +263,31 @@ class Client:
         batch_size: int = 2000,
         timeout: Optional[float] = None,
     ) -> List[Union[Answer, PuzzledbError]]:
-        """Solves many puzzles as batches of `batch_size` (1..10,000) over one stream
-        (docs/API.md, "Batches"): far faster than one call each. The answers come in the
-        puzzles' order; a puzzle the server refused (a malformed one, say) has a
-        PuzzledbError in its place. A failure of the stream itself raises PuzzledbError;
-        `timeout` covers the whole stream."""
+        """Solves many puzzles as SolveBatch calls of up to `batch_size` (1..10,000) puzzles,
+        a few at a time (docs/API.md, "Batches"): far faster than one call each. A batch
+        holds puzzles of one table, so behind a proxy the batches of the tables every
+        replica holds are spread over the replicas (docs/API.md, "Table affinity"). The
+        answers come in the puzzles' order; a puzzle the server refused (a malformed one,
+        say) has a PuzzledbError in its place. A failed call raises PuzzledbError (the
+        others are cancelled); `timeout` covers the whole."""
         batches = _Batches(puzzles, max_moves, policy, batch_size)
+        total = self._deadline(timeout)
+        end = None if total is None else time.monotonic() + total
+        pending: List[Any] = []  # (k, future) in order
         try:
-            for response in self._stub.SolveStream(
-                iter(batches.requests), timeout=self._deadline(timeout),
-                metadata=_metadata(batches.first)
-            ):
-                batches.take(response)
+            for k in range(len(batches.requests) + _Batches.IN_FLIGHT):
+                if len(pending) == _Batches.IN_FLIGHT or (k >= len(batches.requests) and pending):
+                    first, future = pending.pop(0)
+                    batches.take(first, future.result())
+                if k < len(batches.requests):
+                    left = None if end is None else max(end - time.monotonic(), 0.001)
+                    pending.append((k, self._stub.SolveBatch.future(
+                        batches.requests[k], timeout=left, metadata=batches.metadata(k))))
         except grpc.RpcError as e:
             raise _rpc_error(e) from None
+        finally:
+            for _, future in pending:
+                future.cancel()
         return batches.answers()
 
     def solve_all(
@@ -448,8 +461,14 @@ def _sample_of(r: solver_pb2.SampleResponse) -> Sample:
 
 
 class _Batches:
-    """solve_many's batches (docs/API.md, "Batches"): the stream's messages, and the
-    answers put back in the puzzles' order as the stream's answers arrive, in any order."""
+    """solve_many's batches (docs/API.md, "Batches"): a SolveBatch call each, named by its
+    first puzzle's table. A proxy spreads the calls of the tables every replica holds and
+    sends those of a table built on demand to one replica (docs/API.md, "Table affinity"),
+    so the puzzles of such a table get batches of their own. And the answers, put back in
+    the puzzles' order as the calls return, in any order."""
+
+    # Calls in flight at once: enough to keep a server (or three replicas) busy.
+    IN_FLIGHT = 4
 
     def __init__(
         self, puzzles: Iterable[Puzzle], max_moves: int, policy: str, batch_size: int
@@ -457,39 +476,43 @@ class _Batches:
         if not 1 <= batch_size <= MAX_BATCH:
             raise ValueError(f"batch_size {batch_size}: from 1 to {MAX_BATCH}")
         template = _solve_request(None, max_moves, policy, 0, False)
-        self.batch_size = batch_size
-        self.requests: List[solver_pb2.SolveRequest] = []
-        self.first: Optional[Puzzle] = None  # its table routes the stream
+        self.requests: List[solver_pb2.SolveBatchRequest] = []
+        self._tables: List[str] = []
+        self._starts: List[int] = []  # batch k answers puzzles [starts[k], starts[k + 1])
         count = 0
+        size = 0
+        route = ""  # the current batch's: "" for tables every replica holds
         for puzzle in puzzles:
-            if count % batch_size == 0:
-                self.requests.append(solver_pb2.SolveRequest(id=len(self.requests)))
-            request = self.requests[-1].batch.requests.add()
+            kind = puzzle.WhichOneof("kind")
+            this = _PARAMETER_TABLE_IDS[kind](puzzle) if kind in _PARAMETER_TABLE_IDS else kind or ""
+            this_route = "" if this in DEFAULT_TABLE_IDS else this
+            if size == batch_size or this_route != route or not self.requests:
+                self.requests.append(solver_pb2.SolveBatchRequest())
+                self._tables.append(this)
+                self._starts.append(count)
+                size = 0
+                route = this_route
+            request = self.requests[-1].requests.add()
             request.CopyFrom(template)
             request.puzzle.CopyFrom(puzzle)
-            if self.first is None:
-                self.first = puzzle
+            size += 1
             count += 1
+        self._starts.append(count)
         self._answers: List[Union[Answer, PuzzledbError, None]] = [None] * count
         self._seen = [False] * len(self.requests)
 
-    def take(self, response: solver_pb2.SolveResponse) -> None:
-        """One answer of the stream: a batch's answers, or the error of the whole batch."""
-        k = response.id
-        if k >= len(self.requests) or self._seen[k]:
-            raise PuzzledbError(
-                grpc.StatusCode.INTERNAL,
-                f"the server answered batch {k} of {len(self.requests)} twice or out of range",
-            )
+    def metadata(self, k: int) -> Optional[Tuple[Tuple[str, str], ...]]:
+        """Batch k's table, for the proxy."""
+        return (("puzzledb-table", self._tables[k]),) if self._tables[k] else None
+
+    def take(self, k: int, response: solver_pb2.SolveBatchResponse) -> None:
+        """Batch k's answers."""
+        if self._seen[k]:
+            raise PuzzledbError(grpc.StatusCode.INTERNAL, f"batch {k} answered twice")
         self._seen[k] = True
-        base = k * self.batch_size
-        size = len(self.requests[k].batch.requests)
-        if response.HasField("error"):  # the whole batch refused
-            failed = _error_of(response.error)
-            for i in range(size):
-                self._answers[base + i] = failed
-            return
-        answered = response.batch.responses
+        base = self._starts[k]
+        size = self._starts[k + 1] - base
+        answered = response.responses
         if len(answered) != size:
             raise PuzzledbError(
                 grpc.StatusCode.INTERNAL,
@@ -499,30 +522,22 @@ class _Batches:
         for i, one in enumerate(answered):
             answers[base + i] = _error_of(one.error) if one.HasField("error") else Answer._from(one)
 
-    def answered(self, k: int) -> bool:
-        return self._seen[k]
-
     def take_answers_of(self, k: int) -> List[Union[Answer, PuzzledbError]]:
         """Batch k's answers, once it is answered, in its puzzles' order; they are not kept
         (the asyncio client yields them as they come)."""
-        base = k * self.batch_size
-        end = base + len(self.requests[k].batch.requests)
+        base, end = self._starts[k], self._starts[k + 1]
         taken = self._answers[base:end]
         self._answers[base:end] = [None] * (end - base)
         return cast("List[Union[Answer, PuzzledbError]]", taken)
 
-    def check_complete(self) -> None:
-        """INTERNAL if the stream ended before every batch was answered."""
+    def answers(self) -> List[Union[Answer, PuzzledbError]]:
+        """Every answer, once every batch is answered."""
         missing = self._seen.count(False)
         if missing:
             raise PuzzledbError(
                 grpc.StatusCode.INTERNAL,
-                f"the stream ended without answers to {missing} of {len(self.requests)} batches",
+                f"no answers to {missing} of {len(self.requests)} batches",
             )
-
-    def answers(self) -> List[Union[Answer, PuzzledbError]]:
-        """Every answer, once the stream has ended."""
-        self.check_complete()
         return cast("List[Union[Answer, PuzzledbError]]", self._answers)
 
 

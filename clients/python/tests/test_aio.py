@@ -160,7 +160,7 @@ class AioClientTest(unittest.TestCase):
                 self.assertEqual(caught.exception.code, grpc.StatusCode.UNAVAILABLE)
         self.loop.run_until_complete(nobody())
 
-    def test_a_caller_that_cancels_mid_stream_frees_the_servers_search(self):
+    def test_a_caller_that_cancels_midway_frees_the_servers_search(self):
         # 4,000 fifteen boards to search: hours of work for the server's one search slot
         # unless the cancellation reaches it.
         rng = random.Random(11)
@@ -172,13 +172,13 @@ class AioClientTest(unittest.TestCase):
                     pass
 
             task = asyncio.create_task(consume())
-            # The stream is open and its searches hold the one slot...
+            # Its batch calls are in flight (no stream) and their searches hold the one slot...
             await self.wait_for_gauges(
-                {"puzzledb_searches_running": 1, "puzzledb_streams_open": 1}, 20)
+                {"puzzledb_searches_running": 1, "puzzledb_streams_open": 0}, 20)
             task.cancel()
             with self.assertRaises(asyncio.CancelledError):
                 await task
-            # ...until the caller cancels: then the server ends the stream and its search.
+            # ...until the caller cancels: then the server ends the calls and their searches.
             await self.wait_for_gauges(
                 {"puzzledb_searches_running": 0, "puzzledb_streams_open": 0}, 20)
             answer = await client.solve(puzzledb.fifteen(KORF1), policy="SEARCH_ONLY")

@@ -206,6 +206,27 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(answers[-1].source, "SEARCH")
         self.assertTrue(all(essence(a) == essence(one[0]) for a in answers[:-1]))
 
+    def test_solve_many_keeps_a_table_built_on_demand_in_batches_of_its_own(self):
+        # docs/API.md, "Table affinity": the default database's tables share batches, which a
+        # proxy spreads; a wiring built on demand gets batches of its own, named by it.
+        from puzzledb._tables import DEFAULT_TABLE_IDS
+        shipped = CASES["knobs"][0]
+        self.assertTrue({"knight", "eight", "rotation", "fifteen",
+                         puzzledb.table_id(shipped)} <= DEFAULT_TABLE_IDS)
+        wiring = list(shipped.knobs.wiring)
+        wiring[0], wiring[1] = wiring[1], wiring[0]
+        other = puzzledb.knobs(list(shipped.knobs.positions), wiring)
+        self.assertNotIn(puzzledb.table_id(other), DEFAULT_TABLE_IDS)
+        puzzles = [CASES["knight"][0], CASES["eight"][0], shipped, other, other,
+                   CASES["rotation"][0]]
+        batches = puzzledb.client._Batches(puzzles, 0, "TABLE_THEN_SEARCH", 100)
+        self.assertEqual([len(b.requests) for b in batches.requests], [3, 2, 1])
+        self.assertEqual([batches.metadata(k)[0][1] for k in range(3)],
+                         ["knight", puzzledb.table_id(other), "rotation"])
+        answers = self.client.solve_many(puzzles)
+        self.assertEqual([essence(a) for a in answers],
+                         [essence(self.client.solve(p)) for p in puzzles])
+
     def test_analyze_lists_every_move_best_first(self):
         analysis = self.client.analyze(puzzledb.eight(EIGHT))
         self.assertEqual(analysis.outcome, "SOLVED")
