@@ -108,10 +108,11 @@ class Client {
   absl::StatusOr<v1::SolveBatchResponse> SolveBatch(const v1::SolveBatchRequest& batch,
                                                     std::chrono::milliseconds timeout) const;
 
-  // Sends all requests as SolveBatch calls, kSolveAllCallsInFlight at a time, and returns
-  // one answer per request, in the order of the requests, each with its request's `id`. A
-  // request the server could not answer has `error` set in its answer; a call that fails
-  // fails the whole (the first failure). `timeout` covers the whole.
+  // Sends all requests as SolveBatch calls, kSolveAllCallsInFlight at a time (more cost the
+  // client more than they gain: docs/PERFORMANCE.md, "Replicas"), and returns one answer per
+  // request, in the order of the requests, each with its request's `id`. A request the
+  // server could not answer has `error` set in its answer; a call that fails fails the whole
+  // (the first failure). `timeout` covers the whole.
   // A batch holds up to kSolveAllBatchRequests requests and kSolveAllBatchBytes bytes, and
   // at most an eighth of them, so that even a few hundred requests make calls enough for a
   // balancer to spread (docs/API.md, "Table affinity"); consecutive requests of one table
@@ -119,7 +120,7 @@ class Client {
   static constexpr size_t kSolveAllBatchRequests = 4096;
   static constexpr size_t kSolveAllBatchBytes = 60 << 10;
   static constexpr size_t kSolveAllSpread = 8;
-  static constexpr int kSolveAllCallsInFlight = 4;
+  static constexpr int kSolveAllCallsInFlight = 2;
   absl::StatusOr<std::vector<v1::SolveResponse>> SolveAll(
       const std::vector<v1::SolveRequest>& requests, std::chrono::milliseconds timeout) const;
   // The same for requests held in a batch message (any number of them).
