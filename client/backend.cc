@@ -158,7 +158,7 @@ class RemoteBackend final : public Backend {
       const v1::SolveBatchRequest& requests) override {
     const size_t n = static_cast<size_t>(requests.requests_size());
     if (n <= 4) return Backend::SolveMany(requests);
-    // The stream's deadline: the per-case timeout for every case, or an hour.
+    // The deadline of the whole: the per-case timeout for every case, or an hour.
     const auto timeout = timeout_ * static_cast<int64_t>(n);
     auto answers = client_->SolveAll(requests, std::max(timeout, std::chrono::milliseconds(3600 * 1000)));
     std::vector<absl::StatusOr<v1::SolveResponse>> out;

@@ -37,7 +37,7 @@ template <PuzzleModel P>
 void SolveRequestFor(const SolveCommandOptions& options, const typename P::Instance& instance,
                      v1::Policy policy, int max_moves, int number, v1::SolveRequest* out) {
   v1::SolveRequest& request = *out;
-  // --timeout per case, also when the cases share one stream.
+  // --timeout per case, also when the cases share one batch.
   const double timeout_ms = options.backend.timeout_seconds * 1000;
   if (timeout_ms > 0) {
     request.set_timeout_ms(static_cast<uint32_t>(std::clamp(timeout_ms, 1.0, 4.0e9)));

@@ -38,6 +38,15 @@ for binary in puzzledb puzzledb-build puzzledb-server; do
   fi
 done
 test -f "$scratch/prefix/share/puzzledb/params/knobs/knobs_9001.in"
+# The nginx configuration travels too, with the installed builder's default tables in its
+# map (docs/OPERATIONS.md, "Replicas behind nginx").
+conf="$scratch/prefix/share/puzzledb/nginx/puzzledb.conf"
+test -f "$conf"
+"$scratch/prefix/bin/puzzledb-build" default-tables > "$scratch/defaults.txt"
+[ "$(wc -l < "$scratch/defaults.txt")" -ge 5 ]
+while read -r id; do
+  grep -q "^    $id 1;\$" "$conf" || { echo "$conf does not spread $id" >&2; exit 1; }
+done < "$scratch/defaults.txt"
 mkdir "$scratch/elsewhere"
 (cd "$scratch/elsewhere" && "$scratch/prefix/bin/puzzledb-build" --quiet --db built --patterns 6-6-3) >"$scratch/built.txt"
 cat "$scratch/built.txt"

@@ -1,8 +1,10 @@
 #include "core/puzzles/knobs.h"
 
+#include <algorithm>
 #include <array>
 #include <random>
 
+#include "core/puzzles/default_tables.h"
 #include "gtest/gtest.h"
 #include "tests/brute_force.h"
 #include "tests/test_util.h"
@@ -111,6 +113,35 @@ TEST(KnobsTest, CompactFormRoundTrips) {
   EXPECT_EQ(parsed->params, instance.params);
   EXPECT_EQ(KnobsPuzzle::ParseCompact("1 2 3").status().message(),
             "a knobs instance has 60 numbers (12 knobs: state and 4 targets), got 3");
+}
+
+}  // namespace
+}  // namespace puzzledb
+
+namespace puzzledb {
+namespace {
+
+// The default database's tables (core/puzzles/default_tables.h): every puzzle without
+// parameters by name, and one knobs table per shipped wiring file, each file read whole.
+TEST(DefaultTablesTest, NameEveryPuzzleAndEveryShippedWiring) {
+  const std::vector<std::string> ids = DefaultTableIds();
+  EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
+  EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end());
+  for (const char* name : {"knight", "rotation", "eight", "fifteen"}) {
+    EXPECT_NE(std::find(ids.begin(), ids.end(), name), ids.end()) << name;
+  }
+  size_t wirings = 0;
+  for (const DefaultParamsFile& file : DefaultParamsFiles()) {
+    ASSERT_EQ(std::string(file.puzzle), "knobs") << file.name;
+    for (const auto& parsed : KnobsPuzzle::ParseOriginal(file.text)) {
+      ASSERT_TRUE(parsed.instance.ok()) << file.name << ": " << parsed.instance.status();
+      const std::string id = KnobsPuzzle::TableId(parsed.instance->params);
+      EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << file.name;
+      ++wirings;
+    }
+  }
+  EXPECT_EQ(wirings, 3u);  // data/params/knobs/knobs_900{1,2,3}.in
+  EXPECT_EQ(ids.size(), 4 + wirings);
 }
 
 }  // namespace

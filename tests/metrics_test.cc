@@ -167,10 +167,24 @@ TEST_F(MetricsTest, EveryCallIsCountedOnceByMethodTransportSourceAndCode) {
   v1::AnalyzeRequest analyze;
   *analyze.mutable_puzzle() = RotationRequest().puzzle();
   ASSERT_TRUE(client_->Analyze(analyze).ok());
-  std::vector<v1::SolveRequest> stream(4, RotationRequest());
-  stream.push_back(bad);
-  auto answers = client_->SolveAll(stream, 60000ms);  // one batch message in a stream
-  ASSERT_TRUE(answers.ok()) << answers.status();
+  {
+    // One batch message in a stream (the client library sends batches as SolveBatch calls).
+    auto stub = v1::Solver::NewStub(client_->channel());
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 60s);
+    auto stream = stub->SolveStream(&context);
+    v1::SolveRequest message;
+    for (int i = 0; i < 4; ++i) *message.mutable_batch()->add_requests() = RotationRequest();
+    *message.mutable_batch()->add_requests() = bad;
+    ASSERT_TRUE(stream->Write(message));
+    ASSERT_TRUE(stream->WritesDone());
+    v1::SolveResponse answer;
+    ASSERT_TRUE(stream->Read(&answer));
+    EXPECT_EQ(answer.batch().responses_size(), 5);
+    while (stream->Read(&answer)) {
+    }
+    ASSERT_TRUE(stream->Finish().ok());
+  }
   v1::SolveBatchRequest batch;
   for (int i = 0; i < 3; ++i) *batch.add_requests() = RotationRequest();
   *batch.add_requests() = bad;

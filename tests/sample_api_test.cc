@@ -221,7 +221,7 @@ TEST_F(SampleApiTest, CountsAndListsOfOptimalSolutions) {
   }
   EXPECT_EQ(std::to_string(static_cast<uint64_t>(sum)), listed->optimal_count());
   EXPECT_GE(std::stoull(listed->optimal_count()), 50u);
-  // Over a stream as well.
+  // In a batch as well.
   request.clear_max_solutions();
   request.set_count_solutions(true);
   auto streamed = client_->SolveAll({request, request}, 60000ms);
