@@ -4,6 +4,7 @@
 #include <atomic>
 #include <fstream>
 #include <mutex>
+#include <random>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -24,7 +25,6 @@ absl::Status FromGrpc(const grpc::Status& status) {
   // gRPC and absl share the canonical code numbers.
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
 }
-
 
 // "a:1,b:2" names several replicas; gRPC takes a list of IP addresses as "ipv4:a:1,b:2".
 absl::StatusOr<std::string> ChannelTarget(const std::string& target) {
@@ -107,7 +107,9 @@ struct Client::Stubs {
   };
   std::vector<Replica> replicas;
   std::set<std::string, std::less<>> everywhere;  // tables every replica holds
-  mutable std::atomic<size_t> turn{0};            // the next spread call's first replica
+  // The next spread call's first replica; each client starts at a random one, so that
+  // many short-lived clients (command-line runs) do not all favour the first.
+  mutable std::atomic<size_t> turn{std::random_device{}()};
 
   // Whether `table`'s calls are spread (true) or go to one replica.
   bool Spread(std::string_view table) const {
@@ -288,6 +290,12 @@ absl::StatusOr<v1::SampleResponse> Client::Sample(const v1::SampleRequest& reque
 
 namespace {
 
+grpc::Status CallSolveBatch(v1::Solver::Stub& stub, grpc::ClientContext* context,
+                            const v1::SolveBatchRequest& batch, v1::SolveBatchResponse* out) {
+  return stub.SolveBatch(context, batch, out);
+}
+
+// A batch's answer, which must hold an answer per request.
 absl::StatusOr<v1::SolveBatchResponse> CheckedBatch(absl::StatusOr<v1::SolveBatchResponse> response,
                                                     int requests) {
   if (response.ok() && response->responses_size() != requests) {
@@ -306,13 +314,8 @@ absl::StatusOr<v1::SolveBatchResponse> Client::SolveBatch(const v1::SolveBatchRe
 absl::StatusOr<v1::SolveBatchResponse> Client::SolveBatch(const v1::SolveBatchRequest& batch,
                                                           std::chrono::milliseconds timeout) const {
   const std::string table = batch.requests_size() > 0 ? TableIdOf(batch.requests(0).puzzle()) : "";
-  return CheckedBatch(
-      Call<v1::SolveBatchResponse>(
-          [](v1::Solver::Stub& stub, grpc::ClientContext* context,
-             const v1::SolveBatchRequest& r,
-             v1::SolveBatchResponse* out) { return stub.SolveBatch(context, r, out); },
-          batch, table, DeadlineIn(timeout)),
-      batch.requests_size());
+  return CheckedBatch(Call<v1::SolveBatchResponse>(CallSolveBatch, batch, table, DeadlineIn(timeout)),
+                      batch.requests_size());
 }
 
 absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAll(
@@ -333,10 +336,10 @@ absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAllOf(
   // requests[i] of a vector or of a repeated field alike.
   auto at = [&requests](size_t i) -> const v1::SolveRequest& { return *(requests.begin() + static_cast<std::ptrdiff_t>(i)); };
   const size_t count = static_cast<size_t>(requests.size());
-  // The batches: batch k holds requests [starts[k], starts[k + 1]) and is routed by
-  // routes[k]: "" where its tables are on every replica, else its one table's id. Each is
-  // within kSolveAllBatchBytes, which any server's --max-message-bytes of 64 KiB or more
-  // takes.
+  // The batches: batch k holds requests [starts[k], starts[k + 1]), either all of tables
+  // every replica holds (spread[k]) or all of the one table built on demand tables[k]; its
+  // calls name tables[k], its first request's. Each is within kSolveAllBatchBytes, which
+  // any server's --max-message-bytes of 64 KiB or more takes.
   const size_t most = std::clamp<size_t>((count + kSolveAllSpread - 1) / kSolveAllSpread, 1,
                                          kSolveAllBatchRequests);
   std::vector<size_t> starts;
@@ -374,11 +377,7 @@ absl::StatusOr<std::vector<v1::SolveResponse>> Client::SolveAllOf(
       batch.mutable_requests()->Reserve(static_cast<int>(starts[k + 1] - starts[k]));
       for (size_t i = starts[k]; i < starts[k + 1]; ++i) *batch.add_requests() = at(i);
       auto answered = CheckedBatch(
-          Call<v1::SolveBatchResponse>(
-              [](v1::Solver::Stub& stub, grpc::ClientContext* context,
-                 const v1::SolveBatchRequest& r,
-                 v1::SolveBatchResponse* out) { return stub.SolveBatch(context, r, out); },
-              batch, tables[k], deadline),
+          Call<v1::SolveBatchResponse>(CallSolveBatch, batch, tables[k], deadline),
           batch.requests_size());
       if (!answered.ok()) {
         std::lock_guard<std::mutex> lock(mutex);

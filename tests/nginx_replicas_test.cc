@@ -125,6 +125,7 @@ class Nginx {
       for (int i = 0; i < 1000; ++i) {
         if (Accepts(grpc_port) && Accepts(http_port)) {
           grpc_port_ = grpc_port;
+          http_port_ = http_port;
           break;
         }
         if (::waitpid(process_.pid, nullptr, WNOHANG) == process_.pid) {  // lost a port
@@ -139,6 +140,7 @@ class Nginx {
   ~Nginx() { Stop(); }
 
   int grpc_port() const { return grpc_port_; }
+  int http_port() const { return http_port_; }
   std::string Log() const { return testing::ReadFile(dir_ + "/logs/error.log"); }
 
   void Stop() {
@@ -155,6 +157,7 @@ class Nginx {
   std::string dir_;
   testing::Process process_;
   int grpc_port_ = 0;
+  int http_port_ = 0;
 };
 
 // `count` wirings no table covers, each with a state of an even knob sum (the first 30 are
@@ -460,6 +463,40 @@ TEST_P(ReplicasTest, CallsOfTablesEveryReplicaHoldsAreSpread) {
     EXPECT_TRUE(Verify(board, *answer).ok()) << Verify(board, *answer);
   }
   ExpectSpread(Taken(before, Calls("Solve"), 30, "fifteen searches"), 30, "fifteen searches");
+
+  // The HTTP API behind nginx, as the web page calls it (the header names the table): the
+  // same rule.
+  if (nginx_ != nullptr) {
+    httplib::Client http("127.0.0.1", nginx_->http_port());
+    http.set_read_timeout(60, 0);
+    before = Calls("Solve");
+    for (size_t i = 0; i < 300; ++i) {
+      auto answer = http.Get("/v1/solve?puzzle=knight&state=" + boards[i],
+                             {{"puzzledb-table", "knight"}});
+      ASSERT_TRUE(answer && answer->status == 200) << (answer ? answer->body : "no answer");
+      EXPECT_NE(answer->body.find("\"distance\":" + std::to_string((*expected)[i].distance()) +
+                                  ","),
+                std::string::npos);
+    }
+    ExpectSpread(Taken(before, Calls("Solve"), 300, "HTTP knight calls"), 300,
+                 "HTTP knight calls");
+    std::string compact;  // the knobs' compact form: each knob's state, then its four wires
+    for (int k = 0; k < 12; ++k) {
+      compact += (k ? "%20" : "") + std::to_string(unlisted.knobs().positions(k));
+      for (int w = 0; w < 4; ++w) {
+        compact += "%20" + std::to_string(unlisted.knobs().wiring(4 * k + w));
+      }
+    }
+    before = Calls("Solve");
+    for (int i = 0; i < 30; ++i) {
+      auto answer = http.Get("/v1/solve?puzzle=knobs&policy=search_only&max_moves=1&state=" +
+                                 compact,
+                             {{"puzzledb-table", TableIdOf(unlisted)}});
+      ASSERT_TRUE(answer && answer->status == 200) << (answer ? answer->body : "no answer");
+    }
+    const std::vector<double> taken = Taken(before, Calls("Solve"), 30, "HTTP knobs calls");
+    EXPECT_EQ(*std::max_element(taken.begin(), taken.end()), 30);
+  }
 
   // A wiring the operator listed is spread; one nobody listed stays on one replica. (A search
   // one move deep: no table is built.)
