@@ -1,9 +1,9 @@
 # Writes OUT from the template IN with @PUZZLEDB_DEFAULT_TABLES@ replaced by a line per id of
 # the default database's tables, as `puzzledb-build` (BUILD) `default-tables` prints them, in
 # FORMAT `nginx` (a map entry) or `python` (a string in a set), and
-# @PUZZLEDB_NGINX_EXTRA_TABLES@ by EXTRA. Run by the
-# build for the nginx configuration (deploy/nginx/) and the Python client (clients/python/),
-# so that neither list can drift from the tables the builder makes.
+# @PUZZLEDB_NGINX_EXTRA_TABLES@ by EXTRA. Run by the build for the nginx configuration
+# (deploy/nginx/) and the Python client (clients/python/), so that neither list can drift
+# from the tables the builder makes.
 execute_process(COMMAND ${BUILD} default-tables OUTPUT_VARIABLE ids RESULT_VARIABLE status)
 if(NOT status EQUAL 0 OR ids STREQUAL "")
   message(FATAL_ERROR "${BUILD} default-tables failed (${status})")
