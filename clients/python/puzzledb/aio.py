@@ -13,7 +13,7 @@
 Requests, answers, errors, TLS, timeouts and table affinity are puzzledb.Client's
 (clients/python/README.md); only the calls differ. A task cancelled while it awaits a
 call cancels that call on the server too (gRPC sends the cancellation); solve_many's
-stream ends when its iterator is closed or its task cancelled.
+calls in flight are cancelled when its iterator is closed or its task cancelled.
 
 Use one event loop per process, as asyncio.run at the top of a program does: grpc.aio
 (1.51, Debian 12's) binds its poller to every loop that has made a call, and wakes a
