@@ -47,6 +47,21 @@ test -f "$conf"
 while read -r id; do
   grep -q "^    $id 1;\$" "$conf" || { echo "$conf does not spread $id" >&2; exit 1; }
 done < "$scratch/defaults.txt"
+# As installed (the operator's folder /etc/nginx/puzzledb-tables.d need not exist), nginx
+# accepts it.
+mkdir -p "$scratch/nginx/logs"
+cat > "$scratch/nginx/nginx.conf" <<EOF
+pid $scratch/nginx/nginx.pid;
+error_log $scratch/nginx/logs/error.log;
+events { worker_connections 64; }
+http {
+  client_body_temp_path $scratch/nginx/cb; proxy_temp_path $scratch/nginx/p;
+  fastcgi_temp_path $scratch/nginx/f; uwsgi_temp_path $scratch/nginx/u;
+  scgi_temp_path $scratch/nginx/s;
+  include $conf;
+}
+EOF
+/usr/sbin/nginx -t -q -p "$scratch/nginx" -c "$scratch/nginx/nginx.conf" -e "$scratch/nginx/logs/error.log"
 mkdir "$scratch/elsewhere"
 (cd "$scratch/elsewhere" && "$scratch/prefix/bin/puzzledb-build" --quiet --db built --patterns 6-6-3) >"$scratch/built.txt"
 cat "$scratch/built.txt"
