@@ -566,6 +566,47 @@ TEST_F(ServerTest, StreamsCutWhileTheirSearchesRunLeaveTheServerExact) {
   EXPECT_EQ(far->distance(), 20u);
 }
 
+TEST_F(ServerTest, SolveAllsCutByTheirDeadlineLeaveTheServerExact) {
+  // The client library's bulk path (SolveBatch calls from worker threads, over a list of
+  // replicas' channels: here the one server twice) from four threads at once, each call cut
+  // by a deadline at a random moment. Neither side may crash or race (the sanitizer pass),
+  // and the server must answer exactly afterwards.
+  const auto quick = RotationSearches(*client_, 8, 13);
+  ClientOptions options;
+  const std::string address = "127.0.0.1:" + std::to_string(server_->port());
+  options.target = address + "," + address;
+  Client listed(options);
+  std::atomic<int> cut{0}, whole{0}, wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(200 + t);
+      for (int s = 0; s < 40; ++s) {
+        std::vector<v1::SolveRequest> requests;
+        const int n = 8 + static_cast<int>(rng() % 40);
+        for (int r = 0; r < n; ++r) {
+          requests.push_back(rng() % 40 == 0 ? KnightRequest(kFarKnight, 0, v1::SEARCH_ONLY)
+                                            : quick[rng() % quick.size()].first);
+        }
+        auto answers = listed.SolveAll(requests, std::chrono::milliseconds(1 + rng() % 200));
+        if (!answers.ok()) {
+          ++cut;
+          continue;
+        }
+        ++whole;
+        for (const auto& a : *answers) {
+          if (!a.has_error() && a.moves_size() != static_cast<int>(a.distance())) ++wrong;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::printf("160 SolveAlls: %d cut by their deadline, %d whole\n", cut.load(), whole.load());
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(cut.load(), 0);
+  ExpectIdleAndExact(*server_, *client_, quick);
+}
+
 // Random table-covered requests of all three puzzles, some malformed, with their answers
 // computed one by one first.
 std::vector<v1::SolveRequest> MixedRequests(int count, uint32_t seed) {
