@@ -96,7 +96,10 @@ uint64_t Weight(std::string_view address, std::string_view table) {
 }  // namespace
 
 struct Client::Stubs {
-  std::unique_ptr<v1::Solver::Stub> solver;  // every replica, round-robin
+  // The target's channel: every call when the target is one address or a name (gRPC
+  // balances a name's addresses round-robin); with a list of replicas, the health check
+  // and channel() only, the calls going over `replicas`.
+  std::unique_ptr<v1::Solver::Stub> solver;
   std::unique_ptr<grpc::health::v1::Health::Stub> health;
   // With several replicas in the target: each one's own channel, for the tables routed to
   // one replica.

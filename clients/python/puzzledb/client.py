@@ -483,8 +483,7 @@ class _Batches:
         size = 0
         route = ""  # the current batch's: "" for tables every replica holds
         for puzzle in puzzles:
-            kind = puzzle.WhichOneof("kind")
-            this = _PARAMETER_TABLE_IDS[kind](puzzle) if kind in _PARAMETER_TABLE_IDS else kind or ""
+            this = table_id(puzzle)
             this_route = "" if this in DEFAULT_TABLE_IDS else this
             if size == batch_size or this_route != route or not self.requests:
                 self.requests.append(solver_pb2.SolveBatchRequest())
