@@ -5,6 +5,7 @@
 
 #include "core/util/strings.h"
 #include "google/protobuf/util/json_util.h"
+#include "server/http/strict_json.h"
 #include "service/puzzle_text.h"
 #include "service/request_handler.h"
 
@@ -292,6 +293,9 @@ absl::Status RequestFromBody(std::string_view body, google::protobuf::Message* o
     return absl::InvalidArgumentError(
         Cat("body: empty; send a ", out->GetDescriptor()->name(), " in JSON"));
   }
+  // Strict JSON, nested at most kMaxJsonDepth deep, before protobuf's lenient parser
+  // (strict_json.h).
+  if (absl::Status strict = CheckStrictJson(body); !strict.ok()) return strict;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;
   const auto parsed = google::protobuf::util::JsonStringToMessage(
