@@ -302,11 +302,20 @@ int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostrea
   if (!opened.has_value()) return kExitFailure;
   auto& store = opened->store;
   const std::vector<TableMetadata>* tables = &opened->tables;
-  if (tables->empty()) {
+  if (tables->empty() && store->Damaged().empty()) {
     err << "puzzledb-build verify: " << db << " holds no tables\n";
     return kExitFailure;
   }
   int failures = 0;
+  // Tables whose files are damaged so that even their records cannot be read.
+  for (const auto& [id, why] : store->Damaged()) {
+    const std::string message =
+        Cat("table ", id, ": damaged file ", why, "; rebuild it: puzzledb-build --db ", db,
+            " --puzzle ", id.substr(0, id.find('-')), " (with the table's parameters)");
+    out << id << ": FAILED: " << message << "\n";
+    err << "puzzledb-build verify: " << message << "\n";
+    ++failures;
+  }
   for (const TableMetadata& m : *tables) {
     const auto started = std::chrono::steady_clock::now();
     absl::Status status = absl::DataLossError(Cat("table ", m.table_id(), ": unknown puzzle '",

@@ -461,6 +461,13 @@ int Solver::Preload() {
     if (log_) log_(Cat("cannot list tables: ", Message(tables.status())));
     return 0;
   }
+  for (const auto& [id, why] : store_->Damaged()) {
+    const std::string reason = Cat("table ", id, ": damaged file ", why,
+                                   "; rebuild it with puzzledb-build (docs/OPERATIONS.md)");
+    if (log_) log_(Cat("refusing table ", id, ": ", reason));
+    std::lock_guard<std::mutex> lock(mutex_);
+    refused_[id] = reason;
+  }
   int loaded = 0;
   for (const TableMetadata& m : *tables) {
     VisitPuzzle(m.puzzle(), [&](auto type) {

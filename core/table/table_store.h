@@ -59,8 +59,13 @@ class TableStore {
   const std::string& dir() const { return dir_; }
   Mode mode() const { return mode_; }
 
-  // Every table's metadata, ordered by table id.
+  // Every readable table's metadata, ordered by table id. A table whose records sit in a
+  // damaged file (RocksDB's checksums fail) is left out and named by Damaged(): one damaged
+  // table costs that table, not the database.
   absl::StatusOr<std::vector<TableMetadata>> List() const;
+  // The tables the last List() could not read, by id, with why (the file and RocksDB's
+  // words).
+  std::map<std::string, std::string> Damaged() const;
   // NOT_FOUND if there is no such table.
   absl::StatusOr<TableMetadata> ReadMetadata(const std::string& table_id) const;
   // Reads every page of a table and checks it (RocksDB block checksums, each page's CRC, the
@@ -94,6 +99,8 @@ class TableStore {
   const Mode mode_;
   std::unique_ptr<rocksdb::DB> db_;
   std::mutex write_mutex_;  // one table write at a time
+  mutable std::mutex damaged_mutex_;
+  mutable std::map<std::string, std::string> damaged_;  // guarded by damaged_mutex_
 };
 
 }  // namespace puzzledb
