@@ -24,6 +24,8 @@ struct CallEnv {
   RequestHandler* handler = nullptr;
   SearchPool* pool = nullptr;
   ServerMetrics* metrics = nullptr;
+  // What calls hold beyond the tables (service/memory_budget.h); may be null (none counted).
+  MemoryBudget* memory = nullptr;
   // A search's deadline when the call has none.
   std::chrono::milliseconds default_search_deadline{10000};
 };

@@ -277,6 +277,36 @@ std::string ServerMetrics::Scrape() const {
     families.push_back(std::move(info));
   }
 
+  if (s.memory_enabled) {
+    auto limit = Family("puzzledb_memory_budget_bytes",
+                        "The bytes calls may hold beyond the tables (--memory-budget; 0: none)",
+                        MetricType::Gauge);
+    Add(limit, static_cast<double>(s.memory_limit));
+    auto held = Family("puzzledb_memory_held_bytes",
+                       "Bytes calls hold now, by what for (docs/OPERATIONS.md, \"Memory\")",
+                       MetricType::Gauge);
+    auto refused_memory = Family("puzzledb_memory_refused_total",
+                                 "Requests, reads and listings refused for the memory budget, "
+                                 "by what for",
+                                 MetricType::Counter);
+    for (size_t i = 0; i < s.memory_uses.size(); ++i) {
+      Add(held, static_cast<double>(s.memory_held[i]), {{"use", s.memory_uses[i]}});
+      Add(refused_memory, static_cast<double>(s.memory_refused[i]), {{"use", s.memory_uses[i]}});
+    }
+    auto peak = Family("puzzledb_memory_held_peak_bytes",
+                       "The most bytes calls have held at once since the start", MetricType::Gauge);
+    Add(peak, static_cast<double>(s.memory_peak));
+    auto returns = Family("puzzledb_memory_returns_total",
+                          "Times freed memory was given back to the system (malloc_trim)",
+                          MetricType::Counter);
+    Add(returns, static_cast<double>(s.memory_returns));
+    families.push_back(std::move(limit));
+    families.push_back(std::move(held));
+    families.push_back(std::move(refused_memory));
+    families.push_back(std::move(peak));
+    families.push_back(std::move(returns));
+  }
+
   auto build_info = Family("puzzledb_build_info", "The server's version; always 1",
                            MetricType::Gauge);
   Add(build_info, 1, {{"version", PUZZLEDB_VERSION}});

@@ -99,6 +99,14 @@ struct MetricsSnapshot {
     uint64_t generation = 0;
   };
   std::vector<Table> tables;
+  // The memory budget (service/memory_budget.h), when there is one.
+  bool memory_enabled = false;
+  uint64_t memory_limit = 0;  // 0: no limit
+  uint64_t memory_peak = 0;
+  uint64_t memory_returns = 0;
+  std::vector<std::string> memory_uses;      // by MemoryUse, their names
+  std::vector<uint64_t> memory_held;         // bytes held now, by use
+  std::vector<uint64_t> memory_refused;      // refusals, by use
 };
 
 // Thread-safe.

@@ -95,12 +95,18 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
     server->builder_ = std::make_unique<BackgroundBuilder>(server->store_.get(),
                                                            server->solver_.get(), build, log);
   }
+  server->memory_ = std::make_unique<MemoryBudget>(options.memory_budget);
+  // Freed memory goes back to the system once 32 MiB have been let go (MemoryBudget).
+  server->memory_->StartReturning(std::chrono::milliseconds(1000), size_t{32} << 20);
   HandlerOptions handler;
   handler.search_node_budget = options.search_node_budget;
+  handler.max_answer_bytes = options.max_answer_bytes;
+  handler.memory = server->memory_.get();
   server->handler_ = std::make_unique<RequestHandler>(server->solver_.get(), server->builder_.get(),
                                                       handler);
   StreamOptions streams;
   streams.stream_searches = searches;
+  streams.window_bytes = options.stream_window_bytes;
   server->metrics_ = std::make_unique<ServerMetrics>();
   {
     PuzzledbServer* self = server.get();
@@ -110,6 +116,7 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   env.handler = server->handler_.get();
   env.pool = server->pool_.get();
   env.metrics = server->metrics_.get();
+  env.memory = server->memory_.get();
   env.default_search_deadline = options.default_search_deadline;
   server->service_ = std::make_unique<SolverService>(env, streams);
 
@@ -122,11 +129,14 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   // gRPC lets several servers share a port by default (SO_REUSEPORT), which would make a
   // second puzzledb-server on the same address quietly take half the calls. Fail instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  if (options.threads > 0) {
-    grpc::ResourceQuota quota("puzzledb-server");
-    quota.SetMaxThreads(options.threads);
-    builder.SetResourceQuota(quota);
-  }
+  // The transport's own memory (its buffers and calls, before they reach a handler) under a
+  // quota of a quarter of the budget, and each connection's calls at once under a cap:
+  // what gRPC 1.51 has against floods of streams (docs/OPERATIONS.md, "Memory").
+  grpc::ResourceQuota quota("puzzledb-server");
+  if (options.threads > 0) quota.SetMaxThreads(options.threads);
+  if (options.memory_budget > 0) quota.Resize(std::max<size_t>(options.memory_budget / 4, 64 << 20));
+  builder.SetResourceQuota(quota);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, options.grpc_max_streams);
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(Cat("cannot listen on ", options.listen,
@@ -225,6 +235,16 @@ MetricsSnapshot PuzzledbServer::Snapshot() const {
     s.builds_failed = stats.failed;
     s.builds_dropped = stats.dropped;
     s.build_seconds = stats.seconds;
+  }
+  s.memory_enabled = true;
+  s.memory_limit = memory_->limit();
+  s.memory_peak = memory_->peak();
+  s.memory_returns = memory_->returns();
+  for (int i = 0; i < kMemoryUses; ++i) {
+    const auto use = static_cast<MemoryUse>(i);
+    s.memory_uses.emplace_back(MemoryUseName(use));
+    s.memory_held.push_back(memory_->held(use));
+    s.memory_refused.push_back(memory_->refused(use));
   }
   const v1::ListTablesResponse listed = handler_->ListTables();
   for (const v1::TableInfo& t : listed.tables()) {

@@ -39,6 +39,16 @@ struct ServerOptions {
   bool build_missing_tables = true;
   size_t max_tables = 64;
   int max_message_bytes = 4 << 20;
+  // The bytes calls may make the server hold beyond its tables (service/memory_budget.h,
+  // docs/OPERATIONS.md "Memory"); 0: no limit.
+  size_t memory_budget = size_t{1} << 30;
+  // The optimal solutions listed in one answer, a call's or a batch's (HandlerOptions).
+  size_t max_answer_bytes = 8 << 20;
+  // A SolveStream's requests read but not answered, and answers not yet written, in bytes:
+  // past it the stream stops reading until the client reads.
+  size_t stream_window_bytes = 8 << 20;
+  // HTTP/2 streams (calls) one gRPC connection may have open at once.
+  int grpc_max_streams = 100;
   // TLS: the server's certificate chain and key (PEM files); both empty: plaintext.
   std::string tls_cert_file;
   std::string tls_key_file;
@@ -105,6 +115,7 @@ class PuzzledbServer {
   std::unique_ptr<SearchPool> pool_;
   std::unique_ptr<RequestHandler> handler_;
   std::unique_ptr<ServerMetrics> metrics_;
+  std::unique_ptr<MemoryBudget> memory_;
   std::unique_ptr<SolverService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<HttpServer> http_;

@@ -1,17 +1,20 @@
 // puzzledb-server: serves puzzledb.v1.Solver from a database built by puzzledb-build.
 // Binds localhost unless told otherwise; stops cleanly on SIGINT or SIGTERM.
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <ctime>
 #include <iostream>
 #include <mutex>
 
+#include <malloc.h>
 #include <pthread.h>
 #include <sys/resource.h>
 
 #include "CLI/CLI.hpp"
 #include "absl/synchronization/mutex.h"
 #include "service/exit_codes.h"
+#include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpc/support/log.h"
@@ -78,6 +81,34 @@ void GrpcLog(gpr_log_func_args* args) {
     return;
   }
   Log("grpc: " + summary);
+}
+
+// protobuf's own messages (a request with a string that is not UTF-8 makes its parser log
+// one per call) go through the server's log, and at most one a second: the first is
+// logged, and the next one logged says how many were left out meanwhile.
+void ProtobufLog(google::protobuf::LogLevel level, const char* file, int line,
+                 const std::string& message) {
+  if (level < google::protobuf::LOGLEVEL_WARNING) return;
+  static std::mutex mutex;
+  static std::chrono::steady_clock::time_point last{};
+  static uint64_t left_out = 0;
+  uint64_t skipped = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto now = std::chrono::steady_clock::now();
+    if (last != std::chrono::steady_clock::time_point{} && now - last < std::chrono::seconds(1)) {
+      ++left_out;
+      return;
+    }
+    last = now;
+    skipped = left_out;
+    left_out = 0;
+  }
+  std::string text = "protobuf: " + SummarizeGrpcMessage(message);
+  if (skipped > 0) text += " (" + std::to_string(skipped) + " such messages left out in the last second)";
+  (void)file;
+  (void)line;
+  Log(text);
 }
 
 }  // namespace
@@ -163,6 +194,28 @@ int main(int argc, char** argv) {
                  "1.1 MB); an HTTP body is at most 64 KiB but a batch's")
       ->check(CLI::Range(1024, 64 << 20))
       ->capture_default_str();
+  app.add_option("--memory-budget", options.memory_budget,
+                 "Bytes calls may make the server hold beyond its tables (request bodies, "
+                 "answers waiting to be read, streams' windows, batches, listings), e.g. 1G or "
+                 "512M; past it they are refused with RESOURCE_EXHAUSTED (HTTP 503). 0: no limit")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
+  app.add_option("--max-answer-bytes", options.max_answer_bytes,
+                 "Bytes the optimal solutions listed (max_solutions) may take in one answer, "
+                 "a call's or a whole batch's; past it a listing is refused with "
+                 "RESOURCE_EXHAUSTED. 0: no limit")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
+  app.add_option("--stream-window-bytes", options.stream_window_bytes,
+                 "Bytes a SolveStream may hold (requests read but not answered, answers not "
+                 "yet written) before it stops reading until its client reads")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(size_t{1} << 16, size_t{1} << 34))
+      ->capture_default_str();
+  app.add_option("--grpc-max-streams", options.grpc_max_streams,
+                 "Calls one gRPC connection may have open at once (HTTP/2 streams)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   app.add_option("--tls-cert", options.tls_cert_file,
                  "Serve TLS with this certificate chain (PEM); with --tls-key");
   app.add_option("--tls-key", options.tls_key_file, "The key of --tls-cert (PEM)");
@@ -222,6 +275,11 @@ int main(int argc, char** argv) {
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   gpr_set_log_verbosity(GPR_LOG_SEVERITY_ERROR);
   gpr_set_log_function(GrpcLog);
+  google::protobuf::SetLogHandler(ProtobufLog);
+  // Large blocks (a batch's body, an arena's blocks) are mapped on their own and unmapped
+  // when freed, whatever the allocator has seen before: glibc raises this threshold after
+  // each large free by default, and the heap then keeps them (docs/OPERATIONS.md, "Memory").
+  mallopt(M_MMAP_THRESHOLD, 256 << 10);
 
   auto server = PuzzledbServer::Start(options, Log);
   if (!server.ok()) {

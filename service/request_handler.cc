@@ -170,6 +170,11 @@ void PathsToWire(const P& model, const typename P::Instance& instance,
 
 }  // namespace
 
+RequestHandler::AnswerAllowance RequestHandler::NewAllowance() const {
+  if (options_.max_answer_bytes == 0) return nullptr;
+  return std::make_shared<std::atomic<int64_t>>(static_cast<int64_t>(options_.max_answer_bytes));
+}
+
 template <PuzzleModel P>
 void RequestHandler::RequestTableFor(const typename P::Params& params, const Solution& solution) {
   // A search for parameters without a table: build it for next time.
@@ -189,7 +194,7 @@ RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& re
     TableStep<P> step;
     if (policy != Policy::kSearchOnly) step = solver_->FromTables(model, instance, max_moves);
     return SolveAfterTables<P>(request, std::move(instance), policy, max_moves, std::move(step),
-                               response, status, search);
+                               NewAllowance(), response, status, search);
   });
 }
 
@@ -198,6 +203,7 @@ RequestHandler::Route RequestHandler::SolveAfterTables(const v1::SolveRequest& r
                                                        typename P::Instance instance,
                                                        Policy policy, int max_moves,
                                                        TableStep<P> step,
+                                                       const AnswerAllowance& allowance,
                                                        v1::SolveResponse* response,
                                                        absl::Status* status,
                                                        SearchStep<v1::SolveResponse>* search) {
@@ -224,14 +230,49 @@ RequestHandler::Route RequestHandler::SolveAfterTables(const v1::SolveRequest& r
       return Route::kAnswered;
     }
     // Counted on a search thread: the optimal paths of a far state number in the
-    // hundreds of thousands.
-    *search = [this, instance = std::move(instance), step = std::move(step), list, encoding](
-                  SearchLimits limits, v1::SolveResponse* out) -> absl::Status {
-      auto found = solver_->Optimal<P>(instance, step, list, options_.search_node_budget, limits);
-      if (!found.ok()) return found.status();
+    // hundreds of thousands. The listing's bytes are reserved before it is made, from the
+    // call's (or the batch's) allowance and from the server's memory budget.
+    *search = [this, instance = std::move(instance), step = std::move(step), list, encoding,
+               allowance](SearchLimits limits, v1::SolveResponse* out) -> absl::Status {
       const P model(instance.params);
       SolutionToWire(model, instance, *step.answer, out, encoding);
       SetProvenance(step, out);
+      // Each listed solution is as long as the first, its moves as wide (the names in
+      // JSON: quotes and a comma each; codes as varints), plus its message's framing.
+      int64_t per_solution = 8;
+      for (const std::string& move : out->moves()) per_solution += static_cast<int64_t>(move.size()) + 3;
+      per_solution += 2 * static_cast<int64_t>(out->move_codes().size());  // in base64 in JSON
+      const int64_t reserved = static_cast<int64_t>(list) * per_solution;
+      const int64_t left =
+          allowance != nullptr ? allowance->fetch_sub(reserved, std::memory_order_relaxed) : reserved;
+      if (left < reserved) {
+        allowance->fetch_add(reserved, std::memory_order_relaxed);
+        out->Clear();
+        return absl::ResourceExhaustedError(
+            Cat("max_solutions: listing ", list, " solutions of ", step.answer->distance,
+                " moves takes about ", reserved, " bytes, and the answer (the call's, or the "
+                "batch's together) has ", std::max<int64_t>(left, 0), " of its ",
+                options_.max_answer_bytes, " bytes left (--max-answer-bytes); ask for fewer, or "
+                "only count them (count_solutions)"));
+      }
+      MemoryBudget::Charge charge;
+      if (options_.memory != nullptr &&
+          !options_.memory->TryCharge(MemoryUse::kListing, static_cast<size_t>(reserved), &charge)) {
+        if (allowance != nullptr) allowance->fetch_add(reserved, std::memory_order_relaxed);
+        out->Clear();
+        return options_.memory->Refusal(MemoryUse::kListing, static_cast<size_t>(reserved));
+      }
+      auto found = solver_->Optimal<P>(instance, step, list, options_.search_node_budget, limits);
+      if (!found.ok()) {
+        if (allowance != nullptr) allowance->fetch_add(reserved, std::memory_order_relaxed);
+        out->Clear();
+        return found.status();
+      }
+      // What was reserved for solutions that do not exist is given back.
+      if (allowance != nullptr && found->first.size() < list) {
+        allowance->fetch_add(static_cast<int64_t>(list - found->first.size()) * per_solution,
+                             std::memory_order_relaxed);
+      }
       PathsToWire(model, instance, *found, encoding, out);
       return absl::OkStatus();
     };
@@ -261,6 +302,7 @@ absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
   }
   response->mutable_responses()->Reserve(n);
   for (int i = 0; i < n; ++i) response->add_responses();
+  const AnswerAllowance allowance = NewAllowance();  // the batch's listings share it
   // In chunks, taken in turn by this thread and the threads lent to it: a slow helper
   // delays the batch by one chunk at most.
   const int chunks = (n + kBatchChunk - 1) / kBatchChunk;
@@ -268,7 +310,7 @@ absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
   std::atomic<int> next{0};
   auto drain = [&] {
     for (int c; (c = next.fetch_add(1)) < chunks;) {
-      SolvePart(batch, c * kBatchChunk, std::min(n, (c + 1) * kBatchChunk), response,
+      SolvePart(batch, c * kBatchChunk, std::min(n, (c + 1) * kBatchChunk), allowance, response,
                 &found[static_cast<size_t>(c)]);
     }
   };
@@ -306,14 +348,14 @@ absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
 }
 
 void RequestHandler::SolvePart(const v1::SolveBatchRequest& batch, int begin, int end,
-                               v1::SolveBatchResponse* response,
+                               const AnswerAllowance& allowance, v1::SolveBatchResponse* response,
                                std::vector<BatchSearch>* searches) {
   for (int i = begin; i < end;) {
     const std::string_view name = WirePuzzleName(batch.requests(i).puzzle());
     const int from = i;
     VisitPuzzle(name, [&](auto type) {
       using P = typename decltype(type)::type;
-      i = SolveRun<P>(batch, from, end, response, searches);
+      i = SolveRun<P>(batch, from, end, allowance, response, searches);
     });
     if (i == from) {  // no puzzle: answered alone, which says what is wrong
       const v1::SolveRequest& request = batch.requests(i);
@@ -331,7 +373,8 @@ void RequestHandler::SolvePart(const v1::SolveBatchRequest& batch, int begin, in
 
 template <PuzzleModel P>
 int RequestHandler::SolveRun(const v1::SolveBatchRequest& batch, int begin, int stop,
-                             v1::SolveBatchResponse* response, std::vector<BatchSearch>* searches) {
+                             const AnswerAllowance& allowance, v1::SolveBatchResponse* response,
+                             std::vector<BatchSearch>* searches) {
   // The run: the requests from `begin` on of this puzzle. Each is checked and parsed; a
   // bad one is answered with its error at once.
   struct Item {
@@ -393,8 +436,8 @@ int RequestHandler::SolveRun(const v1::SolveBatchRequest& batch, int begin, int 
     absl::Status status;
     SearchStep<v1::SolveResponse> search;
     const Route route = SolveAfterTables<P>(request, std::move(item.instance), item.policy,
-                                            item.max_moves, std::move(steps[k]), out, &status,
-                                            &search);
+                                            item.max_moves, std::move(steps[k]), allowance, out,
+                                            &status, &search);
     if (route == Route::kNeedsSearch) {
       searches->push_back({static_cast<size_t>(item.index), std::move(search), request.timeout_ms()});
     } else if (!status.ok()) {

@@ -5,9 +5,11 @@
 #ifndef PUZZLEDB_SERVICE_REQUEST_HANDLER_H_
 #define PUZZLEDB_SERVICE_REQUEST_HANDLER_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <variant>
@@ -16,6 +18,7 @@
 #include "core/puzzles/registry.h"
 #include "core/solver.h"
 #include "puzzledb/v1/solver.pb.h"
+#include "service/memory_budget.h"
 #include "service/table_builds.h"
 
 namespace puzzledb {
@@ -27,6 +30,12 @@ inline constexpr uint32_t kMaxBatchRequests = 10000;
 
 struct HandlerOptions {
   uint64_t search_node_budget = 0;  // per search; 0: none
+  // Bytes the optimal solutions listed (max_solutions) may take in one answer: a call's, or
+  // a whole batch's together. A listing that would pass it is refused with
+  // RESOURCE_EXHAUSTED before it is made. 0: no bound.
+  size_t max_answer_bytes = 8 << 20;
+  // Charged with each listing while it is made; may be null (nothing charged).
+  MemoryBudget* memory = nullptr;
 };
 
 // A puzzle its model has parsed already (a GET's compact form: InstanceFromCompact), handed
@@ -125,22 +134,28 @@ class RequestHandler {
   void Prepare(const v1::Puzzle& puzzle);
 
  private:
+  // The bytes a call's, or a batch's, listings may still take (HandlerOptions).
+  using AnswerAllowance = std::shared_ptr<std::atomic<int64_t>>;
+  AnswerAllowance NewAllowance() const;
+
   template <PuzzleModel P>
   void RequestTableFor(const typename P::Params& params, const Solution& solution);
   // A solve once its table step is taken (an empty step for SEARCH_ONLY).
   template <PuzzleModel P>
   Route SolveAfterTables(const v1::SolveRequest& request, typename P::Instance instance,
                          Policy policy, int max_moves, TableStep<P> step,
-                         v1::SolveResponse* response, absl::Status* status,
-                         SearchStep<v1::SolveResponse>* search);
+                         const AnswerAllowance& allowance, v1::SolveResponse* response,
+                         absl::Status* status, SearchStep<v1::SolveResponse>* search);
   // Requests [begin, end) of a batch.
   void SolvePart(const v1::SolveBatchRequest& batch, int begin, int end,
-                 v1::SolveBatchResponse* response, std::vector<BatchSearch>* searches);
+                 const AnswerAllowance& allowance, v1::SolveBatchResponse* response,
+                 std::vector<BatchSearch>* searches);
   // The requests of one puzzle from `begin` on in a batch, before `stop`; returns where they
   // end.
   template <PuzzleModel P>
   int SolveRun(const v1::SolveBatchRequest& batch, int begin, int stop,
-               v1::SolveBatchResponse* response, std::vector<BatchSearch>* searches);
+               const AnswerAllowance& allowance, v1::SolveBatchResponse* response,
+               std::vector<BatchSearch>* searches);
 
   Solver* const solver_;
   TableBuilds* const builder_;

@@ -6,8 +6,10 @@
 #include <mutex>
 #include <vector>
 
-#include "service/clock.h"
+#include "core/util/strings.h"
 #include "server/grpc/solver_service.h"
+#include "service/clock.h"
+#include "service/memory_budget.h"
 
 namespace puzzledb {
 namespace {
@@ -17,10 +19,17 @@ namespace {
 // Reading: the next read is started as soon as a request has arrived, before it is
 // answered, so that receiving and answering overlap (and two requests may be answered at
 // once on two threads: answers carry the request's id, and their order is not promised).
-// Reading pauses while `stream_window` answers wait to be written, and while
-// `stream_searches` of the stream's requests are searched or wait for a search slot: a
-// stream's searches wait for a slot (SearchPool::Submit) instead of being refused, and the
-// stream reads no further ahead than that.
+// Reading pauses while `stream_window` answers wait to be written, while the stream holds
+// `window_bytes` of requests not answered and answers not written, while the server's
+// memory budget is spent (unless the stream holds nothing: then it always reads one), and
+// while `stream_searches` of the stream's requests are searched or wait for a search slot:
+// a stream's searches wait for a slot (SearchPool::Submit) instead of being refused, and
+// the stream reads no further ahead than that. What it holds is charged to the budget.
+//
+// Messages arrive as bytes and are parsed here: one that does not parse as a SolveRequest
+// ends the stream with INVALID_ARGUMENT naming it, once the answers of the requests before
+// it are written (docs/API.md, "SolveStream"). Answers are serialized as they are made, so
+// the bytes a stream holds are known exactly.
 //
 // Writing: one write in flight at a time (gRPC's rule). Answers are held back while another
 // request is being answered from the tables (its answer is a few microseconds away) and
@@ -38,12 +47,24 @@ namespace {
 //
 // The call finishes once the client has stopped sending, every search has ended and every
 // answer is written, or early when the client goes away.
-class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest, v1::SolveResponse> {
+class SolveStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+ private:
+  // A request's size on the wire, held from its read until its answer is queued.
+  struct RequestBytes {
+    size_t size = 0;
+  };
+  // An answer waiting to be written, serialized.
+  struct Queued {
+    grpc::ByteBuffer bytes;
+    size_t size = 0;
+  };
+
  public:
   SolveStreamReactor(const CallEnv& env, const StreamOptions& options,
                      grpc::CallbackServerContext* context)
       : env_(env), options_(options), context_(context) {
     env_.metrics->StreamOpened();
+    if (env_.memory != nullptr) env_.memory->TryCharge(MemoryUse::kStream, 0, &held_);
     read_pending_ = true;
     StartRead(&request_);
   }
@@ -58,22 +79,43 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
       return;
     }
     const auto started = std::chrono::steady_clock::now();
-    v1::SolveRequest request = std::move(request_);
+    ++messages_;
+    const size_t request_bytes = request_.Length();
+    v1::SolveRequest request;
+    if (!grpc::SerializationTraits<v1::SolveRequest>::Deserialize(&request_, &request).ok()) {
+      // The stream ends here, with the answers of the requests before this one.
+      failed_ = grpc::Status(
+          grpc::StatusCode::INVALID_ARGUMENT,
+          Cat("message ", messages_, " of the stream (", request_bytes,
+              " bytes) is not a puzzledb.v1.SolveRequest in protobuf's binary format (malformed, "
+              "or a string that is not UTF-8); the stream ends here, the requests before it "
+              "answered"));
+      reads_done_ = true;
+      env_.metrics->RecordCall(CallMethod::kSolveStream, Transport::kGrpc, AnswerSource::kNone,
+                               absl::StatusCode::kInvalidArgument,
+                               std::chrono::steady_clock::now() - started);
+      WriteNextLocked(lock);
+      MaybeFinishLocked(lock);
+      return;
+    }
     ++answering_;
+    held_bytes_ += request_bytes;  // until it is answered
+    held_.GrowAnyway(request_bytes);
     const bool read_more = TakeReadLocked();
     lock.unlock();
     if (read_more) StartRead(&request_);
+    const RequestBytes bytes{request_bytes};
 
     std::unique_ptr<v1::SolveResponse> response = TakeResponse();
     if (request.has_batch()) {
-      AnswerBatchMessage(request, started, std::move(response));
+      AnswerBatchMessage(request, started, bytes, std::move(response));
       return;
     }
     absl::Status status;
     RequestHandler::SearchStep<v1::SolveResponse> search;
     if (env_.handler->SolveFromTables(request, response.get(), &status, &search) ==
         RequestHandler::Route::kAnswered) {
-      Answer(request.id(), started, ToGrpc(status), std::move(response), Phase::kTables);
+      Answer(request.id(), started, bytes, ToGrpc(status), std::move(response), Phase::kTables);
       return;
     }
     lock.lock();
@@ -87,19 +129,19 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     response->Clear();
     auto* searched = response.release();  // owned by the search
     const bool accepted = env_.pool->Submit(
-        [this, search = std::move(search), id, started, limits,
+        [this, search = std::move(search), id, started, bytes, limits,
          searched]() -> std::function<void()> {
           std::shared_ptr<v1::SolveResponse> answer(searched);
           absl::Status s = EndedWhileQueued(limits);
           if (s.ok()) s = search(limits, answer.get());
-          return [this, id, started, s, answer]() mutable {
-            Answer(id, started, ToGrpc(s),
+          return [this, id, started, bytes, s, answer]() mutable {
+            Answer(id, started, bytes, ToGrpc(s),
                    std::make_unique<v1::SolveResponse>(std::move(*answer)), Phase::kSearch);
             LetGo();
           };
         });
     if (!accepted) {  // the server is stopping
-      Answer(id, started,
+      Answer(id, started, bytes,
              grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down"),
              std::unique_ptr<v1::SolveResponse>(searched), Phase::kSearch);
       LetGo();
@@ -108,14 +150,10 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
 
   void OnWriteDone(bool ok) override {
     std::unique_lock<std::mutex> lock(mutex_);
-    // A batch's answer is not kept for reuse: it would keep its many answers' memory.
-    if (spare_.size() < kBatch && !queue_.front()->has_batch()) {
-      spare_.push_back(std::move(queue_.front()));
-    }
-    queue_.pop_front();
+    DropFrontLocked();
     writing_ = false;
     if (!ok) broken_ = true;  // the client is gone; drop what is left
-    if (broken_) queue_.clear();
+    if (broken_) DropQueueLocked(0);
     const bool read_more = TakeReadLocked();
     WriteNextLocked(lock);
     MaybeFinishLocked(lock);
@@ -128,7 +166,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     std::unique_lock<std::mutex> lock(mutex_);
     broken_ = true;
     // Drop what is queued, but the answer being written (OnWriteDone pops it).
-    while (queue_.size() > (writing_ ? 1u : 0u)) queue_.pop_back();
+    DropQueueLocked(writing_ ? 1u : 0u);
     MaybeFinishLocked(lock);
   }
 
@@ -150,7 +188,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
   // until it is answered (its own searches are at most the pool's capacity at once), and
   // its requests are counted as calls by AnswerBatch.
   void AnswerBatchMessage(const v1::SolveRequest& request, std::chrono::steady_clock::time_point started,
-                          std::unique_ptr<v1::SolveResponse> response) {
+                          RequestBytes bytes, std::unique_ptr<v1::SolveResponse> response) {
     std::unique_lock<std::mutex> lock(mutex_);
     --answering_;
     ++searching_;
@@ -166,7 +204,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
              field->number() != v1::SolveRequest::kIdFieldNumber;
     });
     if (others) {
-      Answer(id, started,
+      Answer(id, started, bytes,
              grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                           "a batch message sets only batch and id; set the other fields on "
                           "each of batch.requests"),
@@ -183,8 +221,8 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
         [this](uint32_t timeout_ms) {
           return CallLimits(env_, DeadlineOf(*context_), timeout_ms, &cancelled_);
         },
-        [this, id, started, answer](const absl::Status& status) {
-          Answer(id, started, ToGrpc(status), std::unique_ptr<v1::SolveResponse>(answer),
+        [this, id, started, bytes, answer](const absl::Status& status) {
+          Answer(id, started, bytes, ToGrpc(status), std::unique_ptr<v1::SolveResponse>(answer),
                  Phase::kSearch, /*counted=*/false);
           LetGo();
         });
@@ -203,6 +241,10 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
   bool TakeReadLocked() {
     if (broken_ || reads_done_ || read_pending_ || finished_) return false;
     if (queue_.size() >= options_.stream_window) return false;  // OnWriteDone resumes
+    // Bytes: OnWriteDone or Answer resumes (the stream holds something, so one of them
+    // comes).
+    if (held_bytes_ >= options_.window_bytes) return false;
+    if (held_bytes_ > 0 && env_.memory != nullptr && !env_.memory->HasRoom()) return false;
     if (searching_ >= options_.stream_searches) return false;   // Answer resumes
     read_pending_ = true;
     return true;
@@ -221,8 +263,9 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
 
   // `counted`: the answer is counted in the metrics here (a batch's requests are counted
   // by AnswerBatch).
-  void Answer(uint64_t id, std::chrono::steady_clock::time_point started, const grpc::Status& status,
-              std::unique_ptr<v1::SolveResponse> response, Phase phase, bool counted = true) {
+  void Answer(uint64_t id, std::chrono::steady_clock::time_point started, RequestBytes bytes,
+              const grpc::Status& status, std::unique_ptr<v1::SolveResponse> response, Phase phase,
+              bool counted = true) {
     if (!status.ok()) {
       response->Clear();
       response->mutable_error()->set_code(status.error_code());
@@ -238,9 +281,22 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
       env_.metrics->RecordCall(CallMethod::kSolveStream, Transport::kGrpc, source,
                                static_cast<absl::StatusCode>(status.error_code()), elapsed);
     }
+    // Serialized here, on the thread that answered: the queue holds bytes, counted exactly.
+    Queued queued;
+    bool own = false;
+    grpc::SerializationTraits<v1::SolveResponse>::Serialize(*response, &queued.bytes, &own);
+    queued.size = queued.bytes.Length();
+    // A batch's answer is not kept for reuse: it would keep its many answers' memory.
+    if (!response->has_batch()) Spare(std::move(response));
     std::unique_lock<std::mutex> lock(mutex_);
     (phase == Phase::kTables ? answering_ : searching_)--;
-    if (!broken_) queue_.push_back(std::move(response));
+    held_bytes_ -= bytes.size;  // the request is answered
+    held_.Shrink(bytes.size);
+    if (!broken_) {
+      held_bytes_ += queued.size;  // until written
+      held_.GrowAnyway(queued.size);
+      queue_.push_back(std::move(queued));
+    }
     const bool read_more = phase == Phase::kSearch && TakeReadLocked();
     WriteNextLocked(lock);
     MaybeFinishLocked(lock);
@@ -254,7 +310,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     if (writing_ || queue_.empty() || finished_) return;
     if (answering_ > 0 && queue_.size() < kBatch && !broken_) return;
     writing_ = true;
-    const v1::SolveResponse* next = queue_.front().get();
+    const grpc::ByteBuffer* next = &queue_.front().bytes;
     grpc::WriteOptions options;
     // More answers are queued behind this one: let gRPC gather them (the last of them goes
     // without the hint and flushes the lot). Never on the first write: it carries the
@@ -279,17 +335,42 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
     if (!reads_done_ && !broken_) return;
     finished_ = true;
     lock.unlock();
-    Finish(grpc::Status::OK);
+    Finish(failed_);
     lock.lock();
+  }
+
+  void DropFrontLocked() {
+    held_bytes_ -= queue_.front().size;
+    held_.Shrink(queue_.front().size);
+    queue_.pop_front();
+  }
+  // Drops queued answers from the back until `keep` are left.
+  void DropQueueLocked(size_t keep) {
+    while (queue_.size() > keep) {
+      held_bytes_ -= queue_.back().size;
+      held_.Shrink(queue_.back().size);
+      queue_.pop_back();
+    }
+  }
+
+  // Keeps a filled response's object for reuse (its repeated fields keep their
+  // allocations).
+  void Spare(std::unique_ptr<v1::SolveResponse> response) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (spare_.size() < kBatch) spare_.push_back(std::move(response));
   }
 
   const CallEnv env_;
   const StreamOptions options_;
   grpc::CallbackServerContext* const context_;
-  v1::SolveRequest request_;  // where the pending read lands
+  grpc::ByteBuffer request_;  // where the pending read lands
   std::mutex mutex_;
-  std::deque<std::unique_ptr<v1::SolveResponse>> queue_;  // front() is being written when writing_
+  std::deque<Queued> queue_;  // front() is being written when writing_
   std::vector<std::unique_ptr<v1::SolveResponse>> spare_;  // written, for reuse
+  uint64_t messages_ = 0;  // read so far
+  size_t held_bytes_ = 0;  // requests not answered and answers not written, in bytes
+  MemoryBudget::Charge held_;  // the same, charged to the server's budget
+  grpc::Status failed_;  // how the stream ends: OK, or the message that did not parse
   int answering_ = 0;  // requests being answered from the tables now
   int searching_ = 0;  // requests being searched or waiting for a search slot
   int outside_ = 0;    // searches that may still touch this reactor
@@ -305,7 +386,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<v1::SolveRequest
 
 }  // namespace
 
-grpc::ServerBidiReactor<v1::SolveRequest, v1::SolveResponse>* NewSolveStreamReactor(
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* NewSolveStreamReactor(
     const CallEnv& env, const StreamOptions& options, grpc::CallbackServerContext* context) {
   return new SolveStreamReactor(env, options, context);
 }

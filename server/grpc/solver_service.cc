@@ -1,6 +1,7 @@
 #include "server/grpc/solver_service.h"
 
 #include "core/util/strings.h"
+#include "service/memory_budget.h"
 
 namespace puzzledb {
 
@@ -87,6 +88,22 @@ grpc::ServerUnaryReactor* SolverService::SolveBatch(grpc::CallbackServerContext*
                                                     v1::SolveBatchResponse* response) {
   // As Unary: gRPC's default reactor when the tables answered everything, else one that
   // hears cancellation (made when the first search's limits are asked for).
+  // The call's request and answers live on its arena: charged at twice what the request
+  // took (its answers take about as much), refused when the budget cannot.
+  auto charge = std::make_shared<MemoryBudget::Charge>();
+  if (env_.memory != nullptr) {
+    const google::protobuf::Arena* arena = request->GetArena();
+    const size_t bytes = 2 * (arena != nullptr ? static_cast<size_t>(arena->SpaceAllocated())
+                                               : request->SpaceUsedLong());
+    if (!env_.memory->TryCharge(MemoryUse::kGrpcBatch, bytes, charge.get())) {
+      const absl::Status refused = env_.memory->Refusal(MemoryUse::kGrpcBatch, bytes);
+      env_.metrics->RecordCall(CallMethod::kSolveBatch, Transport::kGrpc, AnswerSource::kRefused,
+                               refused.code(), std::chrono::nanoseconds(0));
+      auto* reactor = context->DefaultReactor();
+      reactor->Finish(ToGrpc(refused));
+      return reactor;
+    }
+  }
   auto reactor = std::make_shared<grpc::ServerUnaryReactor*>(nullptr);
   const CallEnv& env = env_;
   auto cancel_flag = std::make_shared<std::atomic<bool>*>(nullptr);
@@ -100,9 +117,10 @@ grpc::ServerUnaryReactor* SolverService::SolveBatch(grpc::CallbackServerContext*
         }
         return CallLimits(env, DeadlineOf(*context), timeout_ms, *cancel_flag);
       },
-      [reactor, context](const absl::Status& status) {
+      [reactor, context, charge](const absl::Status& status) {
         if (*reactor == nullptr) *reactor = context->DefaultReactor();
         (*reactor)->Finish(ToGrpc(status));
+        charge->Release();
       });
   return *reactor;
 }
@@ -137,7 +155,7 @@ grpc::ServerUnaryReactor* SolverService::ListTables(grpc::CallbackServerContext*
   return reactor;
 }
 
-grpc::ServerBidiReactor<v1::SolveRequest, v1::SolveResponse>* SolverService::SolveStream(
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* SolverService::SolveStream(
     grpc::CallbackServerContext* context) {
   return NewSolveStreamReactor(env_, stream_options_, context);
 }

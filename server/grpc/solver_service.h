@@ -25,7 +25,14 @@ class ArenaBatchAllocator final
   grpc::MessageHolder<v1::SolveBatchRequest, v1::SolveBatchResponse>* AllocateMessages() override;
 };
 
-class SolverService final : public v1::Solver::CallbackService {
+// The callback service with SolveStream's messages as bytes (solve_stream.h says why): the
+// generated CallbackService, but for that one method.
+using SolverCallbackBase = v1::Solver::WithCallbackMethod_Solve<v1::Solver::WithCallbackMethod_Analyze<
+    v1::Solver::WithRawCallbackMethod_SolveStream<v1::Solver::WithCallbackMethod_SolveBatch<
+        v1::Solver::WithCallbackMethod_ListTables<
+            v1::Solver::WithCallbackMethod_Sample<v1::Solver::Service>>>>>>;
+
+class SolverService final : public SolverCallbackBase {
  public:
   // What `env` points to must outlive the service.
   SolverService(CallEnv env, StreamOptions stream_options)
@@ -39,7 +46,7 @@ class SolverService final : public v1::Solver::CallbackService {
   grpc::ServerUnaryReactor* Analyze(grpc::CallbackServerContext* context,
                                     const v1::AnalyzeRequest* request,
                                     v1::AnalyzeResponse* response) override;
-  grpc::ServerBidiReactor<v1::SolveRequest, v1::SolveResponse>* SolveStream(
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* SolveStream(
       grpc::CallbackServerContext* context) override;
   // Through AnswerBatch: finished here when the tables answered every request, else from
   // the delivery thread after the batch's last search.

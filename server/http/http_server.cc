@@ -23,7 +23,9 @@
 #include "boost/beast/http.hpp"
 #include "service/address.h"
 #include "core/util/strings.h"
+#include "core/util/text_input.h"
 #include "server/http/routes.h"
+#include "service/memory_budget.h"
 
 namespace puzzledb {
 
@@ -44,6 +46,10 @@ constexpr size_t kBufferLimit = kHeadLimit + kReadChunk;
 // bytes does not reset the connection before the client has read its answer.
 constexpr std::chrono::milliseconds kLinger{2000};
 constexpr size_t kLingerBytes = 1 << 20;
+// A body is charged to the memory budget at this many bytes per byte received: itself, and
+// what protobuf's JSON parser makes of it (its own copy in the binary format, and the
+// message). Measured on batches of 10,000 requests: docs/OPERATIONS.md, "Memory".
+constexpr size_t kChargePerBodyByte = 3;
 
 std::string_view View(beast::string_view s) { return {s.data(), s.size()}; }
 
@@ -88,6 +94,7 @@ class HttpServer::Engine {
   const HttpOptions& options() const { return options_; }
   const HttpRoutes& routes() const { return routes_; }
   ServerMetrics* metrics() const { return backend_.env.metrics; }
+  MemoryBudget* memory() const { return backend_.env.memory; }
   bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
   int port() const { return port_; }
   const std::string& url() const { return url_; }
@@ -350,19 +357,75 @@ class Connection final : public ConnectionBase,
         phase_ = Phase::kBody;
         engine_->Move(this, List::kNone);
         SetDeadline(engine_->options().body_timeout, HttpClose::kBodyTimeout);
+        if (auto unframed = UnframedBody(); !unframed.empty()) {
+          return Fail(400, absl::StatusCode::kInvalidArgument, unframed, HttpClose::kRefused);
+        }
         body_limit_ = BodyLimit();
         if (parser_->content_length() && *parser_->content_length() > body_limit_) {
           return Refuse(bhttp::error::body_limit);
         }
+        // The whole body is charged as soon as its length is known; a chunked one as it
+        // comes (below).
+        if (!ChargeBody(parser_->content_length().value_or(0))) return;
         if (WantsContinue()) SendContinue();
       }
       if (phase_ == Phase::kBody && parser_->get().body().size() > body_limit_) {
         return Refuse(bhttp::error::body_limit);
       }
+      if (phase_ == Phase::kBody && !ChargeBody(parser_->get().body().size())) return;
       if (parser_->is_done()) return Dispatch();
       if (used == 0) break;
     }
     Read();
+  }
+
+  // Charges `body_bytes` of body (and their parsing) to the memory budget, beyond what is
+  // charged already; false, with the request refused (503) and the connection closed, when
+  // the budget cannot take them.
+  bool ChargeBody(size_t body_bytes) {
+    MemoryBudget* memory = engine_->memory();
+    if (memory == nullptr) return true;
+    const size_t wanted = body_bytes * kChargePerBodyByte;
+    if (body_charge_.bytes() == 0 && !body_charge_started_) {
+      body_charge_started_ = true;
+      if (memory->TryCharge(MemoryUse::kHttpBody, wanted, &body_charge_)) return true;
+    } else if (wanted <= body_charge_.bytes() ||
+               body_charge_.Grow(wanted - body_charge_.bytes())) {
+      return true;
+    }
+    Fail(503, absl::StatusCode::kResourceExhausted,
+         Message(memory->Refusal(MemoryUse::kHttpBody, wanted)), HttpClose::kRefused);
+    return false;
+  }
+
+  // Why the request's body cannot be framed, or "" when it can (RFC 9112, section 6.3). The
+  // parser takes a Transfer-Encoding whose last coding is not `chunked` as "no body", which
+  // would leave the body in the buffer to be read as the next request: behind a proxy that
+  // frames it otherwise, a smuggled request. Such a request is refused, and the connection
+  // closed with it (Fail). Codings other than chunked are not taken at all: a body is sent
+  // plain or chunked. (Differing Content-Length values, and Content-Length beside
+  // Transfer-Encoding, the parser refuses itself: Refuse.)
+  std::string UnframedBody() const {
+    const auto& request = parser_->get();
+    std::string codings;
+    bool only_chunked = true;
+    int chunked = 0;
+    const auto fields = request.equal_range(bhttp::field::transfer_encoding);
+    for (auto field = fields.first; field != fields.second; ++field) {
+      if (!codings.empty()) codings += ", ";
+      codings += View(field->value());
+      for (const auto& coding : bhttp::token_list(field->value())) {
+        if (beast::iequals(coding, "chunked")) {
+          ++chunked;
+        } else {
+          only_chunked = false;
+        }
+      }
+    }
+    if (codings.empty() || (only_chunked && chunked == 1 && parser_->chunked())) return "";
+    return Cat("Transfer-Encoding: ", QuoteInput(codings),
+               ": a request's body is framed by Content-Length or by Transfer-Encoding: chunked "
+               "alone (RFC 9112, section 6.3); the connection is closed");
   }
 
   // The largest body the request's path takes: a batch's, or any other's.
@@ -464,6 +527,17 @@ class Connection final : public ConnectionBase,
       deferred_ = std::move(answer);
       return;
     }
+    // The answer is held until the client has read it: charged, or refused for a short
+    // one when the budget is spent.
+    if (MemoryBudget* memory = engine_->memory();
+        memory != nullptr && !head_ &&
+        !memory->TryCharge(MemoryUse::kHttpAnswer, answer.body.size(), &answer_charge_)) {
+      const size_t bytes = answer.body.size();
+      answer = ErrorAnswer(503, absl::StatusCode::kResourceExhausted,
+                           Message(memory->Refusal(MemoryUse::kHttpAnswer, bytes)));
+      answer.close = true;
+      reason_ = HttpClose::kRefused;
+    }
     phase_ = Phase::kWriting;
     response_.emplace();
     auto& response = *response_;
@@ -490,6 +564,9 @@ class Connection final : public ConnectionBase,
     response_.reset();
     parser_.reset();
     cancelled_.reset();
+    body_charge_.Release();
+    body_charge_started_ = false;
+    answer_charge_.Release();
     head_ = false;
     if (engine_->stopping()) return Close(HttpClose::kDone);
     if (close_after_) return Linger();
@@ -549,6 +626,7 @@ class Connection final : public ConnectionBase,
     if (cancelled_ != nullptr) cancelled_->store(true);  // the search stops
     engine_->Move(this, List::kNone);
     ClearDeadline();
+    body_charge_.Release();  // the body goes with the connection
     beast::error_code ignored;
     SocketOf(stream_).shutdown(tcp::socket::shutdown_both, ignored);
     SocketOf(stream_).close(ignored);
@@ -565,6 +643,9 @@ class Connection final : public ConnectionBase,
   bool readable_ = false;  // it said readable: the next read reads
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   std::optional<bhttp::response<bhttp::string_body>> response_;
+  MemoryBudget::Charge body_charge_;    // the request's body, until its answer is written
+  bool body_charge_started_ = false;
+  MemoryBudget::Charge answer_charge_;  // the answer, until written
   HttpTarget target_;
   std::shared_ptr<std::atomic<bool>> cancelled_;  // of the request being answered
   std::optional<HttpClose> reason_;

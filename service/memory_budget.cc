@@ -1,0 +1,156 @@
+#include "service/memory_budget.h"
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/util/strings.h"
+
+namespace puzzledb {
+
+std::string_view MemoryUseName(MemoryUse use) {
+  switch (use) {
+    case MemoryUse::kHttpBody:
+      return "http_body";
+    case MemoryUse::kHttpAnswer:
+      return "http_answer";
+    case MemoryUse::kGrpcBatch:
+      return "grpc_batch";
+    case MemoryUse::kStream:
+      return "stream";
+    case MemoryUse::kListing:
+      return "listing";
+  }
+  return "unknown";
+}
+
+namespace {
+
+std::string Megabytes(size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return text;
+}
+
+}  // namespace
+
+MemoryBudget::Charge& MemoryBudget::Charge::operator=(Charge&& other) noexcept {
+  if (this != &other) {
+    Release();
+    budget_ = other.budget_;
+    use_ = other.use_;
+    bytes_ = other.bytes_;
+    other.budget_ = nullptr;
+    other.bytes_ = 0;
+  }
+  return *this;
+}
+
+bool MemoryBudget::Charge::Grow(size_t more) {
+  if (budget_ == nullptr) return false;
+  Charge extra;
+  if (!budget_->TryCharge(use_, more, &extra)) return false;
+  extra.budget_ = nullptr;  // merged into this one
+  bytes_ += more;
+  return true;
+}
+
+void MemoryBudget::Charge::GrowAnyway(size_t more) {
+  if (budget_ == nullptr) return;
+  budget_->Take(use_, more);
+  bytes_ += more;
+}
+
+void MemoryBudget::Charge::Shrink(size_t less) {
+  if (budget_ == nullptr) return;
+  less = std::min(less, bytes_);
+  budget_->Release(use_, less);
+  bytes_ -= less;
+}
+
+void MemoryBudget::Charge::Release() {
+  if (budget_ != nullptr && bytes_ > 0) budget_->Release(use_, bytes_);
+  budget_ = nullptr;
+  bytes_ = 0;
+}
+
+MemoryBudget::MemoryBudget(size_t limit_bytes) : limit_(limit_bytes) {}
+
+MemoryBudget::~MemoryBudget() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (returner_.joinable()) returner_.join();
+}
+
+bool MemoryBudget::TryCharge(MemoryUse use, size_t bytes, Charge* charge) {
+  charge->Release();
+  size_t held = held_.load(std::memory_order_relaxed);
+  do {
+    if (limit_ > 0 && (bytes > limit_ || held > limit_ - bytes)) {
+      refused_[Index(use)].fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+  } while (!held_.compare_exchange_weak(held, held + bytes, std::memory_order_relaxed));
+  by_use_[Index(use)].fetch_add(bytes, std::memory_order_relaxed);
+  size_t peak = peak_.load(std::memory_order_relaxed);
+  while (held + bytes > peak &&
+         !peak_.compare_exchange_weak(peak, held + bytes, std::memory_order_relaxed)) {
+  }
+  charge->budget_ = this;
+  charge->use_ = use;
+  charge->bytes_ = bytes;
+  return true;
+}
+
+void MemoryBudget::Take(MemoryUse use, size_t bytes) {
+  const size_t held = held_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  by_use_[Index(use)].fetch_add(bytes, std::memory_order_relaxed);
+  size_t peak = peak_.load(std::memory_order_relaxed);
+  while (held > peak && !peak_.compare_exchange_weak(peak, held, std::memory_order_relaxed)) {
+  }
+}
+
+void MemoryBudget::Release(MemoryUse use, size_t bytes) {
+  by_use_[Index(use)].fetch_sub(bytes, std::memory_order_relaxed);
+  held_.fetch_sub(bytes, std::memory_order_relaxed);
+  let_go_.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+absl::Status MemoryBudget::Refusal(MemoryUse use, size_t bytes) const {
+  return absl::ResourceExhaustedError(
+      Cat("the server's memory budget is spent: this ", MemoryUseName(use), " needs ",
+          Megabytes(bytes), ", and calls hold ", Megabytes(held()), " of the ",
+          Megabytes(limit_), " they may (--memory-budget); retry later, or send less at once"));
+}
+
+void MemoryBudget::StartReturning(std::chrono::milliseconds period, size_t after_bytes) {
+  if (returner_.joinable()) return;
+  returner_ = std::thread([this, period, after_bytes] { ReturnLoop(period, after_bytes); });
+}
+
+void MemoryBudget::ReturnLoop(std::chrono::milliseconds period, size_t after_bytes) {
+  // What the allocator held free after the last return: memory freed outside the budget
+  // (gRPC's buffers, a table's build) shows as a change of it.
+  size_t free_then = mallinfo2().fordblks;
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stop_cv_.wait_for(lock, period, [this] { return stopping_; })) {
+    const size_t free_now = mallinfo2().fordblks;
+    const size_t moved = free_now > free_then ? free_now - free_then : free_then - free_now;
+    if (let_go_.load(std::memory_order_relaxed) < after_bytes &&
+        !(moved >= after_bytes && free_now >= after_bytes)) {
+      continue;
+    }
+    let_go_.store(0, std::memory_order_relaxed);
+    lock.unlock();
+    malloc_trim(0);  // every arena: freed pages back to the system
+    returns_.fetch_add(1, std::memory_order_relaxed);
+    free_then = mallinfo2().fordblks;
+    lock.lock();
+  }
+}
+
+}  // namespace puzzledb
