@@ -1,0 +1,67 @@
+// The probes of tests/memory_probes.h against a running server, with the figures printed:
+// its memory at the start, at the peak and settled after each, and its table answers over
+// HTTP meanwhile. Any server binary: bench/memory_probes.sh starts one (or two, before and
+// after a change) and runs this.
+//   memory_probes GRPC_PORT HTTP_PORT PID [PROBE...]
+// PROBE: json, stream, listings, batch, reset, smuggle, badstream (default: all).
+#include <cstdlib>
+#include <set>
+#include <string>
+
+#include "tests/memory_probes.h"
+
+int main(int argc, char** argv) {
+  using namespace puzzledb::testing;
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: memory_probes GRPC_PORT HTTP_PORT PID [PROBE...]\n");
+    return 2;
+  }
+  const int grpc_port = std::atoi(argv[1]);
+  const int http_port = std::atoi(argv[2]);
+  const pid_t pid = std::atoi(argv[3]);
+  const std::string address = "127.0.0.1:" + std::to_string(grpc_port);
+  std::set<std::string> wanted(argv + 4, argv + argc);
+  auto want = [&](const std::string& name) { return wanted.empty() || wanted.count(name) > 0; };
+  RaiseDescriptorLimit();
+  if (want("json")) {
+    PrintProbe(Observe("json nesting", http_port, pid,
+                       [&] { return JsonNestingProbe(http_port, 2, 4 << 20); }));
+  }
+  if (want("stream")) {
+    PrintProbe(Observe("stream never read", http_port, pid, [&] {
+      return StreamNeverReadsProbe(address, 600, 10000, std::chrono::milliseconds(3000));
+    }));
+  }
+  if (want("listings")) {
+    PrintProbe(Observe("40 listings", http_port, pid, [&] {
+      return LargeListingsProbe(address, 40, 10000, std::chrono::seconds(60));
+    }));
+  }
+  if (want("batch")) {
+    PrintProbe(Observe("10,000 listings", http_port, pid, [&] {
+      return LargeListingsProbe(address, 10000, 10000, std::chrono::seconds(10));
+    }));
+  }
+  if (want("reset")) {
+    PrintProbe(Observe("rapid reset", http_port, pid,
+                       [&] { return RapidResetProbe(grpc_port, 11, 20000); }));
+  }
+  if (want("smuggle")) {
+    for (const char* coding : {"gzip", "identity", "chunked, identity", "xchunked"}) {
+      std::printf("smuggling, Transfer-Encoding: %-18s answers %s\n", coding,
+                  SmugglingProbe(http_port, coding).c_str());
+    }
+  }
+  if (want("badstream")) {
+    puzzledb::v1::SolveRequest good;
+    good.mutable_puzzle()->mutable_eight()->set_board("123456780");
+    const std::string bytes = good.SerializeAsString();
+    std::printf("stream with a bad message second: %s\n",
+                RawStream(address, {bytes, std::string("\xff\xff\xff", 3), bytes}).c_str());
+    const auto started = ProbeClock::now();
+    const int refused = InvalidUtf8Calls(address, 5000);
+    std::printf("5000 unary calls with a board that is not UTF-8: %d refused in %.1f s\n",
+                refused, MillisSince(started) / 1000);
+  }
+  return 0;
+}

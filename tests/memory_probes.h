@@ -1,0 +1,571 @@
+// Probes that try to make a running server hold gigabytes or stall its other callers
+// (docs/OPERATIONS.md, "Memory"), each through real sockets and real gRPC frames, with the
+// server's resident memory read from /proc while it runs and after, and its table answers
+// over HTTP timed meanwhile. tests/memory_probe_test.cc checks what they see;
+// bench/memory_probes.cc prints the figures for any server binary (before and after a
+// change). Bounded in count and in time: every wait has a limit.
+#ifndef PUZZLEDB_TESTS_MEMORY_PROBES_H_
+#define PUZZLEDB_TESTS_MEMORY_PROBES_H_
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/grpcpp.h"
+#include "puzzledb/v1/solver.grpc.pb.h"
+#include "tests/http_attack.h"
+
+namespace puzzledb::testing {
+
+using ProbeClock = std::chrono::steady_clock;
+
+inline double MillisSince(ProbeClock::time_point start) {
+  return std::chrono::duration<double, std::milli>(ProbeClock::now() - start).count();
+}
+
+// What one probe saw.
+struct ProbeFigures {
+  std::string name;
+  long rss_start_kb = 0, rss_peak_kb = 0, rss_settled_kb = 0;
+  // Table answers over HTTP (GET /v1/solve, a knight board, a new connection each) sent
+  // every 20 ms while the probe ran.
+  int fast_answers = 0, fast_failed = 0;
+  double fast_p50_ms = 0, fast_max_ms = 0;
+  std::string outcome;  // what the probe's own requests got
+  double seconds = 0;
+};
+
+inline void PrintProbe(const ProbeFigures& f) {
+  std::printf(
+      "%-22s memory %6.0f MB at start, peak %6.0f MB (+%.0f), settled %6.0f MB (+%.0f); "
+      "table GETs meanwhile: %d answered (%d failed), p50 %.1f ms, max %.1f ms; %.1f s\n"
+      "%-22s %s\n",
+      f.name.c_str(), f.rss_start_kb / 1024.0, f.rss_peak_kb / 1024.0,
+      (f.rss_peak_kb - f.rss_start_kb) / 1024.0, f.rss_settled_kb / 1024.0,
+      (f.rss_settled_kb - f.rss_start_kb) / 1024.0, f.fast_answers, f.fast_failed,
+      f.fast_p50_ms, f.fast_max_ms, f.seconds, "", f.outcome.c_str());
+  std::fflush(stdout);
+}
+
+// One table answer over HTTP on a new connection: its time in ms, or -1 if it did not come
+// as a 200 within `timeout`.
+inline double TimedTableGet(int http_port, std::mt19937_64& rng, std::chrono::milliseconds timeout) {
+  const auto started = ProbeClock::now();
+  const int fd = ConnectLoopback(http_port);
+  if (fd < 0) return -1;
+  const std::string reply =
+      Exchange(fd, "GET /v1/solve?puzzle=knight&state=" + RandomKnightBoard(rng) +
+                       " HTTP/1.1\r\nHost: x\r\n\r\n",
+               timeout);
+  ::close(fd);
+  if (reply.rfind("HTTP/1.1 200", 0) != 0) return -1;
+  return MillisSince(started);
+}
+
+// Runs `probe` (which fills `outcome`) while the server's memory is sampled every 10 ms
+// and table GETs are timed every 20 ms; then waits up to `settle` for the memory to come
+// back within 32 MB of the start (sampling every 250 ms).
+inline ProbeFigures Observe(const std::string& name, int http_port, pid_t pid,
+                            const std::function<std::string()>& probe,
+                            std::chrono::milliseconds settle = std::chrono::milliseconds(8000)) {
+  ProbeFigures f;
+  f.name = name;
+  std::mt19937_64 rng(35);
+  for (int i = 0; i < 20; ++i) TimedTableGet(http_port, rng, std::chrono::milliseconds(5000));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  f.rss_start_kb = ResidentKbOf(pid);
+  std::atomic<bool> done{false};
+  std::atomic<long> peak{f.rss_start_kb};
+  std::thread sampler([&] {
+    while (!done) {
+      peak = std::max(peak.load(), ResidentKbOf(pid));
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  std::vector<double> fast;
+  std::thread timer([&] {
+    std::mt19937_64 own(36);
+    while (!done) {
+      const double ms = TimedTableGet(http_port, own, std::chrono::milliseconds(30000));
+      if (ms < 0) {
+        ++f.fast_failed;
+      } else {
+        fast.push_back(ms);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  const auto started = ProbeClock::now();
+  f.outcome = probe();
+  f.seconds = MillisSince(started) / 1000;
+  done = true;
+  sampler.join();
+  timer.join();
+  f.rss_peak_kb = peak;
+  f.fast_answers = static_cast<int>(fast.size());
+  std::sort(fast.begin(), fast.end());
+  if (!fast.empty()) {
+    f.fast_p50_ms = fast[fast.size() / 2];
+    f.fast_max_ms = fast.back();
+  }
+  const auto settle_end = ProbeClock::now() + settle;
+  f.rss_settled_kb = ResidentKbOf(pid);
+  while (ProbeClock::now() < settle_end && f.rss_settled_kb > f.rss_start_kb + 32 * 1024) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    f.rss_settled_kb = ResidentKbOf(pid);
+  }
+  return f;
+}
+
+// Reads what the server sends on `fd` until it closes or `timeout` passes; `closed` says
+// which.
+inline std::string ReadUntilClosed(int fd, std::chrono::milliseconds timeout, bool* closed) {
+  std::string got;
+  char buffer[65536];
+  const auto end = ProbeClock::now() + timeout;
+  *closed = false;
+  while (true) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(end - ProbeClock::now()).count();
+    if (left <= 0) return got;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left)) <= 0) return got;
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) {
+      *closed = true;
+      return got;
+    }
+    got.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+inline bool SendAll(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// The status of the first HTTP answer in `reply`, or 0.
+inline int StatusOf(const std::string& reply) {
+  if (reply.size() < 12 || reply.rfind("HTTP/1.", 0) != 0) return 0;
+  return std::atoi(reply.c_str() + 9);
+}
+
+// Finding 1: `connections` bodies of unclosed `[` (`{"requests":[` and then `[` to
+// `bytes`), POST /v1/solve/batch, at once. Returns each one's status and time.
+inline std::string JsonNestingProbe(int http_port, int connections, size_t bytes) {
+  std::vector<std::string> results(static_cast<size_t>(connections));
+  std::vector<std::thread> threads;
+  for (int c = 0; c < connections; ++c) {
+    threads.emplace_back([&, c] {
+      std::string body = "{\"requests\":[";
+      body.resize(bytes, '[');
+      const auto started = ProbeClock::now();
+      const int fd = ConnectLoopback(http_port);
+      if (fd < 0) {
+        results[static_cast<size_t>(c)] = "no connection";
+        return;
+      }
+      const std::string head = "POST /v1/solve/batch HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                               "application/json\r\nContent-Length: " +
+                               std::to_string(body.size()) + "\r\n\r\n";
+      SendAll(fd, head);
+      SendAll(fd, body);
+      const std::string reply = Exchange(fd, "", std::chrono::milliseconds(60000));
+      ::close(fd);
+      const size_t message = reply.find("\"message\":");
+      char text[64];
+      std::snprintf(text, sizeof text, "%d in %.0f ms", StatusOf(reply), MillisSince(started));
+      results[static_cast<size_t>(c)] =
+          std::string(text) +
+          (message != std::string::npos ? " (" + reply.substr(message + 11, 90) + "...)" : "");
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::string out;
+  for (const std::string& r : results) out += (out.empty() ? "" : "; ") + r;
+  return out;
+}
+
+// A batch of `n` 8-puzzle requests (random boards) as one stream message.
+inline v1::SolveRequest EightBatchMessage(int n, std::mt19937_64& rng) {
+  v1::SolveRequest message;
+  for (int i = 0; i < n; ++i) {
+    std::string board = "012345678";
+    std::shuffle(board.begin(), board.end(), rng);
+    auto* request = message.mutable_batch()->add_requests();
+    request->mutable_puzzle()->mutable_eight()->set_board(board);
+    request->set_id(static_cast<uint64_t>(i));
+  }
+  return message;
+}
+
+// Finding 2: one SolveStream that sends batch messages of `batch` 8-puzzle requests and
+// never reads; it stops at `messages`, or once a write has waited `stall` (the server
+// stopped reading), and then cancels. Returns how many were written.
+inline std::string StreamNeverReadsProbe(const std::string& address, int messages, int batch,
+                                         std::chrono::milliseconds stall) {
+  auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  auto stub = v1::Solver::NewStub(channel);
+  grpc::ClientContext context;
+  auto stream = stub->SolveStream(&context);
+  std::mt19937_64 rng(2);
+  const v1::SolveRequest message = EightBatchMessage(batch, rng);
+  std::atomic<int> written{0};
+  std::atomic<bool> finished{false};
+  std::thread watchdog([&] {
+    int last = -1;
+    auto since = ProbeClock::now();
+    while (!finished) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (written != last) {
+        last = written;
+        since = ProbeClock::now();
+      } else if (ProbeClock::now() - since > stall) {
+        context.TryCancel();
+        return;
+      }
+    }
+  });
+  const auto started = ProbeClock::now();
+  while (written < messages && stream->Write(message)) ++written;
+  const double ms = MillisSince(started);
+  finished = true;
+  context.TryCancel();
+  watchdog.join();
+  stream->Finish();
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "%d of %d messages of %d requests (%zu bytes each) written in %.0f ms before the "
+                "server stopped reading",
+                written.load(), messages, batch, message.ByteSizeLong(), ms);
+  return text;
+}
+
+// The knobs wiring of tests/golden/knobs_9001.in (a table of the default database): knob
+// 1's targets for states 1..4, then knob 2's, ...
+inline constexpr uint32_t kKnobs9001Wiring[48] = {10, 8,  12, 7, 4,  4,  8,  3,  5, 4,  7, 11,
+                                                  7,  9,  9,  5, 3,  8,  2,  7,  11, 9, 1, 12,
+                                                  4,  11, 1,  8, 10, 12, 9,  5,  1,  7, 6, 2,
+                                                  12, 11, 4,  6, 9,  12, 12, 5,  5,  6, 1, 9};
+
+// Finding 3: a SolveBatch of `n` random knobs states of that wiring (their optimal
+// solutions number in the thousands and more), each asking for `list` of them, under
+// `deadline`. Returns the status, the answer's size and how many listings were refused.
+inline std::string LargeListingsProbe(const std::string& address, int n, uint32_t list,
+                                      std::chrono::milliseconds deadline) {
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(1 << 30);
+  auto channel =
+      grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
+  auto stub = v1::Solver::NewStub(channel);
+  v1::SolveBatchRequest batch;
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < n; ++i) {
+    auto* request = batch.add_requests();
+    auto* knobs = request->mutable_puzzle()->mutable_knobs();
+    for (int k = 0; k < 12; ++k) knobs->add_positions(1 + static_cast<uint32_t>(rng() % 4));
+    for (uint32_t t : kKnobs9001Wiring) knobs->add_wiring(t);
+    request->set_max_solutions(list);
+    request->set_id(static_cast<uint64_t>(i));
+  }
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + deadline);
+  v1::SolveBatchResponse response;
+  const auto started = ProbeClock::now();
+  const grpc::Status status = stub->SolveBatch(&context, batch, &response);
+  const double ms = MillisSince(started);
+  int listed = 0, refused = 0;
+  for (const auto& r : response.responses()) {
+    if (r.solutions_size() > 0) ++listed;
+    if (r.has_error() && r.error().code() == grpc::StatusCode::RESOURCE_EXHAUSTED) ++refused;
+  }
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "%s after %.0f ms: %zu-byte request, %zu-byte answer; %d answers listed "
+                "solutions, %d listings refused",
+                status.ok() ? "OK" : ("code " + std::to_string(status.error_code())).c_str(), ms,
+                batch.ByteSizeLong(), response.ByteSizeLong(), listed, refused);
+  return text;
+}
+
+// HTTP/2 as a client writes it, by hand (RFC 9113): enough for the rapid-reset probe.
+namespace h2 {
+
+inline std::string Frame(uint8_t type, uint8_t flags, uint32_t stream, std::string_view payload) {
+  std::string f;
+  const uint32_t n = static_cast<uint32_t>(payload.size());
+  f.push_back(static_cast<char>(n >> 16));
+  f.push_back(static_cast<char>(n >> 8));
+  f.push_back(static_cast<char>(n));
+  f.push_back(static_cast<char>(type));
+  f.push_back(static_cast<char>(flags));
+  f.push_back(static_cast<char>((stream >> 24) & 0x7f));
+  f.push_back(static_cast<char>(stream >> 16));
+  f.push_back(static_cast<char>(stream >> 8));
+  f.push_back(static_cast<char>(stream));
+  f.append(payload);
+  return f;
+}
+
+// An HPACK string literal, not Huffman-coded (lengths under 127 here).
+inline std::string Literal(std::string_view s) {
+  return std::string(1, static_cast<char>(s.size())) + std::string(s);
+}
+
+// The request headers of a gRPC call to `path`: :method POST and :scheme http from the
+// static table, the rest literal without indexing.
+inline std::string GrpcHeaders(std::string_view path) {
+  std::string h;
+  h.push_back(static_cast<char>(0x83));  // :method POST
+  h.push_back(static_cast<char>(0x86));  // :scheme http
+  h.push_back(0x04);                     // :path, literal value
+  h += Literal(path);
+  h.push_back(0x01);  // :authority
+  h += Literal("localhost");
+  h.push_back(0x0f);  // content-type (index 31: 15 + 16)
+  h.push_back(0x10);
+  h += Literal("application/grpc");
+  h.push_back(0x00);  // te: trailers, both literal
+  h += Literal("te");
+  h += Literal("trailers");
+  return h;
+}
+
+// A gRPC message: not compressed, its length, the bytes.
+inline std::string GrpcMessage(std::string_view bytes) {
+  std::string m(5, '\0');
+  const uint32_t n = static_cast<uint32_t>(bytes.size());
+  m[1] = static_cast<char>(n >> 24);
+  m[2] = static_cast<char>(n >> 16);
+  m[3] = static_cast<char>(n >> 8);
+  m[4] = static_cast<char>(n);
+  m.append(bytes);
+  return m;
+}
+
+constexpr std::string_view kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+// Reads frames from `fd` (non-blocking) until a PING ACK; false on a close or a timeout.
+inline bool AwaitPingAck(int fd, std::chrono::milliseconds timeout) {
+  const auto end = ProbeClock::now() + timeout;
+  std::string got;
+  char buffer[65536];
+  size_t at = 0;
+  while (ProbeClock::now() < end) {
+    while (at + 9 <= got.size()) {
+      const uint32_t n = static_cast<uint8_t>(got[at]) << 16 | static_cast<uint8_t>(got[at + 1]) << 8 |
+                         static_cast<uint8_t>(got[at + 2]);
+      if (at + 9 + n > got.size()) break;
+      if (got[at + 3] == 6 && (got[at + 4] & 1) != 0) return true;
+      at += 9 + n;
+    }
+    got.erase(0, at);
+    at = 0;
+    pollfd p{fd, POLLIN, 0};
+    ::poll(&p, 1, 100);
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n == 0) return false;
+    if (n > 0) got.append(buffer, static_cast<size_t>(n));
+  }
+  return false;
+}
+
+}  // namespace h2
+
+// Finding 4: HTTP/2 rapid reset: on each of `connections` connections, `streams` calls of
+// Solve, each HEADERS and DATA (a whole request) and then RST_STREAM (CANCEL), written in
+// bursts while what the server sends is read and dropped. Returns the streams sent.
+inline std::string RapidResetProbe(int grpc_port, int connections, int streams) {
+  v1::SolveRequest request;
+  request.mutable_puzzle()->mutable_knight()->set_board("111111111111*000000000000");
+  const std::string data = h2::GrpcMessage(request.SerializeAsString());
+  const std::string headers = h2::GrpcHeaders("/puzzledb.v1.Solver/Solve");
+  std::atomic<long> sent{0};
+  std::atomic<int> cut{0};
+  std::vector<std::thread> threads;
+  for (int c = 0; c < connections; ++c) {
+    threads.emplace_back([&] {
+      const int fd = ConnectLoopback(grpc_port);
+      if (fd < 0) return;
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+      auto drain = [&] {
+        char buffer[65536];
+        while (::recv(fd, buffer, sizeof buffer, 0) > 0) {
+        }
+      };
+      // Sends all of `bytes`, draining meanwhile; false if the server closed.
+      auto send = [&](std::string_view bytes) {
+        const auto end = ProbeClock::now() + std::chrono::seconds(10);
+        while (!bytes.empty()) {
+          const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+          if (n > 0) {
+            bytes.remove_prefix(static_cast<size_t>(n));
+            continue;
+          }
+          if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return false;
+          if (ProbeClock::now() > end) return false;
+          drain();
+          pollfd p{fd, POLLOUT | POLLIN, 0};
+          ::poll(&p, 1, 50);
+        }
+        return true;
+      };
+      std::string start(h2::kPreface);
+      start += h2::Frame(4, 0, 0, "");    // SETTINGS, defaults
+      start += h2::Frame(4, 0x1, 0, "");  // and the ACK of the server's, as a client sends it
+      bool open = send(start);
+      // Bursts of 50 calls, each burst's resets written after it: the calls reach the
+      // server (and its handlers) before their resets do.
+      std::string burst, resets;
+      long in_burst = 0;
+      for (int s = 0; open && s < streams; ++s) {
+        const uint32_t id = 1 + 2 * static_cast<uint32_t>(s);
+        burst += h2::Frame(1, 0x4, id, headers);  // HEADERS, END_HEADERS
+        burst += h2::Frame(0, 0x1, id, data);     // DATA, END_STREAM
+        resets += h2::Frame(3, 0, id, std::string("\0\0\0\x08", 4));  // RST_STREAM, CANCEL
+        ++in_burst;
+        if (in_burst == 50 || s + 1 == streams) {
+          open = send(burst) && send(resets);
+          if (open) sent += in_burst;
+          burst.clear();
+          resets.clear();
+          in_burst = 0;
+          drain();
+        }
+      }
+      // A PING last: its ACK comes once the server has read everything before it.
+      if (open) open = send(h2::Frame(6, 0, 0, std::string(8, 'p')));
+      if (open && !h2::AwaitPingAck(fd, std::chrono::seconds(60))) open = false;
+      if (!open) ++cut;
+      ::close(fd);
+    });
+  }
+  for (auto& t : threads) t.join();
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "%ld of %d x %d streams of HEADERS + DATA + RST_STREAM sent; %d connections "
+                "closed by the server before the end",
+                sent.load(), connections, streams, cut.load());
+  return text;
+}
+
+// Finding 5: a request whose Transfer-Encoding does not end in chunked, with a second
+// request as its "body". Returns the statuses of the answers and whether the connection was
+// closed.
+inline std::string SmugglingProbe(int http_port, std::string_view coding) {
+  const int fd = ConnectLoopback(http_port);
+  if (fd < 0) return "no connection";
+  const std::string smuggled = "GET /v1/tables HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::string request = "POST /v1/parse HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                              "application/json\r\nTransfer-Encoding: " +
+                              std::string(coding) + "\r\n\r\n" + smuggled;
+  SendAll(fd, request);
+  bool closed = false;
+  const std::string reply = ReadUntilClosed(fd, std::chrono::milliseconds(3000), &closed);
+  ::close(fd);
+  std::string statuses;
+  for (size_t at = reply.find("HTTP/1.1 "); at != std::string::npos;
+       at = reply.find("HTTP/1.1 ", at + 1)) {
+    statuses += (statuses.empty() ? "" : ",") + reply.substr(at + 9, 3);
+  }
+  return statuses + (closed ? " closed" : " open");
+}
+
+// Finding 6: raw messages on one SolveStream (the generic stub sends bytes as they are):
+// returns the answers read and the stream's final status, "answers=N status=CODE: message".
+inline std::string RawStream(const std::string& address, const std::vector<std::string>& messages) {
+  auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  grpc::CompletionQueue cq;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  auto call = stub.PrepareCall(&context, "/puzzledb.v1.Solver/SolveStream", &cq);
+  void* tag = nullptr;
+  bool ok = false;
+  auto wait = [&](intptr_t want) {
+    cq.Next(&tag, &ok);
+    return reinterpret_cast<intptr_t>(tag) == want && ok;
+  };
+  call->StartCall(reinterpret_cast<void*>(1));
+  wait(1);
+  for (const std::string& m : messages) {
+    grpc::Slice slice(m);
+    grpc::ByteBuffer buffer(&slice, 1);
+    call->Write(buffer, reinterpret_cast<void*>(2));
+    if (!wait(2)) break;
+  }
+  call->WritesDone(reinterpret_cast<void*>(3));
+  wait(3);
+  int answers = 0;
+  while (true) {
+    grpc::ByteBuffer answer;
+    call->Read(&answer, reinterpret_cast<void*>(4));
+    if (!wait(4)) break;
+    ++answers;
+  }
+  grpc::Status status;
+  call->Finish(&status, reinterpret_cast<void*>(5));
+  wait(5);
+  cq.Shutdown();
+  while (cq.Next(&tag, &ok)) {
+  }
+  return "answers=" + std::to_string(answers) + " status=" + std::to_string(status.error_code()) +
+         ": " + status.error_message();
+}
+
+// Unary Solve calls whose board is not UTF-8 (the generic stub sends the bytes as they
+// are); returns how many were refused (gRPC 1.51 answers a unary request that does not
+// parse with UNIMPLEMENTED).
+inline int InvalidUtf8Calls(const std::string& address, int calls) {
+  auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  // SolveRequest{puzzle: {knight: {board: "\xff\xfe"}}}, by hand: field 1 (Puzzle), field 1
+  // (KnightBoard), field 1 (string).
+  const std::string bytes("\x0a\x06\x0a\x04\x0a\x02\xff\xfe", 8);
+  int refused = 0;
+  grpc::CompletionQueue cq;
+  for (int i = 0; i < calls; ++i) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    grpc::Slice slice(bytes);
+    grpc::ByteBuffer request(&slice, 1);
+    grpc::ByteBuffer response;
+    auto call = stub.PrepareUnaryCall(&context, "/puzzledb.v1.Solver/Solve", request, &cq);
+    call->StartCall();
+    grpc::Status status;
+    call->Finish(&response, &status, reinterpret_cast<void*>(1));
+    void* tag = nullptr;
+    bool ok = false;
+    cq.Next(&tag, &ok);
+    if (!status.ok()) ++refused;
+  }
+  cq.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (cq.Next(&tag, &ok)) {
+  }
+  return refused;
+}
+
+}  // namespace puzzledb::testing
+
+#endif  // PUZZLEDB_TESTS_MEMORY_PROBES_H_
