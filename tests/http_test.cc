@@ -312,7 +312,7 @@ TEST_F(HttpTest, BadRequestsGetTheirStatusAndAMessage) {
        "INVALID_ARGUMENT", "got 'application/jsonx'"},
       {"empty body", [&] { return Post("/v1/solve", ""); }, 400, "INVALID_ARGUMENT", "body: empty"},
       {"not JSON", [&] { return Post("/v1/solve", "{\"puzzle\":"); }, 400, "INVALID_ARGUMENT",
-       "body: not a SolveRequest"},
+       "body: not JSON (RFC 8259) at byte 10 (line 1, column 11)"},
       {"unknown field", [&] { return Post("/v1/solve", "{\"puzle\":{}}"); }, 400, "INVALID_ARGUMENT",
        "body: not a SolveRequest"},
       {"no puzzle", [&] { return Post("/v1/solve", "{}"); }, 400, "INVALID_ARGUMENT",
