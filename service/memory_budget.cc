@@ -134,21 +134,32 @@ void MemoryBudget::StartReturning(std::chrono::milliseconds period, size_t after
 
 void MemoryBudget::ReturnLoop(std::chrono::milliseconds period, size_t after_bytes) {
   // What the allocator held free after the last return: memory freed outside the budget
-  // (gRPC's buffers, a table's build) shows as a change of it.
+  // (gRPC's buffers, a table's build) shows as a change of it. A return waits for a quiet
+  // period (less than a quarter of `after_bytes` let go or moved since the last look):
+  // malloc_trim holds each heap's lock while it walks it, up to a quarter of a second for a
+  // heap of gigabytes, so it is done once after a burst, not during it, when the calls that
+  // share the heap would wait for it.
+  auto moved = [](size_t a, size_t b) { return a > b ? a - b : b - a; };
   size_t free_then = mallinfo2().fordblks;
+  size_t free_before = free_then;
+  size_t let_go_before = 0;
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_cv_.wait_for(lock, period, [this] { return stopping_; })) {
     const size_t free_now = mallinfo2().fordblks;
-    const size_t moved = free_now > free_then ? free_now - free_then : free_then - free_now;
-    if (let_go_.load(std::memory_order_relaxed) < after_bytes &&
-        !(moved >= after_bytes && free_now >= after_bytes)) {
-      continue;
-    }
+    const size_t let_go = let_go_.load(std::memory_order_relaxed);
+    const bool quiet = moved(free_now, free_before) < after_bytes / 4 &&
+                       let_go - std::min(let_go, let_go_before) < after_bytes / 4;
+    free_before = free_now;
+    let_go_before = let_go;
+    const bool due =
+        let_go >= after_bytes || (moved(free_now, free_then) >= after_bytes && free_now >= after_bytes);
+    if (!due || !quiet) continue;
     let_go_.store(0, std::memory_order_relaxed);
+    let_go_before = 0;
     lock.unlock();
     malloc_trim(0);  // every arena: freed pages back to the system
     returns_.fetch_add(1, std::memory_order_relaxed);
-    free_then = mallinfo2().fordblks;
+    free_then = free_before = mallinfo2().fordblks;
     lock.lock();
   }
 }

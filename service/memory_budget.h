@@ -90,11 +90,12 @@ class MemoryBudget {
   // Times freed memory was given back to the system (StartReturning).
   uint64_t returns() const { return returns_.load(std::memory_order_relaxed); }
 
-  // Gives freed memory back to the system (malloc_trim) from a thread of its own, at most
-  // every `period`, once at least `after_bytes` have been let go since the last time: the C
-  // library keeps freed blocks in its heaps otherwise, and a burst of large calls would
-  // leave the process that much larger for good. Also once the process has freed more
-  // than `after_bytes` outside the budget (gRPC's own buffers), as the allocator reports.
+  // Gives freed memory back to the system (malloc_trim) from a thread of its own, looking
+  // every `period`: once at least `after_bytes` have been let go since the last time (or
+  // the allocator's free memory has moved by as much: gRPC's own buffers, outside the
+  // budget), and the last period was quiet. The C library keeps freed blocks in its heaps
+  // otherwise, and a burst of large calls would leave the process that much larger for
+  // good.
   void StartReturning(std::chrono::milliseconds period, size_t after_bytes);
 
  private:
