@@ -1,11 +1,12 @@
 // The server's memory budget (docs/OPERATIONS.md, "Memory"): the bytes that calls make the
 // server hold beyond its tables, counted where they are taken and refused before the sum
 // would pass the limit (--memory-budget), so that no client, and no crowd of them, can make
-// the server hold more.
+// the server hold more through its calls. (gRPC's own memory, its buffers and the calls it
+// makes before they reach the service, is apart: docs/OPERATIONS.md says what bounds it.)
 //
 // What is charged, and when it is let go:
-//   - an HTTP request's body, from the moment its length is known (Content-Length, or each
-//     chunk as it comes) until its answer is written, with what parsing it makes of it;
+//   - an HTTP request's body, as it arrives, with what parsing it will make of it, until
+//     its answer is written;
 //   - an HTTP answer, from the moment it is made until it is written;
 //   - a SolveBatch call's request and answer over gRPC, for the call's length;
 //   - a SolveStream's requests read but not answered and its answers not yet written;

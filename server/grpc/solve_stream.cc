@@ -366,7 +366,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer
   grpc::ByteBuffer request_;  // where the pending read lands
   std::mutex mutex_;
   std::deque<Queued> queue_;  // front() is being written when writing_
-  std::vector<std::unique_ptr<v1::SolveResponse>> spare_;  // written, for reuse
+  std::vector<std::unique_ptr<v1::SolveResponse>> spare_;  // answered and serialized, for reuse
   uint64_t messages_ = 0;  // read so far
   size_t held_bytes_ = 0;  // requests not answered and answers not written, in bytes
   MemoryBudget::Charge held_;  // the same, charged to the server's budget

@@ -88,12 +88,13 @@ grpc::ServerUnaryReactor* SolverService::SolveBatch(grpc::CallbackServerContext*
                                                     v1::SolveBatchResponse* response) {
   // As Unary: gRPC's default reactor when the tables answered everything, else one that
   // hears cancellation (made when the first search's limits are asked for).
-  // The call's request and answers live on its arena: charged at twice what the request
-  // took (its answers take about as much), refused when the budget cannot.
+  // The call's request and answers live on its arena: charged at four times what the
+  // request took there (its answers take more than the requests, and gRPC serializes them
+  // once more), refused when the budget cannot.
   auto charge = std::make_shared<MemoryBudget::Charge>();
   if (env_.memory != nullptr) {
     const google::protobuf::Arena* arena = request->GetArena();
-    const size_t bytes = 2 * (arena != nullptr ? static_cast<size_t>(arena->SpaceAllocated())
+    const size_t bytes = 4 * (arena != nullptr ? static_cast<size_t>(arena->SpaceAllocated())
                                                : request->SpaceUsedLong());
     if (!env_.memory->TryCharge(MemoryUse::kGrpcBatch, bytes, charge.get())) {
       const absl::Status refused = env_.memory->Refusal(MemoryUse::kGrpcBatch, bytes);
