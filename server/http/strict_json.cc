@@ -3,77 +3,144 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "core/util/strings.h"
 #include "core/util/text_input.h"
-#include "rapidjson/error/en.h"
-#include "rapidjson/memorystream.h"
-#include "rapidjson/reader.h"
+#include "nlohmann/json.hpp"
 
 namespace puzzledb {
 namespace {
 
-// Counts the depth and checks numbers; a `false` stops the reader (kParseErrorTermination)
+using Json = nlohmann::json;
+
+// Why the reader was stopped by a check of ours: what is wrong, and which structure or
+// number it is (to find its byte: Locate).
+struct Fault {
+  enum class Kind { kNone, kTooDeep, kArrayInArray, kNumber } kind = Kind::kNone;
+  std::string what;
+  size_t number = 0;  // kNumber: the index of the number among the body's numbers
+};
+
+// Counts the depth, and the numbers, and checks each number; a `false` stops the reader
 // with `fault` saying why.
-class Checker : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Checker> {
+class Checker final : public nlohmann::json_sax<Json> {
  public:
   explicit Checker(int max_depth) : max_depth_(max_depth) {}
 
-  bool Default() { return true; }
-  bool StartObject() { return Deeper(/*array=*/false); }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return Counted(); }
+  bool number_unsigned(number_unsigned_t) override { return Counted(); }
+  // A fraction or an exponent must fit a double, neither overflowing nor underflowing
+  // (ERANGE, as strtod says of the number's own text): `1e-400` is refused, not read as 0.
+  // Integers are left to the field that reads them (protobuf checks each against its type).
+  bool number_float(number_float_t, const string_t& text) override {
+    errno = 0;
+    const double value = std::strtod(text.c_str(), nullptr);
+    if (errno == ERANGE || std::isinf(value)) {
+      fault_ = {Fault::Kind::kNumber,
+                Cat("the number ", QuoteInput(text), " is outside the range of a double"),
+                numbers_};
+      return false;
+    }
+    return Counted();
+  }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool start_object(std::size_t) override { return Deeper(/*array=*/false); }
+  bool end_object() override { return Shallower(); }
   // No field of the API is an array of arrays (protobuf's parser reads `[[...]]` for a
   // repeated message as nothing at all).
-  bool StartArray() {
-    if (depth_ > 0 && in_array_[static_cast<size_t>(depth_ - 1)]) {
-      fault_ = "an array inside an array: no field of the API takes one";
+  bool start_array(std::size_t) override {
+    if (!in_array_.empty() && in_array_.back()) {
+      fault_ = {Fault::Kind::kArrayInArray, "an array inside an array: no field of the API takes one"};
       return false;
     }
     return Deeper(/*array=*/true);
   }
-  bool EndObject(rapidjson::SizeType) { return Shallower(); }
-  bool EndArray(rapidjson::SizeType) { return Shallower(); }
-  // Numbers come as their text (kParseNumbersAsStringsFlag). Integers are left to the
-  // field that reads them (protobuf checks each against its type); a fraction or an
-  // exponent must fit a double, neither overflowing nor underflowing (ERANGE, as strtod
-  // says): `1e-400` is refused, not read as 0.
-  bool RawNumber(const char* text, rapidjson::SizeType length, bool) {
-    const std::string_view number(text, length);
-    if (number.find_first_of(".eE") == std::string_view::npos) return true;
-    const std::string copy(number);
-    errno = 0;
-    const double value = std::strtod(copy.c_str(), nullptr);
-    if (errno == ERANGE || std::isinf(value)) {
-      fault_ = Cat("the number ", QuoteInput(number), " is outside the range of a double");
-      return false;
-    }
-    return true;
+  bool end_array() override { return Shallower(); }
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& error) override {
+    error_position_ = position;
+    error_ = error.what();
+    return false;
   }
 
-  const std::string& fault() const { return fault_; }
+  const Fault& fault() const { return fault_; }
+  size_t error_position() const { return error_position_; }
+  const std::string& error() const { return error_; }
 
  private:
+  bool Counted() {
+    ++numbers_;
+    return true;
+  }
   bool Deeper(bool array) {
-    if (++depth_ > max_depth_) {
-      fault_ = Cat("objects and arrays nested more than ", max_depth_, " deep");
+    if (static_cast<int>(in_array_.size()) >= max_depth_) {
+      fault_ = {Fault::Kind::kTooDeep, Cat("objects and arrays nested more than ", max_depth_, " deep")};
       return false;
     }
     in_array_.push_back(array);
     return true;
   }
   bool Shallower() {
-    --depth_;
     in_array_.pop_back();
     return true;
   }
 
   const int max_depth_;
-  int depth_ = 0;
   std::vector<bool> in_array_;  // of each open container, whether it is an array
-  std::string fault_;
+  size_t numbers_ = 0;
+  Fault fault_;
+  size_t error_position_ = 0;
+  std::string error_;
 };
+
+// The byte of a fault of ours. The body is valid JSON up to it, so a scan of its brackets
+// and number tokens outside strings finds it.
+size_t Locate(std::string_view body, const Fault& fault, int max_depth) {
+  std::string open;
+  size_t numbers = 0;
+  bool in_string = false, escaped = false, in_number = false;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    const bool number_char = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' ||
+                             c == 'e' || c == 'E';
+    if (number_char && !in_number && (c == '-' || (c >= '0' && c <= '9'))) {
+      if (fault.kind == Fault::Kind::kNumber && numbers == fault.number) return i;
+      ++numbers;
+    }
+    in_number = number_char;
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (fault.kind == Fault::Kind::kArrayInArray && c == '[' && !open.empty() &&
+          open.back() == '[') {
+        return i;
+      }
+      if (fault.kind == Fault::Kind::kTooDeep && static_cast<int>(open.size()) >= max_depth) {
+        return i;
+      }
+      open.push_back(c);
+    } else if ((c == ']' || c == '}') && !open.empty()) {
+      open.pop_back();
+    }
+  }
+  return body.size();
+}
 
 absl::Status NotJson(std::string_view body, size_t offset, std::string_view why) {
   size_t line = 1, column = 1;
@@ -94,22 +161,24 @@ absl::Status NotJson(std::string_view body, size_t offset, std::string_view why)
 absl::Status CheckStrictJson(std::string_view body, int max_depth) {
   // The reader takes a NUL byte for the end of its input; JSON has none outside a string,
   // and a string holds it escaped.
-  if (const void* nul = std::memchr(body.data(), '\0', body.size())) {
-    return NotJson(body, static_cast<size_t>(static_cast<const char*>(nul) - body.data()),
-                   "a NUL byte");
+  if (const size_t nul = body.find('\0'); nul != std::string_view::npos) {
+    return NotJson(body, nul, "a NUL byte");
   }
   Checker checker(max_depth);
-  rapidjson::MemoryStream stream(body.data(), body.size());
-  rapidjson::Reader reader;
-  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag |
-                              rapidjson::kParseValidateEncodingFlag |
-                              rapidjson::kParseNumbersAsStringsFlag;
-  const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, checker);
-  if (result) return absl::OkStatus();
-  const std::string why = result.Code() == rapidjson::kParseErrorTermination
-                              ? checker.fault()
-                              : rapidjson::GetParseError_En(result.Code());
-  return NotJson(body, result.Offset(), why);
+  if (Json::sax_parse(body.begin(), body.end(), &checker, nlohmann::detail::input_format_t::json,
+                      /*strict=*/true, /*ignore_comments=*/false)) {
+    return absl::OkStatus();
+  }
+  if (checker.fault().kind != Fault::Kind::kNone) {
+    return NotJson(body, Locate(body, checker.fault(), max_depth), checker.fault().what);
+  }
+  // The library's message: "[json.exception.parse_error.101] parse error at line 1, column
+  // 43: syntax error while parsing object key - unexpected '}'; expected string literal";
+  // the part after the location is what went wrong.
+  std::string why = checker.error();
+  if (const size_t colon = why.find(": "); colon != std::string::npos) why = why.substr(colon + 2);
+  const size_t position = checker.error_position();
+  return NotJson(body, position > 0 ? position - 1 : 0, why);
 }
 
 }  // namespace puzzledb

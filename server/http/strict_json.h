@@ -6,11 +6,12 @@
 // gigabytes (docs/OPERATIONS.md, "Memory"); this one reads any body in one pass, in time
 // and memory linear in its size, holding nothing but its depth.
 //
-// RapidJSON's SAX reader (Debian's rapidjson-dev, header-only) does the reading: iterative
-// (no recursion on nesting), strict by default, its UTF-8 validation on. Chosen over a
-// hand-written reader because the grammar's corners (escapes, surrogates, number syntax)
-// are what a well-used library gets right; over simdjson because its SAX events let a
-// number be checked from its own digits.
+// nlohmann/json's SAX reader (Debian's nlohmann-json3-dev, header-only) does the reading:
+// strict (RFC 8259; UTF-8 checked as RFC 3629 says), iterative (no recursion on nesting),
+// its errors placed by byte. Chosen over a hand-written reader because the grammar's
+// corners (escapes, surrogates, number syntax) are what a well-used, heavily fuzzed library
+// gets right; RapidJSON 1.1.0 (Debian's) was tried first and read past the end of its
+// input on a truncated UTF-8 sequence under this project's own fuzzing.
 #ifndef PUZZLEDB_SERVER_HTTP_STRICT_JSON_H_
 #define PUZZLEDB_SERVER_HTTP_STRICT_JSON_H_
 
