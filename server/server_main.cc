@@ -86,7 +86,7 @@ void GrpcLog(gpr_log_func_args* args) {
 // protobuf's own messages (a request with a string that is not UTF-8 makes its parser log
 // one per call) go through the server's log, and at most one a second: the first is
 // logged, and the next one logged says how many were left out meanwhile.
-void ProtobufLog(google::protobuf::LogLevel level, const char* file, int line,
+void ProtobufLog(google::protobuf::LogLevel level, const char* /*file*/, int /*line*/,
                  const std::string& message) {
   if (level < google::protobuf::LOGLEVEL_WARNING) return;
   static std::mutex mutex;
@@ -106,8 +106,6 @@ void ProtobufLog(google::protobuf::LogLevel level, const char* file, int line,
   }
   std::string text = "protobuf: " + SummarizeGrpcMessage(message);
   if (skipped > 0) text += " (" + std::to_string(skipped) + " such messages left out in the last second)";
-  (void)file;
-  (void)line;
   Log(text);
 }
 
