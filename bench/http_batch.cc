@@ -65,10 +65,14 @@ int main(int argc, char** argv) {
     const std::string board = puzzledb::testing::RandomKnightBoard(rng);  // %2A for the *
     gets.push_back("GET /v1/solve?puzzle=knight&max_moves=0&state=" + board +
                    " HTTP/1.1\r\nHost: x\r\n\r\n");
-    std::string plain = board;
-    plain.replace(plain.find("%2A"), 3, "*");
-    body += (i > 0 ? ",{\"puzzle\":{\"knight\":{\"board\":\"" : "{\"puzzle\":{\"knight\":{\"board\":\"") +
-            plain + "\"}}}";
+    const size_t star = board.find("%2A");
+    std::string plain = board.substr(0, star);
+    plain.push_back('*');
+    plain += board.substr(star + 3);
+    if (i > 0) body += ',';
+    body += "{\"puzzle\":{\"knight\":{\"board\":\"";
+    body += plain;
+    body += "\"}}}";
   }
   body += "]}";
   const std::string post = "POST /v1/solve/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"

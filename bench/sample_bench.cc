@@ -110,7 +110,9 @@ void BM_RotationPopulations(benchmark::State& state) {
         state.SkipWithError(std::string(Message(sample.status())).c_str());
         return;
       }
-      state.counters["d" + std::to_string(d)] = static_cast<double>(sample->population);
+      std::string name = "d";
+      name += std::to_string(d);
+      state.counters[name] = static_cast<double>(sample->population);
       sum += sample->population;
     }
   }

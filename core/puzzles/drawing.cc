@@ -22,7 +22,15 @@ std::string DrawGrid(const GridLayout& layout, std::string_view now, std::string
     out += "\n";
   }
   for (int r = 0; r < rows; ++r) {
-    std::string line = layout.row_numbers ? " " + std::to_string(r + 1) + " " : margin;
+    // Appended piece by piece: g++ 12 warns (-Wrestrict, falsely) of the same built with +.
+    std::string line;
+    if (layout.row_numbers) {
+      line.push_back(' ');
+      line += std::to_string(r + 1);
+      line.push_back(' ');
+    } else {
+      line += margin;
+    }
     for (int c = 0; c < layout.columns; ++c) line += grid[static_cast<size_t>(r * layout.columns + c)];
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
