@@ -10,14 +10,7 @@
 namespace puzzledb {
 
 absl::Status EndedWhileQueued(const SearchLimits& limits) {
-  if (limits.cancelled && limits.cancelled()) {
-    return absl::CancelledError("the call was cancelled while its search waited for a slot");
-  }
-  if (limits.deadline && std::chrono::steady_clock::now() >= *limits.deadline) {
-    return absl::DeadlineExceededError(
-        "the call's deadline passed while its search waited for a slot");
-  }
-  return absl::OkStatus();
+  return LimitsReached(limits, "the call, while its search waited for a slot,");
 }
 
 google::protobuf::ArenaOptions BatchArenaOptions() {

@@ -225,8 +225,10 @@ struct SearchLimits {
 // threads at a time, started afresh.
 std::function<bool(SearchLimits::Task, SearchLimits::Task)> SpareThreads(int spare);
 
-// OK, or why `work` must stop now: DEADLINE_EXCEEDED past the deadline, CANCELLED when the
-// caller gave up. For work other than a search (counting, sampling) to check now and then.
+// OK, or why `work` must stop now: DEADLINE_EXCEEDED past the deadline ("<work> passed its
+// deadline"), CANCELLED when the caller gave up ("<work> was cancelled"). The one check of
+// the two: searches ask it every few thousand nodes, counting and sampling now and then,
+// the server before a search that waited for a slot starts.
 inline absl::Status LimitsReached(const SearchLimits& limits, std::string_view work) {
   if (limits.deadline && std::chrono::steady_clock::now() >= *limits.deadline) {
     std::string message(work);

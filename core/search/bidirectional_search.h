@@ -178,14 +178,9 @@ class BidirectionalSearch {
           return absl::ResourceExhaustedError(
               Cat("search stopped after its budget of ", limits_.max_nodes, " nodes"));
         }
-        if (limits_.deadline && std::chrono::steady_clock::now() >= *limits_.deadline) {
+        if (absl::Status ended = LimitsReached(limits_, "search"); !ended.ok()) {
           layers.push_back(std::move(next));
-          return absl::DeadlineExceededError(
-              Cat("search passed its deadline after ", nodes_, " nodes"));
-        }
-        if (limits_.cancelled && limits_.cancelled()) {
-          layers.push_back(std::move(next));
-          return absl::CancelledError(Cat("search cancelled after ", nodes_, " nodes"));
+          return absl::Status(ended.code(), Cat(Message(ended), " after ", nodes_, " nodes"));
         }
       }
       const State s = model_.Unrank(r);

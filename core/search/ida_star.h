@@ -86,13 +86,8 @@ class IdaStar {
       return Step::kAborted;
     }
     if (nodes_ % kClockEvery == 0) {
-      if (limits_.deadline && std::chrono::steady_clock::now() >= *limits_.deadline) {
-        abort_status_ =
-            absl::DeadlineExceededError(Cat("search passed its deadline after ", nodes_, " nodes"));
-        return Step::kAborted;
-      }
-      if (limits_.cancelled && limits_.cancelled()) {
-        abort_status_ = absl::CancelledError(Cat("search cancelled after ", nodes_, " nodes"));
+      if (absl::Status ended = LimitsReached(limits_, "search"); !ended.ok()) {
+        abort_status_ = absl::Status(ended.code(), Cat(Message(ended), " after ", nodes_, " nodes"));
         return Step::kAborted;
       }
     }

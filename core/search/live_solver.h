@@ -62,15 +62,13 @@ class LiveSolver {
   // A retrograde BFS of the whole space, then the smallest-move walk down its distances.
   absl::StatusOr<Solution> WholeSpaceSearch(const State& start, const SearchLimits& limits) const {
     BfsOptions options;
-    options.stop = [&limits] {
-      return (limits.deadline && std::chrono::steady_clock::now() >= *limits.deadline) ||
-             (limits.cancelled && limits.cancelled());
+    absl::Status ended;
+    options.stop = [&limits, &ended] {
+      ended = LimitsReached(limits, "search");
+      return !ended.ok();
     };
     const BfsResult bfs = RetrogradeBfs<Space>(model_.space()).Run(options);
-    if (bfs.stopped) {
-      if (limits.cancelled && limits.cancelled()) return absl::CancelledError("search cancelled");
-      return absl::DeadlineExceededError("search passed its deadline");
-    }
+    if (bfs.stopped) return ended;
     Solution solution;
     solution.source = Source::kSearch;
     solution.nodes = bfs.covered();
