@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 #include "core/util/strings.h"
@@ -121,8 +122,13 @@ void MemoryBudget::Release(MemoryUse use, size_t bytes) {
 }
 
 absl::Status MemoryBudget::Refusal(MemoryUse use, size_t bytes) const {
+  const char* what = use == MemoryUse::kHttpBody     ? "request's body"
+                     : use == MemoryUse::kHttpAnswer ? "answer"
+                     : use == MemoryUse::kGrpcBatch  ? "batch"
+                     : use == MemoryUse::kStream     ? "stream"
+                                                     : "listing";
   return absl::ResourceExhaustedError(
-      Cat("the server's memory budget is spent: this ", MemoryUseName(use), " needs ",
+      Cat("the server's memory budget is spent: this ", what, " needs ",
           Megabytes(bytes), ", and calls hold ", Megabytes(held()), " of the ",
           Megabytes(limit_), " they may (--memory-budget); retry later, or send less at once"));
 }
