@@ -539,5 +539,30 @@ class DrainingTest(unittest.TestCase):
             shutil.rmtree(scratch, ignore_errors=True)
 
 
+class MemoryBudgetTest(unittest.TestCase):
+    """The 503 of a body the memory budget cannot take, as the document describes it."""
+
+    def test_a_body_past_the_budget_is_a_documented_503(self):
+        scratch = tempfile.mkdtemp(prefix="puzzledb-openapi-budget-")
+        try:
+            server, port, _ = start_server(scratch, "--memory-budget", "1M")
+            checker = Checker(DOCUMENT)
+            request = {"requests": [{"puzzle": {"eight": {"board": "123840765"}}}] * 10000}
+            body = json.dumps(request).encode()
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection.request("POST", "/v1/solve/batch", body=body,
+                               headers={"Content-Type": "application/json"})
+            r = connection.getresponse()
+            answer = Answer(r.status, dict(r.getheaders()), r.read())
+            connection.close()
+            self.assertEqual(answer.status, 503, answer.body[:300])
+            self.assertEqual(answer.json()["code"], "RESOURCE_EXHAUSTED")
+            self.assertIn("--memory-budget", answer.json()["message"])
+            checker.check("POST", "/v1/solve/batch", answer)
+            stop(server)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
