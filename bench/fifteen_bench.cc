@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
   std::printf("\n");
 
   SolveOptions options;
-  if (threads > 1) options.limits.borrow_thread = SpareThreads(threads - 1);
+  if (threads > 1) options.limits.threads = SpareThreads(threads - 1);
   std::printf("search threads per board: %d\n", threads);
   int wrong = 0;
   double total = 0;

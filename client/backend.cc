@@ -119,12 +119,12 @@ class LocalBackend final : public Backend {
     }
     // The command line solves one case at a time: a search that can split its work uses
     // every core (docs/API.md, "Searches").
-    limits.borrow_thread = spare_threads_;
+    limits.threads = spare_threads_;
     return limits;
   }
 
   const BackendOptions options_;
-  const std::function<bool(SearchLimits::Task, SearchLimits::Task)> spare_threads_ =
+  const ThreadLender spare_threads_ =
       SpareThreads((options_.threads > 0
                         ? options_.threads
                         : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) -

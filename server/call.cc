@@ -38,7 +38,8 @@ SearchLimits CallLimits(const CallEnv& env,
     limits.deadline = std::min(*limits.deadline, now + std::chrono::milliseconds(timeout_ms));
   }
   limits.cancelled = [cancelled] { return cancelled->load(std::memory_order_relaxed); };
-  LendSpareThreads(env.pool, &limits);
+  // A pool of one thread never has one spare for a search that runs on it.
+  if (env.pool != nullptr && env.pool->capacity() > 1) limits.threads = env.pool->Lender();
   return limits;
 }
 
@@ -169,13 +170,9 @@ void AnswerBatch(const CallEnv& env, Transport transport, CallMethod method,
   const auto started = std::chrono::steady_clock::now();
   std::vector<RequestHandler::BatchSearch> searches;
   // A large batch's table step is shared with idle search threads (only while no search
-  // waits for one, as a search's helpers are: SearchPool::TryLend).
-  SearchPool* pool = env.pool;
-  const absl::Status status = env.handler->SolveBatch(
-      request, response, &searches,
-      [pool](std::function<void()> task, std::function<void()> released) {
-        return pool->TryLend(std::move(task), std::move(released));
-      });
+  // waits for one, as a search's helpers are: SearchPool::Lender).
+  const absl::Status status =
+      env.handler->SolveBatch(request, response, &searches, env.pool->Lender());
   const auto elapsed = std::chrono::steady_clock::now() - started;
   if (!status.ok()) {
     env.metrics->RecordCall(method, transport, AnswerSource::kNone, status.code(), elapsed);

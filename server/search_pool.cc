@@ -78,12 +78,13 @@ size_t SearchPool::waiting() const {
   return queue_.size();
 }
 
-void LendSpareThreads(SearchPool* pool, SearchLimits* limits) {
-  if (pool == nullptr || pool->capacity() < 2) return;
-  limits->borrow_thread = [pool](SearchLimits::Task task, SearchLimits::Task released) {
-    return pool->TryLend(std::move(task), std::move(released));
+ThreadLender SearchPool::Lender() {
+  ThreadLender lender;
+  lender.lend = [this](ThreadLender::Task task, ThreadLender::Task released) {
+    return TryLend(std::move(task), std::move(released));
   };
-  limits->yield_helpers = [pool] { return pool->SearchWaits(); };
+  lender.should_yield = [this] { return SearchWaits(); };
+  return lender;
 }
 
 void SetThisThreadsPriority(SearchPriority priority) {

@@ -6,9 +6,10 @@
 //     RESOURCE_EXHAUSTED.
 //   - Submit (streams) always accepts: a stream bounds its own searches in flight and stops
 //     reading while they wait, so it never refuses its own requests.
-//   - TryLend gives a running search that can split its work (the fifteen puzzle's) an idle
-//     thread, only while no search waits; a helper counts as running, and it stops taking
-//     work as soon as a search waits (SearchWaits), so that it never delays one.
+//   - Lender() lends an idle thread to a running search that can split its work (the
+//     fifteen puzzle's) or to a batch's table step, only while no search waits; a helper
+//     counts as running, and it is told to give its thread back as soon as a search waits,
+//     so that it never delays one.
 // A search's slot is free again before its answer is sent (a search returns its delivery,
 // which runs after the slot is released), so a caller that waits for each answer before it
 // asks again always finds a free slot when nothing else runs.
@@ -25,6 +26,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "core/util/thread_lender.h"
 
 namespace puzzledb {
 
@@ -59,18 +62,18 @@ class SearchPool {
   bool TrySubmit(Work work);
   // Queues `work` whatever the queue holds; false only when the pool is stopping.
   bool Submit(Work work);
-  // Runs `task` on an idle thread as a helper of a running search, then frees the thread,
-  // then calls `released`: true if a thread is idle and no search waits, false otherwise
-  // (and neither is called).
-  bool TryLend(std::function<void()> task, std::function<void()> released);
-  // A search waits for a thread (helpers should give theirs back).
-  bool SearchWaits() const;
+  // The pool's idle threads, lent as helpers to a running search or a batch's table step:
+  // a thread is lent while one is idle and no search waits, and a helper is told to give
+  // its thread back as soon as a search waits. REQUIRES: the pool outlives what borrows.
+  ThreadLender Lender();
 
   // For metrics and tests.
   int running() const;
   size_t waiting() const;
 
  private:
+  bool TryLend(std::function<void()> task, std::function<void()> released);
+  bool SearchWaits() const;
   bool Enqueue(Work work, bool may_refuse);
   void Loop();
   void DeliveryLoop();
@@ -93,10 +96,6 @@ class SearchPool {
   std::thread delivery_thread_;
 };
 
-// Lets a search borrow the pool's idle threads (SearchLimits.borrow_thread, yield_helpers);
-// nothing for a pool of one thread. REQUIRES: `pool` outlives the search.
-struct SearchLimits;
-void LendSpareThreads(SearchPool* pool, SearchLimits* limits);
 
 }  // namespace puzzledb
 

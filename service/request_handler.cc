@@ -294,7 +294,7 @@ RequestHandler::Route RequestHandler::SolveAfterTables(const v1::SolveRequest& r
 
 absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
                                         v1::SolveBatchResponse* response,
-                                        std::vector<BatchSearch>* searches, const Lend& lend) {
+                                        std::vector<BatchSearch>* searches, const ThreadLender& threads) {
   const int n = batch.requests_size();
   if (n > static_cast<int>(kMaxBatchRequests)) {
     return Invalid(Cat("requests: ", n, " in one batch, more than ", kMaxBatchRequests,
@@ -317,14 +317,14 @@ absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
   std::mutex mutex;
   std::condition_variable released;
   int lent = 0;  // helpers whose thread is not released yet
-  if (lend && chunks > 1) {
+  if (threads && chunks > 1) {
     const int spare = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - 1;
     for (int h = 0; h < std::min(spare, chunks - 1); ++h) {
       {
         std::lock_guard<std::mutex> lock(mutex);
         ++lent;
       }
-      const bool taken = lend(drain, [&] {
+      const bool taken = threads.lend(drain, [&] {
         std::lock_guard<std::mutex> lock(mutex);
         --lent;
         released.notify_all();

@@ -96,13 +96,11 @@ class RequestHandler {
     SearchStep<v1::SolveResponse> step;
     uint32_t timeout_ms;  // the request's
   };
-  // `lend`, if set, may run work on other threads now (SearchLimits::borrow_thread's
-  // contract: true if it took `task`, then `released` once its thread is free again): a
-  // batch of more than kBatchChunk requests is answered in chunks by this thread and those.
-  using Lend = std::function<bool(std::function<void()> task, std::function<void()> released)>;
+  // `threads`, if not empty, lends threads now: a batch of more than kBatchChunk requests
+  // is answered in chunks by this thread and those.
   static constexpr int kBatchChunk = 512;
   absl::Status SolveBatch(const v1::SolveBatchRequest& batch, v1::SolveBatchResponse* response,
-                          std::vector<BatchSearch>* searches, const Lend& lend = nullptr);
+                          std::vector<BatchSearch>* searches, const ThreadLender& threads = {});
 
   // A sample: checked here, drawn as *search (a first draw at a distance may count for a
   // second).

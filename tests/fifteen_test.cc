@@ -363,7 +363,7 @@ TEST(PatternSearchTest, ASplitSearchGivesTheSameSmallestAnswer) {
     fields >> distance >> moves;
     const FifteenBoard s = *FifteenPuzzle::BoardFromCells(cells);
     SearchLimits limits;
-    limits.borrow_thread = SpareThreads(1);
+    limits.threads = SpareThreads(1);
     TilePatternSearch<FifteenPuzzle> split(model, tables, nullptr, limits);
     split.set_split_after(100);
     auto answer = split.Run(s);
@@ -383,15 +383,15 @@ TEST(PatternSearchTest, ASplitSearchGivesTheSameSmallestAnswer) {
   const FifteenBoard korf1 = Board("13,6,8,12,15,14,0,10,11,7,4,5,9,1,3,2");
   SearchLimits budget;
   budget.max_nodes = 50000;
-  budget.borrow_thread = SpareThreads(1);
+  budget.threads = SpareThreads(1);
   TilePatternSearch<FifteenPuzzle> limited(model, tables, nullptr, budget);
   limited.set_split_after(1000);
   auto stopped = limited.Run(korf1);
   EXPECT_TRUE(absl::IsResourceExhausted(stopped.status())) << stopped.status();
   // A helper that is told to yield leaves the work to the search's own thread.
   SearchLimits yielding;
-  yielding.borrow_thread = SpareThreads(1);
-  yielding.yield_helpers = [] { return true; };
+  yielding.threads = SpareThreads(1);
+  yielding.threads.should_yield = [] { return true; };
   TilePatternSearch<FifteenPuzzle> alone(model, tables, nullptr, yielding);
   alone.set_split_after(1000);
   auto answer = alone.Run(korf1);

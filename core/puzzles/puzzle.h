@@ -32,6 +32,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/util/text_input.h"
+#include "core/util/thread_lender.h"
 
 namespace puzzledb {
 
@@ -209,21 +210,10 @@ struct SearchLimits {
   std::optional<std::chrono::steady_clock::time_point> deadline;
   // Asked now and then (with the clock); true stops the search with CANCELLED.
   std::function<bool()> cancelled;
-  // Spare threads for one search that can split its work (the fifteen puzzle's;
-  // docs/API.md, "Searches"): borrow_thread(task, released) runs `task` on another
-  // thread, then frees that thread, then calls `released` (so that a search that waits
-  // for `released` finds the thread spare again), and returns true; or returns false when
-  // no thread is spare (and calls neither). A helper stops taking work when
-  // yield_helpers() is true (other work waits for its thread). Either may be empty: no
-  // helpers; no yielding. Every callback must be thread-safe.
-  using Task = std::function<void()>;
-  std::function<bool(Task task, Task released)> borrow_thread;
-  std::function<bool()> yield_helpers;
+  // Spare threads for a search that can split its work (the fifteen puzzle's); its helpers
+  // give theirs back when the lender says so. Empty: no helpers.
+  ThreadLender threads;
 };
-
-// A borrow_thread for a process of its own (the command line): up to `spare` helper
-// threads at a time, started afresh.
-std::function<bool(SearchLimits::Task, SearchLimits::Task)> SpareThreads(int spare);
 
 // OK, or why `work` must stop now: DEADLINE_EXCEEDED past the deadline ("<work> passed its
 // deadline"), CANCELLED when the caller gave up ("<work> was cancelled"). The one check of

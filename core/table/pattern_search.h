@@ -86,7 +86,7 @@ class TilePatternSearch {
       node_ = root;
       // An iteration grows about sixfold on the one before: past kSplitAfter nodes the next
       // one is worth splitting over spare threads.
-      const Step step = limits_.borrow_thread && last_iteration >= split_after_
+      const Step step = limits_.threads && last_iteration >= split_after_
                             ? SplitIteration(root, threshold, &path)
                             : Search(0, threshold, -1, &path);
       last_iteration = nodes_ - before;
@@ -106,7 +106,7 @@ class TilePatternSearch {
   }
 
   uint64_t nodes() const { return nodes_; }
-  // Iterations after one of at least `nodes` nodes are split when borrow_thread is set
+  // Iterations after one of at least `nodes` nodes are split when threads are lent
   // (tests lower it to split small searches).
   void set_split_after(uint64_t nodes) { split_after_ = nodes; }
   // Iterations split so far, and the helpers they got.
@@ -358,7 +358,7 @@ class TilePatternSearch {
     const uint64_t start_nodes = nodes_, start_lookups = lookups_;
     next_threshold_ = kInfinity;
     while (!split.stop.load(std::memory_order_relaxed)) {
-      if (helper && limits_.yield_helpers && limits_.yield_helpers()) break;
+      if (helper && limits_.threads.ShouldYield()) break;
       const size_t i = split.cursor.fetch_add(1);
       if (i >= split.items.size() || i > split.best.load()) break;
       const Item& item = split.items[i];
@@ -409,7 +409,7 @@ class TilePatternSearch {
         ++split->helpers;
       }
       // Both keep `split` alive; `this` outlives them (waited for below).
-      const bool started = limits_.borrow_thread(
+      const bool started = limits_.threads.lend(
           [this, split, threshold] {
             TilePatternSearch helper(model_, tables_, perimeter_, limits_);
             helper.Work(*split, threshold, true);

@@ -1,4 +1,4 @@
-#include "core/puzzles/puzzle.h"
+#include "core/util/thread_lender.h"
 
 #include <atomic>
 #include <memory>
@@ -6,14 +6,15 @@
 
 namespace puzzledb {
 
-std::function<bool(SearchLimits::Task, SearchLimits::Task)> SpareThreads(int spare) {
+ThreadLender SpareThreads(int spare) {
   auto busy = std::make_shared<std::atomic<int>>(0);
-  return [busy, spare](SearchLimits::Task task, SearchLimits::Task released) {
+  ThreadLender lender;
+  lender.lend = [busy, spare](ThreadLender::Task task, ThreadLender::Task released) {
     if (busy->fetch_add(1) >= spare) {
       busy->fetch_sub(1);
       return false;
     }
-    // Detached: the search that borrowed it waits for `released` before it returns.
+    // Detached: the work that borrowed it waits for `released` before it returns.
     std::thread([busy, task = std::move(task), released = std::move(released)] {
       task();
       busy->fetch_sub(1);
@@ -21,6 +22,7 @@ std::function<bool(SearchLimits::Task, SearchLimits::Task)> SpareThreads(int spa
     }).detach();
     return true;
   };
+  return lender;
 }
 
 }  // namespace puzzledb
