@@ -289,9 +289,9 @@ std::string ServerMetrics::Scrape() const {
                                  "Requests, reads and listings refused for the memory budget, "
                                  "by what for",
                                  MetricType::Counter);
-    for (size_t i = 0; i < s.memory_uses.size(); ++i) {
-      Add(held, static_cast<double>(s.memory_held[i]), {{"use", s.memory_uses[i]}});
-      Add(refused_memory, static_cast<double>(s.memory_refused[i]), {{"use", s.memory_uses[i]}});
+    for (const MetricsSnapshot::MemoryUseFigures& u : s.memory_uses) {
+      Add(held, static_cast<double>(u.held), {{"use", u.use}});
+      Add(refused_memory, static_cast<double>(u.refused), {{"use", u.use}});
     }
     auto peak = Family("puzzledb_memory_held_peak_bytes",
                        "The most bytes calls have held at once since the start", MetricType::Gauge);

@@ -104,9 +104,12 @@ struct MetricsSnapshot {
   uint64_t memory_limit = 0;  // 0: no limit
   uint64_t memory_peak = 0;
   uint64_t memory_returns = 0;
-  std::vector<std::string> memory_uses;      // by MemoryUse, their names
-  std::vector<uint64_t> memory_held;         // bytes held now, by use
-  std::vector<uint64_t> memory_refused;      // refusals, by use
+  struct MemoryUseFigures {
+    std::string use;  // MemoryUseName
+    uint64_t held = 0;     // bytes held now
+    uint64_t refused = 0;  // refusals so far
+  };
+  std::vector<MemoryUseFigures> memory_uses;
 };
 
 // Thread-safe.

@@ -242,9 +242,8 @@ MetricsSnapshot PuzzledbServer::Snapshot() const {
   s.memory_returns = memory_->returns();
   for (int i = 0; i < kMemoryUses; ++i) {
     const auto use = static_cast<MemoryUse>(i);
-    s.memory_uses.emplace_back(MemoryUseName(use));
-    s.memory_held.push_back(memory_->held(use));
-    s.memory_refused.push_back(memory_->refused(use));
+    s.memory_uses.push_back(
+        {std::string(MemoryUseName(use)), memory_->held(use), memory_->refused(use)});
   }
   const v1::ListTablesResponse listed = handler_->ListTables();
   for (const v1::TableInfo& t : listed.tables()) {

@@ -1,6 +1,5 @@
 // Lending idle threads to work that can split (docs/API.md, "Searches"): the one facility
-// through which a search that divides its work (the fifteen puzzle's IDA*) and a batch's
-// table step borrow helpers. Whoever has threads to spare makes one: the server's search
+// through which a search that divides its work and a batch's table step borrow helpers. Whoever has threads to spare makes one: the server's search
 // pool (SearchPool::Lender) or a process of its own (SpareThreads). An empty lender lends
 // nothing. Copies share what they lend from; every callback is thread-safe.
 #ifndef PUZZLEDB_CORE_UTIL_THREAD_LENDER_H_

@@ -286,9 +286,9 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer
     bool own = false;
     grpc::SerializationTraits<v1::SolveResponse>::Serialize(*response, &queued.bytes, &own);
     queued.size = queued.bytes.Length();
-    // A batch's answer is not kept for reuse: it would keep its many answers' memory.
-    if (!response->has_batch()) Spare(std::move(response));
     std::unique_lock<std::mutex> lock(mutex_);
+    // Kept for reuse, but a batch's answer: it would keep its many answers' memory.
+    if (!response->has_batch() && spare_.size() < kBatch) spare_.push_back(std::move(response));
     (phase == Phase::kTables ? answering_ : searching_)--;
     held_bytes_ -= bytes.size;  // the request is answered
     held_.Shrink(bytes.size);
@@ -351,13 +351,6 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer
       held_.Shrink(queue_.back().size);
       queue_.pop_back();
     }
-  }
-
-  // Keeps a filled response's object for reuse (its repeated fields keep their
-  // allocations).
-  void Spare(std::unique_ptr<v1::SolveResponse> response) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (spare_.size() < kBatch) spare_.push_back(std::move(response));
   }
 
   const CallEnv env_;
