@@ -91,7 +91,9 @@ bool MemoryBudget::TryCharge(MemoryUse use, size_t bytes, Charge* charge) {
   charge->Release();
   size_t held = held_.load(std::memory_order_relaxed);
   do {
-    if (limit_ > 0 && (bytes > limit_ || held > limit_ - bytes)) {
+    // Nothing asked is never refused: a request without a body is answered even while
+    // streams hold more than the limit (what they must keep is taken anyway).
+    if (bytes > 0 && limit_ > 0 && (bytes > limit_ || held > limit_ - bytes)) {
       refused_[Index(use)].fetch_add(1, std::memory_order_relaxed);
       return false;
     }

@@ -73,7 +73,8 @@ class MemoryBudget {
   };
 
   // `bytes` for `use`, or false (the refusal counted) when held() + bytes would pass the
-  // limit; `*charge` (released first) holds them. A refused charge is empty.
+  // limit; `*charge` (released first) holds them. A refused charge is empty. A charge of 0
+  // bytes is never refused (it can grow later).
   bool TryCharge(MemoryUse use, size_t bytes, Charge* charge);
   // Whether held() is under the limit: what a stream asks before it reads more.
   bool HasRoom() const { return limit_ == 0 || held() < limit_; }

@@ -33,6 +33,10 @@ TEST(MemoryBudgetTest, ChargesFitOrAreRefusedAndComeBack) {
   EXPECT_EQ(budget.held(), 1500u);
   EXPECT_FALSE(budget.HasRoom());
   EXPECT_EQ(budget.peak(), 1500u);
+  // Nothing asked is not refused, even past the limit (a request without a body).
+  MemoryBudget::Charge nothing;
+  EXPECT_TRUE(budget.TryCharge(MemoryUse::kHttpBody, 0, &nothing));
+  EXPECT_FALSE(nothing.Grow(1));
   // Moved, a charge is let go once.
   c = std::move(a);
   EXPECT_EQ(a.bytes(), 0u);
