@@ -18,6 +18,9 @@
 #include "bench/baselines.h"
 #include "core/puzzles/fifteen.h"
 #include "core/solver.h"
+#include "core/search/live_solver.h"
+#include "core/table/sampler.h"
+#include "core/table/table_walker.h"
 #include "core/table/pattern_builder.h"
 
 namespace {

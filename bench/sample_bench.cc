@@ -22,6 +22,9 @@
 #include "core/puzzles/knobs.h"
 #include "core/puzzles/rotation.h"
 #include "core/solver.h"
+#include "core/search/live_solver.h"
+#include "core/table/sampler.h"
+#include "core/table/table_walker.h"
 
 namespace puzzledb {
 namespace {
@@ -141,7 +144,7 @@ void CountFarthest(benchmark::State& state, const P& model) {
   auto count = [&](const typename P::State& board) -> absl::StatusOr<double> {
     const typename P::Instance instance{model.params(), board};
     const auto start = std::chrono::steady_clock::now();
-    TableStep<P> step = solver->FromTables(model, instance, 0);
+    TableStep step = solver->FromTables(model, instance, 0);
     auto paths = solver->Optimal<P>(instance, step, 1, 0, SearchLimits{});
     const double ms = MillisSince(start);
     if (!paths.ok()) return paths.status();

@@ -23,6 +23,9 @@
 #include "core/puzzles/knobs.h"
 #include "core/puzzles/rotation.h"
 #include "core/solver.h"
+#include "core/search/live_solver.h"
+#include "core/table/sampler.h"
+#include "core/table/table_walker.h"
 #include "core/table/table_builder.h"
 #include "core/table/table_format.h"
 #include "core/search/walk_down.h"
@@ -202,14 +205,14 @@ void WalkBatched(benchmark::State& state, const P& model,
   Solver& solver = ReadSolver();
   const size_t batch = static_cast<size_t>(state.range(0));
   const std::vector<int> caps(instances.size(), 0);
-  std::vector<TableStep<P>> steps(instances.size());
+  std::vector<TableStep> steps(instances.size());
   double best_one = 1e18, best_batched = 1e18;
   uint64_t moves_one = 0, moves_batched = 0;
   for (auto _ : state) {
     auto start = std::chrono::steady_clock::now();
     moves_one = 0;
     for (const auto& instance : instances) {
-      const TableStep<P> step = solver.FromTables(model, instance, 0);
+      const TableStep step = solver.FromTables(model, instance, 0);
       moves_one += step.answer.has_value() ? step.answer->moves.size() : 0;
     }
     best_one = std::min(best_one, std::chrono::duration<double, std::nano>(
@@ -223,7 +226,7 @@ void WalkBatched(benchmark::State& state, const P& model,
     best_batched = std::min(best_batched, std::chrono::duration<double, std::nano>(
                                               std::chrono::steady_clock::now() - start).count());
     moves_batched = 0;
-    for (const TableStep<P>& step : steps) {
+    for (const TableStep& step : steps) {
       moves_batched += step.answer.has_value() ? step.answer->moves.size() : 0;
     }
     if (moves_one != moves_batched) state.SkipWithError("the batched walks answered differently");

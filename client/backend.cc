@@ -100,14 +100,13 @@ class LocalBackend final : public Backend {
     }
     const auto started = std::chrono::steady_clock::now();
     Response response;
-    absl::Status status;
-    RequestHandler::SearchStep<Response> search;
-    if (handler_.FromTables(request, &response, &status, &search) ==
-        RequestHandler::Route::kNeedsSearch) {
-      status = search(Limits(started), &response);
-    }
+    RequestHandler::Routed<Response> routed = handler_.Answer(request, &response);
+    absl::Status status =
+        routed.NeedsSearch() ? routed.search(Limits(started), &response) : routed.status;
     if (!status.ok()) return status;
-    StampAnswer(request, std::chrono::steady_clock::now() - started, &response);
+    uint64_t id = 0;
+    if constexpr (requires { request.id(); }) id = request.id();
+    StampAnswer(id, std::chrono::steady_clock::now() - started, &response);
     return response;
   }
 

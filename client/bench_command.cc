@@ -3,6 +3,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -11,7 +12,7 @@
 #include "client/backend.h"
 #include "client/commands.h"
 #include "service/address.h"
-#include "core/puzzles/registry.h"
+#include "core/puzzle.h"
 #include "service/clock.h"
 #include "core/util/strings.h"
 #include "grpcpp/grpcpp.h"
@@ -32,34 +33,34 @@ std::string MicrosText(uint64_t nanos) {
 
 // Random valid requests of one puzzle; for a puzzle with parameters, those of a table the
 // server has (so that the answers come from it), unless the table is to be avoided.
-template <PuzzleModel P>
 absl::StatusOr<std::vector<v1::SolveRequest>> MakeRequests(
     const BenchCommandOptions& options,
     const std::function<absl::StatusOr<v1::ListTablesResponse>()>& list_tables) {
-  typename P::Params params{};
-  if constexpr (HasParams<P>) {
+  const Puzzle* puzzle = FindPuzzle(options.puzzle);
+  if (puzzle == nullptr) {
+    return absl::InvalidArgumentError(Cat("unknown puzzle '", options.puzzle, "'"));
+  }
+  std::optional<Position> parameters;
+  if (puzzle->has_parameters()) {
     absl::StatusOr<v1::ListTablesResponse> tables = list_tables();
     if (!tables.ok()) return tables.status();
-    bool found = false;
     for (const auto& t : tables->tables()) {
-      if (t.puzzle() != P::kName || found) continue;
-      auto decoded = P::DecodeParams(t.parameters_bytes());
-      if (decoded.ok()) {
-        params = *decoded;
-        found = true;
-      }
+      if (t.puzzle() != puzzle->name() || parameters.has_value()) continue;
+      auto decoded = puzzle->GoalOfStoredParameters(t.parameters_bytes());
+      if (decoded.ok()) parameters = *decoded;
     }
-    if (!found) {
+    if (!parameters.has_value()) {
       return absl::FailedPreconditionError(
-          Cat(options.server.empty() ? "the database" : "the server", " has no ", P::kName,
-              " table to benchmark against"));
+          Cat(options.server.empty() ? "the database" : "the server", " has no ",
+              puzzle->name(), " table to benchmark against"));
     }
+  } else {
+    parameters = puzzle->Goal(nullptr);
   }
-  const P model(params);
   std::mt19937_64 rng(2024);
   std::vector<v1::SolveRequest> requests(4096);
   for (auto& r : requests) {
-    InstanceToWire(typename P::Instance{params, model.RandomState(rng)}, r.mutable_puzzle());
+    PositionToWire(puzzle->Random(*parameters, rng), /*typed=*/true, r.mutable_puzzle());
     r.set_policy(options.uncovered ? v1::SEARCH_ONLY : v1::TABLE_THEN_SEARCH);
     if (options.move_codes) r.set_move_encoding(v1::MOVE_CODES);
   }
@@ -362,11 +363,7 @@ int LoadServer(const BenchCommandOptions& options, Tally* tally, double* elapsed
     return kExitFailure;
   }
   absl::StatusOr<std::vector<v1::SolveRequest>> requests =
-      absl::InvalidArgumentError(Cat("unknown puzzle '", options.puzzle, "'"));
-  VisitPuzzle(options.puzzle, [&](auto type) {
-    requests = MakeRequests<typename decltype(type)::type>(
-        options, [&] { return (*probe)->ListTables(); });
-  });
+      MakeRequests(options, [&] { return (*probe)->ListTables(); });
   if (!requests.ok()) {
     err << "puzzledb bench: " << Message(requests.status()) << "\n";
     return absl::IsInvalidArgument(requests.status()) ? kExitBadInput : kExitFailure;
@@ -412,11 +409,7 @@ int LoadInProcess(const BenchCommandOptions& options, Tally* tally, double* elap
   std::unique_ptr<Backend> backend = MakeCommandBackend(backend_options, err, &exit_code);
   if (backend == nullptr) return exit_code;
   absl::StatusOr<std::vector<v1::SolveRequest>> requests =
-      absl::InvalidArgumentError(Cat("unknown puzzle '", options.puzzle, "'"));
-  VisitPuzzle(options.puzzle, [&](auto type) {
-    requests = MakeRequests<typename decltype(type)::type>(options,
-                                                           [&] { return backend->ListTables(); });
-  });
+      MakeRequests(options, [&] { return backend->ListTables(); });
   if (!requests.ok()) {
     err << "puzzledb bench: " << Message(requests.status()) << "\n";
     return absl::IsInvalidArgument(requests.status()) ? kExitBadInput : kExitFailure;

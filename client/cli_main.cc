@@ -7,7 +7,7 @@
 
 #include "CLI/CLI.hpp"
 #include "client/commands.h"
-#include "core/puzzles/registry.h"
+#include "core/puzzle.h"
 
 namespace {
 
@@ -24,16 +24,28 @@ void AddCaseOptions(CLI::App* command, puzzledb::SolveCommandOptions* options, i
   command->add_flag("--json", options->json, "Print one JSON object per case");
 }
 
-// "knight 15, knobs none, rotation none".
+// Each puzzle's cap in the original problem's output: "<name> 15, <name> none, ...".
 std::string CapsOfTheOriginals() {
   std::string caps;
-  puzzledb::ForEachPuzzle([&](auto model) {
-    using P = typename decltype(model)::type;
+  for (const puzzledb::Puzzle* puzzle : puzzledb::Puzzles()) {
     if (!caps.empty()) caps += ", ";
-    caps += std::string(P::kName) + " " +
-            (P::kDefaultMaxMoves > 0 ? std::to_string(P::kDefaultMaxMoves) : std::string("none"));
-  });
+    caps += std::string(puzzle->name()) + " " +
+            (puzzle->default_max_moves() > 0 ? std::to_string(puzzle->default_max_moves())
+                                             : std::string("none"));
+  }
   return caps;
+}
+
+// The puzzles whose samples may be drawn at any distance (pattern tables: no table lists
+// their states by distance).
+std::string AnyDistancePuzzles() {
+  std::string names;
+  for (const puzzledb::Puzzle* puzzle : puzzledb::Puzzles()) {
+    if (!puzzle->pattern_tables()) continue;
+    if (!names.empty()) names += ", ";
+    names += puzzle->name();
+  }
+  return names;
 }
 
 }  // namespace
@@ -118,7 +130,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(PuzzleNameList()));
   sample_cmd->add_option("--distance,-d", sample.distance,
                          "The exact distance from the goal, max for the largest there is, or any "
-                         "(the fifteen puzzle: among every solvable state)")
+                         "(" + AnyDistancePuzzles() + ": among every solvable state)")
       ->required();
   sample_cmd->add_option("--count,-n", sample.count,
                          "How many distinct states (all of them if fewer exist); 0: only say how "
@@ -128,17 +140,16 @@ int main(int argc, char** argv) {
   CLI::Option* seed_option = sample_cmd->add_option(
       "--seed", sample_seed, "The same seed and table give the same states (default: a random seed, printed)");
   std::string sample_params_help;
-  ForEachPuzzle([&](auto type) {
-    using P = typename decltype(type)::type;
-    if constexpr (HasParams<P>) {
-      sample_params_help += std::string(sample_params_help.empty() ? "" : "; ") +
-                            std::string(P::kName) + ": " + std::string(P::kParamsHelp);
-      if constexpr (requires { P::kParamsFlag; }) {
-        sample_cmd->add_option("--" + std::string(P::kParamsFlag), sample.params_file,
-                               "The " + std::string(P::kName) + " puzzle's name for --params");
-      }
+  for (const Puzzle* puzzle : Puzzles()) {
+    if (!puzzle->has_parameters()) continue;
+    sample_params_help += std::string(sample_params_help.empty() ? "" : "; ") +
+                          std::string(puzzle->name()) + ": " +
+                          std::string(puzzle->parameters_help());
+    if (!puzzle->parameters_flag().empty()) {
+      sample_cmd->add_option("--" + std::string(puzzle->parameters_flag()), sample.params_file,
+                             "The " + std::string(puzzle->name()) + " puzzle's name for --params");
     }
-  });
+  }
   sample_cmd->add_option("--params", sample.params_file,
                          "For puzzles with parameters, a file of them; the first case's are "
                          "used (" + sample_params_help + ")");

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/puzzles/default_tables.h"
+#include "core/util/strings.h"
 #include "service/address.h"
 #include "service/files.h"
 #include "grpc/health/v1/health.grpc.pb.h"

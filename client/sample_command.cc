@@ -3,7 +3,7 @@
 #include <random>
 
 #include "client/commands.h"
-#include "core/puzzles/registry.h"
+#include "core/puzzle.h"
 #include "service/files.h"
 #include "core/util/strings.h"
 #include "service/wire.h"
@@ -13,49 +13,45 @@ namespace {
 
 // The request's puzzle: which one and, for a puzzle with parameters, those of the first
 // case of the --params file.
-template <PuzzleModel P>
-absl::StatusOr<v1::Puzzle> PuzzleFor(const SampleCommandOptions& options) {
-  if constexpr (HasParams<P>) {
-    if (options.params_file.empty()) {
-      std::string flag = "--params";
-      if constexpr (requires { P::kParamsFlag; }) flag = Cat("--", P::kParamsFlag);
-      return absl::InvalidArgumentError(
-          Cat("the ", P::kName, " puzzle has parameters: give them with ", flag,
-              " FILE (its original input; the first case's are used)"));
-    }
-    auto text = ReadSmallFile(options.params_file, "parameter file");
-    if (!text.ok()) return text.status();
-    const auto cases = P::ParseOriginal(*text);
-    if (cases.empty()) {
-      return absl::InvalidArgumentError(Cat(options.params_file, ": no case in it"));
-    }
-    if (!cases[0].instance.ok()) {
-      return absl::InvalidArgumentError(
-          Cat(options.params_file, ": ", Message(cases[0].instance.status())));
-    }
-    v1::Puzzle puzzle;
-    InstanceToWire(*cases[0].instance, &puzzle);
-    return puzzle;
-  } else {
+absl::StatusOr<v1::Puzzle> PuzzleFor(const Puzzle& puzzle, const SampleCommandOptions& options) {
+  v1::Puzzle out;
+  if (!puzzle.has_parameters()) {
     if (!options.params_file.empty()) {
       return absl::InvalidArgumentError(
-          Cat("the ", P::kName, " puzzle has no parameters; leave out --params"));
+          Cat("the ", puzzle.name(), " puzzle has no parameters; leave out --params"));
     }
-    v1::Puzzle puzzle;
-    InstanceToWire(typename P::Instance{}, &puzzle);
-    return puzzle;
+    PositionToWire(puzzle.Goal(nullptr), /*typed=*/true, &out);
+    return out;
   }
+  if (options.params_file.empty()) {
+    const std::string flag =
+        puzzle.parameters_flag().empty() ? "--params" : Cat("--", puzzle.parameters_flag());
+    return absl::InvalidArgumentError(
+        Cat("the ", puzzle.name(), " puzzle has parameters: give them with ", flag,
+            " FILE (its original input; the first case's are used)"));
+  }
+  auto text = ReadSmallFile(options.params_file, "parameter file");
+  if (!text.ok()) return text.status();
+  const auto cases = puzzle.ParseOriginal(*text);
+  if (cases.empty()) {
+    return absl::InvalidArgumentError(Cat(options.params_file, ": no case in it"));
+  }
+  if (!cases[0].instance.ok()) {
+    return absl::InvalidArgumentError(
+        Cat(options.params_file, ": ", Message(cases[0].instance.status())));
+  }
+  PositionToWire(*cases[0].instance, /*typed=*/true, &out);
+  return out;
 }
 
-template <PuzzleModel P>
-int Run(const SampleCommandOptions& options, v1::SampleRequest request, std::ostream& out,
-        std::ostream& err) {
-  auto puzzle = PuzzleFor<P>(options);
-  if (!puzzle.ok()) {
-    err << "puzzledb: " << Message(puzzle.status()) << "\n";
+int Run(const Puzzle& puzzle, const SampleCommandOptions& options, v1::SampleRequest request,
+        std::ostream& out, std::ostream& err) {
+  auto wire = PuzzleFor(puzzle, options);
+  if (!wire.ok()) {
+    err << "puzzledb: " << Message(wire.status()) << "\n";
     return kExitBadInput;
   }
-  *request.mutable_puzzle() = std::move(*puzzle);
+  *request.mutable_puzzle() = std::move(*wire);
   int exit_code = kExitOk;
   std::unique_ptr<Backend> backend = MakeCommandBackend(options.backend, err, &exit_code);
   if (backend == nullptr) return exit_code;
@@ -65,19 +61,22 @@ int Run(const SampleCommandOptions& options, v1::SampleRequest request, std::ost
     return absl::IsInvalidArgument(response.status()) ? kExitBadInput : kExitFailure;
   }
   // Every state is read back by the model before it is printed.
-  std::vector<typename P::Instance> instances;
+  std::vector<Position> positions;
   for (const v1::Puzzle& state : response->states()) {
-    auto instance = InstanceFromWire<P>(state);
-    if (!instance.ok()) {
-      err << "puzzledb: the answer holds a bad state: " << Message(instance.status()) << "\n";
+    auto position = PositionFromWire(state);
+    if (!position.ok() || position->puzzle() != &puzzle) {
+      err << "puzzledb: the answer holds a bad state: "
+          << (position.ok() ? Cat("a ", position->puzzle()->name(), " puzzle")
+                            : std::string(Message(position.status())))
+          << "\n";
       return kExitFailure;
     }
-    instances.push_back(std::move(*instance));
+    positions.push_back(*position);
   }
   if (options.json) {
     out << ToJsonLine(*response) << "\n";
   } else {
-    out << P::FormatOriginal(instances);
+    out << puzzle.FormatOriginal(positions);
   }
   err << "puzzledb: " << response->states_size() << " of " << response->population()
       << (options.distance == "any" ? std::string(" states at any distance")
@@ -111,15 +110,13 @@ int RunSampleCommand(const SampleCommandOptions& options, std::ostream& out, std
   }
   request.set_count(options.count);
   request.set_seed(options.seed.has_value() ? *options.seed : std::random_device{}() * 4294967296ull + std::random_device{}());
-  int status = kExitBadInput;
-  const bool known = VisitPuzzle(options.puzzle, [&](auto type) {
-    status = Run<typename decltype(type)::type>(options, request, out, err);
-  });
-  if (!known) {
+  const Puzzle* puzzle = FindPuzzle(options.puzzle);
+  if (puzzle == nullptr) {
     err << "puzzledb: unknown puzzle '" << options.puzzle << "'; choose one of " << PuzzleNames()
         << "\n";
+    return kExitBadInput;
   }
-  return status;
+  return Run(*puzzle, options, request, out, err);
 }
 
 }  // namespace puzzledb

@@ -6,7 +6,7 @@
 
 #include "client/commands.h"
 #include "client/verify.h"
-#include "core/puzzles/registry.h"
+#include "core/puzzle.h"
 #include "core/util/strings.h"
 #include "google/protobuf/wrappers.pb.h"
 #include "puzzledb/client.h"
@@ -33,8 +33,7 @@ absl::StatusOr<v1::Policy> ParsePolicy(const std::string& name) {
 
 enum class Mode { kSolve, kAnalyze };
 
-template <PuzzleModel P>
-void SolveRequestFor(const SolveCommandOptions& options, const typename P::Instance& instance,
+void SolveRequestFor(const SolveCommandOptions& options, const Position& position,
                      v1::Policy policy, int max_moves, int number, v1::SolveRequest* out) {
   v1::SolveRequest& request = *out;
   // --timeout per case, also when the cases share one batch.
@@ -42,7 +41,7 @@ void SolveRequestFor(const SolveCommandOptions& options, const typename P::Insta
   if (timeout_ms > 0) {
     request.set_timeout_ms(static_cast<uint32_t>(std::clamp(timeout_ms, 1.0, 4.0e9)));
   }
-  InstanceToWire(instance, request.mutable_puzzle());
+  PositionToWire(position, /*typed=*/true, request.mutable_puzzle());
   request.set_max_moves(static_cast<uint32_t>(max_moves));
   request.set_policy(policy);
   request.set_id(static_cast<uint64_t>(number));
@@ -55,31 +54,30 @@ void SolveRequestFor(const SolveCommandOptions& options, const typename P::Insta
 
 // Every board of a solution, the start first, each after the move that made it; the cells
 // that moved are marked (`puzzledb solve --show`).
-template <PuzzleModel P>
-std::string Drawing(const P& model, const typename P::Instance& instance, const Solution& solution) {
-  std::string text = "start:\n" + P::Draw(instance, nullptr);
-  typename P::Instance now = instance;
+std::string Drawing(const Position& position, const Solution& solution) {
+  const Puzzle& puzzle = *position.puzzle();
+  std::string text = "start:\n" + puzzle.Draw(position, nullptr);
+  Position now = position;
   for (size_t i = 0; i < solution.moves.size(); ++i) {
-    const typename P::Instance before = now;
-    model.Apply(before.state, solution.moves[i], &now.state);
+    const Position before = now;
+    puzzle.Apply(before, solution.moves[i], &now);
     text += Cat("move ", i + 1, " of ", solution.moves.size(), ": ",
-                model.MoveName(before.state, solution.moves[i]), "\n", P::Draw(now, &before));
+                puzzle.MoveName(before, solution.moves[i]), "\n", puzzle.Draw(now, &before));
   }
   return text + "\n";
 }
 
 // A solve's answer in the chosen format, once its moves replay to the goal (even the JSON
 // is printed only for such an answer).
-template <PuzzleModel P>
 absl::StatusOr<std::string> FormatSolve(const SolveCommandOptions& options,
-                                        const typename P::Instance& instance,
+                                        const Position& position,
                                         const absl::StatusOr<v1::SolveResponse>& response) {
   if (!response.ok()) return response.status();
-  const P model(instance.params);
-  auto solution = VerifiedSolution(model, instance, *response);
+  const Puzzle& puzzle = *position.puzzle();
+  auto solution = VerifiedSolution(position, *response);
   if (!solution.ok()) return solution.status();
   if (options.json) return ToJsonLine(*response) + "\n";
-  std::string text = P::FormatOriginalAnswer(instance, model, *solution);
+  std::string text = puzzle.FormatOriginalAnswer(position, *solution);
   // The count on the line after the answer; then the optimal solutions listed, one a
   // line, their moves by name.
   if (options.count) text += (response->optimal_count().empty() ? "-" : response->optimal_count()) + "\n";
@@ -87,27 +85,26 @@ absl::StatusOr<std::string> FormatSolve(const SolveCommandOptions& options,
     for (const v1::Solution& listed : response->solutions()) {
       // Checked by VerifiedSolution: every code is a legal move where it is made.
       std::vector<std::string> names(listed.moves().begin(), listed.moves().end());
-      typename P::State s = instance.state;
+      Position s = position;
       for (const char c : listed.move_codes()) {
         const int m = static_cast<uint8_t>(c);
-        names.push_back(model.MoveName(s, m));
-        typename P::State next;
-        model.Apply(s, m, &next);
+        names.push_back(puzzle.MoveName(s, m));
+        Position next;
+        puzzle.Apply(s, m, &next);
         s = next;
       }
       text += Join(names, " ") + "\n";
     }
   }
-  if (options.show) text += Drawing(model, instance, *solution);
+  if (options.show) text += Drawing(position, *solution);
   return text;
 }
 
-template <PuzzleModel P>
 absl::StatusOr<std::string> AnalyzeCase(const SolveCommandOptions& options, v1::Policy policy,
-                                        int max_moves, int number,
-                                        const typename P::Instance& instance, Backend& backend) {
+                                        int max_moves, int number, const Position& position,
+                                        Backend& backend) {
   v1::AnalyzeRequest request;
-  InstanceToWire(instance, request.mutable_puzzle());
+  PositionToWire(position, /*typed=*/true, request.mutable_puzzle());
   request.set_max_moves(static_cast<uint32_t>(max_moves));
   request.set_policy(policy);
   request.set_id(static_cast<uint64_t>(number));
@@ -134,13 +131,13 @@ absl::StatusOr<std::string> AnalyzeCase(const SolveCommandOptions& options, v1::
   return text;
 }
 
-template <PuzzleModel P>
-int RunCases(Mode mode, const SolveCommandOptions& options, v1::Policy policy,
-             std::string_view input, Backend& backend, std::ostream& out, std::ostream& err) {
+int RunCases(const Puzzle& puzzle, Mode mode, const SolveCommandOptions& options,
+             v1::Policy policy, std::string_view input, Backend& backend, std::ostream& out,
+             std::ostream& err) {
   // Solve keeps the original output's cap (the model's); an analysis has none unless asked.
-  const int default_cap = mode == Mode::kSolve ? P::kDefaultMaxMoves : 0;
+  const int default_cap = mode == Mode::kSolve ? puzzle.default_max_moves() : 0;
   const int max_moves = options.max_moves.value_or(default_cap);
-  const auto cases = P::ParseOriginal(input);
+  const auto cases = puzzle.ParseOriginal(input);
   // The cases from `begin` handed to the backend together (a server answers them over one
   // stream). Text mode stops at a bad case, so a chunk ends with it; an analysis is one
   // case a chunk, asked for when it is printed.
@@ -162,7 +159,7 @@ int RunCases(Mode mode, const SolveCommandOptions& options, v1::Policy policy,
            static_cast<size_t>(chunk.requests->requests_size()) < backend.BatchSize()) {
       const auto& parsed = cases[chunk.end++];
       if (parsed.instance.ok()) {
-        SolveRequestFor<P>(options, *parsed.instance, policy, max_moves, parsed.number,
+        SolveRequestFor(options, *parsed.instance, policy, max_moves, parsed.number,
                            chunk.requests->add_requests());
       } else if (!options.json) {
         chunk.stops = true;
@@ -202,9 +199,9 @@ int RunCases(Mode mode, const SolveCommandOptions& options, v1::Policy policy,
       const absl::StatusOr<std::string> answer =
           !parsed.instance.ok() ? absl::StatusOr<std::string>(parsed.instance.status())
           : mode == Mode::kSolve
-              ? FormatSolve<P>(options, *parsed.instance, solved[next_answer++])
-              : AnalyzeCase<P>(options, policy, max_moves, parsed.number, *parsed.instance,
-                               backend);
+              ? FormatSolve(options, *parsed.instance, solved[next_answer++])
+              : AnalyzeCase(options, policy, max_moves, parsed.number, *parsed.instance,
+                            backend);
       if (answer.ok()) {
         out << *answer;
         continue;
@@ -237,9 +234,8 @@ int Run(Mode mode, const SolveCommandOptions& options, std::string_view input, s
     err << "puzzledb: " << Message(policy.status()) << "\n";
     return kExitBadInput;
   }
-  bool known = false;
-  VisitPuzzle(options.puzzle, [&](auto) { known = true; });
-  if (!known) {
+  const Puzzle* puzzle = FindPuzzle(options.puzzle);
+  if (puzzle == nullptr) {
     err << "puzzledb: unknown puzzle '" << options.puzzle << "'; choose one of " << PuzzleNames()
         << "\n";
     return kExitBadInput;
@@ -247,12 +243,7 @@ int Run(Mode mode, const SolveCommandOptions& options, std::string_view input, s
   int status = kExitOk;
   std::unique_ptr<Backend> backend = MakeCommandBackend(options.backend, err, &status);
   if (backend == nullptr) return status;
-  status = kExitBadInput;
-  VisitPuzzle(options.puzzle, [&](auto type) {
-    status = RunCases<typename decltype(type)::type>(mode, options, *policy, input, *backend, out,
-                                                     err);
-  });
-  return status;
+  return RunCases(*puzzle, mode, options, *policy, input, *backend, out, err);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Verify (puzzledb/client.h) by model: an answer replayed by the puzzle's own rules.
+// Verify (puzzledb/client.h): an answer replayed by the puzzle's own rules.
 #ifndef PUZZLEDB_CLIENT_VERIFY_H_
 #define PUZZLEDB_CLIENT_VERIFY_H_
 
@@ -14,16 +14,15 @@ namespace puzzledb {
 namespace verify_internal {
 
 // The moves of one listed solution as indices, checked to reach the goal in `distance`.
-template <PuzzleModel P>
-absl::StatusOr<std::vector<uint8_t>> ListedMoves(const P& model, const typename P::Instance& instance,
-                                                 const v1::Solution& listed, uint32_t distance,
-                                                 int index) {
+inline absl::StatusOr<std::vector<uint8_t>> ListedMoves(const Position& position,
+                                                        const v1::Solution& listed,
+                                                        uint32_t distance, int index) {
   v1::SolveResponse one;
   one.set_outcome(v1::SOLVED);
   one.set_distance(distance);
   *one.mutable_moves() = listed.moves();
   if (listed.has_move_codes()) one.set_move_codes(listed.move_codes());
-  auto solution = SolutionFromWire(model, instance, one);
+  auto solution = SolutionFromWire(position, one);
   if (!solution.ok()) {
     return absl::DataLossError(Cat("solutions[", index, "]: ", Message(solution.status())));
   }
@@ -43,20 +42,19 @@ inline bool DecimalLess(const std::string& a, const std::string& b) {
 
 }  // namespace verify_internal
 
-// Verify (puzzledb/client.h) of an answer for `instance`, parsed already: the solution the
+// Verify (puzzledb/client.h) of an answer for `position`, parsed already: the solution the
 // answer describes once every check holds (the command line prints from it).
-template <PuzzleModel P>
-absl::StatusOr<Solution> VerifiedSolution(const P& model, const typename P::Instance& instance,
-                                          const v1::SolveResponse& response) {
+inline absl::StatusOr<Solution> VerifiedSolution(const Position& position,
+                                                 const v1::SolveResponse& response) {
   using namespace verify_internal;
-  auto solution = SolutionFromWire(model, instance, response);
+  auto solution = SolutionFromWire(position, response);
   if (!solution.ok()) return solution.status();
   if (response.solutions_size() > 0 && response.outcome() != v1::SOLVED) {
     return absl::DataLossError("the answer lists solutions but is not SOLVED");
   }
   std::vector<uint8_t> previous;
   for (int i = 0; i < response.solutions_size(); ++i) {
-    auto moves = ListedMoves(model, instance, response.solutions(i), response.distance(), i);
+    auto moves = ListedMoves(position, response.solutions(i), response.distance(), i);
     if (!moves.ok()) return moves.status();
     if (i == 0 && *moves != solution->moves) {
       return absl::DataLossError("solutions[0] is not the answer's moves");

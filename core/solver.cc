@@ -1,419 +1,50 @@
 #include "core/solver.h"
 
-#include "core/search/ida_star.h"
-#include "core/table/distance_index.h"
+#include <algorithm>
+
 #include "core/table/pattern_builder.h"
-#include "core/table/pattern_sampler.h"
-#include "core/table/pattern_search.h"
-#include "core/table/table_bound.h"
-#include "core/table/table_builder.h"
-#include "core/table/table_optimal.h"
+#include "core/table/pattern_tables.h"
+#include "core/util/strings.h"
 
 namespace puzzledb {
 
-// The templates of solver.h, compiled here for every registered puzzle (the explicit
-// instantiations at the end).
+// The runtime half of the solver (core/solver.h); each model's half is
+// core/solver_templates.h, compiled in the model's translation unit.
 
-
-// The mutex is held only to read or change the maps, never while a table loads or a live
-// solver is built: a search thread runs at low priority (SCHED_IDLE on a busy machine gets
-// almost no CPU), and a lock it held while being starved would stall every table answer.
-template <PuzzleModel P>
-std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
-  if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-    return nullptr;  // no table of distances: PatternsFor
-  }
-  const std::string id = P::TableId(model.params());
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (refused_.count(id) != 0 || store_ == nullptr) return nullptr;
-    if (auto it = CachesFor<P>().walkers.find(id); it != CachesFor<P>().walkers.end()) {
-      return it->second;
-    }
-  }
-  // Two threads may load the same table at once; the first to finish is kept.
-  auto table = store_->Load(id);
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (refused_.count(id) != 0) return nullptr;
-  auto& walkers = CachesFor<P>().walkers;
-  if (auto it = walkers.find(id); it != walkers.end()) return it->second;
-  if (!table.ok()) {
-    if (absl::IsNotFound(table.status())) {
-      walkers[id] = nullptr;
-    } else {
-      refused_[id] = std::string(Message(table.status()));
-      if (log_) log_(Cat("refusing table ", id, ": ", Message(table.status())));
-    }
-    return nullptr;
-  }
-  const TableMetadata& m = (*table)->metadata;
-  if (m.puzzle() != P::kName || m.parameters() != P::EncodeParams(model.params())) {
-    refused_[id] = "its metadata does not match the puzzle and parameters it is named after";
-    if (log_) log_(Cat("refusing table ", id, ": ", refused_[id]));
-    return nullptr;
-  }
-  if (m.state_count() != model.space().Size() || m.encoding() != EncodingOf<P>()) {
-    // A table over another space or in another encoding: one written by an older puzzledb
-    // (the knight's table held every board before it held one entry per mirror class, the
-    // knobs' every state's distance before the solvable half's next moves; docs/FORMAT.md).
-    refused_[id] =
-        Cat("it holds ", m.state_count(), " entries (", storage::v1::Encoding_Name(m.encoding()),
-            ") where this puzzledb's ", P::kName, " table holds ", model.space().Size(), " (",
-            storage::v1::Encoding_Name(EncodingOf<P>()),
-            "): a table written by another version; rebuild it with puzzledb-build --db ",
-            store_->dir(), " --puzzle ", P::kName);
-    if (log_) log_(Cat("refusing table ", id, ": ", refused_[id]));
-    return nullptr;
-  }
-  auto walker = std::make_shared<const TableWalker<P>>(model, *table);
-  walkers[id] = walker;
-  return walker;
-}
-
-template <PuzzleModel P>
-std::shared_ptr<const PatternTables> Solver::PatternsFor() {
-  for (const PatternSet& set : P::kPatternSets) {
-    auto tables = LoadPatterns(PatternTableId<P>(set.name), P::kName);
-    if (tables != nullptr) return tables;
-  }
-  return nullptr;
-}
-
-template <PuzzleModel P>
-std::shared_ptr<const LiveSolver<P>> Solver::LiveFor(const P& model) {
-  if constexpr (P::kLiveSearch == LiveSearchKind::kBidirectional) {
-    return std::make_shared<const LiveSolver<P>>(model);  // nothing to build or keep
-  } else {
-    const std::string id = P::TableId(model.params());
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto& live = CachesFor<P>().live;
-      if (auto it = live.find(id); it != live.end()) return it->second;
-    }
-    // Built outside the lock (its perimeter search takes milliseconds, far longer for a
-    // starved search thread); two threads may both build it, the first one is kept.
-    auto built = std::make_shared<const LiveSolver<P>>(model);
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto& slot = CachesFor<P>().live[id];
-    if (slot == nullptr) slot = built;
-    return slot;
-  }
-}
-
-template <PuzzleModel P>
-absl::StatusOr<Sample<P>> Solver::Sample(const P& model, int distance, uint64_t count,
-                                         uint64_t seed, const SearchLimits& limits) {
-  if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-    const std::shared_ptr<const PatternTables> patterns = PatternsFor<P>();
-    return PatternSample(model, patterns.get(), LiveFor(model)->perimeter(), distance, count,
-                         seed, limits);
-  }
-  if (distance == kAnyDistance) {
+absl::Status TableStep::NoSearchAllowed() const {
+  if (pattern_bound) {
     return absl::FailedPreconditionError(
-        Cat("any_distance: only a puzzle without a table of distances (the fifteen puzzle) "
-            "draws among every state; the ", P::kName, " puzzle draws at a distance"));
+        Cat("the ", puzzle, " puzzle's tables are pattern tables, which bound a search but "
+            "answer no board by themselves, and the policy forbids search"));
   }
-  const std::string id = P::TableId(model.params());
-  std::shared_ptr<const TableWalker<P>> walker = WalkerFor(model);
-  if (walker == nullptr) {
-    std::string why;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (auto it = refused_.find(id); it != refused_.end()) why = it->second;
-    }
-    if (store_ == nullptr) {
-      return absl::FailedPreconditionError(
-          Cat("sampling needs table ", id, " and no database is open"));
-    }
-    if (!why.empty()) {
-      return absl::FailedPreconditionError(Cat("sampling needs table ", id, ", refused: ", why));
-    }
-    return absl::FailedPreconditionError(
-        Cat("sampling needs table ", id, ", which the database does not have (build it with "
-            "puzzledb-build --puzzle ", P::kName, ")"));
-  }
-  auto sampler = SamplerFor(model, *walker);
-  if (!sampler.ok()) return sampler.status();
-  return (*sampler)->Draw(distance, count, seed, limits);
+  return absl::FailedPreconditionError(
+      had_table ? "the table does not cover this state and the policy forbids search"
+                : Cat("no usable ", puzzle,
+                      " table for these parameters and the policy forbids search"));
 }
 
-template <PuzzleModel P>
-absl::StatusOr<std::shared_ptr<const Sampler<P>>> Solver::SamplerFor(
-    const P& model, const TableWalker<P>& walker) const {
-  const std::string id = P::TableId(model.params());
-  // A sampler made from another build of the table (rebuilt since) does not count.
-  auto& samplers = CachesFor<P>().samplers;
-  auto current = [&walker](const std::shared_ptr<const Sampler<P>>& slot) {
-    auto sampler = slot;
-    if (sampler != nullptr &&
-        sampler->metadata().generation() != walker.metadata().generation()) {
-      sampler = nullptr;
-    }
-    return sampler;
-  };
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = samplers.find(id); it != samplers.end() && current(it->second) != nullptr) {
-      return current(it->second);
-    }
-  }
-  // One build at a time: callers that race to the same first sample wait for it instead
-  // of each building a copy (35.2 MB for the knight). It is never held with mutex_.
-  std::lock_guard<std::mutex> building(sampler_build_mutex_);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = samplers.find(id); it != samplers.end() && current(it->second) != nullptr) {
-      return current(it->second);
-    }
-  }
-  // Built outside mutex_: a modulo-3 table reads its band pages (~0.1 s for the knight)
-  // or, without them, searches again for its exact distances (~1.3 s on 2 threads; a
-  // next-move table always does, ~0.3 s a knobs wiring).
-  const std::shared_ptr<const LoadedTable> table = walker.table();
-  auto index = DistanceIndex::Build(*store_, table, [&model, &table, this] {
-    if (log_) log_(Cat("table ", table->metadata.table_id(), ": searching for its exact "
-                       "distances (they are not stored)"));
-    return ExactDistances(model, *table, 0);
-  });
-  if (!index.ok()) return index.status();
-  auto built = std::make_shared<const Sampler<P>>(model, std::move(*index));
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto& slot = samplers[id];
-  if (current(slot) == nullptr) slot = built;
-  return built;
-}
-
-template <PuzzleModel P>
-absl::StatusOr<typename TableWalker<P>::OptimalPaths> Solver::Optimal(
-    const typename P::Instance& instance, const TableStep<P>& step, size_t list,
-    uint64_t max_states, const SearchLimits& limits) const {
-  if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-    return absl::FailedPreconditionError(
-        Cat("counting or listing optimal solutions needs a table of exact distances, and the ",
-            P::kName, " puzzle's tables are pattern tables (bounds): with them the count is "
-            "a search of every optimal path, which no bound keeps small"));
-  }
-  if (!step.answer.has_value() || step.answer->source != Source::kTable || step.table == nullptr) {
-    return absl::FailedPreconditionError(
-        Cat("counting or listing optimal solutions needs a table that covers the state; ",
-            step.had_table ? "the table does not cover it"
-                           : Cat("there is no usable ", P::kName, " table for these parameters")));
-  }
-  if (step.answer->outcome != Outcome::kSolved) {
-    return typename TableWalker<P>::OptimalPaths{};
-  }
-  if constexpr (TableWalker<P>::kNextMove) {
-    // Counting needs every neighbour's exact distance, which next moves do not hold: the
-    // sampler's (searched for once per table, then kept).
-    auto sampler = SamplerFor(P(instance.params), *step.table);
-    if (!sampler.ok()) return sampler.status();
-    return step.table->Optimal(instance.state, step.answer->distance, list, max_states, limits,
-                               (*sampler)->distances());
-  } else {
-    return step.table->Optimal(instance.state, step.answer->distance, list, max_states, limits);
-  }
-}
-
-template <PuzzleModel P>
-TableStep<P> Solver::FromTables(const P& model, const typename P::Instance& instance,
-                                int max_moves) {
-  TableStep<P> step;
-  if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-    step.patterns = PatternsFor<P>();
-    step.had_table = step.patterns != nullptr;
-    if (step.had_table && model.ProvablyUnsolvable(instance.state)) {
-      // As for the 8-puzzle: proven by parity, answered with the tables' step.
-      Solution unsolvable;
-      unsolvable.outcome = Outcome::kUnsolvable;
-      unsolvable.source = Source::kTable;
-      step.answer = unsolvable;
-    }
-    return step;
-  }
-  std::shared_ptr<const TableWalker<P>> walker = WalkerFor(model);
-  if (walker == nullptr) return step;
-  // One pass: a covered state's answer is the walk that read its distance.
-  auto answer = walker->Solve(instance.state, max_moves);
-  if (!answer.ok()) {
-    Refuse(P::TableId(model.params()), answer.status());
-    return step;
-  }
-  return StepOf(model, instance, max_moves, walker, std::move(*answer));
-}
-
-template <PuzzleModel P>
-TableStep<P> Solver::StepOf(const P& model, const typename P::Instance& instance, int max_moves,
-                            const std::shared_ptr<const TableWalker<P>>& walker,
-                            typename TableWalker<P>::Answer answer) {
-  TableStep<P> step;
-  step.had_table = true;
-  if (answer.kind == TableLookup::Kind::kCovered) {
-    step.answer = std::move(answer.solution);
-  } else if (answer.kind == TableLookup::Kind::kUncovered) {
-    Solution& uncovered = answer.solution;
-    if (walker->complete()) {
-      uncovered.outcome = Outcome::kUnsolvable;
-      step.answer = std::move(uncovered);
-    } else if (max_moves > 0 && max_moves < walker->UncoveredBound()) {
-      uncovered.outcome = Outcome::kNotWithinLimit;
-      step.answer = std::move(uncovered);
-    } else {
-      step.partial = walker;
-    }
-  } else if (model.ProvablyUnsolvable(instance.state)) {
-    // No place in the table because the model proves the state unsolvable (an 8-puzzle
-    // board of the other parity, outside the table's space): answered by the table step,
-    // as a complete table answers the unsolvable states inside its space, so a TABLE_ONLY
-    // caller gets it too.
-    Solution unsolvable;
-    unsolvable.outcome = Outcome::kUnsolvable;
-    unsolvable.source = Source::kTable;
-    step.answer = unsolvable;
-  }
-  if (step.had_table) step.table = walker;
-  return step;
-}
-
-template <PuzzleModel P>
-void Solver::FromTablesMany(const P& model, std::span<const typename P::Instance> instances,
-                            std::span<const int> max_moves, std::span<TableStep<P>> steps) {
-  if constexpr (!TableWalker<P>::kWalks) {
-    for (size_t i = 0; i < instances.size(); ++i) {
-      steps[i] = FromTables(model, instances[i], max_moves[i]);
-    }
-  } else {
-    std::shared_ptr<const TableWalker<P>> walker = WalkerFor(model);
-    if (walker == nullptr) {
-      for (TableStep<P>& step : steps) step = TableStep<P>{};
-      return;
-    }
-    std::vector<typename P::State> states;
-    states.reserve(instances.size());
-    for (const auto& instance : instances) states.push_back(instance.state);
-    std::vector<absl::StatusOr<typename TableWalker<P>::Answer>> answers(instances.size());
-    walker->SolveMany(states, max_moves, std::span(answers));
-    // A walk that found the table inconsistent refuses it (once); its state goes on to
-    // search, as a later call's would. The walks that passed every check stand.
-    bool refused = false;
-    for (size_t i = 0; i < instances.size(); ++i) {
-      if (answers[i].ok()) {
-        steps[i] = StepOf(model, instances[i], max_moves[i], walker, std::move(*answers[i]));
-        continue;
-      }
-      steps[i] = TableStep<P>{};
-      if (!refused) Refuse(P::TableId(model.params()), answers[i].status());
-      refused = true;
-    }
-  }
-}
-
-template <PuzzleModel P>
-absl::StatusOr<Solution> Solver::Search(const P& model, const typename P::Instance& instance,
-                                        const TableStep<P>& step, const SearchLimits& limits) {
-  if constexpr (P::kLiveSearch == LiveSearchKind::kTilePatterns) {
-    // SEARCH_ONLY skips the table step, but pattern tables only guide a search: read them.
-    std::shared_ptr<const PatternTables> patterns = step.patterns;
-    if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-      if (patterns == nullptr) patterns = PatternsFor<P>();
-    }
-    if (patterns != nullptr) {
-      auto live = LiveFor(model);
-      return TilePatternSearch<P>(model, *patterns, live->perimeter(), limits)
-          .Run(instance.state);
-    }
-  }
-  if constexpr (P::kLiveSearch == LiveSearchKind::kIdaStar) {
-    if (step.partial != nullptr) {
-      const TableBound<P> bound(model, *step.partial);
-      return IdaStar<P, TableBound<P>>(model, bound, limits).Run(instance.state);
-    }
-  }
-  return LiveFor(model)->Solve(instance.state, limits);
-}
-
-template <PuzzleModel P>
-absl::StatusOr<Solution> Solver::Solve(const typename P::Instance& instance,
-                                       const SolveOptions& options) {
-  const P model(instance.params);
-  TableStep<P> step;
+absl::StatusOr<Solution> Solver::Solve(const Position& position, const SolveOptions& options) {
+  const Puzzle& puzzle = *position.puzzle();
+  TableStep step;
   if (options.policy != Policy::kSearchOnly) {
-    step = FromTables(model, instance, options.limits.max_moves);
+    step = puzzle.FromTables(*this, position, options.limits.max_moves);
     if (step.answer.has_value()) return *step.answer;
     if (options.policy == Policy::kTableOnly) return step.NoSearchAllowed();
   }
-  return Search(model, instance, step, options.limits);
+  return puzzle.Search(*this, position, step, options.limits);
 }
 
-template <PuzzleModel P>
-AnalysisStep<P> Solver::AnalyzeFromTables(const P& model, const typename P::Instance& instance,
-                                          int max_moves, bool use_tables) {
-  AnalysisStep<P> step;
-  if (use_tables) step.position = FromTables(model, instance, max_moves);
-  for (int m = 0; m < P::kNumMoves; ++m) {
-    typename P::Instance child = instance;
-    if (!model.Apply(instance.state, m, &child.state)) continue;
-    step.moves.push_back(m);
-    step.after.push_back(use_tables ? FromTables(model, child, max_moves) : TableStep<P>{});
-  }
-  return step;
-}
-
-template <PuzzleModel P>
-absl::StatusOr<Analysis> Solver::AnalyzeSearch(const P& model, const typename P::Instance& instance,
-                                               AnalysisStep<P> step, const SearchLimits& limits) {
-  // Searches what the table step left open; an answer it gave is kept.
-  auto answer = [&](const typename P::Instance& one,
-                    TableStep<P>& table) -> absl::StatusOr<Solution> {
-    if (table.answer.has_value()) return std::move(*table.answer);
-    return Search(model, one, table, limits);
-  };
-  Analysis analysis;
-  auto position = answer(instance, step.position);
-  if (!position.ok()) return position.status();
-  analysis.position = std::move(*position);
-  for (size_t i = 0; i < step.moves.size(); ++i) {
-    const int m = step.moves[i];
-    typename P::Instance child = instance;
-    model.Apply(instance.state, m, &child.state);
-    auto after = answer(child, step.after[i]);
-    if (!after.ok()) return after.status();
-    analysis.moves.push_back({m, model.MoveName(instance.state, m), after->outcome, after->distance});
-  }
-  // Best first: solved by distance, then beyond the cap, then unsolvable; ties keep the
-  // canonical order.
-  auto rank = [](const MoveAnalysis& a) {
-    return a.outcome == Outcome::kSolved ? 0 : a.outcome == Outcome::kNotWithinLimit ? 1 : 2;
-  };
-  std::stable_sort(analysis.moves.begin(), analysis.moves.end(),
-                   [&](const MoveAnalysis& a, const MoveAnalysis& b) {
-                     if (rank(a) != rank(b)) return rank(a) < rank(b);
-                     return rank(a) == 0 && a.distance < b.distance;
-                   });
-  return analysis;
-}
-
-template <PuzzleModel P>
-absl::StatusOr<Analysis> Solver::Analyze(const typename P::Instance& instance,
-                                         const SolveOptions& options) {
-  const P model(instance.params);
-  AnalysisStep<P> step = AnalyzeFromTables(model, instance, options.limits.max_moves,
-                                           options.policy != Policy::kSearchOnly);
+absl::StatusOr<Analysis> Solver::Analyze(const Position& position, const SolveOptions& options) {
+  const Puzzle& puzzle = *position.puzzle();
+  AnalysisStep step = puzzle.AnalyzeFromTables(*this, position, options.limits.max_moves,
+                                               options.policy != Policy::kSearchOnly);
   if (options.policy == Policy::kTableOnly && !step.Answered()) return step.NoSearchAllowed();
-  return AnalyzeSearch(model, instance, std::move(step), options.limits);
-}
-
-
-template <PuzzleModel P>
-void Solver::Prepare(const typename P::Params& params) {
-  (void)WalkerFor(P(params));
+  return puzzle.AnalyzeSearch(*this, position, std::move(step), options.limits);
 }
 
 void Solver::EraseLocked(const std::string& table_id, bool samplers) {
-  std::apply(
-      [&](auto&... caches) {
-        ((caches.walkers.erase(table_id), samplers && caches.samplers.erase(table_id)), ...);
-      },
-      caches_);
+  walkers_.erase(table_id);
+  if (samplers) samplers_.erase(table_id);
   patterns_.erase(table_id);
 }
 
@@ -470,20 +101,8 @@ int Solver::Preload() {
   }
   int loaded = 0;
   for (const TableMetadata& m : *tables) {
-    VisitPuzzle(m.puzzle(), [&](auto type) {
-      using P = typename decltype(type)::type;
-      if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-        loaded += LoadPatterns(m.table_id(), P::kName) != nullptr;
-        return;
-      }
-      auto params = P::DecodeParams(m.parameters());
-      if (!params.ok()) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        refused_[m.table_id()] = Cat("unreadable parameters: ", Message(params.status()));
-        return;
-      }
-      loaded += WalkerFor(P(*params)) != nullptr;
-    });
+    const Puzzle* puzzle = FindPuzzle(m.puzzle());
+    if (puzzle != nullptr) loaded += puzzle->Load(*this, m);
   }
   return loaded;
 }
@@ -502,41 +121,14 @@ std::map<std::string, std::string> Solver::Refused() const {
 std::vector<std::string> Solver::Loaded() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::string> ids;
-  std::apply(
-      [&](const auto&... caches) {
-        auto add = [&](const auto& walkers) {
-          for (const auto& [id, walker] : walkers) {
-            if (walker != nullptr) ids.push_back(id);
-          }
-        };
-        (add(caches.walkers), ...);
-      },
-      caches_);
+  for (const auto& [id, walker] : walkers_) {
+    if (walker != nullptr) ids.push_back(id);
+  }
   for (const auto& [id, tables] : patterns_) {
     if (tables != nullptr) ids.push_back(id);
   }
   std::sort(ids.begin(), ids.end());
   return ids;
 }
-
-// Every member template, for every puzzle of the registry.
-#define PUZZLEDB_INSTANTIATE_SOLVER(P)                                                        \
-  template absl::StatusOr<Solution> Solver::Solve<P>(const P::Instance&, const SolveOptions&); \
-  template TableStep<P> Solver::FromTables<P>(const P&, const P::Instance&, int);              \
-  template void Solver::FromTablesMany<P>(const P&, std::span<const P::Instance>,              \
-                                          std::span<const int>, std::span<TableStep<P>>);      \
-  template absl::StatusOr<Solution> Solver::Search<P>(const P&, const P::Instance&,            \
-                                                      const TableStep<P>&, const SearchLimits&); \
-  template absl::StatusOr<Analysis> Solver::Analyze<P>(const P::Instance&, const SolveOptions&); \
-  template AnalysisStep<P> Solver::AnalyzeFromTables<P>(const P&, const P::Instance&, int, bool); \
-  template absl::StatusOr<Analysis> Solver::AnalyzeSearch<P>(const P&, const P::Instance&,     \
-                                                             AnalysisStep<P>, const SearchLimits&); \
-  template absl::StatusOr<Sample<P>> Solver::Sample<P>(const P&, int, uint64_t, uint64_t,      \
-                                                       const SearchLimits&);                   \
-  template absl::StatusOr<TableWalker<P>::OptimalPaths> Solver::Optimal<P>(                    \
-      const P::Instance&, const TableStep<P>&, size_t, uint64_t, const SearchLimits&) const;    \
-  template void Solver::Prepare<P>(const P::Params&);
-PUZZLEDB_FOR_EACH_PUZZLE(PUZZLEDB_INSTANTIATE_SOLVER)
-#undef PUZZLEDB_INSTANTIATE_SOLVER
 
 }  // namespace puzzledb

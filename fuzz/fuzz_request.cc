@@ -19,27 +19,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool analyze = size > 0 && (data[0] & 1) && !(data[0] & 2);
   const bool sample = size > 0 && (data[0] & 1) && (data[0] & 2);
   absl::Status status;
-  puzzledb::RequestHandler::Route route;
+  bool needs_search = false;
   if (sample) {
     puzzledb::v1::SampleRequest request;
     if (!request.ParseFromArray(data + 1, static_cast<int>(size - 1))) return 0;
     puzzledb::v1::SampleResponse response;
-    puzzledb::RequestHandler::SearchStep<puzzledb::v1::SampleResponse> search;
-    route = handler->Sample(request, &response, &status, &search);
+    auto routed = handler->Answer(request, &response);
+    status = routed.status;
+    needs_search = routed.NeedsSearch();
   } else if (analyze) {
     puzzledb::v1::AnalyzeRequest request;
     if (!request.ParseFromArray(data + 1, static_cast<int>(size - 1))) return 0;
     puzzledb::v1::AnalyzeResponse response;
-    puzzledb::RequestHandler::SearchStep<puzzledb::v1::AnalyzeResponse> search;
-    route = handler->AnalyzeFromTables(request, &response, &status, &search);
+    auto routed = handler->Answer(request, &response);
+    status = routed.status;
+    needs_search = routed.NeedsSearch();
   } else {
     puzzledb::v1::SolveRequest request;
     if (!request.ParseFromArray(data, static_cast<int>(size))) return 0;
     puzzledb::v1::SolveResponse response;
-    puzzledb::RequestHandler::SearchStep<puzzledb::v1::SolveResponse> search;
-    route = handler->SolveFromTables(request, &response, &status, &search);
+    auto routed = handler->Answer(request, &response);
+    status = routed.status;
+    needs_search = routed.NeedsSearch();
   }
-  if (route == puzzledb::RequestHandler::Route::kNeedsSearch) return 0;
+  if (needs_search) return 0;
   if (status.ok()) std::abort();  // nothing can be answered without tables
   const std::string_view message = puzzledb::Message(status);
   if (!absl::IsInvalidArgument(status) && !absl::IsFailedPrecondition(status)) std::abort();

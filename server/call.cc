@@ -59,26 +59,25 @@ CallMethod MethodOf<v1::SampleRequest>() {
 template <class Request, class Response>
 void AnswerCall(const CallEnv& env, Transport transport, const Request& request,
                 Response* response, const std::function<SearchLimits(uint32_t timeout_ms)>& limits,
-                std::function<void(const absl::Status&)> done, const ParsedPuzzle* parsed) {
+                std::function<void(const absl::Status&)> done, const Position* parsed) {
   const auto started = std::chrono::steady_clock::now();
   ServerMetrics* metrics = env.metrics;
   // The request may be gone by the time a search ends: what the stamp needs is kept.
-  Request stamp;
-  if constexpr (requires { stamp.set_id(request.id()); }) stamp.set_id(request.id());
-  auto finish = [started, stamp, response, metrics, transport, done = std::move(done)](
+  uint64_t id = 0;
+  if constexpr (requires { request.id(); }) id = request.id();
+  auto finish = [started, id, response, metrics, transport, done = std::move(done)](
                     const absl::Status& status, AnswerSource source) {
     const auto elapsed = std::chrono::steady_clock::now() - started;
-    StampAnswer(stamp, elapsed, response);
+    StampAnswer(id, elapsed, response);
     metrics->RecordCall(MethodOf<Request>(), transport, source, status.code(), elapsed);
     done(status);
   };
-  absl::Status status;
-  RequestHandler::SearchStep<Response> search;
-  if (env.handler->FromTables(request, response, &status, &search, parsed) ==
-      RequestHandler::Route::kAnswered) {
-    finish(status, status.ok() ? AnswerSource::kTable : AnswerSource::kNone);
+  RequestHandler::Routed<Response> routed = env.handler->Answer(request, response, parsed);
+  if (!routed.NeedsSearch()) {
+    finish(routed.status, routed.status.ok() ? AnswerSource::kTable : AnswerSource::kNone);
     return;
   }
+  RequestHandler::SearchStep<Response> search = std::move(routed.search);
   uint32_t timeout_ms = 0;
   if constexpr (requires { request.timeout_ms(); }) timeout_ms = request.timeout_ms();
   SearchLimits search_limits = limits(timeout_ms);
@@ -228,12 +227,12 @@ void AnswerBatch(const CallEnv& env, Transport transport, CallMethod method,
 
 template void AnswerCall(const CallEnv&, Transport, const v1::SolveRequest&, v1::SolveResponse*,
                          const std::function<SearchLimits(uint32_t)>&,
-                         std::function<void(const absl::Status&)>, const ParsedPuzzle*);
+                         std::function<void(const absl::Status&)>, const Position*);
 template void AnswerCall(const CallEnv&, Transport, const v1::AnalyzeRequest&,
                          v1::AnalyzeResponse*, const std::function<SearchLimits(uint32_t)>&,
-                         std::function<void(const absl::Status&)>, const ParsedPuzzle*);
+                         std::function<void(const absl::Status&)>, const Position*);
 template void AnswerCall(const CallEnv&, Transport, const v1::SampleRequest&, v1::SampleResponse*,
                          const std::function<SearchLimits(uint32_t)>&,
-                         std::function<void(const absl::Status&)>, const ParsedPuzzle*);
+                         std::function<void(const absl::Status&)>, const Position*);
 
 }  // namespace puzzledb

@@ -45,13 +45,13 @@ CallMethod MethodOf();
 // status: on this thread for a table answer or a refusal, on the pool's delivery thread
 // after a search. `limits` is asked only when a search is needed (it is given the request's
 // timeout_ms). `*response` must live until `done`. `parsed`, if not null, is the request's
-// puzzle parsed already (RequestHandler::FromTables); it is read before this returns.
+// position, read at the edge (RequestHandler::Read); it is read before this returns.
 // Instantiated for Solve, Analyze and Sample.
 template <class Request, class Response>
 void AnswerCall(const CallEnv& env, Transport transport, const Request& request,
                 Response* response, const std::function<SearchLimits(uint32_t timeout_ms)>& limits,
                 std::function<void(const absl::Status&)> done,
-                const ParsedPuzzle* parsed = nullptr);
+                const Position* parsed = nullptr);
 
 // Answers a batch (docs/API.md, "Batches") into `*response`, then calls `done` once: OK
 // (the requests' own failures are in band) or the batch's own error (too many requests).

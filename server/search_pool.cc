@@ -1,6 +1,6 @@
 #include "server/search_pool.h"
 
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 
 #include <sched.h>
 #include <sys/resource.h>

@@ -8,16 +8,16 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "core/puzzle.h"
 #include "puzzledb/v1/solver.pb.h"
-#include "service/request_handler.h"
 
 namespace puzzledb {
 
 // The puzzle named `name` in the state `compact` (docs/API.md, "Compact forms"), or
 // INVALID_ARGUMENT naming the parameter ("puzzle: ...", "state: ...").
+absl::StatusOr<Position> PositionFromCompact(std::string_view name, std::string_view compact);
+// The same as a wire message (typed where the puzzle has a typed message).
 absl::StatusOr<v1::Puzzle> PuzzleFromCompact(std::string_view name, std::string_view compact);
-// The same, parsed by the model and kept so (for the request handler: parsed once).
-absl::StatusOr<ParsedPuzzle> InstanceFromCompact(std::string_view name, std::string_view compact);
 
 // A puzzle message of the kind `name` with nothing in it (for requests that need only
 // which puzzle), or INVALID_ARGUMENT for an unknown name.

@@ -1,13 +1,13 @@
 #include "service/request_handler.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <thread>
-#include <type_traits>
 
-#include "core/puzzles/registry.h"
+#include "core/table/table_view.h"
 #include "core/util/strings.h"
 #include "service/wire.h"
 
@@ -19,18 +19,19 @@ constexpr uint32_t kMaxMovesLimit = 1000;
 
 absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
 
-// Checks the fields every request has; fills the policy.
+// Checks the fields every request has; returns the policy.
 template <class Request>
-absl::Status CheckCommon(const Request& request, Policy* policy, bool puzzle_given) {
+absl::StatusOr<Policy> ReadCommon(const Request& request) {
+  Policy policy;
   switch (request.policy()) {
     case v1::TABLE_THEN_SEARCH:
-      *policy = Policy::kTableThenSearch;
+      policy = Policy::kTableThenSearch;
       break;
     case v1::TABLE_ONLY:
-      *policy = Policy::kTableOnly;
+      policy = Policy::kTableOnly;
       break;
     case v1::SEARCH_ONLY:
-      *policy = Policy::kSearchOnly;
+      policy = Policy::kSearchOnly;
       break;
     default:
       return Invalid(Cat("policy: unknown value ", static_cast<int>(request.policy()),
@@ -58,10 +59,14 @@ absl::Status CheckCommon(const Request& request, Policy* policy, bool puzzle_giv
                      "SolveStream; not to Solve, nor inside another batch");
     }
   }
-  if (!puzzle_given && WirePuzzleName(request.puzzle()).empty()) {
-    return Invalid(Cat("puzzle: no puzzle given; set one of ", PuzzleNames(", ")));
-  }
-  return absl::OkStatus();
+  return policy;
+}
+
+// The request's position: `parsed` when given, else the message's puzzle.
+template <class Request>
+absl::StatusOr<Position> ReadPosition(const Request& request, const Position* parsed) {
+  if (parsed != nullptr) return *parsed;
+  return PositionFromWire(request.puzzle());
 }
 
 // Which table build answered: its id, generation and content checksum (docs/API.md,
@@ -73,8 +78,8 @@ void SetProvenance(const TableMetadata& m, Response* out) {
   out->set_table_crc32(m.content_crc32());
 }
 
-template <PuzzleModel P, class Response>
-void SetProvenance(const TableStep<P>& step, Response* out) {
+template <class Response>
+void SetProvenance(const TableStep& step, Response* out) {
   if (step.table != nullptr && step.answer.has_value() && step.answer->source == Source::kTable) {
     SetProvenance(step.table->metadata(), out);
   }
@@ -82,26 +87,17 @@ void SetProvenance(const TableStep<P>& step, Response* out) {
 
 // Counting and listing need a table's answer; what to say when there is none (the
 // solver's refusal, or the policy's).
-template <PuzzleModel P>
-absl::Status CountingNeedsATable(const Solver& solver, Policy policy,
-                                 const typename P::Instance& instance, const TableStep<P>& step) {
+absl::Status CountingNeedsATable(const Solver& solver, Policy policy, const Position& position,
+                                 const TableStep& step) {
   if (policy == Policy::kSearchOnly) {
     return absl::FailedPreconditionError(
         "counting or listing optimal solutions needs a table, and the policy SEARCH_ONLY "
         "reads none");
   }
-  return solver.Optimal<P>(instance, step, 0, 0, SearchLimits{}).status();
+  return position.puzzle()->Optimal(solver, position, step, 0, 0, SearchLimits{}).status();
 }
 
-template <PuzzleModel P>
-void Fill(const P& model, const typename P::Instance& instance, const Solution& solution,
-          v1::SolveResponse* response) {
-  SolutionToWire(model, instance, solution, response);
-}
-
-template <PuzzleModel P>
-void Fill(const P& model, const typename P::Instance&, const Analysis& analysis,
-          v1::AnalyzeResponse* response) {
+void AnalysisToWire(const Analysis& analysis, v1::AnalyzeResponse* response) {
   response->set_outcome(OutcomeToWire(analysis.position.outcome));
   response->set_distance(static_cast<uint32_t>(analysis.position.distance));
   response->set_source(SourceToWire(analysis.position.source));
@@ -113,129 +109,135 @@ void Fill(const P& model, const typename P::Instance&, const Analysis& analysis,
   }
 }
 
-// The model a parsed puzzle is of (unevaluated).
-template <PuzzleModel P>
-P PuzzleOf(const ParsedAs<P>&);
-
-// What Solve and Analyze share: the common fields checked, the model picked by name and
-// the instance parsed, once; then `handle(type, instance, policy, max_moves)` for that
-// model, which says how the request goes on.
-template <class Request, class Handle>
-RequestHandler::Route Dispatch(const Request& request, const ParsedPuzzle* parsed,
-                               absl::Status* status, Handle&& handle) {
-  Policy policy;
-  const bool given = parsed != nullptr && !std::holds_alternative<std::monostate>(*parsed);
-  *status = CheckCommon(request, &policy, /*puzzle_given=*/given);
-  if (!status->ok()) return RequestHandler::Route::kAnswered;
-  RequestHandler::Route route = RequestHandler::Route::kAnswered;
-  if (given) {  // parsed once already (a GET's compact form)
-    std::visit(
-        [&](const auto& one) {
-          using One = std::decay_t<decltype(one)>;
-          if constexpr (!std::is_same_v<One, std::monostate>) {
-            using P = decltype(PuzzleOf(one));
-            route = handle(std::type_identity<P>{}, one.instance, policy,
-                           static_cast<int>(request.max_moves()));
-          }
-        },
-        *parsed);
-    return route;
-  }
-  VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
-    using P = typename decltype(type)::type;
-    absl::StatusOr<typename P::Instance> instance = InstanceFromWire<P>(request.puzzle());
-    if (!instance.ok()) {
-      *status = instance.status();
-      return;
-    }
-    route = handle(type, std::move(*instance), policy, static_cast<int>(request.max_moves()));
-  });
-  return route;
-}
-
 // The optimal solutions counted and listed into a Solve response.
-template <PuzzleModel P>
-void PathsToWire(const P& model, const typename P::Instance& instance,
-                 const typename TableWalker<P>::OptimalPaths& paths, v1::MoveEncoding encoding,
+void PathsToWire(const Position& position, const OptimalPaths& paths, v1::MoveEncoding encoding,
                  v1::SolveResponse* out) {
   out->set_optimal_count(DecimalString(paths.count));
   for (const std::vector<uint8_t>& moves : paths.first) {
     auto* listed = out->add_solutions();
-    MovesToWire(model, instance.state, moves, encoding, listed->mutable_moves(),
+    MovesToWire(position, moves, encoding, listed->mutable_moves(),
                 encoding == v1::MOVE_CODES ? listed->mutable_move_codes() : nullptr);
   }
 }
 
-
-
 }  // namespace
+
+absl::StatusOr<SolveQuery> RequestHandler::Read(const v1::SolveRequest& request,
+                                                const Position* parsed) const {
+  auto policy = ReadCommon(request);
+  if (!policy.ok()) return policy.status();
+  auto position = ReadPosition(request, parsed);
+  if (!position.ok()) return position.status();
+  SolveQuery query;
+  query.position = *position;
+  query.typed = parsed != nullptr || IsTypedWire(request.puzzle());
+  query.policy = *policy;
+  query.max_moves = static_cast<int>(request.max_moves());
+  query.id = request.id();
+  query.timeout_ms = request.timeout_ms();
+  query.max_solutions = request.max_solutions();
+  query.count_solutions = request.count_solutions();
+  query.move_encoding = request.move_encoding();
+  return query;
+}
+
+absl::StatusOr<AnalyzeQuery> RequestHandler::Read(const v1::AnalyzeRequest& request,
+                                                  const Position* parsed) const {
+  auto policy = ReadCommon(request);
+  if (!policy.ok()) return policy.status();
+  auto position = ReadPosition(request, parsed);
+  if (!position.ok()) return position.status();
+  AnalyzeQuery query;
+  query.position = *position;
+  query.typed = parsed != nullptr || IsTypedWire(request.puzzle());
+  query.policy = *policy;
+  query.max_moves = static_cast<int>(request.max_moves());
+  query.id = request.id();
+  query.count_solutions = request.count_solutions();
+  return query;
+}
+
+absl::StatusOr<SampleQuery> RequestHandler::Read(const v1::SampleRequest& request,
+                                                 const Position* parsed) const {
+  if (parsed == nullptr && WirePuzzleName(request.puzzle()).empty()) {
+    return Invalid(Cat("puzzle: no puzzle given; set name (one of ", PuzzleNames(", "),
+                       ") and state, or a typed message"));
+  }
+  if (request.count() > kMaxSampleCount) {
+    return Invalid(Cat("count: ", request.count(), " is more than ", kMaxSampleCount,
+                       " states; draw in several calls with other seeds"));
+  }
+  if (request.largest() && request.distance() != 0) {
+    return Invalid(Cat("distance: ", request.distance(), " given with largest; give one or the other"));
+  }
+  if (request.any_distance() && (request.largest() || request.distance() != 0)) {
+    return Invalid("any_distance: given with distance or largest; give one of the three");
+  }
+  auto parameters = parsed != nullptr ? absl::StatusOr<Position>(*parsed)
+                                      : ParametersFromWire(request.puzzle());
+  if (!parameters.ok()) return parameters.status();
+  SampleQuery query;
+  query.parameters = *parameters;
+  query.typed = parsed != nullptr || IsTypedWire(request.puzzle());
+  query.distance = request.any_distance() ? kAnyDistance
+                   : request.largest()    ? kLargestDistance
+                                          : static_cast<int>(std::min(request.distance(), 255u));
+  query.count = request.count();
+  query.seed = request.seed();
+  return query;
+}
 
 RequestHandler::AnswerAllowance RequestHandler::NewAllowance() const {
   if (options_.max_answer_bytes == 0) return nullptr;
   return std::make_shared<std::atomic<int64_t>>(static_cast<int64_t>(options_.max_answer_bytes));
 }
 
-template <PuzzleModel P>
-void RequestHandler::RequestTableFor(const typename P::Params& params, const Solution& solution) {
-  // A search for parameters without a table: build it for next time.
-  if constexpr (HasParams<P>) {
-    if (builder_ != nullptr && solution.source == Source::kSearch) builder_->Request<P>(params);
+void RequestHandler::RequestTableFor(const Position& position, const Solution& solution) {
+  const Puzzle& puzzle = *position.puzzle();
+  if (builder_ == nullptr || solution.source != Source::kSearch || !puzzle.has_parameters()) {
+    return;
   }
+  builder_->Request(position);
 }
 
-RequestHandler::Route RequestHandler::SolveFromTables(const v1::SolveRequest& request,
-                                                      v1::SolveResponse* response,
-                                                      absl::Status* status,
-                                                      SearchStep<v1::SolveResponse>* search,
-                                                      const ParsedPuzzle* parsed) {
-  return Dispatch(request, parsed, status, [&](auto type, auto instance, Policy policy, int max_moves) {
-    using P = typename decltype(type)::type;
-    const P model(instance.params);
-    TableStep<P> step;
-    if (policy != Policy::kSearchOnly) step = solver_->FromTables(model, instance, max_moves);
-    return SolveAfterTables<P>(request, std::move(instance), policy, max_moves, std::move(step),
-                               NewAllowance(), response, status, search);
-  });
+RequestHandler::Routed<v1::SolveResponse> RequestHandler::Answer(const SolveQuery& query,
+                                                                 v1::SolveResponse* response) {
+  TableStep step;
+  if (query.policy != Policy::kSearchOnly) {
+    step = query.position.puzzle()->FromTables(*solver_, query.position, query.max_moves);
+  }
+  return SolveAfterTables(query, std::move(step), NewAllowance(), response);
 }
 
-template <PuzzleModel P>
-RequestHandler::Route RequestHandler::SolveAfterTables(const v1::SolveRequest& request,
-                                                       typename P::Instance instance,
-                                                       Policy policy, int max_moves,
-                                                       TableStep<P> step,
-                                                       const AnswerAllowance& allowance,
-                                                       v1::SolveResponse* response,
-                                                       absl::Status* status,
-                                                       SearchStep<v1::SolveResponse>* search) {
-  const bool paths = request.count_solutions() || request.max_solutions() > 1;
-  const size_t list = request.max_solutions() > 1 ? request.max_solutions() : 0;
-  const v1::MoveEncoding encoding = request.move_encoding();
-  if (policy != Policy::kSearchOnly) {
+RequestHandler::Routed<v1::SolveResponse> RequestHandler::SolveAfterTables(
+    const SolveQuery& query, TableStep step, const AnswerAllowance& allowance,
+    v1::SolveResponse* response) {
+  const bool paths = query.count_solutions || query.max_solutions > 1;
+  const size_t list = query.max_solutions > 1 ? query.max_solutions : 0;
+  const v1::MoveEncoding encoding = query.move_encoding;
+  if (query.policy != Policy::kSearchOnly) {
     if (step.answer.has_value() && !(paths && step.answer->outcome == Outcome::kSolved)) {
-      const P model(instance.params);
-      SolutionToWire(model, instance, *step.answer, response, encoding);
+      SolutionToWire(query.position, *step.answer, response, encoding, query.typed);
       SetProvenance(step, response);
       // No solution of an unsolvable state; none counted beyond the cap.
       if (paths && step.answer->outcome == Outcome::kUnsolvable) response->set_optimal_count("0");
-      return Route::kAnswered;
+      return {};
     }
-    if (policy == Policy::kTableOnly && !step.answer.has_value()) {
-      *status = step.NoSearchAllowed();
-      return Route::kAnswered;
+    if (query.policy == Policy::kTableOnly && !step.answer.has_value()) {
+      return {step.NoSearchAllowed(), nullptr};
     }
   }
   if (paths) {
     if (!step.answer.has_value()) {
-      *status = CountingNeedsATable<P>(*solver_, policy, instance, step);
-      return Route::kAnswered;
+      return {CountingNeedsATable(*solver_, query.policy, query.position, step), nullptr};
     }
     // Counted on a search thread: the optimal paths of a far state number in the
     // hundreds of thousands. The listing's bytes are reserved before it is made, from the
     // call's (or the batch's) allowance and from the server's memory budget.
-    *search = [this, instance = std::move(instance), step = std::move(step), list, encoding,
-               allowance](SearchLimits limits, v1::SolveResponse* out) -> absl::Status {
-      const P model(instance.params);
-      SolutionToWire(model, instance, *step.answer, out, encoding);
+    SearchStep<v1::SolveResponse> search =
+        [this, query, step = std::move(step), list, encoding, allowance](
+            SearchLimits limits, v1::SolveResponse* out) -> absl::Status {
+      SolutionToWire(query.position, *step.answer, out, encoding, query.typed);
       SetProvenance(step, out);
       // Each listed solution is as long as the first, its moves as wide (the names in
       // JSON: quotes and a comma each; codes as varints), plus its message's framing.
@@ -262,7 +264,8 @@ RequestHandler::Route RequestHandler::SolveAfterTables(const v1::SolveRequest& r
         out->Clear();
         return options_.memory->Refusal(MemoryUse::kListing, static_cast<size_t>(reserved));
       }
-      auto found = solver_->Optimal<P>(instance, step, list, options_.search_node_budget, limits);
+      auto found = query.position.puzzle()->Optimal(*solver_, query.position, step, list,
+                                                    options_.search_node_budget, limits);
       if (!found.ok()) {
         if (allowance != nullptr) allowance->fetch_add(reserved, std::memory_order_relaxed);
         out->Clear();
@@ -273,23 +276,23 @@ RequestHandler::Route RequestHandler::SolveAfterTables(const v1::SolveRequest& r
         allowance->fetch_add(static_cast<int64_t>(list - found->first.size()) * per_solution,
                              std::memory_order_relaxed);
       }
-      PathsToWire(model, instance, *found, encoding, out);
+      PathsToWire(query.position, *found, encoding, out);
       return absl::OkStatus();
     };
-    return Route::kNeedsSearch;
+    return {absl::OkStatus(), std::move(search)};
   }
-  *search = [this, instance = std::move(instance), step = std::move(step), max_moves, encoding](
-                SearchLimits limits, v1::SolveResponse* out) -> absl::Status {
-    limits.max_moves = max_moves;
+  SearchStep<v1::SolveResponse> search = [this, query, step = std::move(step)](
+                                             SearchLimits limits,
+                                             v1::SolveResponse* out) -> absl::Status {
+    limits.max_moves = query.max_moves;
     limits.max_nodes = options_.search_node_budget;
-    const P model(instance.params);
-    auto solution = solver_->Search(model, instance, step, limits);
+    auto solution = query.position.puzzle()->Search(*solver_, query.position, step, limits);
     if (!solution.ok()) return solution.status();
-    SolutionToWire(model, instance, *solution, out, encoding);
-    RequestTableFor<P>(instance.params, *solution);
+    SolutionToWire(query.position, *solution, out, query.move_encoding, query.typed);
+    RequestTableFor(query.position, *solution);
     return absl::OkStatus();
   };
-  return Route::kNeedsSearch;
+  return {absl::OkStatus(), std::move(search)};
 }
 
 absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
@@ -350,241 +353,157 @@ absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
 void RequestHandler::SolvePart(const v1::SolveBatchRequest& batch, int begin, int end,
                                const AnswerAllowance& allowance, v1::SolveBatchResponse* response,
                                std::vector<BatchSearch>* searches) {
-  for (int i = begin; i < end;) {
-    const std::string_view name = WirePuzzleName(batch.requests(i).puzzle());
-    const int from = i;
-    VisitPuzzle(name, [&](auto type) {
-      using P = typename decltype(type)::type;
-      i = SolveRun<P>(batch, from, end, allowance, response, searches);
-    });
-    if (i == from) {  // no puzzle: answered alone, which says what is wrong
-      const v1::SolveRequest& request = batch.requests(i);
-      v1::SolveResponse* out = response->mutable_responses(i);
-      absl::Status status;
-      SearchStep<v1::SolveResponse> search;
-      SolveFromTables(request, out, &status, &search);
-      SetErrorInBand(status.ok() ? absl::InternalError("a request without a puzzle was answered")
-                                 : status,
-                     request.id(), out);
-      ++i;
-    }
-  }
-}
-
-template <PuzzleModel P>
-int RequestHandler::SolveRun(const v1::SolveBatchRequest& batch, int begin, int stop,
-                             const AnswerAllowance& allowance, v1::SolveBatchResponse* response,
-                             std::vector<BatchSearch>* searches) {
-  // The run: the requests from `begin` on of this puzzle. Each is checked and parsed; a
-  // bad one is answered with its error at once.
+  // Each request is read; a bad one is answered with its error at once.
   struct Item {
     int index;
-    typename P::Instance instance;
-    Policy policy;
-    int max_moves;
+    SolveQuery query;
   };
   std::vector<Item> items;
-  int end = begin;
-  for (; end < stop; ++end) {
-    const v1::SolveRequest& request = batch.requests(end);
-    if (WirePuzzleName(request.puzzle()) != P::kName) break;
-    v1::SolveResponse* out = response->mutable_responses(end);
-    Policy policy;
-    absl::Status status = CheckCommon(request, &policy, /*puzzle_given=*/false);
-    if (!status.ok()) {
-      SetErrorInBand(status, request.id(), out);
+  items.reserve(static_cast<size_t>(end - begin));
+  for (int i = begin; i < end; ++i) {
+    const v1::SolveRequest& request = batch.requests(i);
+    auto query = Read(request);
+    if (!query.ok()) {
+      SetErrorInBand(query.status(), request.id(), response->mutable_responses(i));
       continue;
     }
-    absl::StatusOr<typename P::Instance> instance = InstanceFromWire<P>(request.puzzle());
-    if (!instance.ok()) {
-      SetErrorInBand(instance.status(), request.id(), out);
-      continue;
-    }
-    items.push_back({end, std::move(*instance), policy, static_cast<int>(request.max_moves())});
+    items.push_back({i, std::move(*query)});
   }
   // The table step of every item that reads tables, over consecutive items of the same
-  // parameters at once (they read one table).
-  std::vector<TableStep<P>> steps(items.size());
-  std::vector<typename P::Instance> instances;
+  // puzzle and parameters at once (they read one table).
+  std::vector<TableStep> steps(items.size());
+  std::vector<Position> positions;
   std::vector<int> caps;
   std::vector<size_t> which;
   for (size_t first = 0; first < items.size();) {
+    const Position& head = items[first].query.position;
+    const Puzzle& puzzle = *head.puzzle();
     size_t last = first;
-    instances.clear();
+    positions.clear();
     caps.clear();
     which.clear();
-    for (; last < items.size() && items[last].instance.params == items[first].instance.params;
+    for (; last < items.size() && items[last].query.position.puzzle() == &puzzle &&
+           puzzle.SameParameters(items[last].query.position, head);
          ++last) {
-      if (items[last].policy == Policy::kSearchOnly) continue;
-      instances.push_back(items[last].instance);
-      caps.push_back(items[last].max_moves);
+      if (items[last].query.policy == Policy::kSearchOnly) continue;
+      positions.push_back(items[last].query.position);
+      caps.push_back(items[last].query.max_moves);
       which.push_back(last);
     }
-    if (!instances.empty()) {
-      std::vector<TableStep<P>> many(instances.size());
-      const P model(items[first].instance.params);
-      solver_->FromTablesMany(model, std::span<const typename P::Instance>(instances),
-                              std::span<const int>(caps), std::span(many));
+    if (!positions.empty()) {
+      std::vector<TableStep> many(positions.size());
+      puzzle.FromTablesMany(*solver_, positions, caps, std::span(many));
       for (size_t k = 0; k < which.size(); ++k) steps[which[k]] = std::move(many[k]);
     }
     first = last;
   }
   for (size_t k = 0; k < items.size(); ++k) {
-    Item& item = items[k];
-    const v1::SolveRequest& request = batch.requests(item.index);
+    const Item& item = items[k];
     v1::SolveResponse* out = response->mutable_responses(item.index);
-    absl::Status status;
-    SearchStep<v1::SolveResponse> search;
-    const Route route = SolveAfterTables<P>(request, std::move(item.instance), item.policy,
-                                            item.max_moves, std::move(steps[k]), allowance, out,
-                                            &status, &search);
-    if (route == Route::kNeedsSearch) {
-      searches->push_back({static_cast<size_t>(item.index), std::move(search), request.timeout_ms()});
-    } else if (!status.ok()) {
-      SetErrorInBand(status, request.id(), out);
+    Routed<v1::SolveResponse> routed =
+        SolveAfterTables(item.query, std::move(steps[k]), allowance, out);
+    if (routed.NeedsSearch()) {
+      searches->push_back({static_cast<size_t>(item.index), std::move(routed.search),
+                           item.query.timeout_ms});
+    } else if (!routed.status.ok()) {
+      SetErrorInBand(routed.status, item.query.id, out);
     }
-    out->set_id(request.id());
+    out->set_id(item.query.id);
   }
-  return end;
 }
 
-RequestHandler::Route RequestHandler::AnalyzeFromTables(const v1::AnalyzeRequest& request,
-                                                        v1::AnalyzeResponse* response,
-                                                        absl::Status* status,
-                                                        SearchStep<v1::AnalyzeResponse>* search,
-                                                        const ParsedPuzzle* parsed) {
-  const bool count = request.count_solutions();
-  return Dispatch(request, parsed, status, [&](auto type, auto instance, Policy policy, int max_moves) {
-    using P = typename decltype(type)::type;
-    const P model(instance.params);
-    AnalysisStep<P> step =
-        solver_->AnalyzeFromTables(model, instance, max_moves, policy != Policy::kSearchOnly);
-    if (count && !step.position.answer.has_value()) {
-      *status = CountingNeedsATable<P>(*solver_, policy, instance, step.position);
-      return Route::kAnswered;
+RequestHandler::Routed<v1::AnalyzeResponse> RequestHandler::Answer(
+    const AnalyzeQuery& query, v1::AnalyzeResponse* response) {
+  const Puzzle& puzzle = *query.position.puzzle();
+  AnalysisStep step = puzzle.AnalyzeFromTables(*solver_, query.position, query.max_moves,
+                                               query.policy != Policy::kSearchOnly);
+  if (query.count_solutions && !step.position.answer.has_value()) {
+    return {CountingNeedsATable(*solver_, query.policy, query.position, step.position), nullptr};
+  }
+  if (step.Answered() && !query.count_solutions) {
+    SetProvenance(step.position, response);
+    auto analysis = puzzle.AnalyzeSearch(*solver_, query.position, std::move(step), SearchLimits{});
+    if (!analysis.ok()) return {analysis.status(), nullptr};
+    AnalysisToWire(*analysis, response);
+    return {};
+  }
+  if (query.policy == Policy::kTableOnly && !step.Answered()) {
+    return {step.NoSearchAllowed(), nullptr};
+  }
+  // The search step searches only what the table step left open, and counts. It runs
+  // once, so it hands the table answers over instead of copying them.
+  auto shared = std::make_shared<AnalysisStep>(std::move(step));
+  SearchStep<v1::AnalyzeResponse> search =
+      [this, query, shared](SearchLimits limits, v1::AnalyzeResponse* out) -> absl::Status {
+    const Puzzle& puzzle = *query.position.puzzle();
+    AnalysisStep& step = *shared;
+    std::optional<OptimalPaths> paths;
+    if (query.count_solutions) {
+      auto found = puzzle.Optimal(*solver_, query.position, step.position, 0,
+                                  options_.search_node_budget, limits);
+      if (!found.ok()) return found.status();
+      paths = std::move(*found);
     }
-    if (step.Answered() && !count) {
-      SetProvenance(step.position, response);
-      auto analysis = solver_->AnalyzeSearch(model, instance, std::move(step), SearchLimits{});
-      if (analysis.ok()) {
-        Fill(model, instance, *analysis, response);
-      } else {
-        *status = analysis.status();
-      }
-      return Route::kAnswered;
-    }
-    if (policy == Policy::kTableOnly && !step.Answered()) {
-      *status = step.NoSearchAllowed();
-      return Route::kAnswered;
-    }
-    // The search step searches only what the table step left open, and counts. It runs
-    // once, so it hands the table answers over instead of copying them.
-    *search = [this, instance = std::move(instance), step = std::move(step), max_moves, count](
-                  SearchLimits limits, v1::AnalyzeResponse* out) mutable -> absl::Status {
-      const P model(instance.params);
-      std::optional<typename TableWalker<P>::OptimalPaths> paths;
-      if (count) {
-        auto found = solver_->Optimal<P>(instance, step.position, 0, options_.search_node_budget,
-                                         limits);
-        if (!found.ok()) return found.status();
-        paths = std::move(*found);
-      }
-      SetProvenance(step.position, out);
-      const bool solved = step.position.answer.has_value() &&
-                          step.position.answer->outcome == Outcome::kSolved;
-      limits.max_moves = max_moves;
-      limits.max_nodes = options_.search_node_budget;
-      auto analysis = solver_->AnalyzeSearch(model, instance, std::move(step), limits);
-      if (!analysis.ok()) return analysis.status();
-      Fill(model, instance, *analysis, out);
-      if (paths.has_value()) {
-        out->set_optimal_count(solved ? DecimalString(paths->count) : "0");
-        for (size_t i = 0; i < analysis->moves.size(); ++i) {
-          const int m = analysis->moves[i].move;
-          if (static_cast<size_t>(m) < paths->after_move.size() && paths->after_move[m] > 0) {
-            out->mutable_moves(static_cast<int>(i))->set_optimal_count(
-                DecimalString(paths->after_move[m]));
-          }
+    SetProvenance(step.position, out);
+    const bool solved = step.position.answer.has_value() &&
+                        step.position.answer->outcome == Outcome::kSolved;
+    limits.max_moves = query.max_moves;
+    limits.max_nodes = options_.search_node_budget;
+    auto analysis = puzzle.AnalyzeSearch(*solver_, query.position, std::move(step), limits);
+    if (!analysis.ok()) return analysis.status();
+    AnalysisToWire(*analysis, out);
+    if (paths.has_value()) {
+      out->set_optimal_count(solved ? DecimalString(paths->count) : "0");
+      for (size_t i = 0; i < analysis->moves.size(); ++i) {
+        const int m = analysis->moves[i].move;
+        if (static_cast<size_t>(m) < paths->after_move.size() && paths->after_move[m] > 0) {
+          out->mutable_moves(static_cast<int>(i))->set_optimal_count(
+              DecimalString(paths->after_move[m]));
         }
       }
-      RequestTableFor<P>(instance.params, analysis->position);
-      return absl::OkStatus();
-    };
-    return Route::kNeedsSearch;
-  });
+    }
+    RequestTableFor(query.position, analysis->position);
+    return absl::OkStatus();
+  };
+  return {absl::OkStatus(), std::move(search)};
 }
 
-RequestHandler::Route RequestHandler::Sample(const v1::SampleRequest& request,
-                                             v1::SampleResponse* response, absl::Status* status,
-                                             SearchStep<v1::SampleResponse>* search) {
-  (void)response;
-  const std::string_view name = WirePuzzleName(request.puzzle());
-  if (name.empty()) {
-    *status = Invalid(Cat("puzzle: no puzzle given; set one of ", PuzzleNames(", ")));
-    return Route::kAnswered;
-  }
-  if (request.count() > kMaxSampleCount) {
-    *status = Invalid(Cat("count: ", request.count(), " is more than ", kMaxSampleCount,
-                          " states; draw in several calls with other seeds"));
-    return Route::kAnswered;
-  }
-  if (request.largest() && request.distance() != 0) {
-    *status = Invalid(Cat("distance: ", request.distance(),
-                          " given with largest; give one or the other"));
-    return Route::kAnswered;
-  }
-  if (request.any_distance() && (request.largest() || request.distance() != 0)) {
-    *status = Invalid("any_distance: given with distance or largest; give one of the three");
-    return Route::kAnswered;
-  }
-  Route route = Route::kAnswered;
-  VisitPuzzle(name, [&](auto type) {
-    using P = typename decltype(type)::type;
-    auto params = ParamsFromWire<P>(request.puzzle());
-    if (!params.ok()) {
-      *status = params.status();
-      return;
+RequestHandler::Routed<v1::SampleResponse> RequestHandler::Answer(const SampleQuery& query,
+                                                                  v1::SampleResponse*) {
+  SearchStep<v1::SampleResponse> search = [this, query](SearchLimits limits,
+                                                        v1::SampleResponse* out) -> absl::Status {
+    const Puzzle& puzzle = *query.parameters.puzzle();
+    auto sample = puzzle.Sample(*solver_, query.parameters, query.distance, query.count,
+                                query.seed, limits);
+    if (!sample.ok()) {
+      // Parameters without a table: build it for next time, as a search would.
+      if (puzzle.has_parameters() && builder_ != nullptr &&
+          absl::IsFailedPrecondition(sample.status()) && builder_->Request(query.parameters)) {
+        return absl::FailedPreconditionError(
+            Cat(Message(sample.status()), "; the server has started building it, try again "
+                                          "in a few seconds"));
+      }
+      return sample.status();
     }
-    const int distance = request.any_distance() ? kAnyDistance
-                         : request.largest()    ? Sampler<P>::kLargest
-                                                : static_cast<int>(std::min(request.distance(), 255u));
-    *search = [this, params = std::move(*params), distance, count = request.count(),
-               seed = request.seed()](SearchLimits limits,
-                                      v1::SampleResponse* out) -> absl::Status {
-      const P model(params);
-      auto sample = solver_->Sample(model, distance, count, seed, limits);
-      if (!sample.ok()) {
-        if constexpr (HasParams<P>) {
-          // A wiring without a table: build it for next time, as a search would.
-          if (builder_ != nullptr && absl::IsFailedPrecondition(sample.status()) &&
-              builder_->Request<P>(params)) {
-            return absl::FailedPreconditionError(
-                Cat(Message(sample.status()), "; the server has started building it, try again "
-                                              "in a few seconds"));
-          }
-        }
-        return sample.status();
-      }
-      out->set_seed(seed);
-      out->set_distance(static_cast<uint32_t>(sample->distance));
-      out->set_population(sample->population);
-      SetProvenance(sample->table, out);
-      for (const auto& state : sample->states) {
-        InstanceToWire(typename P::Instance{params, state}, out->add_states());
-      }
-      return absl::OkStatus();
-    };
-    route = Route::kNeedsSearch;
-  });
-  return route;
+    out->set_seed(query.seed);
+    out->set_distance(static_cast<uint32_t>(sample->distance));
+    out->set_population(sample->population);
+    if (!sample->table_id.empty()) {
+      out->set_table_id(sample->table_id);
+      out->set_table_generation(sample->table_generation);
+      out->set_table_crc32(sample->table_crc32);
+    }
+    for (const Position& position : sample->positions) {
+      PositionToWire(position, query.typed, out->add_states());
+    }
+    return absl::OkStatus();
+  };
+  return {absl::OkStatus(), std::move(search)};
 }
 
 void RequestHandler::Prepare(const v1::Puzzle& puzzle) {
-  VisitPuzzle(WirePuzzleName(puzzle), [&](auto type) {
-    using P = typename decltype(type)::type;
-    auto instance = InstanceFromWire<P>(puzzle);
-    if (instance.ok()) solver_->Prepare<P>(instance->params);
-  });
+  auto position = PositionFromWire(puzzle);
+  if (position.ok()) position->puzzle()->Prepare(*solver_, *position);
 }
 
 v1::ListTablesResponse RequestHandler::ListTables() const {

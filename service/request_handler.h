@@ -11,11 +11,10 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <tuple>
-#include <variant>
 #include <vector>
 
-#include "core/puzzles/registry.h"
+#include "absl/status/statusor.h"
+#include "core/puzzle.h"
 #include "core/solver.h"
 #include "puzzledb/v1/solver.pb.h"
 #include "service/memory_budget.h"
@@ -38,19 +37,37 @@ struct HandlerOptions {
   MemoryBudget* memory = nullptr;
 };
 
-// A puzzle its model has parsed already (a GET's compact form: InstanceFromCompact), handed
-// to the handler in place of the request's `puzzle`, so that it is parsed once.
-template <PuzzleModel P>
-struct ParsedAs {
-  typename P::Instance instance;
+// The requests as the handler reads them, whatever brought them: a wire message is read
+// into one at the edge (RequestHandler::Read, which checks every field and parses the
+// puzzle once), and everything after works on it. `typed`: the answer gives states as
+// typed messages where the puzzle has one (service/wire.h): when the request gave its
+// puzzle so, or as a GET's query string (as the first API version answered).
+struct SolveQuery {
+  Position position;
+  bool typed = false;
+  Policy policy = Policy::kTableThenSearch;
+  int max_moves = 0;  // 0: no cap
+  uint64_t id = 0;
+  uint32_t timeout_ms = 0;
+  uint32_t max_solutions = 0;
+  bool count_solutions = false;
+  v1::MoveEncoding move_encoding = v1::MOVE_NAMES;
 };
-template <class Models>
-struct ParsedPuzzleOf;
-template <class... Ps>
-struct ParsedPuzzleOf<std::tuple<Ps...>> {
-  using type = std::variant<std::monostate, ParsedAs<Ps>...>;
+struct AnalyzeQuery {
+  Position position;
+  bool typed = false;
+  Policy policy = Policy::kTableThenSearch;
+  int max_moves = 0;
+  uint64_t id = 0;
+  bool count_solutions = false;
 };
-using ParsedPuzzle = ParsedPuzzleOf<AllPuzzles>::type;
+struct SampleQuery {
+  Position parameters;  // a position under the parameters to draw with
+  bool typed = false;
+  int distance = 0;  // exact, or kLargestDistance / kAnyDistance
+  uint32_t count = 0;
+  uint64_t seed = 0;
+};
 
 // Thread-safe.
 class RequestHandler {
@@ -59,38 +76,57 @@ class RequestHandler {
   RequestHandler(Solver* solver, TableBuilds* builder, HandlerOptions options)
       : solver_(solver), builder_(builder), options_(options) {}
 
-  enum class Route {
-    kAnswered,     // *status (and *response if OK) hold the answer
-    kNeedsSearch,  // nothing written; *search holds the rest of the request
-  };
-
   // The rest of a request that the tables did not answer: run it on a search thread with
   // the call's deadline and cancellation (the handler adds the node budget and the move
-  // cap); it fills the response. It holds the request as parsed, the table step's result
+  // cap); it fills the response. It holds the request as read, the table step's result
   // and everything else it needs: the request message may be gone by then.
   template <class Response>
   using SearchStep = std::function<absl::Status(SearchLimits limits, Response* response)>;
 
-  // One pass over the request: checked, parsed and dispatched to its puzzle once, looked up
-  // in the tables (unless SEARCH_ONLY), and either answered or handed on as *search. An
-  // answer from a table names the table build (response's table_id, table_generation,
-  // table_crc32); a search's answer has none. Counting and listing optimal solutions
-  // always go on as *search (they are heavier than a walk).
-  // With `parsed` (not monostate), its instance is the request's puzzle and
-  // request.puzzle() is not read.
-  Route SolveFromTables(const v1::SolveRequest& request, v1::SolveResponse* response,
-                        absl::Status* status, SearchStep<v1::SolveResponse>* search,
-                        const ParsedPuzzle* parsed = nullptr);
-  Route AnalyzeFromTables(const v1::AnalyzeRequest& request, v1::AnalyzeResponse* response,
-                          absl::Status* status, SearchStep<v1::AnalyzeResponse>* search,
-                          const ParsedPuzzle* parsed = nullptr);
+  // What the table step of a request comes to: answered (`status`, and the response
+  // written if OK), or handed on as `search`, set, with nothing written yet.
+  template <class Response>
+  struct Routed {
+    absl::Status status;
+    SearchStep<Response> search;
+    bool NeedsSearch() const { return search != nullptr; }
+  };
+
+  // A wire request read and checked: INVALID_ARGUMENT naming the field otherwise.
+  // `parsed`, if not null, is the request's position, read at the edge from elsewhere (a
+  // GET's query string); the message's puzzle is then not read.
+  absl::StatusOr<SolveQuery> Read(const v1::SolveRequest& request,
+                                  const Position* parsed = nullptr) const;
+  absl::StatusOr<AnalyzeQuery> Read(const v1::AnalyzeRequest& request,
+                                    const Position* parsed = nullptr) const;
+  absl::StatusOr<SampleQuery> Read(const v1::SampleRequest& request,
+                                   const Position* parsed = nullptr) const;
+
+  // One pass over a request: looked up in the tables (unless SEARCH_ONLY), and either
+  // answered or handed on. An answer from a table names the table build (response's
+  // table_id, table_generation, table_crc32); a search's answer has none. Counting and
+  // listing optimal solutions always go on as a search (they are heavier than a walk); so
+  // does a sample (a first draw at a distance may count for a second).
+  Routed<v1::SolveResponse> Answer(const SolveQuery& query, v1::SolveResponse* response);
+  Routed<v1::AnalyzeResponse> Answer(const AnalyzeQuery& query, v1::AnalyzeResponse* response);
+  Routed<v1::SampleResponse> Answer(const SampleQuery& query, v1::SampleResponse* response);
+
+  // Read, then Answer: a request that does not read is answered with why.
+  template <class Request, class Response>
+  Routed<Response> Answer(const Request& request, Response* response,
+                          const Position* parsed = nullptr) {
+    auto query = Read(request, parsed);
+    if (!query.ok()) return {query.status(), nullptr};
+    return Answer(*query, response);
+  }
+
   // A batch (docs/API.md, "Batches"): response->responses(i) answers request i. Every
-  // request is checked and parsed; the table step of consecutive requests of one puzzle and
-  // parameters is taken at once (Solver::FromTablesMany, walks taking turns); each is then
-  // answered as SolveFromTables would (a failure as its `error`, in band), or handed on in
-  // *searches with its index, its answer to be filled in place. Every answer carries its
-  // request's id (`micros` is the caller's). INVALID_ARGUMENT, and nothing answered, for
-  // more than kMaxBatchRequests requests.
+  // request is read; the table step of consecutive requests of one puzzle and parameters
+  // is taken at once (Puzzle::FromTablesMany, walks taking turns); each is then answered as
+  // Answer would (a failure as its `error`, in band), or handed on in *searches with its
+  // index, its answer to be filled in place. Every answer carries its request's id
+  // (`micros` is the caller's). INVALID_ARGUMENT, and nothing answered, for more than
+  // kMaxBatchRequests requests.
   struct BatchSearch {
     size_t index;
     SearchStep<v1::SolveResponse> step;
@@ -102,30 +138,7 @@ class RequestHandler {
   absl::Status SolveBatch(const v1::SolveBatchRequest& batch, v1::SolveBatchResponse* response,
                           std::vector<BatchSearch>* searches, const ThreadLender& threads = {});
 
-  // A sample: checked here, drawn as *search (a first draw at a distance may count for a
-  // second).
-  Route Sample(const v1::SampleRequest& request, v1::SampleResponse* response,
-               absl::Status* status, SearchStep<v1::SampleResponse>* search);
-
-  // The three above by the request's type, for code written once for all of them.
-  // (`parsed`: as above; a sample reads its puzzle's parameters from the request.)
-  Route FromTables(const v1::SolveRequest& request, v1::SolveResponse* response,
-                   absl::Status* status, SearchStep<v1::SolveResponse>* search,
-                   const ParsedPuzzle* parsed = nullptr) {
-    return SolveFromTables(request, response, status, search, parsed);
-  }
-  Route FromTables(const v1::AnalyzeRequest& request, v1::AnalyzeResponse* response,
-                   absl::Status* status, SearchStep<v1::AnalyzeResponse>* search,
-                   const ParsedPuzzle* parsed = nullptr) {
-    return AnalyzeFromTables(request, response, status, search, parsed);
-  }
-  Route FromTables(const v1::SampleRequest& request, v1::SampleResponse* response,
-                   absl::Status* status, SearchStep<v1::SampleResponse>* search,
-                   const ParsedPuzzle* = nullptr) {
-    return Sample(request, response, status, search);
-  }
-
-  v1::ListTablesResponse ListTables() const;
+v1::ListTablesResponse ListTables() const;
 
   // Loads the table the puzzle's answer would come from, if there is one (nothing for a
   // malformed puzzle: the answer will say what is wrong).
@@ -136,24 +149,16 @@ class RequestHandler {
   using AnswerAllowance = std::shared_ptr<std::atomic<int64_t>>;
   AnswerAllowance NewAllowance() const;
 
-  template <PuzzleModel P>
-  void RequestTableFor(const typename P::Params& params, const Solution& solution);
+  // A search for parameters without a table asks for the table, for next time.
+  void RequestTableFor(const Position& position, const Solution& solution);
   // A solve once its table step is taken (an empty step for SEARCH_ONLY).
-  template <PuzzleModel P>
-  Route SolveAfterTables(const v1::SolveRequest& request, typename P::Instance instance,
-                         Policy policy, int max_moves, TableStep<P> step,
-                         const AnswerAllowance& allowance, v1::SolveResponse* response,
-                         absl::Status* status, SearchStep<v1::SolveResponse>* search);
+  Routed<v1::SolveResponse> SolveAfterTables(const SolveQuery& query, TableStep step,
+                                             const AnswerAllowance& allowance,
+                                             v1::SolveResponse* response);
   // Requests [begin, end) of a batch.
   void SolvePart(const v1::SolveBatchRequest& batch, int begin, int end,
                  const AnswerAllowance& allowance, v1::SolveBatchResponse* response,
                  std::vector<BatchSearch>* searches);
-  // The requests of one puzzle from `begin` on in a batch, before `stop`; returns where they
-  // end.
-  template <PuzzleModel P>
-  int SolveRun(const v1::SolveBatchRequest& batch, int begin, int stop,
-               const AnswerAllowance& allowance, v1::SolveBatchResponse* response,
-               std::vector<BatchSearch>* searches);
 
   Solver* const solver_;
   TableBuilds* const builder_;
@@ -166,12 +171,11 @@ void SetErrorInBand(const absl::Status& status, uint64_t id, v1::SolveResponse* 
 
 // What every answer carries whatever answered it: the time it took and, where the request
 // has one, the caller's id.
-template <class Request, class Response>
-void StampAnswer(const Request& request, std::chrono::steady_clock::duration elapsed,
-                 Response* response) {
+template <class Response>
+void StampAnswer(uint64_t id, std::chrono::steady_clock::duration elapsed, Response* response) {
   response->set_micros(
       static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count()));
-  if constexpr (requires { response->set_id(request.id()); }) response->set_id(request.id());
+  if constexpr (requires { response->set_id(id); }) response->set_id(id);
 }
 
 }  // namespace puzzledb

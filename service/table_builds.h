@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/puzzle.h"
 #include "core/table/table_builder.h"
 #include "core/table/table_store.h"
 
@@ -28,12 +29,12 @@ class TableBuilds {
   // Table ids queued or being built.
   virtual std::vector<std::string> Pending() const = 0;
 
-  // The request for P's table with `params`.
-  template <PuzzleModel P>
-  bool Request(const typename P::Params& params) {
-    return Request(P::TableId(params), [params](TableStore& store, const BuildOptions& options) {
-      return BuildTable(P(params), store, options).status();
-    });
+  // The request for the table of the parameters of `parameters` (a position under them).
+  bool Request(const Position& parameters) {
+    return Request(parameters.puzzle()->TableId(parameters),
+                   [parameters](TableStore& store, const BuildOptions& options) {
+                     return parameters.puzzle()->Build(parameters, store, options);
+                   });
   }
 };
 

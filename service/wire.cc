@@ -1,109 +1,77 @@
 #include "service/wire.h"
 
-#include "core/puzzles/registry.h"
+#include <array>
+
+#include "core/puzzles/eight.h"
+#include "core/puzzles/fifteen.h"
+#include "core/puzzles/knight.h"
+#include "core/puzzles/knobs.h"
+#include "core/puzzles/rotation.h"
 #include "core/util/strings.h"
 #include "service/json.h"
 
 namespace puzzledb {
-
-void InstanceToWire(const KnightPuzzle::Instance& instance, v1::Puzzle* out) {
-  out->mutable_knight()->set_board(KnightPuzzle::FormatCompact(instance));
-}
-
-void InstanceToWire(const KnobsPuzzle::Instance& instance, v1::Puzzle* out) {
-  auto* knobs = out->mutable_knobs();
-  knobs->clear_positions();
-  knobs->clear_wiring();
-  for (int knob = 0; knob < KnobsPuzzle::kKnobs; ++knob) {
-    knobs->add_positions(static_cast<uint32_t>(KnobsPuzzle::Knob(instance.state, knob)) + 1);
-  }
-  for (uint32_t t : instance.params.ToNumbers()) knobs->add_wiring(t);
-}
-
-void InstanceToWire(const RotationPuzzle::Instance& instance, v1::Puzzle* out) {
-  auto* rotation = out->mutable_rotation();
-  rotation->clear_cells();
-  for (int cell = 0; cell < RotationPuzzle::kCells; ++cell) {
-    rotation->add_cells(static_cast<uint32_t>(instance.state.Value(cell)));
-  }
-}
-
-void InstanceToWire(const EightPuzzle::Instance& instance, v1::Puzzle* out) {
-  out->mutable_eight()->set_board(EightPuzzle::FormatCompact(instance));
-}
-
-void InstanceToWire(const FifteenPuzzle::Instance& instance, v1::Puzzle* out) {
-  auto* fifteen = out->mutable_fifteen();
-  fifteen->clear_cells();
-  for (int cell = 0; cell < FifteenPuzzle::kCells; ++cell) {
-    fifteen->add_cells(static_cast<uint32_t>(instance.state.Tile(cell)));
-  }
-}
-
 namespace {
 
 absl::Status FieldError(std::string_view field, const absl::Status& status) {
   return absl::InvalidArgumentError(Cat(field, ": ", Message(status)));
 }
 
-absl::Status WrongKind(const v1::Puzzle& puzzle, std::string_view expected) {
-  const std::string_view got = WirePuzzleName(puzzle);
-  return absl::InvalidArgumentError(Cat("puzzle: expected a ", expected, " puzzle, got ",
-                                                 got.empty() ? "none" : got));
+absl::Status NoPuzzle() {
+  return absl::InvalidArgumentError(
+      Cat("puzzle: no puzzle given; set name (one of ", PuzzleNames(", "),
+          ") and state, or a typed message"));
 }
 
-}  // namespace
+// ---- the typed messages of the first API version: the one place that names puzzles
+// outside core/ (docs/API.md, "Two forms of a puzzle").
 
-template <>
-absl::StatusOr<KnightPuzzle::Instance> InstanceFromWire<KnightPuzzle>(const v1::Puzzle& puzzle) {
-  if (!puzzle.has_knight()) return WrongKind(puzzle, "knight");
-  auto board = KnightPuzzle::BoardFromCells(puzzle.knight().board());
+// The registered puzzle of a model.
+template <PuzzleModel P>
+const Puzzle& PuzzleOf() {
+  return *FindPuzzle(P::kName);
+}
+
+template <PuzzleModel P>
+Position PositionOf(const typename P::Instance& instance) {
+  return Position(PuzzleOf<P>(), instance);
+}
+
+absl::StatusOr<Position> KnightFromWire(const v1::KnightBoard& knight) {
+  auto board = KnightPuzzle::BoardFromCells(knight.board());
   if (!board.ok()) return FieldError("puzzle.knight.board", board.status());
-  return KnightPuzzle::Instance{{}, *board};
+  return PositionOf<KnightPuzzle>({{}, *board});
 }
 
-template <>
-absl::StatusOr<KnobsPuzzle::Instance> InstanceFromWire<KnobsPuzzle>(const v1::Puzzle& puzzle) {
-  if (!puzzle.has_knobs()) return WrongKind(puzzle, "knobs");
-  const auto& knobs = puzzle.knobs();
-  auto state = KnobsPuzzle::StateFromNumbers({knobs.positions().begin(), knobs.positions().end()});
-  if (!state.ok()) return FieldError("puzzle.knobs.positions", state.status());
-  auto wiring = KnobsWiring::FromNumbers({knobs.wiring().begin(), knobs.wiring().end()});
-  if (!wiring.ok()) return FieldError("puzzle.knobs.wiring", wiring.status());
-  return KnobsPuzzle::Instance{*wiring, *state};
-}
-
-template <>
-absl::StatusOr<KnobsPuzzle::Params> ParamsFromWire<KnobsPuzzle>(const v1::Puzzle& puzzle) {
-  if (!puzzle.has_knobs()) return WrongKind(puzzle, "knobs");
-  const auto& knobs = puzzle.knobs();
+absl::StatusOr<KnobsWiring> KnobsWiringFromWire(const v1::KnobsState& knobs) {
   auto wiring = KnobsWiring::FromNumbers({knobs.wiring().begin(), knobs.wiring().end()});
   if (!wiring.ok()) return FieldError("puzzle.knobs.wiring", wiring.status());
   return *wiring;
 }
 
-template <>
-absl::StatusOr<RotationPuzzle::Instance> InstanceFromWire<RotationPuzzle>(
-    const v1::Puzzle& puzzle) {
-  if (!puzzle.has_rotation()) return WrongKind(puzzle, "rotation");
-  const auto& cells = puzzle.rotation().cells();
+absl::StatusOr<Position> KnobsFromWire(const v1::KnobsState& knobs) {
+  auto state = KnobsPuzzle::StateFromNumbers({knobs.positions().begin(), knobs.positions().end()});
+  if (!state.ok()) return FieldError("puzzle.knobs.positions", state.status());
+  auto wiring = KnobsWiringFromWire(knobs);
+  if (!wiring.ok()) return wiring.status();
+  return PositionOf<KnobsPuzzle>({*wiring, *state});
+}
+
+absl::StatusOr<Position> RotationFromWire(const v1::RotationBoard& rotation) {
+  const auto& cells = rotation.cells();
   auto board = RotationPuzzle::BoardFromValues({cells.begin(), cells.end()});
   if (!board.ok()) return FieldError("puzzle.rotation.cells", board.status());
-  return RotationPuzzle::Instance{{}, *board};
+  return PositionOf<RotationPuzzle>({{}, *board});
 }
 
-template <>
-absl::StatusOr<EightPuzzle::Instance> InstanceFromWire<EightPuzzle>(const v1::Puzzle& puzzle) {
-  if (!puzzle.has_eight()) return WrongKind(puzzle, "eight");
-  auto board = EightPuzzle::BoardFromDigits(puzzle.eight().board());
+absl::StatusOr<Position> EightFromWire(const v1::EightBoard& eight) {
+  auto board = EightPuzzle::BoardFromDigits(eight.board());
   if (!board.ok()) return FieldError("puzzle.eight.board", board.status());
-  return EightPuzzle::Instance{{}, *board};
+  return PositionOf<EightPuzzle>({{}, *board});
 }
 
-template <>
-absl::StatusOr<FifteenPuzzle::Instance> InstanceFromWire<FifteenPuzzle>(const v1::Puzzle& puzzle) {
-  if (!puzzle.has_fifteen()) return WrongKind(puzzle, "fifteen");
-  const auto& cells = puzzle.fifteen().cells();
+absl::StatusOr<Position> FifteenFromWire(const v1::FifteenBoard& fifteen) {
+  const auto& cells = fifteen.cells();
   if (cells.size() != FifteenPuzzle::kCells) {
     return absl::InvalidArgumentError(
         Cat("puzzle.fifteen.cells: a board has 16 cells, got ", cells.size()));
@@ -118,18 +86,94 @@ absl::StatusOr<FifteenPuzzle::Instance> InstanceFromWire<FifteenPuzzle>(const v1
   }
   auto board = FifteenPuzzle::BoardFromCells(values);
   if (!board.ok()) return FieldError("puzzle.fifteen.cells", board.status());
-  return FifteenPuzzle::Instance{{}, *board};
+  return PositionOf<FifteenPuzzle>({{}, *board});
 }
 
-std::string TableIdFromWire(const v1::Puzzle& puzzle) {
-  std::string id;
-  VisitPuzzle(WirePuzzleName(puzzle), [&](auto model) {
-    using P = typename decltype(model)::type;
-    auto params = ParamsFromWire<P>(puzzle);
-    id = params.ok() ? P::TableId(*params) : std::string(P::kName);
-  });
-  return id;
+absl::StatusOr<Position> TypedFromWire(const v1::Puzzle& puzzle) {
+  switch (puzzle.kind_case()) {
+    case v1::Puzzle::kKnight:
+      return KnightFromWire(puzzle.knight());
+    case v1::Puzzle::kKnobs:
+      return KnobsFromWire(puzzle.knobs());
+    case v1::Puzzle::kRotation:
+      return RotationFromWire(puzzle.rotation());
+    case v1::Puzzle::kEight:
+      return EightFromWire(puzzle.eight());
+    case v1::Puzzle::kFifteen:
+      return FifteenFromWire(puzzle.fifteen());
+    case v1::Puzzle::KIND_NOT_SET:
+      break;
+  }
+  return NoPuzzle();
 }
+
+// The typed message of a position; false for a puzzle that has none.
+bool TypedToWire(const Position& position, v1::Puzzle* out) {
+  const std::string_view name = position.puzzle()->name();
+  if (name == KnightPuzzle::kName) {
+    out->mutable_knight()->set_board(
+        KnightPuzzle::FormatCompact(position.As<KnightPuzzle::Instance>()));
+  } else if (name == KnobsPuzzle::kName) {
+    const auto& instance = position.As<KnobsPuzzle::Instance>();
+    auto* knobs = out->mutable_knobs();
+    knobs->clear_positions();
+    knobs->clear_wiring();
+    for (int knob = 0; knob < KnobsPuzzle::kKnobs; ++knob) {
+      knobs->add_positions(static_cast<uint32_t>(KnobsPuzzle::Knob(instance.state, knob)) + 1);
+    }
+    for (uint32_t t : instance.params.ToNumbers()) knobs->add_wiring(t);
+  } else if (name == RotationPuzzle::kName) {
+    const auto& instance = position.As<RotationPuzzle::Instance>();
+    auto* rotation = out->mutable_rotation();
+    rotation->clear_cells();
+    for (int cell = 0; cell < RotationPuzzle::kCells; ++cell) {
+      rotation->add_cells(static_cast<uint32_t>(instance.state.Value(cell)));
+    }
+  } else if (name == EightPuzzle::kName) {
+    out->mutable_eight()->set_board(
+        EightPuzzle::FormatCompact(position.As<EightPuzzle::Instance>()));
+  } else if (name == FifteenPuzzle::kName) {
+    const auto& instance = position.As<FifteenPuzzle::Instance>();
+    auto* fifteen = out->mutable_fifteen();
+    fifteen->clear_cells();
+    for (int cell = 0; cell < FifteenPuzzle::kCells; ++cell) {
+      fifteen->add_cells(static_cast<uint32_t>(instance.state.Tile(cell)));
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The parameters of a typed message, its state ignored.
+absl::StatusOr<Position> TypedParametersFromWire(const v1::Puzzle& puzzle) {
+  if (puzzle.has_knobs()) {
+    auto wiring = KnobsWiringFromWire(puzzle.knobs());
+    if (!wiring.ok()) return wiring.status();
+    return PositionOf<KnobsPuzzle>({*wiring, 0});
+  }
+  const Puzzle* found = FindPuzzle(WirePuzzleName(puzzle));
+  if (found == nullptr) return NoPuzzle();
+  return found->Goal(nullptr);
+}
+
+// ---- the generic form
+
+absl::StatusOr<const Puzzle*> NamedPuzzle(const v1::Puzzle& puzzle) {
+  if (puzzle.kind_case() != v1::Puzzle::KIND_NOT_SET) {
+    return absl::InvalidArgumentError(
+        Cat("puzzle: both a typed message (", WirePuzzleName(puzzle),
+            ") and a name are given; give one form"));
+  }
+  const Puzzle* found = FindPuzzle(puzzle.name());
+  if (found == nullptr) {
+    return absl::InvalidArgumentError(Cat("puzzle.name: unknown puzzle ", QuoteInput(puzzle.name()),
+                                          "; use one of ", PuzzleNames(", ")));
+  }
+  return found;
+}
+
+}  // namespace
 
 std::string_view WirePuzzleName(const v1::Puzzle& puzzle) {
   switch (puzzle.kind_case()) {
@@ -146,7 +190,68 @@ std::string_view WirePuzzleName(const v1::Puzzle& puzzle) {
     case v1::Puzzle::KIND_NOT_SET:
       break;
   }
-  return "";
+  return puzzle.name();
+}
+
+bool IsTypedWire(const v1::Puzzle& puzzle) {
+  return puzzle.kind_case() != v1::Puzzle::KIND_NOT_SET;
+}
+
+absl::StatusOr<Position> PositionFromWire(const v1::Puzzle& puzzle) {
+  if (puzzle.name().empty()) {
+    if (!puzzle.state().empty()) {
+      return absl::InvalidArgumentError("puzzle.name: missing; name the puzzle of the state");
+    }
+    return TypedFromWire(puzzle);
+  }
+  auto found = NamedPuzzle(puzzle);
+  if (!found.ok()) return found.status();
+  auto position = (*found)->ParseCompact(puzzle.state());
+  if (!position.ok()) return FieldError("puzzle.state", position.status());
+  return position;
+}
+
+absl::StatusOr<Position> ParametersFromWire(const v1::Puzzle& puzzle) {
+  if (puzzle.name().empty()) return TypedParametersFromWire(puzzle);
+  auto found = NamedPuzzle(puzzle);
+  if (!found.ok()) return found.status();
+  if (puzzle.state().empty()) {
+    if ((*found)->has_parameters()) {
+      return absl::InvalidArgumentError(
+          Cat("puzzle.state: missing; the ", (*found)->name(),
+              " puzzle has parameters, and a state gives them (any state under them will do)"));
+    }
+    return (*found)->Goal(nullptr);
+  }
+  auto position = (*found)->ParseCompact(puzzle.state());
+  if (!position.ok()) return FieldError("puzzle.state", position.status());
+  return position;
+}
+
+void PositionToWire(const Position& position, bool typed, v1::Puzzle* out) {
+  out->Clear();
+  if (typed && TypedToWire(position, out)) return;
+  out->set_name(std::string(position.puzzle()->name()));
+  out->set_state(position.puzzle()->FormatCompact(position));
+}
+
+std::string TableIdFromWire(const v1::Puzzle& puzzle) {
+  const Puzzle* found = FindPuzzle(WirePuzzleName(puzzle));
+  if (found == nullptr) return "";
+  auto params = ParametersFromWire(puzzle);
+  return params.ok() ? found->TableId(*params) : std::string(found->name());
+}
+
+void TableParamsToWire(std::string_view puzzle, std::string_view params, v1::TableInfo* out) {
+  const Puzzle* found = FindPuzzle(puzzle);
+  if (found == nullptr || !found->has_parameters()) return;
+  auto goal = found->GoalOfStoredParameters(params);
+  if (!goal.ok()) return;  // the table's status says why
+  PositionToWire(*goal, /*typed=*/true, out->mutable_parameters_puzzle());
+  // The knobs' wiring also where clients before parameters_puzzle read it.
+  if (out->parameters_puzzle().has_knobs()) {
+    for (uint32_t n : out->parameters_puzzle().knobs().wiring()) out->add_wiring(n);
+  }
 }
 
 v1::Outcome OutcomeToWire(Outcome outcome) {
@@ -165,25 +270,101 @@ v1::Source SourceToWire(Source source) {
   return source == Source::kTable ? v1::TABLE : v1::SEARCH;
 }
 
-std::string ToJsonLine(const google::protobuf::Message& message) {
-  return ToJson(message, JsonLayout::kOneLine);
+Position MovesToWire(const Position& start, const std::vector<uint8_t>& moves,
+                     v1::MoveEncoding encoding,
+                     google::protobuf::RepeatedPtrField<std::string>* names, std::string* codes) {
+  const Puzzle& puzzle = *start.puzzle();
+  if (encoding == v1::MOVE_CODES) {
+    codes->assign(moves.begin(), moves.end());
+    if (puzzle.single_goal()) return start;  // the one goal; nobody asks which
+  }
+  Position s = start;
+  for (uint8_t m : moves) {
+    if (encoding != v1::MOVE_CODES) names->Add(puzzle.MoveName(s, m));
+    Position next;
+    puzzle.Apply(s, m, &next);
+    s = next;
+  }
+  return s;
 }
 
-void TableParamsToWire(std::string_view puzzle, std::string_view params, v1::TableInfo* out) {
-  VisitPuzzle(puzzle, [&](auto type) {
-    using P = typename decltype(type)::type;
-    if constexpr (HasParams<P>) {
-      auto decoded = P::DecodeParams(params);
-      if (!decoded.ok()) return;  // the table's status says why
-      const P model(*decoded);
-      InstanceToWire(typename P::Instance{*decoded, model.Goals()[0]},
-                     out->mutable_parameters_puzzle());
-    }
-  });
-  // The knobs' wiring also where clients before parameters_puzzle read it.
-  if (out->parameters_puzzle().has_knobs()) {
-    for (uint32_t n : out->parameters_puzzle().knobs().wiring()) out->add_wiring(n);
+void SolutionToWire(const Position& position, const Solution& solution, v1::SolveResponse* out,
+                    v1::MoveEncoding encoding, bool typed) {
+  out->set_outcome(OutcomeToWire(solution.outcome));
+  out->set_distance(static_cast<uint32_t>(solution.distance));
+  out->set_source(SourceToWire(solution.source));
+  out->set_lookups(solution.lookups);
+  out->set_nodes(solution.nodes);
+  out->clear_moves();
+  out->clear_move_codes();
+  if (solution.outcome != Outcome::kSolved) return;
+  const Position reached =
+      MovesToWire(position, solution.moves, encoding, out->mutable_moves(),
+                  encoding == v1::MOVE_CODES ? out->mutable_move_codes() : nullptr);
+  // Which goal was reached says something only where there are several.
+  if (!position.puzzle()->single_goal()) PositionToWire(reached, typed, out->mutable_final_state());
+}
+
+absl::StatusOr<Solution> SolutionFromWire(const Position& position,
+                                          const v1::SolveResponse& response) {
+  const Puzzle& puzzle = *position.puzzle();
+  Solution solution;
+  switch (response.outcome()) {
+    case v1::SOLVED:
+      solution.outcome = Outcome::kSolved;
+      break;
+    case v1::NOT_WITHIN_LIMIT:
+      solution.outcome = Outcome::kNotWithinLimit;
+      break;
+    case v1::UNSOLVABLE:
+      solution.outcome = Outcome::kUnsolvable;
+      break;
+    default:
+      return absl::DataLossError("the answer has no outcome");
   }
+  solution.distance = static_cast<int>(response.distance());
+  solution.source = response.source() == v1::TABLE ? Source::kTable : Source::kSearch;
+  solution.lookups = response.lookups();
+  solution.nodes = response.nodes();
+  Position state = position;
+  if (response.has_move_codes()) {
+    if (response.moves_size() > 0) {
+      return absl::DataLossError("the answer has both moves and move codes");
+    }
+    for (const char c : response.move_codes()) {
+      const int m = static_cast<uint8_t>(c);
+      Position next;
+      if (m >= puzzle.move_count() || !puzzle.Apply(state, m, &next)) {
+        return absl::DataLossError(
+            Cat("the answer's move code ", m, " is not a legal move where it is made"));
+      }
+      state = next;
+      solution.moves.push_back(static_cast<uint8_t>(m));
+    }
+  }
+  for (const std::string& name : response.moves()) {
+    int found = -1;
+    Position next;
+    for (int m = 0; m < puzzle.move_count() && found < 0; ++m) {
+      if (puzzle.Apply(state, m, &next) && puzzle.MoveName(state, m) == name) found = m;
+    }
+    if (found < 0) {
+      return absl::DataLossError(std::string("the answer's move '") + name +
+                                 "' is not a legal move where it is made");
+    }
+    puzzle.Apply(state, found, &next);
+    state = next;
+    solution.moves.push_back(static_cast<uint8_t>(found));
+  }
+  if (solution.outcome == Outcome::kSolved &&
+      (!puzzle.IsGoal(state) || solution.moves.size() != response.distance())) {
+    return absl::DataLossError("the answer's moves do not reach the goal in its distance");
+  }
+  return solution;
+}
+
+std::string ToJsonLine(const google::protobuf::Message& message) {
+  return ToJson(message, JsonLayout::kOneLine);
 }
 
 }  // namespace puzzledb

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 
 namespace puzzledb::testing {
 

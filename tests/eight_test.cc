@@ -8,6 +8,9 @@
 
 #include "core/search/live_solver.h"
 #include "core/solver.h"
+#include "core/search/live_solver.h"
+#include "core/table/sampler.h"
+#include "core/table/table_walker.h"
 #include "core/table/table_builder.h"
 #include "gtest/gtest.h"
 #include "tests/brute_force.h"

@@ -8,6 +8,9 @@
 
 #include "core/puzzles/fifteen.h"
 #include "core/solver.h"
+#include "core/search/live_solver.h"
+#include "core/table/sampler.h"
+#include "core/table/table_walker.h"
 #include "core/table/table_format.h"
 #include "core/table/pattern_sampler.h"
 #include "core/util/strings.h"

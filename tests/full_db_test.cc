@@ -14,6 +14,9 @@
 #include "core/puzzles/knobs.h"
 #include "core/puzzles/rotation.h"
 #include "core/solver.h"
+#include "core/search/live_solver.h"
+#include "core/table/sampler.h"
+#include "core/table/table_walker.h"
 #include "core/util/strings.h"
 #include "gtest/gtest.h"
 #include "tests/brute_force.h"
@@ -208,7 +211,7 @@ TEST_F(FullDbTest, AnAntipodesCountAgreesWithAMemoizedCount) {
   std::sort(boards.begin(), boards.end(),
             [&](const KnightBoard& a, const KnightBoard& b) { return knight.Rank(a) < knight.Rank(b); });
   const KnightPuzzle::Instance instance{{}, boards.front()};
-  TableStep<KnightPuzzle> step = solver_->FromTables(knight, instance, 0);
+  TableStep step = solver_->FromTables(knight, instance, 0);
   auto paths = solver_->Optimal<KnightPuzzle>(instance, step, 3, 0, SearchLimits{});
   ASSERT_TRUE(paths.ok()) << paths.status();
   const unsigned __int128 expected = count(instance.state, 39);

@@ -20,15 +20,23 @@ extra=$(find proto -type f ! -name '*.proto' ! -name CMakeLists.txt)
 hits=$(grep -rlE '#include "(grpc|grpcpp|httplib|CLI/|server/|service/|client/|builder/)' core)
 [ -z "$hits" ] || fail "core/ includes transport, CLI or upper-layer headers: $hits"
 
-# core/'s layers: util < puzzles < search < table < solver.h (core/README.md).
-hits=$(grep -lE '#include "core/(puzzles|search|table|solver)' core/util/*)
+# core/'s layers (core/README.md): util < model < search < table < the runtime puzzle and the
+# solver (puzzle.h, solver.h, solver_templates.h) < puzzles (each model registers its puzzle).
+hits=$(grep -lE '#include "core/(model|puzzles|search|table|solver|puzzle\.h)' core/util/*)
 [ -z "$hits" ] || fail "core/util/ includes a higher layer: $hits"
-hits=$(grep -lE '#include "core/(search|table|solver)' core/puzzles/*)
-[ -z "$hits" ] || fail "core/puzzles/ includes a higher layer: $hits"
-hits=$(grep -lE '#include "core/(table|solver)' core/search/*)
+hits=$(grep -lE '#include "core/(puzzles|search|table|solver|puzzle\.h)' core/model/*)
+[ -z "$hits" ] || fail "core/model/ includes a higher layer: $hits"
+hits=$(grep -lE '#include "core/(puzzles|table|solver|puzzle\.h)' core/search/*)
 [ -z "$hits" ] || fail "core/search/ includes a higher layer: $hits"
-hits=$(grep -l '#include "core/solver' core/table/*)
-[ -z "$hits" ] || fail "core/table/ includes the solver: $hits"
+hits=$(grep -lE '#include "core/(puzzles|solver|puzzle\.h)' core/table/*)
+[ -z "$hits" ] || fail "core/table/ includes the solver or a puzzle: $hits"
+hits=$(grep -lE '#include "core/puzzles/' core/puzzle.h core/solver.h core/solver.cc core/solver_templates.h)
+[ -z "$hits" ] || fail "the runtime puzzle or the solver includes a model: $hits"
+# Only a model's own translation unit compiles the model's half of the solver.
+hits=$(grep -rlE '#include "core/(solver_templates|puzzles/model_puzzle)\.h"' \
+  core service server client builder bench tests fuzz examples --include='*.cc' --include='*.h' |
+  grep -vE '^core/puzzles/[a-z0-9_]+\.(cc|h)$' | grep -v '^core/puzzles/model_puzzle\.h$')
+[ -z "$hits" ] || fail "a model's templates are compiled outside its translation unit: $hits"
 
 # The service layer knows no transport.
 hits=$(grep -rlE '#include "(grpcpp|httplib|CLI/|server/|client/)' service)

@@ -16,6 +16,7 @@
 #include "server/server.h"
 #include "puzzledb/v1/solver.grpc.pb.h"
 #include "service/wire.h"
+#include "tests/typed_wire.h"
 #include "tests/channel.h"
 #include "tests/small_db.h"
 #include "tests/test_util.h"

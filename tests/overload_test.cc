@@ -16,8 +16,12 @@
 
 #include "core/puzzles/knight.h"
 #include "core/solver.h"
+#include "core/search/live_solver.h"
+#include "core/table/sampler.h"
+#include "core/table/table_walker.h"
 #include "gtest/gtest.h"
 #include "service/wire.h"
+#include "tests/typed_wire.h"
 #include "puzzledb/client.h"
 #include "tests/server_process.h"
 #include "tests/test_util.h"

@@ -13,6 +13,7 @@
 #include "server/server.h"
 #include "service/puzzle_text.h"
 #include "service/wire.h"
+#include "tests/typed_wire.h"
 #include "tests/proto_json.h"
 #include "tests/test_util.h"
 

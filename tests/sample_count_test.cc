@@ -15,6 +15,9 @@
 #include "core/puzzles/registry.h"
 #include "core/puzzles/rotation.h"
 #include "core/solver.h"
+#include "core/search/live_solver.h"
+#include "core/table/sampler.h"
+#include "core/table/table_walker.h"
 #include "core/table/table_builder.h"
 #include "core/util/strings.h"
 #include "gtest/gtest.h"
@@ -75,7 +78,7 @@ class SampleCountTest : public ::testing::Test {
   static typename TableWalker<P>::OptimalPaths Optimal(const typename P::Instance& instance,
                                                        size_t list) {
     const P model(instance.params);
-    TableStep<P> step = solver_->FromTables(model, instance, 0);
+    TableStep step = solver_->FromTables(model, instance, 0);
     auto paths = solver_->Optimal<P>(instance, step, list, 0, SearchLimits{});
     EXPECT_TRUE(paths.ok()) << paths.status();
     return paths.ok() ? *paths : typename TableWalker<P>::OptimalPaths{};
@@ -120,7 +123,7 @@ void CountsMatchBruteForce(const typename P::Params& params, int max_depth, uint
       std::vector<std::vector<uint8_t>> expected;
       AllPaths(model, state, d, &path, &expected);
       ASSERT_FALSE(expected.empty()) << P::FormatCompact(instance);
-      TableStep<P> step = SampleCountTest::solver_->FromTables(model, instance, 0);
+      TableStep step = SampleCountTest::solver_->FromTables(model, instance, 0);
       ASSERT_TRUE(step.answer.has_value());
       ASSERT_EQ(step.answer->distance, d);
       auto paths = SampleCountTest::solver_->Optimal<P>(instance, step, expected.size() + 5, 0,
@@ -168,7 +171,7 @@ TEST_F(SampleCountTest, CountingStopsAtItsBudget) {
   ASSERT_TRUE(sample.ok());
   const EightPuzzle::Instance far{{}, sample->states[0]};
   const EightPuzzle model;
-  TableStep<EightPuzzle> step = solver_->FromTables(model, far, 0);
+  TableStep step = solver_->FromTables(model, far, 0);
   auto paths = solver_->Optimal<EightPuzzle>(far, step, 1, 20, SearchLimits{});
   ASSERT_TRUE(absl::IsResourceExhausted(paths.status())) << paths.status();
   EXPECT_NE(Message(paths.status()).find("budget of 20 states"), std::string_view::npos);
@@ -183,7 +186,7 @@ TEST_F(SampleCountTest, CountingNeedsATable) {
   const KnightPuzzle model;
   auto far = KnightPuzzle::ParseCompact("010100*000110001010111111");  // 34 moves away
   ASSERT_TRUE(far.ok()) << far.status();
-  TableStep<KnightPuzzle> step = solver_->FromTables(model, *far, 0);
+  TableStep step = solver_->FromTables(model, *far, 0);
   ASSERT_FALSE(step.answer.has_value());
   auto paths = solver_->Optimal<KnightPuzzle>(*far, step, 1, 0, SearchLimits{});
   ASSERT_TRUE(absl::IsFailedPrecondition(paths.status())) << paths.status();

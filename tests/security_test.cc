@@ -8,6 +8,7 @@
 #include "core/puzzles/rotation.h"
 #include "gtest/gtest.h"
 #include "service/wire.h"
+#include "tests/typed_wire.h"
 #include "puzzledb/client.h"
 #include "server/server.h"
 #include "tests/small_db.h"

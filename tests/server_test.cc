@@ -18,6 +18,7 @@
 #include "core/table/pattern_builder.h"
 #include "gtest/gtest.h"
 #include "service/wire.h"
+#include "tests/typed_wire.h"
 #include "puzzledb/client.h"
 #include "puzzledb/v1/solver.grpc.pb.h"
 #include "server/server.h"
@@ -208,7 +209,8 @@ TEST_F(ServerTest, MalformedRequestsAreInvalidArgumentNamingTheField) {
     EXPECT_EQ(answer.status().code(), absl::StatusCode::kInvalidArgument) << answer.status();
     EXPECT_EQ(std::string(answer.status().message()), message);
   };
-  expect_invalid(v1::SolveRequest(), "puzzle: no puzzle given; set one of " + PuzzleNames(", "));
+  expect_invalid(v1::SolveRequest(), "puzzle: no puzzle given; set name (one of " +
+                                         PuzzleNames(", ") + ") and state, or a typed message");
   expect_invalid(KnightRequest("01*"), "puzzle.knight.board: a board has 25 cells, got 3 characters");
   expect_invalid(KnightRequest("0111001010010010111*0011x"),
                  "puzzle.knight.board: cell e5 holds 'x'; a cell holds '1' (white knight), '0' "

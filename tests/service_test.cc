@@ -6,7 +6,7 @@
 
 #include "core/puzzles/knight.h"
 #include "core/puzzles/knobs.h"
-#include "core/puzzles/registry.h"
+#include "core/puzzle.h"
 #include "core/solver.h"
 #include "core/table/table_store.h"
 #include "gtest/gtest.h"
@@ -14,12 +14,24 @@
 #include "service/puzzle_text.h"
 #include "service/request_handler.h"
 #include "service/wire.h"
+#include "tests/typed_wire.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
 namespace {
 
-using Route = RequestHandler::Route;
+// A request's table step in these tests' words: answered (status written) or handed on
+// (search written).
+enum class Route { kAnswered, kNeedsSearch };
+template <class Request, class Response>
+Route RouteOf(RequestHandler& handler, const Request& request, Response* response,
+              absl::Status* status, RequestHandler::SearchStep<Response>* search,
+              const Position* parsed = nullptr) {
+  RequestHandler::Routed<Response> routed = handler.Answer(request, response, parsed);
+  *status = routed.status;
+  *search = routed.search;
+  return routed.NeedsSearch() ? Route::kNeedsSearch : Route::kAnswered;
+}
 
 class ServiceTest : public ::testing::Test {
  protected:
@@ -59,7 +71,7 @@ TEST_F(ServiceTest, ATableHitIsAnsweredInTheTableStep) {
   v1::SolveResponse response;
   absl::Status status;
   RequestHandler::SearchStep<v1::SolveResponse> search;
-  ASSERT_EQ(handler_->SolveFromTables(request, &response, &status, &search), Route::kAnswered);
+  ASSERT_EQ(RouteOf(*handler_, request, &response, &status, &search), Route::kAnswered);
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_FALSE(search);
   EXPECT_EQ(response.source(), v1::TABLE);
@@ -75,7 +87,7 @@ TEST_F(ServiceTest, AMissCarriesTheParsedRequestIntoItsSearchStep) {
     InstanceToWire(instance, request.mutable_puzzle());
     v1::SolveResponse response;
     absl::Status status;
-    ASSERT_EQ(handler_->SolveFromTables(request, &response, &status, &search),
+    ASSERT_EQ(RouteOf(*handler_, request, &response, &status, &search),
               Route::kNeedsSearch);
     EXPECT_TRUE(status.ok()) << status;
     EXPECT_EQ(response.ByteSizeLong(), 0u) << "nothing is written before the search";
@@ -97,13 +109,13 @@ TEST_F(ServiceTest, SearchOnlyRefusesABadPuzzleInTheTableStepAndSearchesAGoodOne
   v1::SolveResponse response;
   absl::Status status;
   RequestHandler::SearchStep<v1::SolveResponse> search;
-  ASSERT_EQ(handler_->SolveFromTables(request, &response, &status, &search), Route::kAnswered);
+  ASSERT_EQ(RouteOf(*handler_, request, &response, &status, &search), Route::kAnswered);
   EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
   EXPECT_FALSE(search);
 
   request.mutable_puzzle()->mutable_knight()->set_board("1111111111000*10000100000");
   status = absl::OkStatus();
-  ASSERT_EQ(handler_->SolveFromTables(request, &response, &status, &search), Route::kNeedsSearch);
+  ASSERT_EQ(RouteOf(*handler_, request, &response, &status, &search), Route::kNeedsSearch);
   ASSERT_TRUE(search);
   v1::SolveResponse searched;
   ASSERT_TRUE(search(SearchLimits{}, &searched).ok());
@@ -111,7 +123,7 @@ TEST_F(ServiceTest, SearchOnlyRefusesABadPuzzleInTheTableStepAndSearchesAGoodOne
   // The same exact answer as the table's.
   request.set_policy(v1::TABLE_ONLY);
   v1::SolveResponse from_table;
-  ASSERT_EQ(handler_->SolveFromTables(request, &from_table, &status, &search), Route::kAnswered);
+  ASSERT_EQ(RouteOf(*handler_, request, &from_table, &status, &search), Route::kAnswered);
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(searched.distance(), from_table.distance());
   EXPECT_EQ(std::vector<std::string>(searched.moves().begin(), searched.moves().end()),
@@ -125,7 +137,7 @@ TEST_F(ServiceTest, TableOnlyWithoutATableIsAnAnswerNotARoute) {
   v1::SolveResponse response;
   absl::Status status;
   RequestHandler::SearchStep<v1::SolveResponse> search;
-  ASSERT_EQ(handler_->SolveFromTables(request, &response, &status, &search), Route::kAnswered);
+  ASSERT_EQ(RouteOf(*handler_, request, &response, &status, &search), Route::kAnswered);
   EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
   EXPECT_EQ(std::string(status.message()),
             "no usable knobs table for these parameters and the policy forbids search");
@@ -135,7 +147,7 @@ TEST_F(ServiceTest, TableOnlyWithoutATableIsAnAnswerNotARoute) {
   *analyze.mutable_puzzle() = request.puzzle();
   v1::AnalyzeResponse analysis;
   RequestHandler::SearchStep<v1::AnalyzeResponse> analyze_search;
-  ASSERT_EQ(handler_->AnalyzeFromTables(analyze, &analysis, &status, &analyze_search),
+  ASSERT_EQ(RouteOf(*handler_, analyze, &analysis, &status, &analyze_search),
             Route::kAnswered);
   EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
 }
@@ -146,13 +158,13 @@ TEST_F(ServiceTest, AnAnalysisComesFromTheTablesOrFromItsSearchStep) {
   v1::AnalyzeResponse response;
   absl::Status status;
   RequestHandler::SearchStep<v1::AnalyzeResponse> search;
-  ASSERT_EQ(handler_->AnalyzeFromTables(request, &response, &status, &search), Route::kAnswered);
+  ASSERT_EQ(RouteOf(*handler_, request, &response, &status, &search), Route::kAnswered);
   ASSERT_TRUE(status.ok()) << status;
   ASSERT_GT(response.moves_size(), 0);
   EXPECT_EQ(response.moves(0).distance() + 1, response.distance());  // the best move
 
   InstanceToWire(UntabledKnobs({0, 7}), request.mutable_puzzle());
-  ASSERT_EQ(handler_->AnalyzeFromTables(request, &response, &status, &search),
+  ASSERT_EQ(RouteOf(*handler_, request, &response, &status, &search),
             Route::kNeedsSearch);
   v1::AnalyzeResponse searched;
   ASSERT_TRUE(search(SearchLimits{}, &searched).ok());
@@ -180,7 +192,7 @@ TEST_F(ServiceTest, JsonOnOneLineIsProtobufsMappingByteForByte) {
     auto response = std::make_unique<v1::SolveResponse>();
     absl::Status status;
     RequestHandler::SearchStep<v1::SolveResponse> search;
-    if (handler_->SolveFromTables(solve, response.get(), &status, &search) == Route::kNeedsSearch) {
+    if (RouteOf(*handler_, solve, response.get(), &status, &search) == Route::kNeedsSearch) {
       ASSERT_TRUE(search(SearchLimits{}, response.get()).ok());
     }
     messages.push_back(std::move(response));
@@ -188,7 +200,7 @@ TEST_F(ServiceTest, JsonOnOneLineIsProtobufsMappingByteForByte) {
     *analyze.mutable_puzzle() = solve.puzzle();
     auto analysis = std::make_unique<v1::AnalyzeResponse>();
     RequestHandler::SearchStep<v1::AnalyzeResponse> analysis_search;
-    if (handler_->AnalyzeFromTables(analyze, analysis.get(), &status, &analysis_search) ==
+    if (RouteOf(*handler_, analyze, analysis.get(), &status, &analysis_search) ==
         Route::kNeedsSearch) {
       ASSERT_TRUE(analysis_search(SearchLimits{}, analysis.get()).ok());
     }
@@ -201,7 +213,7 @@ TEST_F(ServiceTest, JsonOnOneLineIsProtobufsMappingByteForByte) {
   auto drawn = std::make_unique<v1::SampleResponse>();
   absl::Status status;
   RequestHandler::SearchStep<v1::SampleResponse> draw;
-  ASSERT_EQ(handler_->Sample(sample, drawn.get(), &status, &draw), Route::kNeedsSearch);
+  ASSERT_EQ(RouteOf(*handler_, sample, drawn.get(), &status, &draw), Route::kNeedsSearch);
   ASSERT_TRUE(draw(SearchLimits{}, drawn.get()).ok());
   messages.push_back(std::move(drawn));
   messages.push_back(std::make_unique<v1::ListTablesResponse>(handler_->ListTables()));
@@ -286,21 +298,21 @@ TEST_F(ServiceTest, AParsedPuzzleIsAnsweredAsItsWireForm) {
     v1::SolveResponse by_wire, by_parsed;
     absl::Status wire_status, parsed_status;
     RequestHandler::SearchStep<v1::SolveResponse> search;
-    ASSERT_EQ(handler_->SolveFromTables(wire, &by_wire, &wire_status, &search), Route::kAnswered);
-    const auto parsed = InstanceFromCompact(name, state);
+    ASSERT_EQ(RouteOf(*handler_, wire, &by_wire, &wire_status, &search), Route::kAnswered);
+    const auto parsed = PositionFromCompact(name, state);
     ASSERT_TRUE(parsed.ok()) << parsed.status();
     v1::SolveRequest fields;  // no puzzle
-    ASSERT_EQ(handler_->SolveFromTables(fields, &by_parsed, &parsed_status, &search, &*parsed),
+    ASSERT_EQ(RouteOf(*handler_, fields, &by_parsed, &parsed_status, &search, &*parsed),
               Route::kAnswered);
     EXPECT_TRUE(wire_status.ok() && parsed_status.ok()) << parsed_status;
     EXPECT_EQ(by_parsed.SerializeAsString(), by_wire.SerializeAsString()) << name;
     v1::AnalyzeRequest analyze;
     v1::AnalyzeResponse analysis;
     RequestHandler::SearchStep<v1::AnalyzeResponse> analysis_search;
-    handler_->AnalyzeFromTables(analyze, &analysis, &parsed_status, &analysis_search, &*parsed);
+    RouteOf(*handler_, analyze, &analysis, &parsed_status, &analysis_search, &*parsed);
     EXPECT_TRUE(parsed_status.ok()) << parsed_status;
   }
-  const auto refused = InstanceFromCompact("knight", "11");
+  const auto refused = PositionFromCompact("knight", "11");
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message().substr(0, 7), "state: ");
   // Without a parsed puzzle and without one on the wire, the request says so.
@@ -308,8 +320,7 @@ TEST_F(ServiceTest, AParsedPuzzleIsAnsweredAsItsWireForm) {
   v1::SolveResponse response;
   absl::Status status;
   RequestHandler::SearchStep<v1::SolveResponse> search;
-  const ParsedPuzzle none;
-  handler_->SolveFromTables(empty, &response, &status, &search, &none);
+  RouteOf(*handler_, empty, &response, &status, &search);
   EXPECT_NE(status.message().find("puzzle: no puzzle given"), std::string::npos) << status;
 }
 
@@ -333,7 +344,7 @@ TEST_F(ServiceTest, MoveCodesAreTheNamedMovesIndices) {
       if (out == &by_code) request.set_move_encoding(v1::MOVE_CODES);
       absl::Status status;
       RequestHandler::SearchStep<v1::SolveResponse> search;
-      if (handler_->SolveFromTables(request, out, &status, &search) == Route::kNeedsSearch) {
+      if (RouteOf(*handler_, request, out, &status, &search) == Route::kNeedsSearch) {
         status = search(SearchLimits{}, out);
       }
       ASSERT_TRUE(status.ok()) << name << ": " << status;
@@ -343,33 +354,33 @@ TEST_F(ServiceTest, MoveCodesAreTheNamedMovesIndices) {
     ASSERT_TRUE(by_code.has_move_codes()) << name;
     EXPECT_EQ(by_code.final_state().SerializeAsString(), by_name.final_state().SerializeAsString());
     EXPECT_EQ(by_code.solutions_size(), by_name.solutions_size());
-    VisitPuzzle(name, [&](auto type) {
-      using P = typename decltype(type)::type;
-      const auto instance = InstanceFromWire<P>(*PuzzleFromCompact(name, state));
-      const P model(instance->params);
-      auto names = [&](const std::string& codes) {
-        std::vector<std::string> out;
-        typename P::State s = instance->state;
-        for (const char c : codes) {
-          out.push_back(model.MoveName(s, static_cast<uint8_t>(c)));
-          model.Apply(s, static_cast<uint8_t>(c), &s);
-        }
-        return Join(out, " ");
-      };
-      EXPECT_EQ(names(by_code.move_codes()), Join(by_name.moves(), " ")) << name;
-      for (int i = 0; i < by_code.solutions_size(); ++i) {
-        EXPECT_EQ(names(by_code.solutions(i).move_codes()), Join(by_name.solutions(i).moves(), " "));
+    const Position position = *PositionFromCompact(name, state);
+    const Puzzle& puzzle = *position.puzzle();
+    auto names = [&](const std::string& codes) {
+      std::vector<std::string> out;
+      Position s = position;
+      for (const char c : codes) {
+        out.push_back(puzzle.MoveName(s, static_cast<uint8_t>(c)));
+        Position next;
+        puzzle.Apply(s, static_cast<uint8_t>(c), &next);
+        s = next;
       }
-      auto read = SolutionFromWire(model, *instance, by_code);
-      ASSERT_TRUE(read.ok()) << read.status();
-      EXPECT_EQ(read->moves.size(), by_code.distance());
-      v1::SolveResponse bad = by_code;
-      bad.set_move_codes(std::string(1, static_cast<char>(P::kNumMoves)) + bad.move_codes().substr(1));
-      EXPECT_EQ(SolutionFromWire(model, *instance, bad).status().code(), absl::StatusCode::kDataLoss);
-      bad = by_code;
-      bad.add_moves("x");
-      EXPECT_EQ(SolutionFromWire(model, *instance, bad).status().code(), absl::StatusCode::kDataLoss);
-    });
+      return Join(out, " ");
+    };
+    EXPECT_EQ(names(by_code.move_codes()), Join(by_name.moves(), " ")) << name;
+    for (int i = 0; i < by_code.solutions_size(); ++i) {
+      EXPECT_EQ(names(by_code.solutions(i).move_codes()), Join(by_name.solutions(i).moves(), " "));
+    }
+    auto read = SolutionFromWire(position, by_code);
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->moves.size(), by_code.distance());
+    v1::SolveResponse bad = by_code;
+    bad.set_move_codes(std::string(1, static_cast<char>(puzzle.move_count())) +
+                       bad.move_codes().substr(1));
+    EXPECT_EQ(SolutionFromWire(position, bad).status().code(), absl::StatusCode::kDataLoss);
+    bad = by_code;
+    bad.add_moves("x");
+    EXPECT_EQ(SolutionFromWire(position, bad).status().code(), absl::StatusCode::kDataLoss);
   }
   v1::SolveRequest unknown;
   *unknown.mutable_puzzle() = *PuzzleFromCompact("eight", "283104765");
@@ -377,7 +388,7 @@ TEST_F(ServiceTest, MoveCodesAreTheNamedMovesIndices) {
   v1::SolveResponse response;
   absl::Status status;
   RequestHandler::SearchStep<v1::SolveResponse> search;
-  handler_->SolveFromTables(unknown, &response, &status, &search);
+  RouteOf(*handler_, unknown, &response, &status, &search);
   EXPECT_NE(status.message().find("move_encoding: unknown value 5"), std::string::npos) << status;
 }
 

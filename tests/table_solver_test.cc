@@ -9,6 +9,9 @@
 #include "core/puzzles/rotation.h"
 #include "core/search/retrograde_bfs.h"
 #include "core/solver.h"
+#include "core/search/live_solver.h"
+#include "core/table/sampler.h"
+#include "core/table/table_walker.h"
 #include "core/table/table_builder.h"
 #include "gtest/gtest.h"
 #include "tests/brute_force.h"
@@ -230,11 +233,11 @@ TEST_F(TableSolverTest, WalksTakingTurnsAnswerAsOneWalkAtATime) {
     // The solver's table step of many equals its table step of one.
     std::vector<KnightPuzzle::Instance> instances;
     for (const KnightBoard& s : states) instances.push_back({{}, s});
-    std::vector<TableStep<KnightPuzzle>> steps(states.size());
+    std::vector<TableStep> steps(states.size());
     solver_->FromTablesMany(knight, std::span<const KnightPuzzle::Instance>(instances),
                             std::span<const int>(caps), std::span(steps));
     for (size_t i = 0; i < states.size(); ++i) {
-      const TableStep<KnightPuzzle> one = solver_->FromTables(knight, instances[i], caps[i]);
+      const TableStep one = solver_->FromTables(knight, instances[i], caps[i]);
       ASSERT_EQ(steps[i].answer.has_value(), one.answer.has_value()) << i;
       ASSERT_EQ(steps[i].partial != nullptr, one.partial != nullptr) << i;
       ASSERT_EQ(steps[i].table, one.table) << i;
@@ -361,7 +364,7 @@ TEST_F(TableSolverTest, AnalysisSearchStepKeepsTheTableAnswers) {
       s = t;
     }
     const KnightPuzzle::Instance instance{{}, s};
-    AnalysisStep<KnightPuzzle> step = solver_->AnalyzeFromTables(knight, instance, 0);
+    AnalysisStep step = solver_->AnalyzeFromTables(knight, instance, 0);
     if (!step.position.answer.has_value() || step.position.answer->distance != 10) continue;
     if (step.Answered()) continue;  // every move leads to distance 9: no search needed
     int open = 0;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "core/puzzles/drawing.h"
+#include "core/puzzles/model_puzzle.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
@@ -228,5 +229,7 @@ std::string EightPuzzle::Draw(const Instance& now, const Instance* before) {
   }();
   return DrawGrid(kLayout, FormatCompact(now), before != nullptr ? FormatCompact(*before) : "");
 }
+
+PUZZLEDB_REGISTER_PUZZLE(EightPuzzle)
 
 }  // namespace puzzledb

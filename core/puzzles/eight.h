@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 
 namespace puzzledb {
 
@@ -40,6 +40,7 @@ class EightPuzzle : public NoParams<EightPuzzle> {
   using Space = EightPuzzle;
 
   static constexpr std::string_view kName = "eight";
+  static constexpr std::string_view kTitle = "The 8-puzzle (Luogu P1379)";
   static constexpr int kCells = 9;
   static constexpr int kNumMoves = 4;  // U D L R
   static constexpr int kDefaultMaxMoves = 0;

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "core/puzzles/model_puzzle.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
@@ -349,5 +350,7 @@ std::string FifteenPuzzle::Draw(const Instance& now, const Instance* before) {
   }
   return out;
 }
+
+PUZZLEDB_REGISTER_PUZZLE(FifteenPuzzle)
 
 }  // namespace puzzledb

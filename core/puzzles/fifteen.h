@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 
 namespace puzzledb {
 
@@ -43,6 +43,7 @@ class FifteenPuzzle : public NoParams<FifteenPuzzle> {
   using Space = FifteenPuzzle;
 
   static constexpr std::string_view kName = "fifteen";
+  static constexpr std::string_view kTitle = "The fifteen puzzle (UVa 10181)";
   static constexpr int kCells = 16;
   static constexpr int kNumMoves = 4;  // U D L R
   // UVa 10181's judge takes answers of at most 50 moves.

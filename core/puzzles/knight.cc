@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "core/puzzles/drawing.h"
+#include "core/puzzles/model_puzzle.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
@@ -274,5 +275,7 @@ std::string KnightPuzzle::Draw(const Instance& now, const Instance* before) {
   }();
   return DrawGrid(kLayout, FormatCompact(now), before != nullptr ? FormatCompact(*before) : "");
 }
+
+PUZZLEDB_REGISTER_PUZZLE(KnightPuzzle)
 
 }  // namespace puzzledb

@@ -17,7 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/util/bits.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 
 namespace puzzledb {
 
@@ -45,7 +45,7 @@ class KnightClassSpace {
   using State = KnightBoard;
   static constexpr int kNumMoves = 8;
   // Rank(s) == Rank(Mirror(s)) (the table's generic code asks, core/table/sampler.h), and
-  // the c3 block's non-representatives are holes (core/puzzles/puzzle.h).
+  // the c3 block's non-representatives are holes (core/model/model.h).
   static constexpr bool kMirrorQuotient = true;
   static constexpr bool kHoles = true;
 
@@ -70,6 +70,7 @@ class KnightPuzzle : public NoParams<KnightPuzzle> {
   using Space = KnightClassSpace;
 
   static constexpr std::string_view kName = "knight";
+  static constexpr std::string_view kTitle = "The 5x5 knight-swap puzzle (SCOI2005)";
   static constexpr int kCells = 25;
   static constexpr int kNumMoves = 8;
   static constexpr int kDefaultMaxMoves = 15;  // SCOI2005: more than 15 moves prints -1

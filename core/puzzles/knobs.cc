@@ -1,8 +1,8 @@
 #include "core/puzzles/knobs.h"
 
 #include "core/puzzles/drawing.h"
+#include "core/puzzles/model_puzzle.h"
 #include "core/util/strings.h"
-
 
 namespace puzzledb {
 
@@ -255,5 +255,7 @@ std::string KnobsPuzzle::Draw(const Instance& now, const Instance* before) {
   if (before != nullptr) return Cat(knobs, "\n", states, "\n");
   return Cat(knobs, "\n", states, "\n", wiring, "\n");
 }
+
+PUZZLEDB_REGISTER_PUZZLE(KnobsPuzzle)
 
 }  // namespace puzzledb

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 
 namespace puzzledb {
 
@@ -96,6 +96,7 @@ class KnobsPuzzle {
   using Space = KnobsSolvableSpace;
 
   static constexpr std::string_view kName = "knobs";
+  static constexpr std::string_view kTitle = "The twelve wired knobs (Luogu P5507)";
   static constexpr int kKnobs = 12;
   static constexpr int kNumMoves = 12;
   static constexpr int kDefaultMaxMoves = 0;

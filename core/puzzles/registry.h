@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/puzzle.h"
 #include "core/puzzles/eight.h"
 #include "core/puzzles/fifteen.h"
 #include "core/puzzles/knight.h"
@@ -63,13 +64,6 @@ void ForEachPuzzle(F&& f) {
   std::apply([&](auto... models) { (f(std::type_identity<decltype(models)>{}), ...); },
              AllPuzzles{});
 }
-
-// The registered names joined by `separator` ("knight|knobs|rotation|eight|fifteen"), for help texts and
-// errors.
-std::string PuzzleNames(std::string_view separator = "|");
-
-// The registered names, in registration order.
-std::vector<std::string> PuzzleNameList();
 
 }  // namespace puzzledb
 

@@ -1,7 +1,8 @@
 #include "core/puzzles/rotation.h"
 
-
 #include "core/puzzles/drawing.h"
+#include "core/puzzles/model_puzzle.h"
+#include "core/puzzles/rotation_sampling.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
@@ -195,5 +196,26 @@ std::string RotationPuzzle::Draw(const Instance& now, const Instance* before) {
   }();
   return DrawGrid(kLayout, FormatCompact(now), before != nullptr ? FormatCompact(*before) : "");
 }
+
+std::vector<RotationBoard> RotationPuzzle::Goals() const {
+  std::vector<State> goals;
+  for (uint32_t centre = 1; centre <= 3; ++centre) {
+    std::vector<uint32_t> values(kCells);
+    uint32_t other = centre == 1 ? 2 : 1;
+    int placed = 0;
+    for (int cell = 0; cell < kCells; ++cell) {
+      if ((RotationMoves::kCentre >> cell) & 1) {
+        values[cell] = centre;
+        continue;
+      }
+      values[cell] = other;
+      if (++placed == 8) other = 6 - centre - other;
+    }
+    goals.push_back(*BoardFromValues(values));
+  }
+  return goals;
+}
+
+PUZZLEDB_REGISTER_PUZZLE(RotationPuzzle)
 
 }  // namespace puzzledb

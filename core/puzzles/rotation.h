@@ -17,7 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/util/bits.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 
 namespace puzzledb {
 
@@ -105,6 +105,7 @@ class RotationPuzzle : public NoParams<RotationPuzzle> {
   using BoardSampler = RotationBoardSampler;
 
   static constexpr std::string_view kName = "rotation";
+  static constexpr std::string_view kTitle = "The rotation game (POJ 2286)";
   static constexpr int kCells = RotationMoves::kCells;
   static constexpr int kNumMoves = RotationMoves::kCount;
   static constexpr int kDefaultMaxMoves = 0;
@@ -126,6 +127,9 @@ class RotationPuzzle : public NoParams<RotationPuzzle> {
   }
   static int InverseMove(int move) { return RotationMoves::Inverse(move); }
   bool IsGoal(const State& s) const;
+  // One goal of each centre value: the centre filled with it, the other two values in cell
+  // order around it (1, then 2, then 3).
+  std::vector<State> Goals() const;
   // The value whose eight copies fill the centre, or 0 if the centre is not uniform.
   static int CentreValue(const State& s);
 

@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 #include "core/puzzles/rotation.h"
 #include "core/util/random.h"
 

@@ -19,7 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/util/strings.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 
 namespace puzzledb {
 

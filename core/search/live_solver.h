@@ -11,7 +11,7 @@
 #include "core/search/ida_star.h"
 #include "core/search/oracle_bound.h"
 #include "core/search/perimeter.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 #include "core/search/retrograde_bfs.h"
 #include "core/search/walk_down.h"
 

@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "core/util/strings.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 #include "core/search/walk_down.h"
 
 namespace puzzledb {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 
 namespace puzzledb {
 

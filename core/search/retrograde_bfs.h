@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "core/util/huge_buffer.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 
 namespace puzzledb {
 
@@ -63,7 +63,7 @@ class RetrogradeBfs {
  public:
   using State = typename S::State;
   static constexpr uint8_t kUnseen = BfsResult::kUnseen;
-  // A space with holes (indices that are no state's rank, core/puzzles/puzzle.h).
+  // A space with holes (indices that are no state's rank, core/model/model.h).
   static constexpr bool kHoles = requires { S::kHoles; };
 
   explicit RetrogradeBfs(const S& space) : space_(space) {}

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {

@@ -20,7 +20,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 #include "core/search/perimeter.h"
 #include "core/table/pattern_search.h"
 #include "core/table/sampler.h"

@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 #include "core/search/perimeter.h"
 #include "core/search/walk_down.h"
 #include "core/table/pattern_tables.h"

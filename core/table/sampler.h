@@ -23,16 +23,15 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 #include "core/table/distance_index.h"
 #include "core/util/random.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
 
-// The distance that asks a puzzle without a table of distances (a pattern model,
-// pattern_sampler.h) for states drawn among all of them; Sampler<P>::kLargest is -1.
-inline constexpr int kAnyDistance = -2;
+// kAnyDistance (core/model/model.h) asks a puzzle without a table of distances (a pattern
+// model, pattern_sampler.h) for states drawn among all of them.
 
 namespace sampler_internal {
 template <class P, class = void>
@@ -59,7 +58,7 @@ class Sampler {
  public:
   static constexpr bool kOwnStates = requires { typename P::BoardSampler; };
   static constexpr bool kMirrorQuotient = requires { P::Space::kMirrorQuotient; };
-  static constexpr int kLargest = -1;
+  static constexpr int kLargest = kLargestDistance;
 
   Sampler(const P& model, std::shared_ptr<const DistanceIndex> index)
       : model_(model), index_(std::move(index)) {

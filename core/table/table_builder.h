@@ -13,7 +13,7 @@
 #include <type_traits>
 
 #include "absl/status/statusor.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 #include "core/search/retrograde_bfs.h"
 #include "core/util/strings.h"
 #include "core/table/table_store.h"

@@ -16,9 +16,10 @@
 #include "core/search/ida_star.h"
 #include "core/search/oracle_bound.h"
 #include "core/search/walk_down.h"
-#include "core/puzzles/puzzle.h"
+#include "core/model/model.h"
 #include "core/util/strings.h"
 #include "core/table/table_store.h"
+#include "core/table/table_view.h"
 
 namespace puzzledb {
 
@@ -35,7 +36,7 @@ struct TableLookup {
 
 // Thread-safe (read-only); keeps the table alive.
 template <PuzzleModel P>
-class TableWalker {
+class TableWalker final : public TableView {
  public:
   using State = typename P::State;
   static constexpr bool kMod3 = P::kTableEncoding == TableEncodingKind::kDistanceMod3;
@@ -47,16 +48,10 @@ class TableWalker {
 
   // REQUIRES: `table` was built for `model`'s parameters.
   TableWalker(const P& model, std::shared_ptr<const LoadedTable> table)
-      : model_(model),
-        table_(std::move(table)),
+      : TableView(std::move(table)),
+        model_(model),
         entries_(table_->entries),
         name_(Cat("table ", table_->metadata.table_id())) {}
-
-  const TableMetadata& metadata() const { return table_->metadata; }
-  const std::shared_ptr<const LoadedTable>& table() const { return table_; }
-  bool complete() const { return table_->metadata.complete(); }
-  // Every uncovered state of a partial table is at least this far.
-  int UncoveredBound() const { return static_cast<int>(table_->metadata.coverage_depth()) + 1; }
 
   // The exact distance where covered. A modulo-3 or next-move table learns it by walking to
   // the goal (Solve keeps that walk; this is for callers that want the distance alone).
@@ -186,14 +181,7 @@ class TableWalker {
   // (never by enumerating them), and the first `list` of them in lexicographic order.
   // Every state on an optimal path counts towards `max_states` (0: no bound);
   // RESOURCE_EXHAUSTED beyond it, DEADLINE_EXCEEDED or CANCELLED per `limits`.
-  struct OptimalPaths {
-    unsigned __int128 count = 0;
-    // after_move[m]: the optimal solutions that start with move m (0 if m is not optimal).
-    std::vector<unsigned __int128> after_move;
-    std::vector<std::vector<uint8_t>> first;  // at most `list`, in lexicographic order
-    uint64_t states = 0;                      // distinct states on optimal paths
-    uint64_t lookups = 0;
-  };
+  using OptimalPaths = puzzledb::OptimalPaths;
   // A next-move table cannot tell a neighbour's distance without walking from it, so its
   // caller passes the table's exact distances (`exact`, by rank: Sampler::distances()).
   absl::StatusOr<OptimalPaths> Optimal(const State& s, int distance, size_t list,
@@ -484,7 +472,6 @@ class TableWalker {
   }
 
   const P model_;
-  const std::shared_ptr<const LoadedTable> table_;
   const PackedTable& entries_;
   const std::string name_;  // "table knight", for errors
 };

@@ -111,13 +111,13 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer
       AnswerBatchMessage(request, started, bytes, std::move(response));
       return;
     }
-    absl::Status status;
-    RequestHandler::SearchStep<v1::SolveResponse> search;
-    if (env_.handler->SolveFromTables(request, response.get(), &status, &search) ==
-        RequestHandler::Route::kAnswered) {
-      Answer(request.id(), started, bytes, ToGrpc(status), std::move(response), Phase::kTables);
+    RequestHandler::Routed<v1::SolveResponse> routed = env_.handler->Answer(request, response.get());
+    if (!routed.NeedsSearch()) {
+      Answer(request.id(), started, bytes, ToGrpc(routed.status), std::move(response),
+             Phase::kTables);
       return;
     }
+    RequestHandler::SearchStep<v1::SolveResponse> search = std::move(routed.search);
     lock.lock();
     --answering_;
     ++searching_;

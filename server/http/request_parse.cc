@@ -99,7 +99,7 @@ absl::Status NoRepeats(const HttpTarget& target) {
 // Solve and Analyze share their parameters but timeout_ms and max_solutions.
 template <class Request>
 absl::Status SolveOrAnalyzeFromQuery(const HttpTarget& target, Request* out,
-                                     ParsedPuzzle* parsed) {
+                                     Position* parsed) {
   constexpr bool kIsSolve = std::is_same_v<Request, v1::SolveRequest>;
   const std::string_view known =
       kIsSolve ? "puzzle, state, max_moves, policy, timeout_ms, id, max_solutions, count"
@@ -146,9 +146,9 @@ absl::Status SolveOrAnalyzeFromQuery(const HttpTarget& target, Request* out,
         "query: state is missing; give the puzzle's compact form (docs/API.md)");
   }
   if (parsed != nullptr) {
-    auto instance = InstanceFromCompact(*puzzle, *state);
-    if (!instance.ok()) return instance.status();
-    *parsed = std::move(*instance);
+    auto position = PositionFromCompact(*puzzle, *state);
+    if (!position.ok()) return position.status();
+    *parsed = *position;
     return absl::OkStatus();
   }
   auto wire = PuzzleFromCompact(*puzzle, *state);
@@ -215,12 +215,12 @@ absl::StatusOr<HttpTarget> ParseTarget(std::string_view target) {
 }
 
 absl::Status RequestFromQuery(const HttpTarget& target, v1::SolveRequest* out,
-                              ParsedPuzzle* parsed) {
+                              Position* parsed) {
   return SolveOrAnalyzeFromQuery(target, out, parsed);
 }
 
 absl::Status RequestFromQuery(const HttpTarget& target, v1::AnalyzeRequest* out,
-                              ParsedPuzzle* parsed) {
+                              Position* parsed) {
   return SolveOrAnalyzeFromQuery(target, out, parsed);
 }
 

@@ -40,9 +40,9 @@ absl::StatusOr<HttpTarget> ParseTarget(std::string_view target);
 // parameters are refused. With `parsed`, the puzzle is parsed into it (once, by its model)
 // and out->puzzle() is left empty.
 absl::Status RequestFromQuery(const HttpTarget& target, v1::SolveRequest* out,
-                              ParsedPuzzle* parsed = nullptr);
+                              Position* parsed = nullptr);
 absl::Status RequestFromQuery(const HttpTarget& target, v1::AnalyzeRequest* out,
-                              ParsedPuzzle* parsed = nullptr);
+                              Position* parsed = nullptr);
 absl::Status RequestFromQuery(const HttpTarget& target, v1::SampleRequest* out);
 
 // Why a POST body with this Content-Type is not read (415), or nothing for JSON.

@@ -53,13 +53,13 @@ absl::StatusOr<v1::ParseInputResponse> ParseInputOf(const v1::ParseInputRequest&
 absl::StatusOr<v1::PlayResponse> PlayOf(const v1::PlayRequest& request) { return Play(request); }
 
 // A GET's request: for Solve and Analyze with the puzzle parsed into `parsed`.
-absl::Status QueryOf(const HttpTarget& target, v1::SolveRequest* out, ParsedPuzzle* parsed) {
+absl::Status QueryOf(const HttpTarget& target, v1::SolveRequest* out, Position* parsed) {
   return RequestFromQuery(target, out, parsed);
 }
-absl::Status QueryOf(const HttpTarget& target, v1::AnalyzeRequest* out, ParsedPuzzle* parsed) {
+absl::Status QueryOf(const HttpTarget& target, v1::AnalyzeRequest* out, Position* parsed) {
   return RequestFromQuery(target, out, parsed);
 }
-absl::Status QueryOf(const HttpTarget& target, v1::SampleRequest* out, ParsedPuzzle*) {
+absl::Status QueryOf(const HttpTarget& target, v1::SampleRequest* out, Position*) {
   return RequestFromQuery(target, out);
 }
 
@@ -213,8 +213,8 @@ void HttpRoutes::Answer(const Call& call) const {
   const bool from_query = call.request.method != "POST";
   Request request;
   // A GET's state is parsed once, by its model, straight into what the handler reads.
-  ParsedPuzzle parsed;
-  ParsedPuzzle* parse_into = nullptr;
+  Position parsed;
+  Position* parse_into = nullptr;
   if constexpr (!std::is_same_v<Request, v1::SampleRequest>) parse_into = &parsed;
   if (!from_query) {
     if (auto refusal = ReadBody(call, MethodOf<Request>(), &request)) {

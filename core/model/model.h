@@ -15,8 +15,8 @@
 // Hot code is templated on these types (no virtual calls per node). The registry
 // (core/puzzles/registry.h) is a compile-time list of the models (AllPuzzles); the command
 // line and the server dispatch a request's puzzle name over it (ForEachPuzzle).
-#ifndef PUZZLEDB_CORE_PUZZLES_PUZZLE_H_
-#define PUZZLEDB_CORE_PUZZLES_PUZZLE_H_
+#ifndef PUZZLEDB_CORE_MODEL_MODEL_H_
+#define PUZZLEDB_CORE_MODEL_MODEL_H_
 
 #include <array>
 #include <chrono>
@@ -77,6 +77,8 @@ enum class TableEncodingKind {
                   // (core/table/pattern_tables.h), one table per tile partition
 };
 
+struct Solution;
+
 // A puzzle model. `Instance` is what one case of the input describes: the parameters
 // (e.g. the knobs wiring) and the state.
 template <class P>
@@ -88,6 +90,7 @@ concept PuzzleModel =
       typename P::Params;
       typename P::Instance;
       { P::kName } -> std::convertible_to<std::string_view>;
+      { P::kTitle } -> std::convertible_to<std::string_view>;  // for people
       { P::kNumMoves } -> std::convertible_to<int>;
       // The move cap of the original problem's output (answers beyond it print -1); 0: none.
       { P::kDefaultMaxMoves } -> std::convertible_to<int>;
@@ -99,6 +102,8 @@ concept PuzzleModel =
       { model.space() } -> std::same_as<const typename P::Space&>;
       { model.Apply(state, move, out) } -> std::same_as<bool>;
       { model.IsGoal(state) } -> std::same_as<bool>;
+      // The goal states (the first is the one shown to people).
+      { model.Goals() } -> std::same_as<std::vector<typename P::State>>;
       // The move that undoes `move`, or -1 if no single move does (search skips it).
       { P::InverseMove(move) } -> std::same_as<int>;
       // An admissible lower bound on the distance to the goal.
@@ -120,6 +125,9 @@ concept PuzzleModel =
       // The board as text for people (docs/PUZZLES.md), the cells that differ from `before`
       // (if not null) marked.
       { P::Draw(instance, &instance) } -> std::same_as<std::string>;
+      // The original problem's output for one case.
+      { P::FormatOriginalAnswer(instance, model, *static_cast<const Solution*>(nullptr)) }
+          -> std::same_as<std::string>;
       // Tables: how entries are stored, the table's id for given parameters, and the
       // parameters as bytes (stored in the table's metadata) and as text for people.
       { P::kTableEncoding } -> std::convertible_to<TableEncodingKind>;
@@ -187,6 +195,11 @@ int RaiseToParity(const typename P::State& s, int lower) {
   }
 }
 
+// The distances a sample may ask for beyond an exact one (core/table/sampler.h): the
+// largest there is, and any (a draw among every solvable state).
+inline constexpr int kLargestDistance = -1;
+inline constexpr int kAnyDistance = -2;
+
 enum class Outcome { kSolved, kNotWithinLimit, kUnsolvable };
 enum class Source { kTable, kSearch };
 
@@ -200,6 +213,30 @@ struct Solution {
   Source source = Source::kSearch;
   uint64_t lookups = 0;  // table entries read
   uint64_t nodes = 0;    // search nodes expanded
+};
+
+struct MoveAnalysis {
+  int move = 0;
+  std::string name;
+  Outcome outcome = Outcome::kSolved;
+  int distance = 0;  // exact when kSolved
+};
+
+// A position's answer and the answer after each of its legal moves.
+struct Analysis {
+  Solution position;
+  std::vector<MoveAnalysis> moves;  // every legal move, best first, ties in canonical order
+};
+
+// The optimal solutions of a state (TableWalker::Optimal): how many distinct move sequences
+// of the state's distance reach the goal, and the first of them.
+struct OptimalPaths {
+  unsigned __int128 count = 0;
+  // after_move[m]: the optimal solutions that start with move m (0 if m is not optimal).
+  std::vector<unsigned __int128> after_move;
+  std::vector<std::vector<uint8_t>> first;  // at most `list`, in lexicographic order
+  uint64_t states = 0;                      // distinct states on optimal paths
+  uint64_t lookups = 0;
 };
 
 // Bounds on one search. A search that hits a limit returns an error status instead of an
@@ -233,4 +270,4 @@ inline absl::Status LimitsReached(const SearchLimits& limits, std::string_view w
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_CORE_PUZZLES_PUZZLE_H_
+#endif  // PUZZLEDB_CORE_MODEL_MODEL_H_

@@ -1,0 +1,191 @@
+// A puzzle, as everything outside its model sees it: one object per puzzle, registered once
+// by its model (core/puzzles/model_puzzle.h), found by name, asked for everything — its
+// texts, its moves, and the answers from a solver's tables or a search. The server, the
+// command line and the builder reach puzzles only through this header; none of them names
+// one (docs/ARCHITECTURE.md, "One puzzle, one place").
+//
+// Ownership and threads: a Puzzle lives for the whole program and is immutable, so every
+// method may be called from any thread at once. A Position is a value (a few dozen bytes,
+// copied freely); it points to its Puzzle. The Solver passed to the operations holds the
+// tables (core/solver.h) and must outlive the call.
+#ifndef PUZZLEDB_CORE_PUZZLE_H_
+#define PUZZLEDB_CORE_PUZZLE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/model/model.h"
+#include "core/util/text_input.h"
+
+namespace puzzledb {
+
+class Puzzle;
+class Solver;
+struct TableStep;
+struct AnalysisStep;
+struct BuildOptions;
+class TableStore;
+namespace storage::v1 {
+class TableMetadata;
+}  // namespace storage::v1
+using TableMetadata = storage::v1::TableMetadata;  // core/table/table_store.h
+
+// One case of a puzzle: its parameters (the knobs' wiring; nothing for most puzzles) and
+// its state, as its model parsed and checked them. Only the puzzle's own code reads what is
+// inside (As); everything else passes it back to the puzzle.
+class Position {
+ public:
+  static constexpr size_t kBytes = 64;
+
+  Position() = default;  // no puzzle
+  template <class Instance>
+  Position(const Puzzle& puzzle, const Instance& instance) : puzzle_(&puzzle) {
+    static_assert(std::is_trivially_copyable_v<Instance> && sizeof(Instance) <= kBytes &&
+                      alignof(Instance) <= alignof(std::max_align_t),
+                  "a model's Instance is a small trivially copyable value");
+    ::new (static_cast<void*>(bytes_)) Instance(instance);
+  }
+
+  // Null for a Position of no puzzle.
+  const Puzzle* puzzle() const { return puzzle_; }
+
+  // The model's instance. REQUIRES: Instance is the instance type of puzzle()'s model.
+  template <class Instance>
+  const Instance& As() const {
+    return *std::launder(reinterpret_cast<const Instance*>(bytes_));
+  }
+  template <class Instance>
+  Instance& As() {
+    return *std::launder(reinterpret_cast<Instance*>(bytes_));
+  }
+
+ private:
+  const Puzzle* puzzle_ = nullptr;
+  alignas(std::max_align_t) unsigned char bytes_[kBytes] = {};
+};
+
+// States drawn from a table at an exact distance (Puzzle::Sample).
+struct PositionSample {
+  int distance = 0;
+  uint64_t population = 0;
+  std::vector<Position> positions;
+  // The table build drawn from; its id is empty when no table was (a pattern model's
+  // draws among every state).
+  std::string table_id;
+  uint64_t table_generation = 0;
+  uint32_t table_crc32 = 0;
+};
+
+class Puzzle {
+ public:
+  virtual ~Puzzle() = default;
+
+  // ---- what it is
+
+  // The name requests use ("knobs"), and a title for people ("The twelve wired knobs").
+  virtual std::string_view name() const = 0;
+  virtual std::string_view title() const = 0;
+  // Moves are numbered 0..move_count() - 1 in the model's canonical order.
+  virtual int move_count() const = 0;
+  // The move cap of the original problem's output (answers beyond it print -1); 0: none.
+  virtual int default_max_moves() const = 0;
+  // True if parameters are part of every case (one table per parameter set).
+  virtual bool has_parameters() const = 0;
+  // For a puzzle with parameters: the command line's own name for the option that gives
+  // them ("wiring"; empty: none, --params only), and what its files hold.
+  virtual std::string_view parameters_flag() const = 0;
+  virtual std::string_view parameters_help() const = 0;
+  // True if the puzzle's tables are pattern tables: they bound a search and answer no
+  // state by themselves (no counting; sampling draws among every state too).
+  virtual bool pattern_tables() const = 0;
+  // True if there is one goal state (answers then need not say which goal was reached).
+  virtual bool single_goal() const = 0;
+
+  // ---- text
+
+  // The compact one-line form (docs/API.md, "Compact forms"): INVALID_ARGUMENT naming the
+  // place and the rule broken.
+  virtual absl::StatusOr<Position> ParseCompact(std::string_view text) const = 0;
+  virtual std::string FormatCompact(const Position& position) const = 0;
+  // The original problem's input, case by case; and back (ParseOriginal reads it).
+  virtual std::vector<ParsedCase<Position>> ParseOriginal(std::string_view text) const = 0;
+  virtual std::string FormatOriginal(std::span<const Position> positions) const = 0;
+  // The original problem's output for one case.
+  virtual std::string FormatOriginalAnswer(const Position& position,
+                                           const Solution& solution) const = 0;
+  // The board for people (docs/PUZZLES.md); cells that differ from `before` (if not null)
+  // are marked.
+  virtual std::string Draw(const Position& now, const Position* before) const = 0;
+
+  // ---- parameters and tables
+
+  // The id of the table that answers this position's parameters (its state is ignored).
+  virtual std::string TableId(const Position& position) const = 0;
+  virtual bool SameParameters(const Position& a, const Position& b) const = 0;
+  // The goal under parameters as a table stores them (its metadata's bytes).
+  virtual absl::StatusOr<Position> GoalOfStoredParameters(std::string_view bytes) const = 0;
+  // The first goal state under the parameters of `parameters`; null: under the default
+  // parameters (which only a puzzle without parameters has).
+  virtual Position Goal(const Position* parameters) const = 0;
+  // A uniformly random state under the position's parameters.
+  virtual Position Random(const Position& parameters, std::mt19937_64& rng) const = 0;
+
+  // ---- moves
+
+  // The position after `move`, false if the move is not legal there.
+  virtual bool Apply(const Position& position, int move, Position* out) const = 0;
+  virtual std::string MoveName(const Position& position, int move) const = 0;
+  virtual bool IsGoal(const Position& position) const = 0;
+
+  // ---- answers (core/solver.h: the two steps, tables then search)
+
+  virtual TableStep FromTables(Solver& solver, const Position& position, int max_moves) const = 0;
+  // steps[i] = FromTables(positions[i], max_moves[i]), the walks taking turns.
+  // REQUIRES: equal sizes, and every position of the same parameters.
+  virtual void FromTablesMany(Solver& solver, std::span<const Position> positions,
+                              std::span<const int> max_moves, std::span<TableStep> steps) const = 0;
+  virtual absl::StatusOr<Solution> Search(Solver& solver, const Position& position,
+                                          const TableStep& step,
+                                          const SearchLimits& limits) const = 0;
+  virtual AnalysisStep AnalyzeFromTables(Solver& solver, const Position& position, int max_moves,
+                                         bool use_tables) const = 0;
+  virtual absl::StatusOr<Analysis> AnalyzeSearch(Solver& solver, const Position& position,
+                                                 AnalysisStep step,
+                                                 const SearchLimits& limits) const = 0;
+  // `distance`: exact, or kLargestDistance / kAnyDistance (core/model/model.h).
+  virtual absl::StatusOr<PositionSample> Sample(Solver& solver, const Position& parameters,
+                                                int distance, uint64_t count, uint64_t seed,
+                                                const SearchLimits& limits) const = 0;
+  virtual absl::StatusOr<OptimalPaths> Optimal(const Solver& solver, const Position& position,
+                                               const TableStep& step, size_t list,
+                                               uint64_t max_states,
+                                               const SearchLimits& limits) const = 0;
+  // Loads the table of the position's parameters now, if the store has one.
+  virtual void Prepare(Solver& solver, const Position& position) const = 0;
+  // Loads a table the store lists (Solver::Preload); true if it loaded.
+  virtual bool Load(Solver& solver, const TableMetadata& table) const = 0;
+  // Builds the table of the position's parameters into `store` (read-write).
+  virtual absl::Status Build(const Position& parameters, TableStore& store,
+                             const BuildOptions& options) const = 0;
+};
+
+// The registered puzzles, in registration order (core/puzzles/registry.cc).
+std::span<const Puzzle* const> Puzzles();
+// The puzzle named `name`, or null.
+const Puzzle* FindPuzzle(std::string_view name);
+// The registered names joined by `separator`, for help texts and errors.
+std::string PuzzleNames(std::string_view separator = "|");
+std::vector<std::string> PuzzleNameList();
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_PUZZLE_H_

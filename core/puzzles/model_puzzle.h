@@ -1,0 +1,238 @@
+// The runtime puzzle (core/puzzle.h) of a model: every operation written once, as a
+// template over the PuzzleModel concept, and compiled in the model's own translation unit,
+// which registers it there (PUZZLEDB_REGISTER_PUZZLE, at the end of knight.cc and the
+// others). Only a model's .cc includes this header.
+#ifndef PUZZLEDB_CORE_PUZZLES_MODEL_PUZZLE_H_
+#define PUZZLEDB_CORE_PUZZLES_MODEL_PUZZLE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/model/model.h"
+#include "core/puzzle.h"
+#include "core/solver.h"
+#include "core/solver_templates.h"
+#include "core/table/pattern_builder.h"
+#include "core/table/table_builder.h"
+
+namespace puzzledb {
+
+template <PuzzleModel P>
+class ModelPuzzle final : public Puzzle {
+ public:
+  using Instance = typename P::Instance;
+
+  std::string_view name() const override { return P::kName; }
+  std::string_view title() const override { return P::kTitle; }
+  int move_count() const override { return P::kNumMoves; }
+  int default_max_moves() const override { return P::kDefaultMaxMoves; }
+  bool has_parameters() const override { return HasParams<P>; }
+  bool single_goal() const override { return P::kSingleGoal; }
+  bool pattern_tables() const override {
+    return P::kTableEncoding == TableEncodingKind::kPatternBound;
+  }
+  std::string_view parameters_flag() const override {
+    if constexpr (requires { P::kParamsFlag; }) {
+      return P::kParamsFlag;
+    } else {
+      return {};
+    }
+  }
+  std::string_view parameters_help() const override {
+    if constexpr (requires { P::kParamsHelp; }) {
+      return P::kParamsHelp;
+    } else {
+      return {};
+    }
+  }
+
+  absl::StatusOr<Position> ParseCompact(std::string_view text) const override {
+    auto instance = P::ParseCompact(text);
+    if (!instance.ok()) return instance.status();
+    return Of(*instance);
+  }
+  std::string FormatCompact(const Position& position) const override {
+    return P::FormatCompact(In(position));
+  }
+  std::vector<ParsedCase<Position>> ParseOriginal(std::string_view text) const override {
+    std::vector<ParsedCase<Position>> cases;
+    for (auto& parsed : P::ParseOriginal(text)) {
+      ParsedCase<Position>& one = cases.emplace_back();
+      one.number = parsed.number;
+      one.line = parsed.line;
+      if (parsed.instance.ok()) {
+        one.instance = Of(*parsed.instance);
+      } else {
+        one.instance = parsed.instance.status();
+      }
+    }
+    return cases;
+  }
+  std::string FormatOriginal(std::span<const Position> positions) const override {
+    std::vector<Instance> instances;
+    instances.reserve(positions.size());
+    for (const Position& position : positions) instances.push_back(In(position));
+    return P::FormatOriginal(instances);
+  }
+  std::string FormatOriginalAnswer(const Position& position,
+                                   const Solution& solution) const override {
+    const Instance& instance = In(position);
+    return P::FormatOriginalAnswer(instance, P(instance.params), solution);
+  }
+  std::string Draw(const Position& now, const Position* before) const override {
+    if (before == nullptr) return P::Draw(In(now), nullptr);
+    const Instance& was = In(*before);
+    return P::Draw(In(now), &was);
+  }
+
+  std::string TableId(const Position& position) const override {
+    return P::TableId(In(position).params);
+  }
+  bool SameParameters(const Position& a, const Position& b) const override {
+    return In(a).params == In(b).params;
+  }
+  absl::StatusOr<Position> GoalOfStoredParameters(std::string_view bytes) const override {
+    auto params = P::DecodeParams(bytes);
+    if (!params.ok()) return params.status();
+    const P model(*params);
+    return Of(Instance{*params, model.Goals()[0]});
+  }
+  Position Goal(const Position* parameters) const override {
+    const typename P::Params params =
+        parameters != nullptr ? In(*parameters).params : typename P::Params{};
+    return Of(Instance{params, P(params).Goals()[0]});
+  }
+  Position Random(const Position& parameters, std::mt19937_64& rng) const override {
+    const Instance& instance = In(parameters);
+    const P model(instance.params);
+    return Of(Instance{instance.params, model.RandomState(rng)});
+  }
+
+  bool Apply(const Position& position, int move, Position* out) const override {
+    const Instance& instance = In(position);
+    if (move < 0 || move >= P::kNumMoves) return false;
+    Instance next = instance;
+    if (!P(instance.params).Apply(instance.state, move, &next.state)) return false;
+    *out = Of(next);
+    return true;
+  }
+  std::string MoveName(const Position& position, int move) const override {
+    const Instance& instance = In(position);
+    return P(instance.params).MoveName(instance.state, move);
+  }
+  bool IsGoal(const Position& position) const override {
+    const Instance& instance = In(position);
+    return P(instance.params).IsGoal(instance.state);
+  }
+
+  TableStep FromTables(Solver& solver, const Position& position, int max_moves) const override {
+    const Instance& instance = In(position);
+    return solver.FromTables(P(instance.params), instance, max_moves);
+  }
+  void FromTablesMany(Solver& solver, std::span<const Position> positions,
+                      std::span<const int> max_moves, std::span<TableStep> steps) const override {
+    if (positions.empty()) return;
+    std::vector<Instance> instances;
+    instances.reserve(positions.size());
+    for (const Position& position : positions) instances.push_back(In(position));
+    solver.FromTablesMany(P(instances[0].params), std::span<const Instance>(instances),
+                          max_moves, steps);
+  }
+  absl::StatusOr<Solution> Search(Solver& solver, const Position& position,
+                                  const TableStep& step,
+                                  const SearchLimits& limits) const override {
+    const Instance& instance = In(position);
+    return solver.Search(P(instance.params), instance, step, limits);
+  }
+  AnalysisStep AnalyzeFromTables(Solver& solver, const Position& position, int max_moves,
+                                 bool use_tables) const override {
+    const Instance& instance = In(position);
+    return solver.AnalyzeFromTables(P(instance.params), instance, max_moves, use_tables);
+  }
+  absl::StatusOr<Analysis> AnalyzeSearch(Solver& solver, const Position& position,
+                                         AnalysisStep step,
+                                         const SearchLimits& limits) const override {
+    const Instance& instance = In(position);
+    return solver.AnalyzeSearch(P(instance.params), instance, std::move(step), limits);
+  }
+  absl::StatusOr<PositionSample> Sample(Solver& solver, const Position& parameters, int distance,
+                                        uint64_t count, uint64_t seed,
+                                        const SearchLimits& limits) const override {
+    const typename P::Params& params = In(parameters).params;
+    auto sample = solver.Sample(P(params), distance, count, seed, limits);
+    if (!sample.ok()) return sample.status();
+    PositionSample out;
+    out.distance = sample->distance;
+    out.population = sample->population;
+    out.positions.reserve(sample->states.size());
+    for (const auto& state : sample->states) out.positions.push_back(Of(Instance{params, state}));
+    out.table_id = sample->table.table_id();
+    out.table_generation = sample->table.generation();
+    out.table_crc32 = sample->table.content_crc32();
+    return out;
+  }
+  absl::StatusOr<OptimalPaths> Optimal(const Solver& solver, const Position& position,
+                                       const TableStep& step, size_t list, uint64_t max_states,
+                                       const SearchLimits& limits) const override {
+    return solver.Optimal<P>(In(position), step, list, max_states, limits);
+  }
+  void Prepare(Solver& solver, const Position& position) const override {
+    solver.Prepare<P>(In(position).params);
+  }
+  bool Load(Solver& solver, const TableMetadata& table) const override {
+    return solver.Load<P>(table);
+  }
+  absl::Status Build(const Position& parameters, TableStore& store,
+                     const BuildOptions& options) const override {
+    if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+      // The strongest pattern set, as puzzledb-build builds by default.
+      auto partition = TilePartition::Parse(P::kPatternSets[0].groups);
+      if (!partition.ok()) return partition.status();
+      PatternBuildProgress progress;
+      progress.threads = options.threads;
+      progress.compression_level = options.compression_level;
+      return BuildPatternTable({PatternTableId<P>(P::kPatternSets[0].name), std::string(P::kName),
+                                *partition},
+                               store, progress)
+          .status();
+    } else {
+      return BuildTable(P(In(parameters).params), store, options).status();
+    }
+  }
+
+  // The position of `instance` (this puzzle's).
+  Position Of(const Instance& instance) const { return Position(*this, instance); }
+  // The instance of a position of this puzzle.
+  static const Instance& In(const Position& position) { return position.As<Instance>(); }
+};
+
+// Compiles every template of the model here, and gives the registry (core/puzzles/
+// registry.cc) the model's puzzle: `PUZZLEDB_REGISTER_PUZZLE(KnightPuzzle)` in knight.cc
+// defines `const Puzzle& RegisteredKnightPuzzle()`.
+#define PUZZLEDB_REGISTER_PUZZLE(P)                                                          \
+  template class ModelPuzzle<P>;                                                             \
+  template absl::StatusOr<Solution> Solver::Solve<P>(const P::Instance&, const SolveOptions&); \
+  template TableStep Solver::FromTables<P>(const P&, const P::Instance&, int);                 \
+  template void Solver::FromTablesMany<P>(const P&, std::span<const P::Instance>,              \
+                                          std::span<const int>, std::span<TableStep>);         \
+  template absl::StatusOr<Solution> Solver::Search<P>(const P&, const P::Instance&,            \
+                                                      const TableStep&, const SearchLimits&);  \
+  template absl::StatusOr<Analysis> Solver::Analyze<P>(const P::Instance&, const SolveOptions&); \
+  template AnalysisStep Solver::AnalyzeFromTables<P>(const P&, const P::Instance&, int, bool); \
+  template absl::StatusOr<Analysis> Solver::AnalyzeSearch<P>(const P&, const P::Instance&,     \
+                                                             AnalysisStep, const SearchLimits&); \
+  template absl::StatusOr<Sample<P>> Solver::Sample<P>(const P&, int, uint64_t, uint64_t,      \
+                                                       const SearchLimits&);                   \
+  template absl::StatusOr<OptimalPaths> Solver::Optimal<P>(                                    \
+      const P::Instance&, const TableStep&, size_t, uint64_t, const SearchLimits&) const;      \
+  template void Solver::Prepare<P>(const P::Params&);                                          \
+  template bool Solver::Load<P>(const TableMetadata&);                                         \
+  const Puzzle& Registered##P() {                                                              \
+    static const ModelPuzzle<P> puzzle;                                                        \
+    return puzzle;                                                                             \
+  }
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_PUZZLES_MODEL_PUZZLE_H_
