@@ -12,7 +12,7 @@
 #include "service/exit_codes.h"
 #include "service/json.h"
 #include "core/puzzles/default_tables.h"
-#include "core/puzzles/registry.h"
+#include "core/puzzle.h"
 #include "core/util/strings.h"
 #include "core/table/pattern_builder.h"
 #include "core/table/table_builder.h"
@@ -53,92 +53,92 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   return buffer.str();
 }
 
-// The parameters in the instances of one original-format text (`where` names it in errors).
-template <PuzzleModel P>
-absl::Status AddParams(std::string_view text, const std::string& where,
-                       std::vector<typename P::Params>* all) {
-  for (const auto& parsed : P::ParseOriginal(text)) {
+// The parameters in the cases of one original-format text (`where` names it in errors):
+// a position under each parameter set not seen yet.
+absl::Status AddParams(const Puzzle& puzzle, std::string_view text, const std::string& where,
+                       std::vector<Position>* all) {
+  for (const auto& parsed : puzzle.ParseOriginal(text)) {
     if (!parsed.instance.ok()) {
       return absl::InvalidArgumentError(Cat(where, ": ", Message(parsed.instance.status())));
     }
-    if (std::find(all->begin(), all->end(), parsed.instance->params) == all->end()) {
-      all->push_back(parsed.instance->params);
-    }
+    const bool seen = std::any_of(all->begin(), all->end(), [&](const Position& one) {
+      return puzzle.SameParameters(one, *parsed.instance);
+    });
+    if (!seen) all->push_back(*parsed.instance);
   }
   return absl::OkStatus();
 }
 
 // The parameter sets to build for a puzzle: one for a puzzle without parameters; for one
-// with parameters, those of every instance in the --params files, else in the *.in files of
+// with parameters, those of every case in the --params files, else in the *.in files of
 // --params-dir, else in the files compiled in (data/params/<puzzle>/).
-template <PuzzleModel P>
-absl::StatusOr<std::vector<typename P::Params>> ParamsToBuild(const BuildCommandOptions& options) {
-  if constexpr (!HasParams<P>) {
-    return std::vector<typename P::Params>{typename P::Params{}};
-  } else {
-    std::vector<typename P::Params> all;
-    std::vector<std::string> files = options.params;
-    if (files.empty() && options.params_dir.empty()) {
-      for (const DefaultParamsFile& file : DefaultParamsFiles()) {
-        if (file.puzzle != P::kName) continue;
-        if (absl::Status added = AddParams<P>(file.text, file.name, &all); !added.ok()) {
-          return added;
-        }
+absl::StatusOr<std::vector<Position>> ParamsToBuild(const Puzzle& puzzle,
+                                                    const BuildCommandOptions& options) {
+  if (!puzzle.has_parameters()) return std::vector<Position>{puzzle.Goal(nullptr)};
+  std::vector<Position> all;
+  std::vector<std::string> files = options.params;
+  if (files.empty() && options.params_dir.empty()) {
+    for (const DefaultParamsFile& file : DefaultParamsFiles()) {
+      if (file.puzzle != puzzle.name()) continue;
+      if (absl::Status added = AddParams(puzzle, file.text, file.name, &all); !added.ok()) {
+        return added;
       }
-      return all;
-    }
-    const std::string& dir_option = options.params_dir_option;
-    if (files.empty()) {
-      std::error_code ec;
-      for (const auto& entry : std::filesystem::directory_iterator(options.params_dir, ec)) {
-        if (entry.path().extension() == ".in") files.push_back(entry.path().string());
-      }
-      if (ec) {
-        return absl::NotFoundError(Cat(dir_option, " ", options.params_dir, ": ", ec.message()));
-      }
-      if (files.empty()) {
-        return absl::NotFoundError(Cat(dir_option, " ", options.params_dir, " holds no *.in files"));
-      }
-      std::sort(files.begin(), files.end());
-    }
-    for (const std::string& file : files) {
-      auto text = ReadWholeFile(file);
-      if (!text.ok()) return text.status();
-      if (absl::Status added = AddParams<P>(*text, file, &all); !added.ok()) return added;
     }
     return all;
   }
+  const std::string& dir_option = options.params_dir_option;
+  if (files.empty()) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(options.params_dir, ec)) {
+      if (entry.path().extension() == ".in") files.push_back(entry.path().string());
+    }
+    if (ec) {
+      return absl::NotFoundError(Cat(dir_option, " ", options.params_dir, ": ", ec.message()));
+    }
+    if (files.empty()) {
+      return absl::NotFoundError(Cat(dir_option, " ", options.params_dir, " holds no *.in files"));
+    }
+    std::sort(files.begin(), files.end());
+  }
+  for (const std::string& file : files) {
+    auto text = ReadWholeFile(file);
+    if (!text.ok()) return text.status();
+    if (absl::Status added = AddParams(puzzle, *text, file, &all); !added.ok()) return added;
+  }
+  return all;
 }
 
-// The pattern sets of P that --patterns names (all of them for "all", the strongest when
-// empty); NOT_FOUND naming the choices for another name.
-template <PuzzleModel P>
-absl::StatusOr<std::vector<PatternSet>> PatternSetsToBuild(const BuildCommandOptions& options) {
+// The pattern sets of a puzzle that --patterns names (all of them for "all", the strongest
+// when empty); INVALID_ARGUMENT naming the choices for another name.
+absl::StatusOr<std::vector<PatternSet>> PatternSetsToBuild(const Puzzle& puzzle,
+                                                           const BuildCommandOptions& options) {
   std::vector<PatternSet> sets;
   std::string names;
-  for (const PatternSet& set : P::kPatternSets) {
+  for (const PatternSet& set : puzzle.pattern_sets()) {
     names += Cat(names.empty() ? "" : "|", set.name);
     if (options.patterns == "all" || options.patterns == set.name) sets.push_back(set);
   }
-  if (options.patterns.empty()) sets.push_back(P::kPatternSets[0]);
+  if (options.patterns.empty()) sets.push_back(puzzle.pattern_sets()[0]);
   if (sets.empty()) {
-    return absl::InvalidArgumentError(Cat("--patterns ", options.patterns, ": the ", P::kName,
-                                          " puzzle's pattern tables are ", names, " or all"));
+    return absl::InvalidArgumentError(Cat("--patterns ", options.patterns, ": the ",
+                                          puzzle.name(), " puzzle's pattern tables are ", names,
+                                          " or all"));
   }
   return sets;
 }
 
 // Pattern tables: every group's search, then one atomic write per set.
-template <PuzzleModel P>
-int BuildPatterns(const BuildCommandOptions& options, const std::vector<PatternSet>& sets,
-                  TableStore& store, std::ostream& out, std::ostream& err) {
+int BuildPatterns(const Puzzle& puzzle, const BuildCommandOptions& options,
+                  const std::vector<PatternSet>& sets, TableStore& store, std::ostream& out,
+                  std::ostream& err) {
   for (const PatternSet& set : sets) {
     auto partition = TilePartition::Parse(set.groups);
     if (!partition.ok()) {
       err << "puzzledb-build: " << Message(partition.status()) << "\n";
       return kExitFailure;
     }
-    const PatternTableSpec spec{PatternTableId<P>(set.name), std::string(P::kName), *partition};
+    const PatternTableSpec spec{Cat(puzzle.name(), "-", set.name), std::string(puzzle.name()),
+                                *partition};
     PatternBuildProgress build;
     build.threads = options.threads;
     build.compression_level = options.compression_level;
@@ -170,27 +170,26 @@ int BuildPatterns(const BuildCommandOptions& options, const std::vector<PatternS
   return kExitOk;
 }
 
-template <PuzzleModel P>
-int BuildPuzzle(const BuildCommandOptions& options, const std::vector<typename P::Params>& all,
-                TableStore& store, std::ostream& out, std::ostream& err) {
-  if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-    auto sets = PatternSetsToBuild<P>(options);
+int BuildPuzzle(const Puzzle& puzzle, const BuildCommandOptions& options,
+                const std::vector<Position>& all, TableStore& store, std::ostream& out,
+                std::ostream& err) {
+  if (!puzzle.pattern_sets().empty()) {
+    auto sets = PatternSetsToBuild(puzzle, options);
     if (!sets.ok()) {
       err << "puzzledb-build: " << Message(sets.status()) << "\n";
       return kExitBadInput;
     }
-    return BuildPatterns<P>(options, *sets, store, out, err);
+    return BuildPatterns(puzzle, options, *sets, store, out, err);
   }
-  for (const auto& params : all) {
-    const P model(params);
-    const std::string id = P::TableId(params);
+  for (const Position& params : all) {
+    const std::string id = puzzle.TableId(params);
     BuildOptions build;
     build.max_depth = options.max_depth;
     build.threads = options.threads;
     build.compression_level = options.compression_level;
     build.band_pages = options.band_pages;
     if (!options.quiet) {
-      err << "building " << id << " (" << Thousands(model.space().Size()) << " states"
+      err << "building " << id << " (" << Thousands(puzzle.TableSize(params)) << " states"
           << (options.max_depth >= 0 ? Cat(", to depth ", options.max_depth) : std::string()) << ")\n";
       build.on_layer = [&err, &id](const BfsLayer& layer) {
         err << "  " << id << "  depth " << layer.depth << ": " << Thousands(layer.states)
@@ -198,7 +197,7 @@ int BuildPuzzle(const BuildCommandOptions& options, const std::vector<typename P
             << (layer.bottom_up ? " (bottom-up)" : "") << "\n";
       };
     }
-    auto metadata = BuildTable(model, store, build);
+    auto metadata = puzzle.Build(params, store, build);
     if (!metadata.ok()) {
       err << "puzzledb-build: " << id << ": " << Message(metadata.status()) << "\n";
       return kExitFailure;
@@ -216,22 +215,18 @@ int BuildPuzzle(const BuildCommandOptions& options, const std::vector<typename P
 }  // namespace
 
 int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream& err) {
-  bool known = options.puzzle == "all";
-  bool has_params = options.puzzle == "all";
+  std::vector<const Puzzle*> chosen;
   std::string with_params;  // the puzzles that have parameters, for the error below
-  ForEachPuzzle([&](auto type) {
-    using P = typename decltype(type)::type;
-    if (HasParams<P>) with_params += Cat(with_params.empty() ? "" : ", ", P::kName);
-    if (P::kName == options.puzzle) {
-      known = true;
-      has_params = HasParams<P>;
-    }
-  });
-  if (!known) {
+  for (const Puzzle* puzzle : Puzzles()) {
+    if (puzzle->has_parameters()) with_params += Cat(with_params.empty() ? "" : ", ", puzzle->name());
+    if (options.puzzle == "all" || options.puzzle == puzzle->name()) chosen.push_back(puzzle);
+  }
+  if (chosen.empty()) {
     err << "puzzledb-build: unknown puzzle '" << options.puzzle << "'; choose one of "
         << PuzzleNames() << "|all\n";
     return kExitBadInput;
   }
+  const bool has_params = options.puzzle == "all" || chosen[0]->has_parameters();
   if (!has_params && (!options.params.empty() || !options.params_dir.empty())) {
     err << "puzzledb-build: " << options.params_option << " and " << options.params_dir_option
         << " name parameters, which only these puzzles have: " << with_params << "; the "
@@ -241,38 +236,31 @@ int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream
   // Everything is read and checked before the first table is built (or the database is
   // even opened), so that a bad parameter file leaves no half-built database.
   std::vector<std::function<int(TableStore&)>> builds;
-  int status = kExitOk;
-  ForEachPuzzle([&](auto type) {
-    using P = typename decltype(type)::type;
-    if (status != kExitOk || (options.puzzle != "all" && options.puzzle != P::kName)) return;
-    if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-      if (auto sets = PatternSetsToBuild<P>(options); !sets.ok()) {
+  for (const Puzzle* puzzle : chosen) {
+    if (!puzzle->pattern_sets().empty()) {
+      if (auto sets = PatternSetsToBuild(*puzzle, options); !sets.ok()) {
         err << "puzzledb-build: " << Message(sets.status()) << "\n";
-        status = kExitBadInput;
-        return;
+        return kExitBadInput;
       }
     }
-    auto all = ParamsToBuild<P>(options);
+    auto all = ParamsToBuild(*puzzle, options);
     if (!all.ok()) {
       err << "puzzledb-build: " << Message(all.status()) << "\n";
-      status = absl::IsNotFound(all.status()) || absl::IsInvalidArgument(all.status())
-                   ? kExitBadInput
-                   : kExitFailure;
-      return;
+      return absl::IsNotFound(all.status()) || absl::IsInvalidArgument(all.status())
+                 ? kExitBadInput
+                 : kExitFailure;
     }
-    builds.push_back([&options, &out, &err, all = *all](TableStore& store) {
-      return BuildPuzzle<P>(options, all, store, out, err);
+    builds.push_back([puzzle, &options, &out, &err, all = *all](TableStore& store) {
+      return BuildPuzzle(*puzzle, options, all, store, out, err);
     });
-  });
-  if (status != kExitOk) return status;
+  }
   auto store = TableStore::Open(options.db, TableStore::Mode::kReadWrite);
   if (!store.ok()) {
     err << "puzzledb-build: " << Message(store.status()) << "\n";
     return kExitFailure;
   }
   for (const auto& build : builds) {
-    status = build(**store);
-    if (status != kExitOk) return status;
+    if (const int status = build(**store); status != kExitOk) return status;
   }
   return kExitOk;
 }
@@ -318,43 +306,11 @@ int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostrea
   }
   for (const TableMetadata& m : *tables) {
     const auto started = std::chrono::steady_clock::now();
-    absl::Status status = absl::DataLossError(Cat("table ", m.table_id(), ": unknown puzzle '",
-                                                  m.puzzle(), "'"));
-    VisitPuzzle(m.puzzle(), [&](auto type) {
-      using P = typename decltype(type)::type;
-      if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-        auto table = store->Load(m.table_id());
-        status = table.ok() ? VerifyPatternTable(**table, threads) : table.status();
-        return;
-      }
-      auto params = P::DecodeParams(m.parameters());
-      if (!params.ok()) {
-        status = absl::DataLossError(Cat("table ", m.table_id(), ": unreadable parameters: ",
-                                         Message(params.status())));
-        return;
-      }
-      if (P::TableId(*params) != m.table_id()) {
-        status = absl::DataLossError(Cat("table ", m.table_id(), ": its parameters name table ",
-                                         P::TableId(*params)));
-        return;
-      }
-      auto table = store->Load(m.table_id());
-      if (!table.ok()) {
-        status = table.status();
-        return;
-      }
-      // A residue table's band pages are checked against the same search.
-      std::optional<HugeBuffer> exact;
-      if (m.band_page_count() > 0) {
-        auto loaded = store->LoadExactDistances(**table);
-        if (!loaded.ok()) {
-          status = loaded.status();
-          return;
-        }
-        exact = std::move(*loaded);
-      }
-      status = VerifyTable(P(*params), **table, threads, exact ? &*exact : nullptr);
-    });
+    const Puzzle* puzzle = FindPuzzle(m.puzzle());
+    const absl::Status status =
+        puzzle != nullptr
+            ? puzzle->Verify(*store, m, threads)
+            : absl::DataLossError(Cat("table ", m.table_id(), ": unknown puzzle '", m.puzzle(), "'"));
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (status.ok()) {

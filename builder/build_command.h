@@ -12,15 +12,15 @@ struct BuildCommandOptions {
   std::string db = "var/db";
   std::string puzzle = "all";         // a registered name or "all"
   int max_depth = -1;                 // -1: the whole space
-  // Parameter files of the puzzles with parameters (HasParams), in their original input
+  // Parameter files of the puzzles with parameters, in their original input
   // format; empty: every *.in file of params_dir, or without it the files compiled in
   // (data/params/<puzzle>/).
   std::vector<std::string> params;
   std::string params_dir;
   std::string params_option = "--params";  // how the user named them, for errors
   std::string params_dir_option = "--params-dir";
-  // The pattern tables to build for the puzzles that read them (the fifteen puzzle): a
-  // name of the model's kPatternSets or "all"; empty: the strongest set.
+  // The pattern tables to build for the puzzles that read them (Puzzle::pattern_sets): a
+  // set's name or "all"; empty: the strongest set.
   std::string patterns;
   int threads = 0;
   int compression_level = 9;

@@ -4,7 +4,7 @@
 #include "CLI/CLI.hpp"
 #include "builder/build_command.h"
 #include "core/puzzles/default_tables.h"
-#include "core/puzzles/registry.h"
+#include "core/puzzle.h"
 #include "core/util/strings.h"
 
 int main(int argc, char** argv) {
@@ -18,43 +18,38 @@ int main(int argc, char** argv) {
   app.add_option("--max-depth", build.max_depth,
                  "Stop the search after this distance (a partial table); default: everything")
       ->check(CLI::Range(0, 254));
-  // Parameter files: --params, or the name a model gives them (the knobs: --wiring).
+  // Parameter files: --params, or the name a puzzle gives them (Puzzle::parameters_flag).
   std::string params_help;
   std::vector<CLI::Option*> aliases;  // the models' own names
-  std::vector<std::vector<std::string>> alias_files(kPuzzleCount);
-  std::vector<std::string> alias_dirs(kPuzzleCount);
+  std::vector<std::vector<std::string>> alias_files(Puzzles().size());
+  std::vector<std::string> alias_dirs(Puzzles().size());
   CLI::Option* params = app.add_option("--params", build.params);
   CLI::Option* params_dir = app.add_option(
       "--params-dir", build.params_dir, "Build a table for every *.in file in this folder");
-  size_t index = 0;
-  ForEachPuzzle([&](auto type) {
-    using P = typename decltype(type)::type;
-    const size_t i = index++;
-    if constexpr (HasParams<P>) {
-      params_help += Cat(params_help.empty() ? "" : "; ", P::kName, ": ", P::kParamsHelp);
-      if constexpr (requires { P::kParamsFlag; }) {
-        const std::string flag = Cat("--", P::kParamsFlag);
-        aliases.push_back(app.add_option(flag, alias_files[i],
-                                         Cat("The ", P::kName, " puzzle's name for --params")));
-        aliases.push_back(app.add_option(Cat(flag, "s-dir"), alias_dirs[i],
-                                         Cat("The ", P::kName, " puzzle's name for --params-dir")));
-      }
+  for (size_t i = 0; i < Puzzles().size(); ++i) {
+    const Puzzle& puzzle = *Puzzles()[i];
+    if (!puzzle.has_parameters()) continue;
+    params_help += Cat(params_help.empty() ? "" : "; ", puzzle.name(), ": ", puzzle.parameters_help());
+    if (!puzzle.parameters_flag().empty()) {
+      const std::string flag = Cat("--", puzzle.parameters_flag());
+      aliases.push_back(app.add_option(flag, alias_files[i],
+                                       Cat("The ", puzzle.name(), " puzzle's name for --params")));
+      aliases.push_back(app.add_option(Cat(flag, "s-dir"), alias_dirs[i],
+                                       Cat("The ", puzzle.name(), " puzzle's name for --params-dir")));
     }
-  });
+  }
   params->description(
       Cat("Parameter file(s) for the puzzles with parameters (", params_help,
           "); every instance's parameters get a table. Default: every *.in file in "
           "--params-dir, or without it the files compiled in (data/params/<puzzle>/ of the "
           "source)"));
   std::string pattern_sets;
-  ForEachPuzzle([&](auto type) {
-    using P = typename decltype(type)::type;
-    if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-      std::string names;
-      for (const PatternSet& set : P::kPatternSets) names += Cat(names.empty() ? "" : "|", set.name);
-      pattern_sets += Cat(pattern_sets.empty() ? "" : "; ", P::kName, ": ", names);
-    }
-  });
+  for (const Puzzle* puzzle : Puzzles()) {
+    if (puzzle->pattern_sets().empty()) continue;
+    std::string names;
+    for (const PatternSet& set : puzzle->pattern_sets()) names += Cat(names.empty() ? "" : "|", set.name);
+    pattern_sets += Cat(pattern_sets.empty() ? "" : "; ", puzzle->name(), ": ", names);
+  }
   app.add_option("--patterns", build.patterns,
                  Cat("Which pattern tables to build for the puzzles that search with them (",
                      pattern_sets, ", or all); default: the strongest (the first named)"));
@@ -64,8 +59,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 19))
       ->capture_default_str();
   app.add_flag("--band-pages", build.band_pages,
-               "Also store a residue table's exact distances (the knight: 6.7 MB more), so that "
-               "its first sample reads them instead of searching again (about 1.3 s)");
+               "Also store a residue table's exact distances (6.7 MB more for the largest today), so "
+               "that its first sample reads them instead of searching again (about 1.3 s)");
   app.add_flag("--quiet,-q", build.quiet, "No progress on stderr");
 
   CLI::App* verify = app.add_subcommand(
@@ -91,7 +86,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   // A model's own option names fill the generic ones; the errors name what was typed.
-  for (size_t i = 0; i < kPuzzleCount; ++i) {
+  for (size_t i = 0; i < Puzzles().size(); ++i) {
     build.params.insert(build.params.end(), alias_files[i].begin(), alias_files[i].end());
     if (!alias_dirs[i].empty()) build.params_dir = alias_dirs[i];
   }

@@ -146,6 +146,11 @@ class Puzzle {
   virtual std::string MoveName(const Position& position, int move) const = 0;
   virtual bool IsGoal(const Position& position) const = 0;
 
+  // The model's own invariants at this position, for fuzzing and tests: the compact form
+  // reads back to the same position, the table keys are in the space and its dense index
+  // ranks them back, the lower bound is 0 at a goal. INTERNAL naming the first broken.
+  virtual absl::Status SelfCheck(const Position& position) const = 0;
+
   // ---- answers (core/solver.h: the two steps, tables then search)
 
   virtual TableStep FromTables(Solver& solver, const Position& position, int max_moves) const = 0;
@@ -173,9 +178,20 @@ class Puzzle {
   virtual void Prepare(Solver& solver, const Position& position) const = 0;
   // Loads a table the store lists (Solver::Preload); true if it loaded.
   virtual bool Load(Solver& solver, const TableMetadata& table) const = 0;
-  // Builds the table of the position's parameters into `store` (read-write).
-  virtual absl::Status Build(const Position& parameters, TableStore& store,
-                             const BuildOptions& options) const = 0;
+  // The states a table of these parameters has entries for (its space's size).
+  virtual uint64_t TableSize(const Position& parameters) const = 0;
+  // Builds the table of the position's parameters into `store` (read-write), reporting
+  // each layer of its search to options.on_layer. A puzzle with pattern tables builds its
+  // strongest set.
+  virtual absl::StatusOr<TableMetadata> Build(const Position& parameters, TableStore& store,
+                                              const BuildOptions& options) const = 0;
+  // The sets of pattern tables the puzzle reads, strongest first (core/model/model.h);
+  // none for a puzzle whose tables hold distances.
+  virtual std::span<const PatternSet> pattern_sets() const = 0;
+  // A stored table of this puzzle against a fresh search: DATA_LOSS naming the first
+  // difference (puzzledb-build verify).
+  virtual absl::Status Verify(TableStore& store, const TableMetadata& table,
+                              int threads) const = 0;
 };
 
 // The registered puzzles, in registration order (core/puzzles/registry.cc).

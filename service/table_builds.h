@@ -33,7 +33,7 @@ class TableBuilds {
   bool Request(const Position& parameters) {
     return Request(parameters.puzzle()->TableId(parameters),
                    [parameters](TableStore& store, const BuildOptions& options) {
-                     return parameters.puzzle()->Build(parameters, store, options);
+                     return parameters.puzzle()->Build(parameters, store, options).status();
                    });
   }
 };

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "core/puzzles/default_tables.h"
-#include "core/puzzles/registry.h"
+#include "core/puzzle.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"

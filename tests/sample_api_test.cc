@@ -5,7 +5,7 @@
 #include <set>
 #include <thread>
 
-#include "core/puzzles/registry.h"
+#include "core/puzzle.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "httplib.h"

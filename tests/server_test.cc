@@ -10,7 +10,7 @@
 
 #include "core/puzzles/knight.h"
 #include "core/puzzles/knobs.h"
-#include "core/puzzles/registry.h"
+#include "core/puzzle.h"
 #include "core/puzzles/rotation.h"
 #include "core/table/table_builder.h"
 #include "reflection_subset.grpc.pb.h"
@@ -783,17 +783,18 @@ std::string Said(const v1::SolveRequest& request, const v1::SolveResponse& answe
     EXPECT_EQ(request.move_encoding(), v1::MOVE_CODES);
     EXPECT_EQ(answer.moves_size(), 0);
     EXPECT_EQ(answer.move_codes().size(), answer.distance());
-    VisitPuzzle(WirePuzzleName(request.puzzle()), [&](auto type) {
-      using P = typename decltype(type)::type;
-      auto instance = InstanceFromWire<P>(request.puzzle());
-      ASSERT_TRUE(instance.ok());
-      const P model(instance->params);
-      typename P::State s = instance->state;
+    auto position = PositionFromWire(request.puzzle());
+    EXPECT_TRUE(position.ok());
+    if (position.ok()) {
+      const Puzzle& puzzle = *position->puzzle();
+      Position s = *position;
       for (const char c : answer.move_codes()) {
-        names.push_back(model.MoveName(s, static_cast<uint8_t>(c)));
-        ASSERT_TRUE(model.Apply(s, static_cast<uint8_t>(c), &s));
+        names.push_back(puzzle.MoveName(s, static_cast<uint8_t>(c)));
+        Position next;
+        EXPECT_TRUE(puzzle.Apply(s, static_cast<uint8_t>(c), &next));
+        s = next;
       }
-    });
+    }
   }
   return Cat(v1::Outcome_Name(answer.outcome()), " ", answer.distance(), ":", Join(names, ","),
              " ", v1::Source_Name(answer.source()), " ", answer.optimal_count(), " ",

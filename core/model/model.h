@@ -1,5 +1,6 @@
-// The one interface every puzzle model implements, and the result types that the
-// generic machinery (retrograde BFS, tables, live search) shares.
+// The concept every puzzle model implements, and the result types that the generic
+// machinery (retrograde BFS, tables, live search) shares. Everything outside core/ sees a
+// model through its runtime puzzle instead (core/puzzle.h).
 //
 // A puzzle is described at two levels:
 //  - its *space*: states with a dense index (rank/unrank onto [0, Size())),
@@ -12,9 +13,9 @@
 //    admissible lower bound, and the projection of a puzzle state onto space states
 //    ("keys") whose smallest distance is the puzzle state's distance.
 //
-// Hot code is templated on these types (no virtual calls per node). The registry
-// (core/puzzles/registry.h) is a compile-time list of the models (AllPuzzles); the command
-// line and the server dispatch a request's puzzle name over it (ForEachPuzzle).
+// Hot code is templated on these types (no virtual calls per node), compiled once per model
+// in the model's own translation unit, which registers the model's runtime puzzle
+// (core/puzzles/model_puzzle.h; the list: core/puzzles/registry.cc).
 #ifndef PUZZLEDB_CORE_MODEL_MODEL_H_
 #define PUZZLEDB_CORE_MODEL_MODEL_H_
 

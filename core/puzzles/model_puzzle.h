@@ -5,6 +5,9 @@
 #ifndef PUZZLEDB_CORE_PUZZLES_MODEL_PUZZLE_H_
 #define PUZZLEDB_CORE_PUZZLES_MODEL_PUZZLE_H_
 
+#include <array>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -126,6 +129,31 @@ class ModelPuzzle final : public Puzzle {
     return P(instance.params).IsGoal(instance.state);
   }
 
+  absl::Status SelfCheck(const Position& position) const override {
+    const Instance& instance = In(position);
+    const std::string compact = P::FormatCompact(instance);
+    auto again = P::ParseCompact(compact);
+    if (!again.ok() || !(again->state == instance.state) || !(again->params == instance.params)) {
+      return absl::InternalError(Cat("the compact form ", compact, " does not read back"));
+    }
+    const P model(instance.params);
+    std::array<uint64_t, P::kMaxKeys> keys;
+    const int n = model.Project(instance.state, &keys);
+    for (int i = 0; i < n; ++i) {
+      if (keys[i] >= model.space().Size()) {
+        return absl::InternalError(Cat("key ", keys[i], " of ", compact, " is outside the space"));
+      }
+      if (model.space().Rank(model.space().Unrank(keys[i])) != keys[i]) {
+        return absl::InternalError(Cat("key ", keys[i], " of ", compact, " does not rank back"));
+      }
+    }
+    const int bound = model.LowerBound(instance.state);
+    if (bound < 0 || (model.IsGoal(instance.state) && bound != 0)) {
+      return absl::InternalError(Cat("the lower bound of ", compact, " is ", bound));
+    }
+    return absl::OkStatus();
+  }
+
   TableStep FromTables(Solver& solver, const Position& position, int max_moves) const override {
     const Instance& instance = In(position);
     return solver.FromTables(P(instance.params), instance, max_moves);
@@ -183,10 +211,12 @@ class ModelPuzzle final : public Puzzle {
   bool Load(Solver& solver, const TableMetadata& table) const override {
     return solver.Load<P>(table);
   }
-  absl::Status Build(const Position& parameters, TableStore& store,
-                     const BuildOptions& options) const override {
+  uint64_t TableSize(const Position& parameters) const override {
+    return P(In(parameters).params).space().Size();
+  }
+  absl::StatusOr<TableMetadata> Build(const Position& parameters, TableStore& store,
+                                      const BuildOptions& options) const override {
     if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-      // The strongest pattern set, as puzzledb-build builds by default.
       auto partition = TilePartition::Parse(P::kPatternSets[0].groups);
       if (!partition.ok()) return partition.status();
       PatternBuildProgress progress;
@@ -194,10 +224,42 @@ class ModelPuzzle final : public Puzzle {
       progress.compression_level = options.compression_level;
       return BuildPatternTable({PatternTableId<P>(P::kPatternSets[0].name), std::string(P::kName),
                                 *partition},
-                               store, progress)
-          .status();
+                               store, progress);
     } else {
-      return BuildTable(P(In(parameters).params), store, options).status();
+      return BuildTable(P(In(parameters).params), store, options);
+    }
+  }
+  std::span<const PatternSet> pattern_sets() const override {
+    if constexpr (requires { P::kPatternSets; }) {
+      return P::kPatternSets;
+    } else {
+      return {};
+    }
+  }
+  absl::Status Verify(TableStore& store, const TableMetadata& m, int threads) const override {
+    if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+      auto table = store.Load(m.table_id());
+      return table.ok() ? VerifyPatternTable(**table, threads) : table.status();
+    } else {
+      auto params = P::DecodeParams(m.parameters());
+      if (!params.ok()) {
+        return absl::DataLossError(Cat("table ", m.table_id(), ": unreadable parameters: ",
+                                       Message(params.status())));
+      }
+      if (P::TableId(*params) != m.table_id()) {
+        return absl::DataLossError(Cat("table ", m.table_id(), ": its parameters name table ",
+                                       P::TableId(*params)));
+      }
+      auto table = store.Load(m.table_id());
+      if (!table.ok()) return table.status();
+      // A residue table's band pages are checked against the same search.
+      std::optional<HugeBuffer> exact;
+      if (m.band_page_count() > 0) {
+        auto loaded = store.LoadExactDistances(**table);
+        if (!loaded.ok()) return loaded.status();
+        exact = std::move(*loaded);
+      }
+      return VerifyTable(P(*params), **table, threads, exact ? &*exact : nullptr);
     }
   }
 
