@@ -280,6 +280,13 @@ absl::StatusOr<v1::ListTablesResponse> Client::ListTables() const {
       v1::ListTablesRequest(), "", DeadlineIn(options_.timeout));
 }
 
+absl::StatusOr<v1::ListPuzzlesResponse> Client::ListPuzzles() const {
+  return Call<v1::ListPuzzlesResponse>(
+      [](v1::Solver::Stub& stub, grpc::ClientContext* context, const v1::ListPuzzlesRequest& r,
+         v1::ListPuzzlesResponse* out) { return stub.ListPuzzles(context, r, out); },
+      v1::ListPuzzlesRequest(), "", DeadlineIn(options_.timeout));
+}
+
 absl::StatusOr<v1::SampleResponse> Client::Sample(const v1::SampleRequest& request) const {
   return Sample(request, options_.timeout);
 }

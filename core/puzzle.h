@@ -126,6 +126,20 @@ class Puzzle {
   // are marked.
   virtual std::string Draw(const Position& now, const Position* before) const = 0;
 
+  // The compact form for people, and an example position (one worth solving).
+  virtual std::string_view compact_help() const = 0;
+  virtual Position Example() const = 0;
+
+  // ---- the page's drawing (BoardLayout, core/model/model.h)
+
+  virtual const BoardLayout& layout() const = 0;
+  // The value of each of the layout's cells.
+  virtual std::vector<int> Cells(const Position& position) const = 0;
+  // The position with `base`'s parameters whose cells hold `cells`: INVALID_ARGUMENT naming
+  // the cell and the rule broken ("cells: ...", "cells[3]: ...").
+  virtual absl::StatusOr<Position> FromCells(const Position& base,
+                                             std::span<const int> cells) const = 0;
+
   // ---- parameters and tables
 
   // The id of the table that answers this position's parameters (its state is ignored).

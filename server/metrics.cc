@@ -21,7 +21,7 @@ namespace {
 
 constexpr const char* kMethodNames[kCallMethods] = {
     "Solve", "Analyze", "Sample", "ListTables", "SolveStream", "ParseInput", "Play",
-    "SolveBatch"};
+    "SolveBatch", "ListPuzzles"};
 constexpr const char* kTransportNames[kTransports] = {"grpc", "http"};
 constexpr const char* kSourceNames[kAnswerSources] = {"table", "search", "refused", "none"};
 
@@ -121,7 +121,7 @@ ServerMetrics::ServerMetrics()
     const CallMethod method = static_cast<CallMethod>(m);
     // Only the methods that read tables or search get histograms.
     if (method == CallMethod::kListTables || method == CallMethod::kParseInput ||
-        method == CallMethod::kPlay) {
+        method == CallMethod::kPlay || method == CallMethod::kListPuzzles) {
       continue;
     }
     table_seconds_[m] = &table_seconds.Add({{"method", kMethodNames[m]}}, kTableBuckets);

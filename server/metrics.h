@@ -44,8 +44,9 @@ enum class CallMethod : uint8_t {
   kParseInput,   // HTTP only
   kPlay,         // HTTP only
   kSolveBatch,   // each request of a batch is a call
+  kListPuzzles,
 };
-inline constexpr int kCallMethods = 8;
+inline constexpr int kCallMethods = 9;
 
 enum class Transport : uint8_t { kGrpc, kHttp };
 inline constexpr int kTransports = 2;

@@ -107,12 +107,19 @@ absl::StatusOr<v1::PlayResponse> Play(const v1::PlayRequest& request, size_t max
   if (!position.ok()) {
     return absl::InvalidArgumentError(Cat("state: ", Message(position.status())));
   }
+  if (request.cells_size() > 0) {
+    position = puzzle.FromCells(
+        *position, std::span<const int>(request.cells().data(), request.cells().size()));
+    if (!position.ok()) return position.status();
+  }
   v1::PlayResponse response;
   auto record = [&] {
     auto* out = response.add_states();
     out->set_state(puzzle.FormatCompact(*position));
     out->set_goal(puzzle.IsGoal(*position));
     for (std::string& name : LegalMoves(*position)) out->add_legal_moves(std::move(name));
+    for (const int value : puzzle.Cells(*position)) out->add_cells(value);
+    out->set_table_id(puzzle.TableId(*position));
   };
   record();
   for (int i = 0; i < request.moves_size(); ++i) {

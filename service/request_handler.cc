@@ -559,6 +559,29 @@ v1::ListTablesResponse RequestHandler::ListTables() const {
   return response;
 }
 
+v1::ListPuzzlesResponse RequestHandler::ListPuzzles() const {
+  const v1::ListTablesResponse tables = ListTables();
+  v1::ListPuzzlesResponse response;
+  for (const Puzzle* puzzle : Puzzles()) {
+    v1::PuzzleInfo* out = response.add_puzzles();
+    DescribePuzzle(*puzzle, out);
+    for (const v1::TableInfo& table : tables.tables()) {
+      if (table.puzzle() != puzzle->name()) continue;
+      v1::PuzzleTable* t = out->add_tables();
+      t->set_table_id(table.table_id());
+      t->set_status(table.status());
+      t->set_answers(puzzle->pattern_tables()
+                         ? "bounds that guide the live search; no position by itself"
+                     : table.complete()
+                         ? "every position: its exact distance and moves, counts and samples"
+                         : Cat("every position at most ", table.coverage_depth(),
+                               " moves away: its exact distance and moves, counts and "
+                               "samples; a bound on the others"));
+    }
+  }
+  return response;
+}
+
 void SetErrorInBand(const absl::Status& status, uint64_t id, v1::SolveResponse* out) {
   out->Clear();
   out->mutable_error()->set_code(static_cast<int>(status.code()));

@@ -138,7 +138,10 @@ class RequestHandler {
   absl::Status SolveBatch(const v1::SolveBatchRequest& batch, v1::SolveBatchResponse* response,
                           std::vector<BatchSearch>* searches, const ThreadLender& threads = {});
 
-v1::ListTablesResponse ListTables() const;
+  v1::ListTablesResponse ListTables() const;
+  // Every registered puzzle described (docs/API.md, "Puzzles"), with the tables of it this
+  // server has.
+  v1::ListPuzzlesResponse ListPuzzles() const;
 
   // Loads the table the puzzle's answer would come from, if there is one (nothing for a
   // malformed puzzle: the answer will say what is wrong).

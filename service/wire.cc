@@ -254,6 +254,45 @@ void TableParamsToWire(std::string_view puzzle, std::string_view params, v1::Tab
   }
 }
 
+void DescribePuzzle(const Puzzle& puzzle, v1::PuzzleInfo* out) {
+  out->set_name(std::string(puzzle.name()));
+  out->set_title(std::string(puzzle.title()));
+  out->set_compact_form(std::string(puzzle.compact_help()));
+  const Position example = puzzle.Example();
+  out->set_example(puzzle.FormatCompact(example));
+  out->set_goal(puzzle.FormatCompact(puzzle.Goal(&example)));
+  for (int m = 0; m < puzzle.move_count(); ++m) out->add_move_names(puzzle.MoveName(example, m));
+  out->set_has_parameters(puzzle.has_parameters());
+  out->set_parameters(std::string(puzzle.parameters_help()));
+  out->set_pattern_tables(puzzle.pattern_tables());
+  out->set_default_max_moves(static_cast<uint32_t>(puzzle.default_max_moves()));
+  out->set_single_goal(puzzle.single_goal());
+  const BoardLayout& layout = puzzle.layout();
+  v1::BoardLayout* board = out->mutable_layout();
+  board->set_width(layout.width);
+  board->set_height(layout.height);
+  for (const BoardLayout::Cell& cell : layout.cells) {
+    v1::LayoutCell* c = board->add_cells();
+    c->set_x(cell.x);
+    c->set_y(cell.y);
+    c->set_name(cell.name);
+  }
+  for (const BoardLayout::Symbol& symbol : layout.symbols) {
+    v1::CellSymbol* s = board->add_symbols();
+    s->set_value(symbol.value);
+    s->set_text(symbol.text);
+    s->set_fill(symbol.fill);
+  }
+  for (const BoardLayout::Label& label : layout.labels) {
+    v1::LayoutLabel* l = board->add_labels();
+    l->set_x(label.x);
+    l->set_y(label.y);
+    l->set_text(label.text);
+  }
+  board->set_edit(layout.edit == BoardLayout::Edit::kCycle ? v1::CYCLE : v1::SWAP);
+  board->set_hint(layout.hint);
+}
+
 v1::Outcome OutcomeToWire(Outcome outcome) {
   switch (outcome) {
     case Outcome::kSolved:

@@ -44,6 +44,9 @@ std::string TableIdFromWire(const v1::Puzzle& puzzle);
 // wiring as 48 numbers). Nothing for puzzles without parameters.
 void TableParamsToWire(std::string_view puzzle, std::string_view params, v1::TableInfo* out);
 
+// What a client needs to know of a puzzle (PuzzleInfo) but the server's tables of it.
+void DescribePuzzle(const Puzzle& puzzle, v1::PuzzleInfo* out);
+
 v1::Outcome OutcomeToWire(Outcome outcome);
 v1::Source SourceToWire(Source source);
 

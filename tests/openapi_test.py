@@ -439,6 +439,30 @@ class ServerAnswersTest(unittest.TestCase):
             self.expect("HEAD", path, 200)
         self.assertIn(b'href="/v1/openapi.json"', self.call("GET", "/").body)
 
+    def test_puzzles(self):
+        """GET /v1/puzzles lists what the tables list, and each example plays (its cells,
+        set back through /v1/play, give the same position)."""
+        puzzles = self.expect("GET", "/v1/puzzles", 200).json()["puzzles"]
+        self.expect("HEAD", "/v1/puzzles", 200)
+        tables = self.call("GET", "/v1/tables").json()["tables"]
+        self.assertEqual({t["table_id"] for p in puzzles for t in p["tables"]},
+                         {t["table_id"] for t in tables})
+        for puzzle in puzzles:
+            with self.subTest(puzzle=puzzle["name"]):
+                played = self.expect("POST", "/v1/play", 200, {
+                    "puzzle": puzzle["name"], "state": puzzle["example"]}).json()["states"][0]
+                self.assertEqual(len(played["cells"]), len(puzzle["layout"]["cells"]))
+                values = {s["value"] for s in puzzle["layout"]["symbols"]}
+                self.assertTrue(set(played["cells"]) <= values)
+                again = self.expect("POST", "/v1/play", 200, {
+                    "puzzle": puzzle["name"], "state": puzzle["example"],
+                    "cells": played["cells"]}).json()["states"][0]
+                self.assertEqual(again["state"], played["state"])
+                goal = self.expect("POST", "/v1/play", 200, {
+                    "puzzle": puzzle["name"], "state": puzzle["goal"]}).json()["states"][0]
+                self.assertTrue(goal["goal"])
+                self.assertGreater(len(puzzle["move_names"]), 0)
+
     def test_parse_and_play(self):
         self.expect("POST", "/v1/parse", 200, {"puzzle": "eight",
                                                "input": EIGHT + "\n28310476\n"})

@@ -175,6 +175,54 @@ TEST_F(ServerTest, AnalyzeListsMovesBestFirst) {
   }
 }
 
+// ListPuzzles describes every registered puzzle; each example, sent in the generic form
+// (name and compact state), is answered as the same position sent as a typed message, and
+// a generic request gets its states back in the generic form.
+TEST_F(ServerTest, ListPuzzlesDescribesEveryPuzzleAndTheGenericFormAnswersAsTheTyped) {
+  auto listed = client_->ListPuzzles();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(static_cast<size_t>(listed->puzzles_size()), Puzzles().size());
+  for (const v1::PuzzleInfo& info : listed->puzzles()) {
+    SCOPED_TRACE(info.name());
+    const Puzzle* puzzle = FindPuzzle(info.name());
+    ASSERT_NE(puzzle, nullptr);
+    EXPECT_EQ(info.title(), puzzle->title());
+    EXPECT_EQ(info.move_names_size(), puzzle->move_count());
+    EXPECT_EQ(info.layout().cells_size(), static_cast<int>(puzzle->layout().cells.size()));
+    int tables = 0;
+    const auto all_tables = client_->ListTables();
+    ASSERT_TRUE(all_tables.ok());
+    for (const auto& t : all_tables->tables()) tables += t.puzzle() == info.name();
+    EXPECT_EQ(info.tables_size(), tables);
+    v1::SolveRequest generic;
+    generic.mutable_puzzle()->set_name(info.name());
+    generic.mutable_puzzle()->set_state(info.example());
+    auto by_name = client_->Solve(generic);
+    ASSERT_TRUE(by_name.ok()) << by_name.status();
+    v1::SolveRequest typed;
+    PositionToWire(*puzzle->ParseCompact(info.example()), /*typed=*/true, typed.mutable_puzzle());
+    auto by_type = client_->Solve(typed);
+    ASSERT_TRUE(by_type.ok()) << by_type.status();
+    EXPECT_EQ(by_name->distance(), by_type->distance());
+    EXPECT_EQ(Join(by_name->moves(), " "), Join(by_type->moves(), " "));
+    EXPECT_TRUE(Verify(generic.puzzle(), *by_name).ok());
+    if (by_name->has_final_state()) {
+      EXPECT_EQ(by_name->final_state().name(), info.name());
+      EXPECT_TRUE(FindPuzzle(info.name())->IsGoal(*PositionFromWire(by_name->final_state())));
+    }
+  }
+  v1::SolveRequest bad;
+  bad.mutable_puzzle()->set_name("chess");
+  bad.mutable_puzzle()->set_state("e4");
+  EXPECT_EQ(std::string(client_->Solve(bad).status().message()),
+            "puzzle.name: unknown puzzle 'chess'; use one of " + PuzzleNames(", "));
+  bad.mutable_puzzle()->set_name("eight");
+  bad.mutable_puzzle()->set_state("12345678");
+  EXPECT_EQ(client_->Solve(bad).status().message().substr(0, 14), "puzzle.state: ");
+  bad.mutable_puzzle()->mutable_eight()->set_board("123804765");
+  EXPECT_NE(client_->Solve(bad).status().message().find("give one form"), std::string::npos);
+}
+
 TEST_F(ServerTest, ListTablesDescribesEveryTable) {
   auto tables = client_->ListTables();
   ASSERT_TRUE(tables.ok()) << tables.status();

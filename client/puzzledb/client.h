@@ -97,6 +97,8 @@ class Client {
   absl::StatusOr<v1::AnalyzeResponse> Analyze(const v1::AnalyzeRequest& request,
                                               std::chrono::milliseconds timeout) const;
   absl::StatusOr<v1::ListTablesResponse> ListTables() const;
+  // The puzzles the server answers, each described (names, compact forms, layouts, tables).
+  absl::StatusOr<v1::ListPuzzlesResponse> ListPuzzles() const;
   absl::StatusOr<v1::SampleResponse> Sample(const v1::SampleRequest& request) const;
   absl::StatusOr<v1::SampleResponse> Sample(const v1::SampleRequest& request,
                                             std::chrono::milliseconds timeout) const;

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -80,6 +81,35 @@ enum class TableEncodingKind {
 
 struct Solution;
 
+// How a page draws and edits a position (GET /v1/puzzles, docs/API.md): the state is a row
+// of cells (PuzzleModel's Cells), each placed on a grid and showing the symbol of its
+// value; clicking edits it, by swapping two cells or by turning one through the values.
+struct BoardLayout {
+  struct Cell {
+    double x = 0;  // the top-left corner, in grid units (a cell is one unit square)
+    double y = 0;
+    std::string name;  // for people ("a1", "knob 3")
+  };
+  struct Symbol {
+    int value = 0;
+    std::string text;  // shown in the cell (may be empty)
+    std::string fill;  // the cell's colour, a CSS colour
+  };
+  struct Label {  // text around the cells (coordinates, move names)
+    double x = 0;
+    double y = 0;
+    std::string text;
+  };
+  enum class Edit { kSwap, kCycle };
+  double width = 0;  // grid units
+  double height = 0;
+  std::vector<Cell> cells;
+  std::vector<Symbol> symbols;  // one per value a cell may hold
+  std::vector<Label> labels;
+  Edit edit = Edit::kSwap;
+  std::string hint;  // how to edit, for people
+};
+
 // A puzzle model. `Instance` is what one case of the input describes: the parameters
 // (e.g. the knobs wiring) and the state.
 template <class P>
@@ -92,6 +122,15 @@ concept PuzzleModel =
       typename P::Instance;
       { P::kName } -> std::convertible_to<std::string_view>;
       { P::kTitle } -> std::convertible_to<std::string_view>;  // for people
+      // The compact form for people, and an example of it (a position worth solving).
+      { P::kCompactHelp } -> std::convertible_to<std::string_view>;
+      { P::kExample } -> std::convertible_to<std::string_view>;
+      // The page's drawing (BoardLayout): the layout, the value of each of its cells, and
+      // the instance with `base`'s parameters whose cells are `cells` (INVALID_ARGUMENT
+      // naming the cell and the rule broken).
+      { P::Layout() } -> std::same_as<BoardLayout>;
+      { P::Cells(instance) } -> std::same_as<std::vector<int>>;
+      { P::FromCells(instance, std::span<const int>{}) } -> std::same_as<absl::StatusOr<typename P::Instance>>;
       { P::kNumMoves } -> std::convertible_to<int>;
       // The move cap of the original problem's output (answers beyond it print -1); 0: none.
       { P::kDefaultMaxMoves } -> std::convertible_to<int>;

@@ -230,6 +230,36 @@ std::string EightPuzzle::Draw(const Instance& now, const Instance* before) {
   return DrawGrid(kLayout, FormatCompact(now), before != nullptr ? FormatCompact(*before) : "");
 }
 
+// Cells 0..8 row by row, each holding its tile (0 the empty place).
+BoardLayout EightPuzzle::Layout() {
+  BoardLayout layout;
+  layout.width = 3;
+  layout.height = 3;
+  for (int cell = 0; cell < kCells; ++cell) {
+    layout.cells.push_back({static_cast<double>(cell % 3), static_cast<double>(cell / 3),
+                            Cat("row ", cell / 3 + 1, " column ", cell % 3 + 1)});
+  }
+  layout.symbols.push_back({0, "", "#eeeeee"});
+  for (int tile = 1; tile <= 8; ++tile) layout.symbols.push_back({tile, std::to_string(tile), "#bbdefb"});
+  layout.hint = "Click two cells to swap them. The goal is 123 / 804 / 765.";
+  return layout;
+}
+
+std::vector<int> EightPuzzle::Cells(const Instance& instance) {
+  std::vector<int> cells;
+  for (int cell = 0; cell < kCells; ++cell) cells.push_back(instance.state.Tile(cell));
+  return cells;
+}
+
+absl::StatusOr<EightPuzzle::Instance> EightPuzzle::FromCells(const Instance&,
+                                                             std::span<const int> cells) {
+  std::string digits;
+  for (const int v : cells) digits += static_cast<char>('0' + v);
+  auto board = BoardFromDigits(digits);
+  if (!board.ok()) return board.status();
+  return Instance{{}, *board};
+}
+
 PUZZLEDB_REGISTER_PUZZLE(EightPuzzle)
 
 }  // namespace puzzledb

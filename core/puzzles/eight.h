@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,9 @@ class EightPuzzle : public NoParams<EightPuzzle> {
 
   static constexpr std::string_view kName = "eight";
   static constexpr std::string_view kTitle = "The 8-puzzle (Luogu P1379)";
+  static constexpr std::string_view kCompactHelp =
+      "the 9 cells row by row as digits, 0 the empty place";
+  static constexpr std::string_view kExample = "283104765";
   static constexpr int kCells = 9;
   static constexpr int kNumMoves = 4;  // U D L R
   static constexpr int kDefaultMaxMoves = 0;
@@ -110,6 +114,11 @@ class EightPuzzle : public NoParams<EightPuzzle> {
   // One table; distances modulo 3 (every move is undone by a move).
   static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kDistanceMod3;
   // TableId, EncodeParams, DecodeParams, DescribeParams: NoParams.
+
+  // The page's drawing (BoardLayout, core/model/model.h).
+  static BoardLayout Layout();
+  static std::vector<int> Cells(const Instance& instance);
+  static absl::StatusOr<Instance> FromCells(const Instance& base, std::span<const int> cells);
 
   // Original output: the number of moves; -1 when there is none (or none within a cap).
   static std::string FormatOriginalAnswer(const Instance& instance, const EightPuzzle& model,

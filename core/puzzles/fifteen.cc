@@ -351,6 +351,36 @@ std::string FifteenPuzzle::Draw(const Instance& now, const Instance* before) {
   return out;
 }
 
+// Cells 0..15 row by row, each holding its tile (0 the empty place).
+BoardLayout FifteenPuzzle::Layout() {
+  BoardLayout layout;
+  layout.width = 4;
+  layout.height = 4;
+  for (int cell = 0; cell < kCells; ++cell) {
+    layout.cells.push_back({static_cast<double>(cell % 4), static_cast<double>(cell / 4),
+                            Cat("row ", cell / 4 + 1, " column ", cell % 4 + 1)});
+  }
+  layout.symbols.push_back({0, "", "#eeeeee"});
+  for (int tile = 1; tile <= 15; ++tile) layout.symbols.push_back({tile, std::to_string(tile), "#bbdefb"});
+  layout.hint = "Click two cells to swap them. The goal is 1..15 row by row, the empty place last.";
+  return layout;
+}
+
+std::vector<int> FifteenPuzzle::Cells(const Instance& instance) {
+  std::vector<int> cells;
+  for (int cell = 0; cell < kCells; ++cell) cells.push_back(instance.state.Tile(cell));
+  return cells;
+}
+
+absl::StatusOr<FifteenPuzzle::Instance> FifteenPuzzle::FromCells(const Instance&,
+                                                                 std::span<const int> cells) {
+  std::array<int, kCells> values{};
+  for (int cell = 0; cell < kCells; ++cell) values[cell] = cells[cell];
+  auto board = BoardFromCells(values);
+  if (!board.ok()) return board.status();
+  return Instance{{}, *board};
+}
+
 PUZZLEDB_REGISTER_PUZZLE(FifteenPuzzle)
 
 }  // namespace puzzledb

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,10 @@ class FifteenPuzzle : public NoParams<FifteenPuzzle> {
 
   static constexpr std::string_view kName = "fifteen";
   static constexpr std::string_view kTitle = "The fifteen puzzle (UVa 10181)";
+  static constexpr std::string_view kCompactHelp =
+      "the 16 cells row by row as hexadecimal digits, 0 the empty place, a..f for 10..15 (or 16 "
+      "numbers separated by commas)";
+  static constexpr std::string_view kExample = "2340157896acdebf";
   static constexpr int kCells = 16;
   static constexpr int kNumMoves = 4;  // U D L R
   // UVa 10181's judge takes answers of at most 50 moves.
@@ -131,6 +136,10 @@ class FifteenPuzzle : public NoParams<FifteenPuzzle> {
 
   // Original output: the moves as letters, or "This puzzle is not solvable." (also beyond
   // the cap: the judge's answer for a board it cannot take).
+  // The page's drawing (BoardLayout, core/model/model.h).
+  static BoardLayout Layout();
+  static std::vector<int> Cells(const Instance& instance);
+  static absl::StatusOr<Instance> FromCells(const Instance& base, std::span<const int> cells);
   static std::string FormatOriginalAnswer(const Instance& instance, const FifteenPuzzle& model,
                                           const Solution& solution);
 

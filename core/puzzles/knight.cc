@@ -276,6 +276,38 @@ std::string KnightPuzzle::Draw(const Instance& now, const Instance* before) {
   return DrawGrid(kLayout, FormatCompact(now), before != nullptr ? FormatCompact(*before) : "");
 }
 
+// Cells 0..24 row by row; a cell holds 1 (white), 0 (black) or 2 (empty).
+BoardLayout KnightPuzzle::Layout() {
+  BoardLayout layout;
+  layout.width = 5.5;
+  layout.height = 5.5;
+  for (int cell = 0; cell < 25; ++cell) {
+    layout.cells.push_back({0.5 + cell % 5, static_cast<double>(cell / 5), CellName(cell)});
+  }
+  layout.symbols = {{0, "\u265e", "#8d6e63"}, {1, "\u2658", "#fff8e1"}, {2, "", "#eeeeee"}};
+  for (int k = 0; k < 5; ++k) {
+    layout.labels.push_back({1.0 + k, 5.25, std::string(1, static_cast<char>('a' + k))});
+    layout.labels.push_back({0.2, 0.5 + k, std::string(1, static_cast<char>('1' + k))});
+  }
+  layout.hint = "Click two cells to swap them. White knights are 1, black knights 0.";
+  return layout;
+}
+
+std::vector<int> KnightPuzzle::Cells(const Instance& instance) {
+  std::vector<int> cells;
+  for (const char c : FormatCompact(instance)) cells.push_back(c == '1' ? 1 : c == '0' ? 0 : 2);
+  return cells;
+}
+
+absl::StatusOr<KnightPuzzle::Instance> KnightPuzzle::FromCells(const Instance&,
+                                                               std::span<const int> cells) {
+  std::string text;
+  for (const int v : cells) text += v == 1 ? '1' : v == 0 ? '0' : '*';
+  auto board = BoardFromCells(text);
+  if (!board.ok()) return board.status();
+  return Instance{{}, *board};
+}
+
 PUZZLEDB_REGISTER_PUZZLE(KnightPuzzle)
 
 }  // namespace puzzledb

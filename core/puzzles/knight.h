@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,9 @@ class KnightPuzzle : public NoParams<KnightPuzzle> {
 
   static constexpr std::string_view kName = "knight";
   static constexpr std::string_view kTitle = "The 5x5 knight-swap puzzle (SCOI2005)";
+  static constexpr std::string_view kCompactHelp =
+      "the 25 cells row by row from a1: 1 a white knight, 0 a black one, * the empty cell";
+  static constexpr std::string_view kExample = "1111111111000*10000100000";
   static constexpr int kCells = 25;
   static constexpr int kNumMoves = 8;
   static constexpr int kDefaultMaxMoves = 15;  // SCOI2005: more than 15 moves prints -1
@@ -181,6 +185,10 @@ class KnightPuzzle : public NoParams<KnightPuzzle> {
   // TableId, EncodeParams, DecodeParams, DescribeParams: NoParams.
 
   // Original output: the distance, or -1 when it is not within the move limit.
+  // The page's drawing (BoardLayout, core/model/model.h).
+  static BoardLayout Layout();
+  static std::vector<int> Cells(const Instance& instance);
+  static absl::StatusOr<Instance> FromCells(const Instance& base, std::span<const int> cells);
   static std::string FormatOriginalAnswer(const Instance& instance, const KnightPuzzle& model,
                                           const Solution& solution);
 

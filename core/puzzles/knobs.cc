@@ -256,6 +256,38 @@ std::string KnobsPuzzle::Draw(const Instance& now, const Instance* before) {
   return Cat(knobs, "\n", states, "\n", wiring, "\n");
 }
 
+// The twelve knobs in three rows of four, each holding its position 1..4; a click turns
+// one by hand (the wiring is the parameters: not drawn, not edited here).
+BoardLayout KnobsPuzzle::Layout() {
+  BoardLayout layout;
+  layout.width = 4;
+  layout.height = 3;
+  for (int knob = 0; knob < kKnobs; ++knob) {
+    layout.cells.push_back({static_cast<double>(knob % 4), static_cast<double>(knob / 4),
+                            Cat("knob ", knob + 1)});
+  }
+  layout.symbols = {{1, "\u2191 1", "#fff9c4"}, {2, "\u2192 2", "#fff9c4"},
+                    {3, "\u2193 3", "#fff9c4"}, {4, "\u2190 4", "#fff9c4"}};
+  layout.edit = BoardLayout::Edit::kCycle;
+  layout.hint =
+      "Click a knob to turn it by hand (the wiring is not applied). Paste an input to change "
+      "the wiring.";
+  return layout;
+}
+
+std::vector<int> KnobsPuzzle::Cells(const Instance& instance) {
+  std::vector<int> cells;
+  for (int knob = 0; knob < kKnobs; ++knob) cells.push_back(Knob(instance.state, knob) + 1);
+  return cells;
+}
+
+absl::StatusOr<KnobsPuzzle::Instance> KnobsPuzzle::FromCells(const Instance& base,
+                                                             std::span<const int> cells) {
+  auto state = StateFromNumbers(std::vector<uint32_t>(cells.begin(), cells.end()));
+  if (!state.ok()) return state.status();
+  return Instance{base.params, *state};
+}
+
 PUZZLEDB_REGISTER_PUZZLE(KnobsPuzzle)
 
 }  // namespace puzzledb

@@ -11,6 +11,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,6 +98,12 @@ class KnobsPuzzle {
 
   static constexpr std::string_view kName = "knobs";
   static constexpr std::string_view kTitle = "The twelve wired knobs (Luogu P5507)";
+  static constexpr std::string_view kCompactHelp =
+      "60 numbers: for knob 1..12 its position 1..4, then the knobs it turns from positions "
+      "1..4 (the original input's 12 lines on one line)";
+  static constexpr std::string_view kExample =
+      "1 10 8 12 7 3 4 4 8 3 3 5 4 7 11 1 7 9 9 5 3 3 8 2 7 1 11 9 1 12 3 4 11 1 8 3 10 12 9 5 "
+      "3 1 7 6 2 1 12 11 4 6 4 9 12 12 5 2 5 6 1 9";
   static constexpr int kKnobs = 12;
   static constexpr int kNumMoves = 12;
   static constexpr int kDefaultMaxMoves = 0;
@@ -172,6 +179,10 @@ class KnobsPuzzle {
       "wirings, in the original input format (the state column is ignored)";
 
   // Original output: the number of turns, then the knobs turned; -1 when there is no answer.
+  // The page's drawing (BoardLayout, core/model/model.h).
+  static BoardLayout Layout();
+  static std::vector<int> Cells(const Instance& instance);
+  static absl::StatusOr<Instance> FromCells(const Instance& base, std::span<const int> cells);
   static std::string FormatOriginalAnswer(const Instance& instance, const KnobsPuzzle& model,
                                           const Solution& solution);
 

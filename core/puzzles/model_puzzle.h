@@ -89,6 +89,40 @@ class ModelPuzzle final : public Puzzle {
     return P::Draw(In(now), &was);
   }
 
+  std::string_view compact_help() const override { return P::kCompactHelp; }
+  Position Example() const override {
+    auto example = P::ParseCompact(P::kExample);
+    return Of(example.ok() ? *example : Instance{});
+  }
+  const BoardLayout& layout() const override {
+    static const BoardLayout layout = P::Layout();
+    return layout;
+  }
+  std::vector<int> Cells(const Position& position) const override {
+    return P::Cells(In(position));
+  }
+  absl::StatusOr<Position> FromCells(const Position& base,
+                                     std::span<const int> cells) const override {
+    const BoardLayout& board = layout();
+    if (cells.size() != board.cells.size()) {
+      return absl::InvalidArgumentError(Cat("cells: the ", P::kName, " puzzle has ",
+                                            board.cells.size(), " cells, got ", cells.size()));
+    }
+    for (size_t i = 0; i < cells.size(); ++i) {
+      bool known = false;
+      for (const BoardLayout::Symbol& symbol : board.symbols) known |= symbol.value == cells[i];
+      if (!known) {
+        return absl::InvalidArgumentError(Cat("cells[", i, "] (", board.cells[i].name,
+                                              "): ", cells[i], " is not a value of this puzzle"));
+      }
+    }
+    auto instance = P::FromCells(In(base), cells);
+    if (!instance.ok()) {
+      return absl::InvalidArgumentError(Cat("cells: ", Message(instance.status())));
+    }
+    return Of(*instance);
+  }
+
   std::string TableId(const Position& position) const override {
     return P::TableId(In(position).params);
   }

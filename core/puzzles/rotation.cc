@@ -216,6 +216,47 @@ std::vector<RotationBoard> RotationPuzzle::Goals() const {
   return goals;
 }
 
+// The 24 cells in the original order on a 7x7 grid (inside a margin of one for the move
+// names), each holding its value 1..3.
+BoardLayout RotationPuzzle::Layout() {
+  static constexpr int kPlaces[kCells][2] = {
+      {0, 2}, {0, 4}, {1, 2}, {1, 4}, {2, 0}, {2, 1}, {2, 2}, {2, 3}, {2, 4}, {2, 5}, {2, 6}, {3, 2},
+      {3, 4}, {4, 0}, {4, 1}, {4, 2}, {4, 3}, {4, 4}, {4, 5}, {4, 6}, {5, 2}, {5, 4}, {6, 2}, {6, 4}};
+  BoardLayout layout;
+  layout.width = 9;
+  layout.height = 9;
+  for (int cell = 0; cell < kCells; ++cell) {
+    layout.cells.push_back({1.0 + kPlaces[cell][1], 1.0 + kPlaces[cell][0],
+                            Cat("cell ", cell + 1)});
+  }
+  layout.symbols = {{1, "1", "#ffcdd2"}, {2, "2", "#c8e6c9"}, {3, "3", "#bbdefb"}};
+  // Each move's name beside the end of its line that it pulls towards (A pulls column 3
+  // up).
+  static constexpr struct {
+    char name;
+    int row, column;
+  } kMoveLabels[] = {{'A', -1, 2}, {'B', -1, 4}, {'C', 2, 7}, {'D', 4, 7},
+                     {'E', 7, 4},  {'F', 7, 2},  {'G', 4, -1}, {'H', 2, -1}};
+  for (const auto& m : kMoveLabels) {
+    layout.labels.push_back({1.5 + m.column, 1.5 + m.row, std::string(1, m.name)});
+  }
+  layout.hint = "Click two cells to swap them. The goal: the eight centre cells alike.";
+  return layout;
+}
+
+std::vector<int> RotationPuzzle::Cells(const Instance& instance) {
+  std::vector<int> cells;
+  for (int cell = 0; cell < kCells; ++cell) cells.push_back(instance.state.Value(cell));
+  return cells;
+}
+
+absl::StatusOr<RotationPuzzle::Instance> RotationPuzzle::FromCells(const Instance&,
+                                                                   std::span<const int> cells) {
+  auto board = BoardFromValues(std::vector<uint32_t>(cells.begin(), cells.end()));
+  if (!board.ok()) return board.status();
+  return Instance{{}, *board};
+}
+
 PUZZLEDB_REGISTER_PUZZLE(RotationPuzzle)
 
 }  // namespace puzzledb

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -106,6 +107,9 @@ class RotationPuzzle : public NoParams<RotationPuzzle> {
 
   static constexpr std::string_view kName = "rotation";
   static constexpr std::string_view kTitle = "The rotation game (POJ 2286)";
+  static constexpr std::string_view kCompactHelp =
+      "the 24 values 1..3 in the original cell order, as digits (or separated by spaces)";
+  static constexpr std::string_view kExample = "233233121112233123123112";
   static constexpr int kCells = RotationMoves::kCells;
   static constexpr int kNumMoves = RotationMoves::kCount;
   static constexpr int kDefaultMaxMoves = 0;
@@ -180,6 +184,10 @@ class RotationPuzzle : public NoParams<RotationPuzzle> {
   // TableId, EncodeParams, DecodeParams, DescribeParams: NoParams.
 
   // Original output: the move letters (or "No moves needed"), then the centre's value.
+  // The page's drawing (BoardLayout, core/model/model.h).
+  static BoardLayout Layout();
+  static std::vector<int> Cells(const Instance& instance);
+  static absl::StatusOr<Instance> FromCells(const Instance& base, std::span<const int> cells);
   static std::string FormatOriginalAnswer(const Instance& instance, const RotationPuzzle& model,
                                           const Solution& solution);
 

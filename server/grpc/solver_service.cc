@@ -156,6 +156,18 @@ grpc::ServerUnaryReactor* SolverService::ListTables(grpc::CallbackServerContext*
   return reactor;
 }
 
+grpc::ServerUnaryReactor* SolverService::ListPuzzles(grpc::CallbackServerContext* context,
+                                                     const v1::ListPuzzlesRequest*,
+                                                     v1::ListPuzzlesResponse* response) {
+  const auto started = std::chrono::steady_clock::now();
+  *response = env_.handler->ListPuzzles();
+  auto* reactor = context->DefaultReactor();
+  env_.metrics->RecordCall(CallMethod::kListPuzzles, Transport::kGrpc, AnswerSource::kNone,
+                           absl::StatusCode::kOk, std::chrono::steady_clock::now() - started);
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* SolverService::SolveStream(
     grpc::CallbackServerContext* context) {
   return NewSolveStreamReactor(env_, stream_options_, context);

@@ -29,8 +29,8 @@ class ArenaBatchAllocator final
 // generated CallbackService, but for that one method.
 using SolverCallbackBase = v1::Solver::WithCallbackMethod_Solve<v1::Solver::WithCallbackMethod_Analyze<
     v1::Solver::WithRawCallbackMethod_SolveStream<v1::Solver::WithCallbackMethod_SolveBatch<
-        v1::Solver::WithCallbackMethod_ListTables<
-            v1::Solver::WithCallbackMethod_Sample<v1::Solver::Service>>>>>>;
+        v1::Solver::WithCallbackMethod_ListTables<v1::Solver::WithCallbackMethod_ListPuzzles<
+            v1::Solver::WithCallbackMethod_Sample<v1::Solver::Service>>>>>>>;
 
 class SolverService final : public SolverCallbackBase {
  public:
@@ -56,6 +56,9 @@ class SolverService final : public SolverCallbackBase {
   grpc::ServerUnaryReactor* ListTables(grpc::CallbackServerContext* context,
                                        const v1::ListTablesRequest* request,
                                        v1::ListTablesResponse* response) override;
+  grpc::ServerUnaryReactor* ListPuzzles(grpc::CallbackServerContext* context,
+                                        const v1::ListPuzzlesRequest* request,
+                                        v1::ListPuzzlesResponse* response) override;
   // Drawn on the search pool, as a search (a first draw at a distance may count for a
   // second).
   grpc::ServerUnaryReactor* Sample(grpc::CallbackServerContext* context,

@@ -81,6 +81,7 @@ const HttpRoutes::Row HttpRoutes::kRows[kRowCount] = {
     {"/healthz", true, false, &HttpRoutes::Health},
     {"/metrics", true, false, &HttpRoutes::Metrics, {}, true},
     {"/v1/tables", true, false, &HttpRoutes::Tables},
+    {"/v1/puzzles", true, false, &HttpRoutes::PuzzleList},
     {"/v1/solve", true, true, &HttpRoutes::Answer<v1::SolveRequest, v1::SolveResponse>,
      "SolveRequest"},
     {"/v1/analyze", true, true, &HttpRoutes::Answer<v1::AnalyzeRequest, v1::AnalyzeResponse>,
@@ -202,6 +203,15 @@ void HttpRoutes::Tables(const Call& call) const {
   HttpAnswer answer = JsonAnswer(env_.handler->ListTables());
   answer.Set("Cache-Control", "no-store");
   env_.metrics->RecordCall(CallMethod::kListTables, Transport::kHttp, AnswerSource::kNone,
+                           absl::StatusCode::kOk, std::chrono::steady_clock::now() - call.started);
+  call.reply(std::move(answer));
+}
+
+void HttpRoutes::PuzzleList(const Call& call) const {
+  HttpAnswer answer = JsonAnswer(env_.handler->ListPuzzles());
+  // The list changes only with the server's tables.
+  answer.Set("Cache-Control", "no-store");
+  env_.metrics->RecordCall(CallMethod::kListPuzzles, Transport::kHttp, AnswerSource::kNone,
                            absl::StatusCode::kOk, std::chrono::steady_clock::now() - call.started);
   call.reply(std::move(answer));
 }

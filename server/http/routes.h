@@ -59,7 +59,7 @@ class HttpRoutes {
 
  private:
   struct Call;
-  static constexpr int kRowCount = 14;
+  static constexpr int kRowCount = 15;
   static const Row kRows[kRowCount];
 
   std::optional<HttpAnswer> ReadBody(const Call& call, CallMethod method,
@@ -68,6 +68,7 @@ class HttpRoutes {
   void Health(const Call& call) const;
   void Metrics(const Call& call) const;
   void Tables(const Call& call) const;
+  void PuzzleList(const Call& call) const;
   template <class Request, class Response>
   void Answer(const Call& call) const;
   template <class Request, auto kAnswer>
