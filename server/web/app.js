@@ -1,106 +1,47 @@
-// The puzzledb page: draws a board, edits it, and shows the server's answers. Every rule of
-// a puzzle stays on the server: states are read (/v1/parse) and moves played (/v1/play) by
-// the puzzle's model; this file only draws the compact forms of docs/API.md.
+// The puzzledb page: draws a board, edits it, and shows the server's answers. It names no
+// puzzle: the server lists them (/v1/puzzles) with a layout to draw each position by (cells
+// on a grid, the symbol of each value), and every rule stays on the server: states are read
+// (/v1/parse), edited and played (/v1/play) by the puzzle's model.
 'use strict';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
-// One entry per puzzle: the sample position, how the compact form splits into cells, how
-// a click edits it, and how a board is drawn.
-const PUZZLES = {
-  knight: {
-    sample: '1111111111000*10000100000',
-    hint: 'Click two cells to swap them. White knights are 1, black knights 0.',
-    cells: (s) => s.split(''),
-    join: (cells) => cells.join(''),
-    fromWire: (m) => m.knight.board,
-    draw: drawKnight,
-  },
-  knobs: {
-    sample: '1 10 8 12 7 3 4 4 8 3 3 5 4 7 11 1 7 9 9 5 3 3 8 2 7 1 11 9 1 12 3 4 11 1 8 3 ' +
-            '10 12 9 5 3 1 7 6 2 1 12 11 4 6 4 9 12 12 5 2 5 6 1 9',
-    hint: 'Click a knob to turn it by hand (the wiring is not applied). ' +
-          'Paste an input to change the wiring.',
-    cells: (s) => s.trim().split(/\s+/),
-    join: (cells) => cells.join(' '),
-    fromWire: (m) => m.knobs.positions.map((p, k) =>
-      [p].concat(m.knobs.wiring.slice(4 * k, 4 * k + 4)).join(' ')).join(' '),
-    // A table per wiring: "knobs-" and the 64-bit FNV-1a hash of the 48 wiring numbers, each
-    // less one (docs/API.md, "Table affinity"); "knobs" for a state that is not 12 knobs.
-    table: (s) => {
-      const numbers = s.trim().split(/\s+/).map(Number);
-      if (numbers.length !== 60) return 'knobs';
-      let hash = 14695981039346656037n;
-      for (let i = 0; i < 60; i++) {
-        if (i % 5 === 0) continue;  // a knob's state, not its wiring
-        if (!(numbers[i] >= 1 && numbers[i] <= 12)) return 'knobs';
-        hash = ((hash ^ BigInt(numbers[i] - 1)) * 1099511628211n) & 0xffffffffffffffffn;
-      }
-      return 'knobs-' + hash.toString(16).padStart(16, '0');
-    },
-    // A click turns the knob by hand; the other boards swap two cells.
-    click: (cells, i) => { cells[5 * i] = String(Number(cells[5 * i]) % 4 + 1); },
-    draw: drawKnobs,
-  },
-  rotation: {
-    sample: '233233121112233123123112',
-    hint: 'Click two cells to swap them. The goal: the eight centre cells alike.',
-    cells: (s) => s.split(''),
-    join: (cells) => cells.join(''),
-    fromWire: (m) => m.rotation.cells.join(''),
-    draw: drawRotation,
-  },
-  eight: {
-    sample: '283104765',
-    hint: 'Click two cells to swap them. The goal is 123 / 804 / 765.',
-    cells: (s) => s.split(''),
-    join: (cells) => cells.join(''),
-    fromWire: (m) => m.eight.board,
-    draw: drawEight,
-  },
-  fifteen: {
-    sample: '2340157896acdebf',
-    hint: 'Click two cells to swap them. The goal is 1..15 row by row, the empty place last. ' +
-          'Answered by search over pattern tables: no count of optimal solutions.',
-    cells: (s) => s.toLowerCase().split(''),
-    join: (cells) => cells.join(''),
-    fromWire: (m) => m.fifteen.cells.map((n) => n.toString(16)).join(''),
-    draw: drawFifteen,
-  },
-};
+// The puzzles as the server describes them (GET /v1/puzzles), by name: what the page knows
+// of a puzzle is only what that list says.
+const PUZZLES = {};
 
 const $ = (id) => document.getElementById(id);
 
 const view = {
-  puzzle: 'knight',
-  state: PUZZLES.knight.sample,  // the position being edited or analyzed
-  selected: -1,                  // the first cell of a swap
-  states: null,                  // a solution's boards (compact), start first
-  moves: [],                     // a solution's move names
+  puzzle: '',
+  state: '',       // the position being edited or analyzed (compact form)
+  cells: [],       // its cells' values (the layout's), as /v1/play gives them
+  table: '',       // the table that answers it (/v1/play's table_id)
+  selected: -1,    // the first cell of a swap
+  states: null,    // a solution's positions ({state, cells}), start first
+  moves: [],       // a solution's move names
   step: 0,                       // the board shown: states[step]
   timer: null,
 };
 
 // ------------------------------------------------------------------ the server
 
-// A puzzle with a table per parameter set (the knobs' wiring) names it from the state,
-// which then also rides along where only the parameters matter (sampling).
-const hasParams = (puzzle) => Boolean(PUZZLES[puzzle] && PUZZLES[puzzle].table);
+// A puzzle with a table per parameter set: its state rides along where only the
+// parameters matter (sampling).
+const hasParams = (puzzle) => Boolean(PUZZLES[puzzle] && PUZZLES[puzzle].has_parameters);
 
 // The table that answers the position shown, sent as the header puzzledb-table so that a
 // proxy in front of several replicas sends each table's calls to one replica
-// (docs/OPERATIONS.md, "Replicas behind nginx"): the puzzle's name, unless it has a table
-// per parameter.
-function tableOf(puzzle, state) {
-  const entry = PUZZLES[puzzle];
-  return entry && entry.table ? entry.table(state) : puzzle;
+// (docs/OPERATIONS.md, "Replicas behind nginx"): as /v1/play named it.
+function tableOf() {
+  return view.table || view.puzzle;
 }
 
 // GET or POST a JSON API call; throws an Error whose message is the server's, in words
 // (and its gRPC code as `code`).
 async function call(path, body) {
   let response;
-  const table = {'puzzledb-table': tableOf(view.puzzle, view.state)};
+  const table = {'puzzledb-table': tableOf()};
   try {
     response = body === undefined
       ? await fetch(path, {headers: table})
@@ -177,32 +118,51 @@ function clearResult() {
   showError('');
 }
 
-function setPosition(puzzle, state, kind) {
+// Shows a position: its cells and table from the server's model (/v1/play), or why the
+// state is refused. `cells`, if given, edits `state`'s cells (a click on the board).
+async function setPosition(puzzle, state, kind, cells) {
   view.puzzle = puzzle;
-  view.state = state;
   view.selected = -1;
   $('puzzle').value = puzzle;
-  $('state').value = state;
-  $('hint').textContent = PUZZLES[puzzle].hint;
+  $('hint').textContent = PUZZLES[puzzle].layout.hint;
   clearResult();
+  try {
+    const body = {puzzle, state};
+    if (cells) body.cells = cells;
+    const played = await call('/v1/play', body);
+    const now = played.states[0];
+    view.state = now.state;
+    view.cells = now.cells;
+    view.table = now.table_id;
+  } catch (e) {
+    view.state = state;
+    view.cells = [];
+    view.table = '';
+    showError(e.message);
+  }
+  $('state').value = view.state;
   render();
   saveUrl(kind);
 }
 
 function shownState() {
-  return view.states ? view.states[view.step] : view.state;
+  return view.states ? view.states[view.step].state : view.state;
+}
+
+function shownCells() {
+  return view.states ? view.states[view.step].cells : view.cells;
 }
 
 function render() {
   const board = $('board');
   board.textContent = '';
-  const now = shownState();
-  let changed = new Set();
+  const now = shownCells();
+  const changed = new Set();
   if (view.states && view.step > 0) {
-    const before = PUZZLES[view.puzzle].cells(view.states[view.step - 1]);
-    PUZZLES[view.puzzle].cells(now).forEach((c, i) => { if (c !== before[i]) changed.add(i); });
+    const before = view.states[view.step - 1].cells;
+    now.forEach((c, i) => { if (c !== before[i]) changed.add(i); });
   }
-  board.appendChild(PUZZLES[view.puzzle].draw(PUZZLES[view.puzzle].cells(now), changed));
+  if (now.length > 0) board.appendChild(drawBoard(PUZZLES[view.puzzle], now, changed));
   if (view.states) {
     $('step').textContent = 'move ' + view.step + ' of ' + view.moves.length +
         (view.step === view.moves.length ? ' (goal)' : '');
@@ -212,16 +172,19 @@ function render() {
   }
 }
 
-// A click on cell i while editing: swap with the selected cell (or cycle a knob).
+// A click on cell i while editing: swap it with the selected cell, or give it the next
+// value, as the puzzle's layout says; the server checks the edit.
 function clickCell(i) {
   if (view.states) {  // editing a solution's board starts from it
     view.state = shownState();
+    view.cells = shownCells();
     clearResult();
   }
-  const puzzle = PUZZLES[view.puzzle];
-  const cells = puzzle.cells(view.state);
-  if (puzzle.click) {
-    puzzle.click(cells, i);
+  const layout = PUZZLES[view.puzzle].layout;
+  const cells = view.cells.slice();
+  if (layout.edit === 'CYCLE') {
+    const values = layout.symbols.map((s) => s.value);
+    cells[i] = values[(values.indexOf(cells[i]) + 1) % values.length];
   } else if (view.selected < 0) {
     view.selected = i;
     render();
@@ -230,7 +193,7 @@ function clickCell(i) {
     [cells[i], cells[view.selected]] = [cells[view.selected], cells[i]];
     view.selected = -1;
   }
-  setPosition(view.puzzle, puzzle.join(cells));
+  setPosition(view.puzzle, view.state, undefined, cells);
 }
 
 // ------------------------------------------------------------------ solve and analyze
@@ -246,7 +209,7 @@ async function solve() {
     if (answer.outcome !== 'SOLVED') return;
     const played = await call('/v1/play', {puzzle: view.puzzle, state: view.state,
                                            moves: answer.moves});
-    view.states = played.states.map((s) => s.state);
+    view.states = played.states.map((s) => ({state: s.state, cells: s.cells}));
     view.moves = answer.moves;
     view.step = 0;
     const list = $('moves');
@@ -311,7 +274,7 @@ async function playMove(name) {
   try {
     const played = await call('/v1/play', {puzzle: view.puzzle, state: view.state,
                                            moves: [name]});
-    setPosition(view.puzzle, played.states[1].state, 'analyze');
+    await setPosition(view.puzzle, played.states[1].state, 'analyze');
     analyze();
   } catch (e) {
     showError(e.message);
@@ -360,110 +323,40 @@ function svg(width, height, label) {
   return el('svg', {viewBox: '0 0 ' + width + ' ' + height, role: 'img', 'aria-label': label});
 }
 
-// A square cell at (x, y) holding `text`; clickable when editing.
-function cell(root, i, x, y, size, text, cls, changed) {
-  const g = el('g', {class: 'cell ' + cls + (changed.has(i) ? ' moved' : '') +
-                             (view.selected === i ? ' selected' : ''),
-                     'data-cell': String(i)});
-  g.appendChild(el('rect', {x, y, width: size - 4, height: size - 4, rx: 6}));
-  g.appendChild(el('text', {x: x + (size - 4) / 2, y: y + (size - 4) / 2 + 1}, text));
-  g.addEventListener('click', () => clickCell(i));
-  root.appendChild(g);
-}
+const UNIT = 60;  // pixels of one grid unit
 
-function drawKnight(cells, changed) {
-  const root = svg(5 * 60 + 24, 5 * 60 + 24, 'knight board');
-  for (let i = 0; i < 25; i++) {
-    const x = 24 + (i % 5) * 60, y = Math.floor(i / 5) * 60;
-    const c = cells[i];
-    cell(root, i, x, y, 60, c === '1' ? '♘' : c === '0' ? '♞' : '',
-         c === '1' ? 'white' : c === '0' ? 'black' : 'empty', changed);
-  }
-  for (let k = 0; k < 5; k++) {
-    root.appendChild(el('text', {x: 24 + k * 60 + 28, y: 5 * 60 + 16, class: 'label'},
-                        'abcde'[k]));
-    root.appendChild(el('text', {x: 10, y: k * 60 + 30, class: 'label'}, String(k + 1)));
-  }
-  return root;
-}
-
-function drawEight(cells, changed) {
-  const root = svg(3 * 90, 3 * 90, '8-puzzle board');
-  for (let i = 0; i < 9; i++) {
-    cell(root, i, (i % 3) * 90, Math.floor(i / 3) * 90, 90, cells[i] === '0' ? '' : cells[i],
-         cells[i] === '0' ? 'empty' : 'tile', changed);
-  }
-  return root;
-}
-
-// The compact form's hexadecimal digits, drawn as the numbers 1..15.
-function drawFifteen(cells, changed) {
-  const root = svg(4 * 80, 4 * 80, 'fifteen puzzle board');
-  for (let i = 0; i < 16; i++) {
-    const value = parseInt(cells[i], 16);
-    cell(root, i, (i % 4) * 80, Math.floor(i / 4) * 80, 80, value === 0 ? '' : String(value),
-         value === 0 ? 'empty' : 'tile', changed);
-  }
-  return root;
-}
-
-// Cells of the rotation game by (row, column) on a 7×7 grid, in the original numbering.
-const ROTATION_PLACES = [
-  [0, 2], [0, 4], [1, 2], [1, 4],
-  [2, 0], [2, 1], [2, 2], [2, 3], [2, 4], [2, 5], [2, 6],
-  [3, 2], [3, 4],
-  [4, 0], [4, 1], [4, 2], [4, 3], [4, 4], [4, 5], [4, 6],
-  [5, 2], [5, 4], [6, 2], [6, 4],
-];
-const ROTATION_CENTRE = new Set([6, 7, 8, 11, 12, 15, 16, 17]);
-const ROTATION_LABELS = [['A', -1, 2], ['B', -1, 4], ['C', 2, 7], ['D', 4, 7],
-                         ['E', 7, 4], ['F', 7, 2], ['G', 4, -1], ['H', 2, -1]];
-
-function drawRotation(cells, changed) {
-  const size = 44, pad = size;
-  const root = svg(9 * size, 9 * size, 'rotation game board');
-  ROTATION_PLACES.forEach(([r, c], i) => {
-    cell(root, i, pad + c * size, pad + r * size, size, cells[i],
-         'v' + cells[i] + (ROTATION_CENTRE.has(i) ? ' centre' : ''), changed);
-  });
-  for (const [name, r, c] of ROTATION_LABELS) {
-    root.appendChild(el('text', {x: pad + c * size + size / 2 - 2, y: pad + r * size + size / 2,
-                                 class: 'label'}, name));
-  }
-  return root;
-}
-
-function drawKnobs(cells, changed) {
-  const root = svg(4 * 120, 3 * 150, 'twelve knobs');
-  for (let k = 0; k < 12; k++) {
-    const cx = 60 + (k % 4) * 120, cy = 55 + Math.floor(k / 4) * 150;
-    const state = Number(cells[5 * k]);
-    const g = el('g', {class: 'cell knob' + (changed.has(5 * k) ? ' moved' : ''),
-                       'data-cell': String(k)});
-    g.appendChild(el('circle', {cx, cy, r: 30}));
-    // Positions 1..4 point up, right, down, left.
-    const angle = (state - 1) * Math.PI / 2;
-    g.appendChild(el('line', {x1: cx, y1: cy, x2: cx + 24 * Math.sin(angle),
-                              y2: cy - 24 * Math.cos(angle)}));
-    for (let p = 0; p < 4; p++) {
-      const a = p * Math.PI / 2;
-      g.appendChild(el('text', {x: cx + 38 * Math.sin(a), y: cy - 38 * Math.cos(a) + 1,
-                                class: 'mark' + (p + 1 === state ? ' on' : '')}, String(p + 1)));
-    }
-    g.appendChild(el('text', {x: cx, y: cy + 56, class: 'label'}, 'knob ' + (k + 1)));
-    // The wiring: the knob turned with it from states 1..4.
-    g.appendChild(el('text', {x: cx, y: cy + 74, class: 'label wiring'},
-                     'wired ' + cells.slice(5 * k + 1, 5 * k + 5).join(' ')));
-    g.addEventListener('click', () => clickCell(k));
+// A position drawn by its puzzle's layout: each cell a square on the grid, filled and
+// labelled by the symbol of its value; clickable to edit.
+function drawBoard(puzzle, cells, changed) {
+  const layout = puzzle.layout;
+  const root = svg(layout.width * UNIT, layout.height * UNIT, puzzle.title);
+  const symbols = new Map(layout.symbols.map((s) => [s.value, s]));
+  layout.cells.forEach((place, i) => {
+    const symbol = symbols.get(cells[i]) || {text: String(cells[i]), fill: '#ffffff'};
+    const x = place.x * UNIT, y = place.y * UNIT;
+    const g = el('g', {class: 'cell' + (changed.has(i) ? ' moved' : '') +
+                               (view.selected === i ? ' selected' : ''),
+                       'data-cell': String(i)});
+    const title = el('title', {}, place.name);
+    g.appendChild(title);
+    g.appendChild(el('rect', {x: x + 2, y: y + 2, width: UNIT - 4, height: UNIT - 4, rx: 6,
+                              style: 'fill: ' + symbol.fill}));
+    g.appendChild(el('text', {x: x + UNIT / 2, y: y + UNIT / 2 + 1}, symbol.text));
+    g.addEventListener('click', () => clickCell(i));
     root.appendChild(g);
+  });
+  for (const label of layout.labels) {
+    root.appendChild(el('text', {x: label.x * UNIT, y: label.y * UNIT, class: 'label'},
+                        label.text));
   }
   return root;
 }
 
 // ------------------------------------------------------------------ random positions
 
-// The slider's range: 0 to the largest distance of the puzzle's table (for the knobs, of
-// the current wiring's). Sampling needs a table; without one the control says why.
+// The slider's range: 0 to the largest distance of the puzzle's table (for a puzzle with
+// parameters, of the current parameters'). Sampling needs a table; without one the control
+// says why.
 async function prepareSampler() {
   const puzzle = view.puzzle;
   const q = new URLSearchParams({puzzle: puzzle, distance: 'max', count: '0'});
@@ -489,16 +382,18 @@ function showDistance() {
 
 async function drawRandom() {
   showError('');
-  const q = new URLSearchParams({puzzle: view.puzzle, distance: $('distance').value, count: '1',
-                                 seed: String(Math.floor(Math.random() * 4294967296))});
-  if (hasParams(view.puzzle)) q.set('state', view.state);
+  // The generic form in, the generic form (compact states) out.
+  const puzzle = {name: view.puzzle};
+  if (hasParams(view.puzzle)) puzzle.state = view.state;
   try {
-    const sample = await call('/v1/sample?' + q.toString());
+    const sample = await call('/v1/sample', {
+      puzzle, distance: Number($('distance').value), count: 1,
+      seed: String(Math.floor(Math.random() * 4294967296))});
     if (!sample.states || sample.states.length === 0) {
       $('sample-note').textContent = 'No position is ' + sample.distance + ' moves away.';
       return;
     }
-    setPosition(view.puzzle, PUZZLES[view.puzzle].fromWire(sample.states[0]));
+    await setPosition(view.puzzle, sample.states[0].state);
     $('sample-note').textContent = 'One of ' + Number(sample.population).toLocaleString('en') +
         ' positions exactly ' + sample.distance + ' moves from the goal, drawn uniformly' +
         ' (seed ' + sample.seed + ').';
@@ -529,25 +424,41 @@ async function readInput() {
   }
 }
 
-function pickCase(c) {
+async function pickCase(c) {
   if (c.error) {
     showError(c.error);
     return;
   }
-  setPosition(view.puzzle, c.state, 'solve');
+  await setPosition(view.puzzle, c.state, 'solve');
   if (hasParams(view.puzzle)) prepareSampler();
   solve();
 }
 
-function start() {
-  $('puzzle').addEventListener('change', () => {
-    setPosition($('puzzle').value, PUZZLES[$('puzzle').value].sample);
+async function start() {
+  let listed;
+  try {
+    listed = await (await fetch('/v1/puzzles')).json();
+  } catch (e) {
+    showError('cannot read the puzzles from the server (' + e.message + ')');
+    return;
+  }
+  const select = $('puzzle');
+  for (const puzzle of listed.puzzles) {
+    PUZZLES[puzzle.name] = puzzle;
+    const option = document.createElement('option');
+    option.value = puzzle.name;
+    option.textContent = puzzle.title;
+    select.appendChild(option);
+  }
+  const first = listed.puzzles[0].name;
+  select.addEventListener('change', async () => {
+    await setPosition(select.value, PUZZLES[select.value].example);
     prepareSampler();
   });
   $('distance').addEventListener('input', showDistance);
   $('draw').addEventListener('click', drawRandom);
   $('reset').addEventListener('click', () =>
-    setPosition(view.puzzle, PUZZLES[view.puzzle].sample));
+    setPosition(view.puzzle, PUZZLES[view.puzzle].example));
   $('state').addEventListener('change', () => setPosition(view.puzzle, $('state').value.trim()));
   $('solve').addEventListener('click', solve);
   $('analyze').addEventListener('click', analyze);
@@ -567,11 +478,11 @@ function start() {
 
   // A shared link: show its answer at once.
   const q = new URLSearchParams(location.search);
-  const puzzle = PUZZLES[q.get('puzzle')] ? q.get('puzzle') : 'knight';
+  const puzzle = PUZZLES[q.get('puzzle')] ? q.get('puzzle') : first;
   if (q.has('max_moves')) $('max-moves').value = q.get('max_moves');
-  const state = q.get('state') !== null ? q.get('state') : PUZZLES[puzzle].sample;
+  const state = q.get('state') !== null ? q.get('state') : PUZZLES[puzzle].example;
   const kind = q.get('view') === 'analyze' ? 'analyze' : q.has('state') ? 'solve' : '';
-  setPosition(puzzle, state, kind);
+  await setPosition(puzzle, state, kind);
   prepareSampler();
   if (!q.has('state')) return;
   (kind === 'analyze' ? analyze : solve)();

@@ -176,6 +176,9 @@ try {
   await page.waitForSelector('#player:not([hidden])');
   await page.click('#board [data-cell="0"]');
   await page.click('#board [data-cell="1"]');
+  // The edit is the server's to check (/v1/play): the state box follows its answer.
+  await page.waitForFunction((s) => document.getElementById('state').value === s, editedEight)
+    .catch(() => {});
   check(await page.inputValue('#state') === editedEight, `eight: swapping cells 1 and 2 gives ${editedEight}`);
   check(new URL(page.url()).searchParams.get('state') === editedEight, 'eight: the URL follows the edit');
   await page.click('#solve');
