@@ -1,9 +1,10 @@
 """A Python client for puzzledb's gRPC API (docs/API.md; clients/python/README.md).
 
-    from puzzledb import Client, knight
+    from puzzledb import Client
     with Client("127.0.0.1:50051") as client:
-        answer = client.solve(knight("11111011110011*0000100000"))
-        print(answer.distance, answer.moves)
+        for p in client.puzzles():
+            answer = client.solve(p.name, p.example)
+            print(p.name, answer.distance, answer.moves)
 
 For asyncio, puzzledb.aio.Client has the same calls, awaited (solve_many an async
 iterator).
@@ -19,16 +20,15 @@ from puzzledb.client import (
     Answer,
     Client,
     MoveAnalysis,
+    PuzzleInfo,
     PuzzledbError,
     Sample,
     Table,
-    eight,
-    fifteen,
-    knight,
-    knobs,
-    rotation,
+    puzzle,
     table_id,
 )
+# The first API version's typed messages, for the programs written against them.
+from puzzledb.typed import eight, fifteen, knight, knobs, rotation
 
 __all__ = [
     "__version__",
@@ -37,6 +37,7 @@ __all__ = [
     "Answer",
     "Client",
     "MoveAnalysis",
+    "PuzzleInfo",
     "PuzzledbError",
     "Sample",
     "Table",
@@ -44,6 +45,7 @@ __all__ = [
     "fifteen",
     "knight",
     "knobs",
+    "puzzle",
     "rotation",
     "table_id",
 ]

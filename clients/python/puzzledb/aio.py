@@ -4,7 +4,7 @@
 
     async def main():
         async with puzzledb.aio.Client("127.0.0.1:50051") as client:
-            answer = await client.solve(puzzledb.eight("283104765"))
+            answer = await client.solve("eight", "283104765")
             async for one in client.solve_many(puzzles):   # in the puzzles' order
                 ...
 
@@ -23,7 +23,7 @@ loop closed since with "Event loop is closed" errors printed by asyncio.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Callable, Iterable, List, Optional, Union
+from typing import Any, AsyncIterator, Callable, Iterable, List, Optional, Tuple, Union
 
 import grpc
 import grpc.aio
@@ -32,14 +32,18 @@ from puzzledb.client import (
     Analysis,
     Answer,
     Puzzle,
+    PuzzleInfo,
+    PuzzleLike,
     PuzzledbError,
     Sample,
     Table,
     _analysis_of,
+    _as_puzzle,
     _analyze_request,
     _Batches,
     _metadata_of,
     _open_channel,
+    _puzzles_of,
     _rpc_error,
     _sample_of,
     _sample_request,
@@ -95,7 +99,8 @@ class Client:
 
     async def solve(
         self,
-        puzzle: Puzzle,
+        puzzle: PuzzleLike,
+        state: Optional[str] = None,
         *,
         max_moves: int = 0,
         policy: str = "TABLE_THEN_SEARCH",
@@ -103,42 +108,50 @@ class Client:
         count_solutions: bool = False,
         timeout: Optional[float] = None,
     ) -> Answer:
-        request = _solve_request(puzzle, max_moves, policy, max_solutions, count_solutions)
+        request = _solve_request(_as_puzzle(puzzle, state), max_moves, policy, max_solutions,
+                                 count_solutions)
         return Answer._from(await self._call(self._stub.Solve, request, timeout))
 
     async def analyze(
         self,
-        puzzle: Puzzle,
+        puzzle: PuzzleLike,
+        state: Optional[str] = None,
         *,
         max_moves: int = 0,
         policy: str = "TABLE_THEN_SEARCH",
         count_solutions: bool = False,
         timeout: Optional[float] = None,
     ) -> Analysis:
-        request = _analyze_request(puzzle, max_moves, policy, count_solutions)
+        request = _analyze_request(_as_puzzle(puzzle, state), max_moves, policy, count_solutions)
         return _analysis_of(await self._call(self._stub.Analyze, request, timeout))
 
     async def tables(self, *, timeout: Optional[float] = None) -> List[Table]:
         request = solver_pb2.ListTablesRequest()
         return _tables_of(await self._call(self._stub.ListTables, request, timeout))
 
+    async def puzzles(self, *, timeout: Optional[float] = None) -> List[PuzzleInfo]:
+        """As puzzledb.Client.puzzles."""
+        request = solver_pb2.ListPuzzlesRequest()
+        return _puzzles_of(await self._call(self._stub.ListPuzzles, request, timeout))
+
     async def sample(
         self,
-        puzzle: Puzzle,
+        puzzle: PuzzleLike,
         distance: Optional[int] = None,
         *,
+        state: Optional[str] = None,
         count: int = 1,
         seed: int = 0,
         any_distance: bool = False,
         timeout: Optional[float] = None,
     ) -> Sample:
         """As puzzledb.Client.sample."""
-        request = _sample_request(puzzle, distance, count, seed, any_distance)
+        request = _sample_request(_as_puzzle(puzzle, state), distance, count, seed, any_distance)
         return _sample_of(await self._call(self._stub.Sample, request, timeout))
 
     async def solve_many(
         self,
-        puzzles: Iterable[Puzzle],
+        puzzles: Iterable[Union[Puzzle, Tuple[str, str]]],
         *,
         max_moves: int = 0,
         policy: str = "TABLE_THEN_SEARCH",
@@ -175,7 +188,7 @@ class Client:
 
     async def solve_all(
         self,
-        puzzles: Iterable[Puzzle],
+        puzzles: Iterable[Union[Puzzle, Tuple[str, str]]],
         *,
         max_moves: int = 0,
         policy: str = "TABLE_THEN_SEARCH",

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Uni
 import grpc
 
 from puzzledb._tables import DEFAULT_TABLE_IDS
+from puzzledb.typed import typed_table_id
 from puzzledb.v1 import solver_pb2, solver_pb2_grpc
 
 Puzzle = solver_pb2.Puzzle
@@ -36,57 +37,34 @@ class PuzzledbError(Exception):
 # ------------------------------------------------------------------ puzzles
 
 
-def knight(board: str) -> Puzzle:
-    """The 5x5 knight puzzle: 25 characters row-major, '1' white, '0' black, '*' empty."""
-    return Puzzle(knight=solver_pb2.KnightBoard(board=board))
+def puzzle(name: str, state: str = "") -> Puzzle:
+    """A puzzle in the generic form: its name (Client.puzzles lists them) and its state in
+    the puzzle's compact form (PuzzleInfo.compact_form says what it holds, `example` shows
+    one). For a sample, a puzzle without parameters needs no state."""
+    return Puzzle(name=name, state=state)
 
 
-def knobs(positions: Sequence[int], wiring: Sequence[int]) -> Puzzle:
-    """The twelve knobs: 12 states 1..4 and the 48 knob numbers of the wiring."""
-    return Puzzle(knobs=solver_pb2.KnobsState(positions=list(positions), wiring=list(wiring)))
+PuzzleLike = Union[Puzzle, str]
 
 
-def rotation(cells: Sequence[int]) -> Puzzle:
-    """The rotation game: 24 values 1..3 in POJ 2286 cell order."""
-    return Puzzle(rotation=solver_pb2.RotationBoard(cells=list(cells)))
+def _as_puzzle(p: PuzzleLike, state: Optional[str]) -> Puzzle:
+    """A Puzzle message from a message, or a name and a compact state."""
+    if isinstance(p, str):
+        return puzzle(p, state or "")
+    if state is not None:
+        raise TypeError("state= goes with a puzzle's name, not with a Puzzle message")
+    return p
 
 
-def eight(board: str) -> Puzzle:
-    """The 8-puzzle: 9 digits row-major, 0 the empty place."""
-    return Puzzle(eight=solver_pb2.EightBoard(board=board))
-
-
-def fifteen(cells: Sequence[int]) -> Puzzle:
-    """The fifteen puzzle: 16 numbers row-major, 0 the empty place."""
-    return Puzzle(fifteen=solver_pb2.FifteenBoard(cells=list(cells)))
-
-
-def _knobs_table_id(puzzle: Puzzle) -> str:
-    """"knobs-" and 16 hex digits of the 64-bit FNV-1a hash of the 48 wiring numbers, each
-    less one, as bytes ("knobs" for a wiring that is not 48 numbers 1..12)."""
-    wiring = list(puzzle.knobs.wiring)
-    if len(wiring) != 48 or any(not 1 <= n <= 12 for n in wiring):
-        return "knobs"
-    h = 14695981039346656037
-    for n in wiring:
-        h = ((h ^ (n - 1)) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
-    return f"knobs-{h:016x}"
-
-
-# The puzzles with a table per parameter set, and how their ids follow from the parameters;
-# every other puzzle's table is named by its kind.
-_PARAMETER_TABLE_IDS = {"knobs": _knobs_table_id}
-
-
-def table_id(puzzle: Puzzle) -> str:
-    """The id of the table that answers `puzzle` (docs/API.md, "Table affinity"): the kind
-    ("knight", "rotation", "eight", "fifteen"), or for a puzzle with parameters its
-    parameters' id (the knobs: "knobs-" and the wiring's FNV-1a hash). Sent with every
-    call as `puzzledb-table`."""
-    kind = puzzle.WhichOneof("kind")
-    if kind in _PARAMETER_TABLE_IDS:
-        return _PARAMETER_TABLE_IDS[kind](puzzle)
-    return kind or ""
+def table_id(p: Puzzle) -> str:
+    """The id of the table that answers `p` as far as the client can tell (docs/API.md,
+    "Table affinity"), sent with every call as `puzzledb-table`: a typed message's table
+    (puzzledb.typed), or for the generic form the puzzle's name. (The id of a generic
+    puzzle with parameters follows from rules only the server knows; its calls carry the
+    name, which a proxy may send to any replica.)"""
+    if p.WhichOneof("kind"):
+        return typed_table_id(p)
+    return p.name
 
 
 def _metadata(puzzle: Optional[Puzzle]) -> Optional[Tuple[Tuple[str, str], ...]]:
@@ -173,8 +151,24 @@ class Table:
 class Sample:
     distance: int
     population: int
-    states: List[Puzzle]
+    states: List[Puzzle]  # in the request's form (generic: name and compact state)
     table_id: str
+
+
+@dataclasses.dataclass(frozen=True)
+class PuzzleInfo:
+    """One puzzle the server answers (Client.puzzles): docs/API.md, "Puzzles"."""
+
+    name: str
+    title: str
+    compact_form: str  # what the compact form holds, for people
+    example: str  # a position worth solving, compact
+    goal: str  # the goal, compact
+    move_names: List[str]
+    has_parameters: bool
+    pattern_tables: bool  # its tables bound a search only (no counting)
+    default_max_moves: int
+    tables: List[str]  # the ids of the server's tables of it
 
 
 # ------------------------------------------------------------------ the client
@@ -231,7 +225,8 @@ class Client:
 
     def solve(
         self,
-        puzzle: Puzzle,
+        puzzle: PuzzleLike,
+        state: Optional[str] = None,
         *,
         max_moves: int = 0,
         policy: str = "TABLE_THEN_SEARCH",
@@ -239,31 +234,36 @@ class Client:
         count_solutions: bool = False,
         timeout: Optional[float] = None,
     ) -> Answer:
-        request = _solve_request(puzzle, max_moves, policy, max_solutions, count_solutions)
+        """The answer for `puzzle`: a Puzzle message, or a puzzle's name and its compact
+        `state` (client.solve("eight", "283104765"))."""
+        request = _solve_request(_as_puzzle(puzzle, state), max_moves, policy, max_solutions,
+                                 count_solutions)
         return Answer._from(self._call(self._stub.Solve, request, timeout))
 
     def analyze(
         self,
-        puzzle: Puzzle,
+        puzzle: PuzzleLike,
+        state: Optional[str] = None,
         *,
         max_moves: int = 0,
         policy: str = "TABLE_THEN_SEARCH",
         count_solutions: bool = False,
         timeout: Optional[float] = None,
     ) -> Analysis:
-        request = _analyze_request(puzzle, max_moves, policy, count_solutions)
+        request = _analyze_request(_as_puzzle(puzzle, state), max_moves, policy, count_solutions)
         return _analysis_of(self._call(self._stub.Analyze, request, timeout))
 
     def solve_many(
         self,
-        puzzles: Iterable[Puzzle],
+        puzzles: Iterable[Union[Puzzle, Tuple[str, str]]],
         *,
         max_moves: int = 0,
         policy: str = "TABLE_THEN_SEARCH",
         batch_size: int = 2000,
         timeout: Optional[float] = None,
     ) -> List[Union[Answer, PuzzledbError]]:
-        """Solves many puzzles as SolveBatch calls of up to `batch_size` (1..10,000) puzzles,
+        """Solves many puzzles (Puzzle messages, or (name, compact state) pairs) as
+        SolveBatch calls of up to `batch_size` (1..10,000) puzzles,
         a few at a time (docs/API.md, "Batches"): far faster than one call each. A batch
         holds puzzles of one table, so behind a proxy the batches of the tables every
         replica holds are spread over the replicas (docs/API.md, "Table affinity"). The
@@ -304,20 +304,28 @@ class Client:
     def tables(self, *, timeout: Optional[float] = None) -> List[Table]:
         return _tables_of(self._call(self._stub.ListTables, solver_pb2.ListTablesRequest(), timeout))
 
+    def puzzles(self, *, timeout: Optional[float] = None) -> List[PuzzleInfo]:
+        """The puzzles the server answers, each described (ListPuzzles)."""
+        request = solver_pb2.ListPuzzlesRequest()
+        return _puzzles_of(self._call(self._stub.ListPuzzles, request, timeout))
+
     def sample(
         self,
-        puzzle: Puzzle,
+        puzzle: PuzzleLike,
         distance: Optional[int] = None,
         *,
+        state: Optional[str] = None,
         count: int = 1,
         seed: int = 0,
         any_distance: bool = False,
         timeout: Optional[float] = None,
     ) -> Sample:
         """States drawn uniformly at `distance` from the goal (None: the largest there is)
-        from the table of `puzzle`'s kind and parameters (its state is ignored). With
-        any_distance (the fifteen puzzle only), among every solvable state."""
-        request = _sample_request(puzzle, distance, count, seed, any_distance)
+        from the table of `puzzle`'s parameters (a Puzzle message, or a name and, for a
+        puzzle with parameters, a `state` under them; the state itself is ignored). With
+        any_distance (puzzles whose tables are pattern tables), among every solvable
+        state. The states come in the request's form."""
+        request = _sample_request(_as_puzzle(puzzle, state), distance, count, seed, any_distance)
         return _sample_of(self._call(self._stub.Sample, request, timeout))
 
     # -------------------------------------------------------------- helpers
@@ -438,6 +446,24 @@ def _tables_of(r: solver_pb2.ListTablesResponse) -> List[Table]:
     ]
 
 
+def _puzzles_of(r: solver_pb2.ListPuzzlesResponse) -> List[PuzzleInfo]:
+    return [
+        PuzzleInfo(
+            name=p.name,
+            title=p.title,
+            compact_form=p.compact_form,
+            example=p.example,
+            goal=p.goal,
+            move_names=list(p.move_names),
+            has_parameters=p.has_parameters,
+            pattern_tables=p.pattern_tables,
+            default_max_moves=p.default_max_moves,
+            tables=[t.table_id for t in p.tables],
+        )
+        for p in r.puzzles
+    ]
+
+
 def _sample_request(
     puzzle: Puzzle, distance: Optional[int], count: int, seed: int, any_distance: bool
 ) -> solver_pb2.SampleRequest:
@@ -471,7 +497,7 @@ class _Batches:
     IN_FLIGHT = 4
 
     def __init__(
-        self, puzzles: Iterable[Puzzle], max_moves: int, policy: str, batch_size: int
+        self, puzzles: Iterable[Any], max_moves: int, policy: str, batch_size: int
     ) -> None:
         if not 1 <= batch_size <= MAX_BATCH:
             raise ValueError(f"batch_size {batch_size}: from 1 to {MAX_BATCH}")
@@ -482,7 +508,9 @@ class _Batches:
         count = 0
         size = 0
         route = ""  # the current batch's: "" for tables every replica holds
-        for puzzle in puzzles:
+        for one in puzzles:
+            # A Puzzle message, or (name, compact state).
+            puzzle = one if isinstance(one, Puzzle) else _as_puzzle(one[0], one[1])
             this = table_id(puzzle)
             this_route = "" if this in DEFAULT_TABLE_IDS else this
             if size == batch_size or this_route != route or not self.requests:

@@ -118,6 +118,23 @@ class AioClientTest(unittest.TestCase):
             self.assertEqual(sample, self.sync.sample(puzzledb.knight(""), None, count=3, seed=1))
         self.run_async(body)
 
+    def test_the_generic_form_answers_as_the_synchronous_client(self):
+        async def body(client):
+            listed = await client.puzzles()
+            self.assertEqual(listed, self.sync.puzzles())
+            for p in listed:
+                with self.subTest(puzzle=p.name):
+                    answer = await client.solve(p.name, p.example)
+                    want = self.sync.solve(p.name, p.example)
+                    self.assertEqual((answer.distance, answer.moves), (want.distance, want.moves))
+            got = [a async for a in client.solve_many([(p.name, p.example) for p in listed])]
+            self.assertEqual([a.distance for a in got],
+                             [self.sync.solve(p.name, p.example).distance for p in listed])
+            sample = await client.sample("knight", None, count=2, seed=5)
+            self.assertEqual(sample, self.sync.sample("knight", None, count=2, seed=5))
+            self.assertEqual(sample.states[0].name, "knight")
+        self.run_async(body)
+
     def test_solve_many_yields_in_order_with_each_bad_request_in_place(self):
         rng = random.Random(7)
         puzzles = [puzzledb.knight(random_knight(rng)) for _ in range(4999)]

@@ -9,6 +9,7 @@ stopped at the end. Expected answers come from the command line over the same ta
 its own process, a path that shares no code with this client.
 """
 
+import dataclasses
 import json
 import os
 import re
@@ -136,6 +137,41 @@ class ClientTest(unittest.TestCase):
                 # The id the client computes (and sends as `puzzledb-table`) is the table's.
                 self.assertEqual(answer.table_id, puzzledb.table_id(puzzle))
                 self.assertGreater(answer.table_generation, 0)
+
+    def test_every_listed_puzzle_by_name_and_compact_state(self):
+        """The generic form: every puzzle the server lists, asked for by its name and its
+        example's compact state, gets the answer of the same position as a typed message
+        (where one exists), and samples come back in the generic form."""
+        puzzles = self.client.puzzles()
+        self.assertEqual({p.name for p in puzzles} >= set(CASES), True)
+        tables = {t.table_id for t in self.client.tables()}
+        self.assertEqual({t for p in puzzles for t in p.tables}, tables)
+        for p in puzzles:
+            with self.subTest(puzzle=p.name):
+                answer = self.client.solve(p.name, p.example)
+                self.assertEqual(answer.outcome, "SOLVED")
+                self.assertEqual(len(answer.moves), answer.distance)
+                again = self.client.solve(puzzledb.puzzle(p.name, p.example))
+                self.assertEqual(dataclasses.replace(again, micros=0),
+                                 dataclasses.replace(answer, micros=0))
+                self.assertEqual(self.client.analyze(p.name, p.example).distance, answer.distance)
+                self.assertEqual(self.client.solve(p.name, p.goal).distance, 0)
+        want = self.expected("eight")
+        self.assertEqual(self.client.solve("eight", EIGHT).moves, want["moves"])
+        answers = self.client.solve_many([("eight", EIGHT), ("knight", KNIGHT), ("eight", "1")])
+        self.assertEqual(answers[0].moves, want["moves"])
+        self.assertEqual(answers[1].distance, self.expected("knight")["distance"])
+        self.assertIsInstance(answers[2], PuzzledbError)
+        self.assertIn("puzzle.state: ", answers[2].message)
+        sample = self.client.sample("knight", 39, count=2, seed=3)
+        self.assertEqual(sample.population, 62)
+        for state in sample.states:
+            self.assertEqual(state.name, "knight")
+            self.assertEqual(self.client.solve("knight", state.state).distance, 39)
+        with self.assertRaises(PuzzledbError) as caught:
+            self.client.solve("chess", "e4")
+        self.assertEqual(caught.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("puzzle.name: unknown puzzle 'chess'", caught.exception.message)
 
     def test_fifteen_is_searched_over_its_pattern_tables(self):
         korf1 = [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
