@@ -13,7 +13,8 @@ namespace puzzledb {
   X(KnobsPuzzle)            \
   X(RotationPuzzle)         \
   X(EightPuzzle)            \
-  X(FifteenPuzzle)
+  X(FifteenPuzzle)          \
+  X(Cube2Puzzle)
 
 #define PUZZLEDB_DECLARE_(P) const Puzzle& Registered##P();
 PUZZLEDB_PUZZLES(PUZZLEDB_DECLARE_)

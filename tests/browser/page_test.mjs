@@ -158,6 +158,36 @@ try {
     await page.screenshot({path: path.join(artifacts, 'fifteen-played.png'), fullPage: true});
   }
 
+  // 1c. The 2x2x2 cube: a link draws its net of 24 stickers in colour, solves it from the
+  // table, and stepping through the solution ends on the solved cube; swapping two stickers
+  // of one corner is refused naming the rule.
+  {
+    const cube = 'DDDBRBFRLULRUULFBFUFRLDB';
+    await page.goto(base + '?puzzle=cube2&state=' + cube);
+    await page.waitForSelector('#player:not([hidden])');
+    const got = await shown();
+    check(distanceIn(got.summary) === 11 && /72 optimal solutions/.test(got.summary),
+          `cube2: the link shows distance 11 and 72 optimal solutions (page: "${got.summary}")`);
+    check(got.moves.join(' ') === "U R2 U' F R' F U2 R' U' R F'",
+          `cube2: the moves shown are the statement's (${got.moves.join(' ')})`);
+    check(await page.$$eval('#board svg g.cell', (g) => g.length) === 24, 'cube2: 24 stickers drawn');
+    const fills = await page.$$eval('#board svg g.cell rect', (r) => new Set(r.map((x) => x.style.fill)).size);
+    check(fills === 6, `cube2: the stickers have 6 colours (${fills})`);
+    for (let i = 0; i < 11; i++) await page.click('#next');
+    const stickers = await page.$$eval('#board svg g.cell text', (t) => t.map((x) => x.textContent));
+    check(stickers.join('') === 'UUUURRRRFFFFDDDDLLLLBBBB',
+          `cube2: after 11 clicks on next the cube is solved (${stickers.join('')})`);
+    check((await page.textContent('#step')).includes('(goal)'), 'cube2: the step counter says goal');
+    await page.screenshot({path: path.join(artifacts, 'cube2-played.png'), fullPage: true});
+    await page.goto(base + '?puzzle=cube2');
+    await page.waitForSelector('#board svg g.cell');
+    await page.click('#board [data-cell="3"]');
+    await page.click('#board [data-cell="4"]');
+    await page.waitForSelector('#error:not([hidden])');
+    const refused = await page.textContent('#error');
+    check(/corner URF .*mirrored/.test(refused), `cube2: a mirrored corner is refused naming it ("${refused}")`);
+  }
+
   // 2. Clicking through the 8-puzzle's solution reaches the goal board.
   await page.goto(base + '?puzzle=eight&state=' + CASES.eight.state);
   await page.waitForSelector('#player:not([hidden])');
