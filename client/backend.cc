@@ -34,6 +34,7 @@ class LocalBackend final : public Backend {
     return Answer<v1::AnalyzeResponse>(request);
   }
   absl::StatusOr<v1::ListTablesResponse> ListTables() override { return handler_.ListTables(); }
+  absl::StatusOr<v1::ListPuzzlesResponse> ListPuzzles() override { return handler_.ListPuzzles(); }
   absl::StatusOr<v1::SampleResponse> Sample(const v1::SampleRequest& request) override {
     return Answer<v1::SampleResponse>(request);
   }
@@ -146,6 +147,9 @@ class RemoteBackend final : public Backend {
   }
   absl::StatusOr<v1::AnalyzeResponse> Analyze(const v1::AnalyzeRequest& request) override {
     return Explain(client_->Analyze(request));
+  }
+  absl::StatusOr<v1::ListPuzzlesResponse> ListPuzzles() override {
+    return Explain(client_->ListPuzzles());
   }
   absl::StatusOr<v1::ListTablesResponse> ListTables() override {
     return Explain(client_->ListTables());

@@ -37,6 +37,7 @@ class Backend {
   virtual absl::StatusOr<v1::SolveResponse> Solve(const v1::SolveRequest& request) = 0;
   virtual absl::StatusOr<v1::AnalyzeResponse> Analyze(const v1::AnalyzeRequest& request) = 0;
   virtual absl::StatusOr<v1::ListTablesResponse> ListTables() = 0;
+  virtual absl::StatusOr<v1::ListPuzzlesResponse> ListPuzzles() = 0;
   virtual absl::StatusOr<v1::SampleResponse> Sample(const v1::SampleRequest& request) = 0;
   // Answers every request, one status or answer each, in the requests' order. A server
   // gets them as batches over one SolveStream; in-process they are one batch.

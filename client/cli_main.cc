@@ -158,6 +158,11 @@ int main(int argc, char** argv) {
   bool tables_json = false;
   CLI::App* tables_cmd = app.add_subcommand("tables", "List the tables (of --db, or of the server)");
   tables_cmd->add_flag("--json", tables_json, "Print JSON");
+  bool puzzles_json = false;
+  CLI::App* puzzles_cmd = app.add_subcommand(
+      "puzzles", "List the puzzles answered (of this build, or of the server): names, compact "
+                 "forms with an example, moves, tables");
+  puzzles_cmd->add_flag("--json", puzzles_json, "Print JSON (the ListPuzzles answer)");
 
   BenchCommandOptions bench;
   bench.puzzle = PuzzleNameList().front();
@@ -198,6 +203,7 @@ int main(int argc, char** argv) {
   }
 
   if (tables_cmd->parsed()) return RunTablesCommand(backend, tables_json, std::cout, std::cerr);
+  if (puzzles_cmd->parsed()) return RunPuzzlesCommand(backend, puzzles_json, std::cout, std::cerr);
   if (sample_cmd->parsed()) {
     if (seed_option->count() > 0) sample.seed = sample_seed;
     sample.backend = backend;

@@ -18,7 +18,7 @@ namespace puzzledb {
 
 struct SolveCommandOptions {
   std::string puzzle;                        // a registered puzzle name
-  std::optional<int> max_moves;              // unset: the original's cap (knight 15), else none
+  std::optional<int> max_moves;              // unset: the original problem's cap, if any
   bool json = false;                         // one JSON object per case
   bool show = false;                         // solve: draw every board of the solution
   bool count = false;                        // print the number of optimal solutions
@@ -40,6 +40,11 @@ int RunAnalyzeCommand(const SolveCommandOptions& options, std::string_view input
 
 int RunTablesCommand(const BackendOptions& options, bool json, std::ostream& out,
                      std::ostream& err);
+
+// The puzzles answered (of this build in-process, or of the server): name, title, what the
+// compact form holds, an example, and the tables of each.
+int RunPuzzlesCommand(const BackendOptions& options, bool json, std::ostream& out,
+                      std::ostream& err);
 
 struct SampleCommandOptions {
   std::string puzzle;

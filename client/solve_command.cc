@@ -170,7 +170,7 @@ int RunCases(const Puzzle& puzzle, Mode mode, const SolveCommandOptions& options
   };
   using Answers = std::vector<absl::StatusOr<v1::SolveResponse>>;
   // Where answers come in batches (a server), the next chunk is sent while this one is
-  // checked and printed, so that the command's work overlaps the server's (100,000 knight
+  // checked and printed, so that the command's work overlaps the server's (100,000
   // cases: docs/PERFORMANCE.md).
   const bool overlap = mode == Mode::kSolve && backend.BatchSize() > 1;
   auto ask = [&backend](std::shared_ptr<const v1::SolveBatchRequest> requests) {

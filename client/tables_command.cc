@@ -36,4 +36,30 @@ int RunTablesCommand(const BackendOptions& options, bool json, std::ostream& out
   return kExitOk;
 }
 
+int RunPuzzlesCommand(const BackendOptions& options, bool json, std::ostream& out,
+                      std::ostream& err) {
+  int exit_code = kExitOk;
+  std::unique_ptr<Backend> backend = MakeCommandBackend(options, err, &exit_code);
+  if (backend == nullptr) return exit_code;
+  auto puzzles = backend->ListPuzzles();
+  if (!puzzles.ok()) {
+    err << "puzzledb: " << Message(puzzles.status()) << "\n";
+    return kExitFailure;
+  }
+  if (json) {
+    out << ToJsonLine(*puzzles) << "\n";
+    return kExitOk;
+  }
+  for (const auto& p : puzzles->puzzles()) {
+    std::vector<std::string> tables;
+    for (const auto& t : p.tables()) tables.push_back(t.table_id());
+    out << p.name() << "  " << p.title() << "\n"
+        << "  compact form: " << p.compact_form() << "\n"
+        << "  example: " << p.example() << "\n"
+        << "  moves: " << Join(p.move_names(), " ") << "\n"
+        << "  tables: " << (tables.empty() ? std::string("none") : Join(tables, " ")) << "\n";
+  }
+  return kExitOk;
+}
+
 }  // namespace puzzledb

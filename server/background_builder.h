@@ -1,5 +1,5 @@
 // Builds missing tables in the background: when a query had to search because its
-// parameters (a knobs wiring) have no table, the table is built and stored, so that later
+// parameters have no table, the table is built and stored, so that later
 // queries with those parameters are table lookups. One build at a time, a bounded queue, a
 // cap on the number of tables in the database.
 #ifndef PUZZLEDB_SERVER_BACKGROUND_BUILDER_H_

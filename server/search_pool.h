@@ -6,8 +6,8 @@
 //     RESOURCE_EXHAUSTED.
 //   - Submit (streams) always accepts: a stream bounds its own searches in flight and stops
 //     reading while they wait, so it never refuses its own requests.
-//   - Lender() lends an idle thread to a running search that can split its work (the
-//     fifteen puzzle's) or to a batch's table step, only while no search waits; a helper
+//   - Lender() lends an idle thread to a running search that can split its work (one over
+//     pattern tables) or to a batch's table step, only while no search waits; a helper
 //     counts as running, and it is told to give its thread back as soon as a search waits,
 //     so that it never delays one.
 // A search's slot is free again before its answer is sent (a search returns its delivery,

@@ -18,9 +18,20 @@
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpc/support/log.h"
+#include "core/puzzle.h"
 #include "server/server.h"
 
 namespace {
+
+// The puzzles with parameters, for help texts.
+std::string WithParameters() {
+  std::string names;
+  for (const puzzledb::Puzzle* puzzle : puzzledb::Puzzles()) {
+    if (!puzzle->has_parameters()) continue;
+    names += (names.empty() ? "" : ", ") + std::string(puzzle->name());
+  }
+  return names.empty() ? "none" : names;
+}
 
 std::mutex log_mutex;
 bool json_log = false;  // --log-format json; set before any thread logs
@@ -182,8 +193,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.001, 86400.0))
       ->capture_default_str();
   app.add_flag("--build-missing-tables,!--no-build-missing-tables", options.build_missing_tables,
-               "Build the table of a knobs wiring that had to be searched, in the background "
-               "(default: on)");
+               "Build the table of parameters that had to be searched (puzzles with parameters: " +
+                   WithParameters() + "), in the background (default: on)");
   app.add_option("--max-tables", options.max_tables,
                  "No background build once the database holds this many tables")
       ->capture_default_str();

@@ -1,6 +1,6 @@
 // What the service asks of whoever builds missing tables: the server runs a background
 // builder behind this; the CLI's in-process mode has none. A search for parameters that
-// have no table (a knobs wiring) asks for that table, so that later queries are lookups.
+// have no table asks for that table, so that later queries are lookups.
 #ifndef PUZZLEDB_SERVICE_TABLE_BUILDS_H_
 #define PUZZLEDB_SERVICE_TABLE_BUILDS_H_
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/puzzle.h"
 #include "gtest/gtest.h"
 #include "google/protobuf/util/json_util.h"
 #include "puzzledb/v1/solver.pb.h"
@@ -155,6 +156,33 @@ TEST(CliShowTest, DrawsEveryBoardWithTheMovedCellsMarked) {
       EXPECT_LE(marks, 7) << board;
     }
   }
+}
+
+}  // namespace
+}  // namespace puzzledb
+
+namespace puzzledb {
+namespace {
+
+// `puzzledb puzzles` lists every registered puzzle, and each example it prints solves.
+TEST(CliPuzzlesTest, ListsEveryPuzzleWithAnExampleThatSolves) {
+  using testing::RunCommand;
+  const auto listed = RunCommand(std::string(PUZZLEDB_CLI) + " puzzles --json", "");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  v1::ListPuzzlesResponse puzzles;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(listed.out, &puzzles).ok()) << listed.out;
+  ASSERT_EQ(static_cast<size_t>(puzzles.puzzles_size()), Puzzles().size());
+  for (const v1::PuzzleInfo& p : puzzles.puzzles()) {
+    SCOPED_TRACE(p.name());
+    EXPECT_EQ(p.name(), FindPuzzle(p.name())->name());
+    const Puzzle& puzzle = *FindPuzzle(p.name());
+    const std::string input = puzzle.FormatOriginal(std::vector<Position>{*puzzle.ParseCompact(p.example())});
+    const auto solved = RunCommand(std::string(PUZZLEDB_CLI) + " solve --max-moves 0 --puzzle " + p.name(),
+                                   input);
+    EXPECT_EQ(solved.exit_code, 0) << solved.err;
+  }
+  const auto text = RunCommand(std::string(PUZZLEDB_CLI) + " puzzles", "");
+  EXPECT_NE(text.out.find("compact form: "), std::string::npos);
 }
 
 }  // namespace

@@ -52,13 +52,23 @@ hits=$(grep -lE '#include "(server/grpc/|grpcpp|grpc/|puzzledb/v1/solver.grpc)' 
 hits=$(grep -lE '#include "(server/grpc/|server/http/|grpcpp|boost/)' server/call.* server/search_pool.* server/metrics.*)
 [ -z "$hits" ] || fail "the call path includes a binding: $hits"
 
-# Puzzles are named only by their models, the registry and the wire mapping, and by the web
-# page's drawings of their boards (server/web/: a puzzle's look is the page's, not the
-# model's; docs/ARCHITECTURE.md, "Adding a puzzle").
-hits=$(grep -rlE 'KnightPuzzle|KnobsPuzzle|RotationPuzzle|EightPuzzle|FifteenPuzzle|"(knight|knobs|rotation|eight|fifteen)"' \
-  client server builder service core/solver.h core/solver.cc core/search core/table core/util |
-  grep -v '^service/wire\.' | grep -v '^server/web/')
-[ -z "$hits" ] || fail "a puzzle is named outside core/puzzles/ and service/wire.*: $hits"
+# One puzzle, one place (docs/ARCHITECTURE.md): outside core/, no code, script or page names
+# a puzzle (the names are the registry's, as the CLI lists them), but the typed messages of
+# the API's first version and their one mapping (service/wire.*, and its Python side).
+names=$("$cli" puzzles | grep -v '^ ' | cut -d' ' -f1)
+[ -n "$names" ] || fail "the CLI lists no puzzle"
+for name in $names; do
+  hits=$(grep -rlwi -- "$name" service server client builder scripts clients/python/puzzledb proto |
+    grep -vE '^service/wire\.(h|cc)$|^clients/python/puzzledb/(typed|__init__)\.py$|^proto/puzzledb/v1/solver\.proto$')
+  [ -z "$hits" ] || fail "puzzle '$name' is named outside core/ and the typed mapping: $hits"
+done
+# The first version's typed messages are the only puzzle names in the wire API.
+typed=$(grep -oE '^    [A-Za-z]+ [a-z0-9]+ = [0-9]+;' proto/puzzledb/v1/solver.proto | awk '{print $2}')
+for name in $names; do
+  if grep -qwi -- "$name" proto/puzzledb/v1/solver.proto && ! echo "$typed" | grep -qx -- "$name"; then
+    fail "solver.proto names puzzle '$name', which has no typed message of the first version"
+  fi
+done
 
 # The CLI carries none of the server's machinery.
 if ! nm -C "$cli" >/dev/null 2>&1; then

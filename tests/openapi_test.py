@@ -18,6 +18,7 @@ import copy
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -220,6 +221,34 @@ class DocumentTest(unittest.TestCase):
         for name, schema in DOCUMENT["components"]["schemas"].items():
             with self.subTest(schema=name):
                 jsonschema.Draft202012Validator.check_schema(schema)
+
+    def test_only_the_typed_messages_name_a_puzzle(self):
+        """The document describes the generic shape: a puzzle's name is a string that
+        GET /v1/puzzles lists. Only the first version's typed messages (the Puzzle oneof's
+        fields and their schemas, and TableInfo.wiring, which repeats one) name puzzles."""
+        oneof = solver_pb2.Puzzle.DESCRIPTOR.oneofs_by_name["kind"]
+        names = [f.name for f in oneof.fields]
+        typed = {f.message_type.name for f in oneof.fields}
+        allowed = [("components", "schemas", t) for t in typed] + [
+            ("components", "schemas", "Puzzle"),
+            ("components", "schemas", "TableInfo", "properties", "wiring")]
+        found = []
+
+        def walk(node, path):
+            if any(path[:len(a)] == a for a in allowed):
+                return
+            if isinstance(node, dict):
+                for k, v in node.items():
+                    walk(v, path + (k,))
+            elif isinstance(node, list):
+                for i, v in enumerate(node):
+                    walk(v, path + (str(i),))
+            elif isinstance(node, str):
+                for name in names:
+                    if re.search(r"\b" + name + r"\b", node, re.IGNORECASE):
+                        found.append("/".join(path) + ": " + name)
+        walk(DOCUMENT, ())
+        self.assertEqual(found, [])
 
     def test_every_message_and_enum_is_described_field_for_field(self):
         schemas = DOCUMENT["components"]["schemas"]

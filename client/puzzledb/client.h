@@ -50,9 +50,9 @@ struct ClientOptions {
   // (gRPC shares them by default); for load generators that stand for many clients.
   bool own_connection = false;
   // Table ids, beyond the default database's (DefaultTableIds: every puzzle without
-  // parameters and the shipped knobs wirings), whose tables every replica holds. With
+  // parameters and the shipped parameter sets), whose tables every replica holds. With
   // several replicas in `target`, the calls of these tables (and of calls naming none) are
-  // spread round-robin over the replicas; the calls of any other table (a knobs wiring built
+  // spread round-robin over the replicas; the calls of any other table (parameters built
   // on demand) go to one replica, the same while it answers (docs/API.md, "Table affinity").
   std::vector<std::string> replicated_tables;
 };
@@ -68,7 +68,7 @@ absl::Status Verify(const v1::Puzzle& puzzle, const v1::SolveResponse& response)
 
 // The id of the table that answers `puzzle`, computed here from its parameters by the
 // puzzle's model (docs/API.md, "Table affinity", says how any client computes it): the
-// puzzle's name for puzzles without parameters, "knobs-<16 hex digits>" for a knobs wiring;
+// puzzle's name for puzzles without parameters, "<name>-<16 hex digits>" for parameters;
 // the puzzle's name when its parameters are malformed (the server refuses them), "" for no
 // puzzle.
 // Every Client call with a puzzle sends it as the metadata `puzzledb-table` (a batch: its

@@ -49,7 +49,7 @@ constexpr size_t kLingerBytes = 1 << 20;
 // A body is charged to the memory budget at this many bytes per byte received: itself,
 // what protobuf's JSON parser makes of it, and the messages of the request and of its
 // answers until the answer's text is made (which is charged on its own). Measured: a batch
-// of 10,000 8-puzzle requests, 609 KB of JSON, took the server 14-15 MB at its peak, its
+// of 10,000 requests of 9-cell boards, 609 KB of JSON, took the server 14-15 MB at its peak, its
 // 2.6 MB answer included (docs/OPERATIONS.md, "Memory").
 constexpr size_t kChargePerBodyByte = 16;
 

@@ -4,7 +4,7 @@
 
     async def main():
         async with puzzledb.aio.Client("127.0.0.1:50051") as client:
-            answer = await client.solve("eight", "283104765")
+            answer = await client.solve(name, state)   # a puzzle's name, a compact state
             async for one in client.solve_many(puzzles):   # in the puzzles' order
                 ...
 

@@ -235,7 +235,7 @@ class Client:
         timeout: Optional[float] = None,
     ) -> Answer:
         """The answer for `puzzle`: a Puzzle message, or a puzzle's name and its compact
-        `state` (client.solve("eight", "283104765"))."""
+        `state` (client.solve(p.name, p.example) for a PuzzleInfo p of client.puzzles())."""
         request = _solve_request(_as_puzzle(puzzle, state), max_moves, policy, max_solutions,
                                  count_solutions)
         return Answer._from(self._call(self._stub.Solve, request, timeout))
