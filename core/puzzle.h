@@ -159,6 +159,11 @@ class Puzzle {
   virtual bool Apply(const Position& position, int move, Position* out) const = 0;
   virtual std::string MoveName(const Position& position, int move) const = 0;
   virtual bool IsGoal(const Position& position) const = 0;
+  // The position after `moves`, each legal where it is made (a solution's), their names
+  // (each as named where it is made) appended to `names` if not null: a whole answer's
+  // moves in one call, as the wire writes them.
+  virtual Position Replay(const Position& start, std::span<const uint8_t> moves,
+                          std::vector<std::string>* names) const = 0;
 
   // The model's own invariants at this position, for fuzzing and tests: the compact form
   // reads back to the same position, the table keys are in the space and its dense index

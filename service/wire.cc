@@ -29,7 +29,8 @@ absl::Status NoPuzzle() {
 // The registered puzzle of a model.
 template <PuzzleModel P>
 const Puzzle& PuzzleOf() {
-  return *FindPuzzle(P::kName);
+  static const Puzzle& puzzle = *FindPuzzle(P::kName);
+  return puzzle;
 }
 
 template <PuzzleModel P>
@@ -316,15 +317,13 @@ Position MovesToWire(const Position& start, const std::vector<uint8_t>& moves,
   if (encoding == v1::MOVE_CODES) {
     codes->assign(moves.begin(), moves.end());
     if (puzzle.single_goal()) return start;  // the one goal; nobody asks which
+    return puzzle.Replay(start, moves, nullptr);
   }
-  Position s = start;
-  for (uint8_t m : moves) {
-    if (encoding != v1::MOVE_CODES) names->Add(puzzle.MoveName(s, m));
-    Position next;
-    puzzle.Apply(s, m, &next);
-    s = next;
-  }
-  return s;
+  std::vector<std::string> named;
+  const Position reached = puzzle.Replay(start, moves, &named);
+  names->Reserve(names->size() + static_cast<int>(named.size()));
+  for (std::string& name : named) names->Add(std::move(name));
+  return reached;
 }
 
 void SolutionToWire(const Position& position, const Solution& solution, v1::SolveResponse* out,

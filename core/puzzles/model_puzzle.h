@@ -158,6 +158,19 @@ class ModelPuzzle final : public Puzzle {
     const Instance& instance = In(position);
     return P(instance.params).MoveName(instance.state, move);
   }
+  Position Replay(const Position& start, std::span<const uint8_t> moves,
+                  std::vector<std::string>* names) const override {
+    Instance instance = In(start);
+    const P model(instance.params);
+    if (names != nullptr) names->reserve(names->size() + moves.size());
+    for (const uint8_t m : moves) {
+      if (names != nullptr) names->push_back(model.MoveName(instance.state, m));
+      typename P::State next;
+      model.Apply(instance.state, m, &next);
+      instance.state = next;
+    }
+    return Of(instance);
+  }
   bool IsGoal(const Position& position) const override {
     const Instance& instance = In(position);
     return P(instance.params).IsGoal(instance.state);
