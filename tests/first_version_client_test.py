@@ -122,7 +122,8 @@ class FirstVersionClientTest(unittest.TestCase):
         self.assertEqual(len(first), len(CALLS))
         for call, a, b in zip(CALLS, first, today):
             with self.subTest(call=call[0], body=json.dumps(call[3])[:80]):
-                self.assertEqual(a, b)
+                # The answers (their sizes differ with `micros`, a varint).
+                self.assertEqual(a.get("answer", a), b.get("answer", b))
                 if "bytes" in a:
                     self.assertEqual(a["known"], a["bytes"], "a field the first version does not know")
         # The calls answered as they should: a solve, a refusal naming the field, a batch.
