@@ -122,39 +122,41 @@ void PathsToWire(const Position& position, const OptimalPaths& paths, v1::MoveEn
 
 }  // namespace
 
-absl::StatusOr<SolveQuery> RequestHandler::Read(const v1::SolveRequest& request,
-                                                const Position* parsed) const {
+namespace {
+
+// What Solve and Analyze read alike: the common fields checked and the puzzle read into a
+// position (`parsed` when given), into `query`.
+template <class Request, class Query>
+absl::StatusOr<Query> ReadSolveOrAnalyze(const Request& request, const Position* parsed) {
   auto policy = ReadCommon(request);
   if (!policy.ok()) return policy.status();
   auto position = ReadPosition(request, parsed);
   if (!position.ok()) return position.status();
-  SolveQuery query;
+  Query query;
   query.position = *position;
   query.typed = parsed != nullptr || IsTypedWire(request.puzzle());
   query.policy = *policy;
   query.max_moves = static_cast<int>(request.max_moves());
   query.id = request.id();
-  query.timeout_ms = request.timeout_ms();
-  query.max_solutions = request.max_solutions();
   query.count_solutions = request.count_solutions();
-  query.move_encoding = request.move_encoding();
+  return query;
+}
+
+}  // namespace
+
+absl::StatusOr<SolveQuery> RequestHandler::Read(const v1::SolveRequest& request,
+                                                const Position* parsed) const {
+  auto query = ReadSolveOrAnalyze<v1::SolveRequest, SolveQuery>(request, parsed);
+  if (!query.ok()) return query;
+  query->timeout_ms = request.timeout_ms();
+  query->max_solutions = request.max_solutions();
+  query->move_encoding = request.move_encoding();
   return query;
 }
 
 absl::StatusOr<AnalyzeQuery> RequestHandler::Read(const v1::AnalyzeRequest& request,
                                                   const Position* parsed) const {
-  auto policy = ReadCommon(request);
-  if (!policy.ok()) return policy.status();
-  auto position = ReadPosition(request, parsed);
-  if (!position.ok()) return position.status();
-  AnalyzeQuery query;
-  query.position = *position;
-  query.typed = parsed != nullptr || IsTypedWire(request.puzzle());
-  query.policy = *policy;
-  query.max_moves = static_cast<int>(request.max_moves());
-  query.id = request.id();
-  query.count_solutions = request.count_solutions();
-  return query;
+  return ReadSolveOrAnalyze<v1::AnalyzeRequest, AnalyzeQuery>(request, parsed);
 }
 
 absl::StatusOr<SampleQuery> RequestHandler::Read(const v1::SampleRequest& request,
