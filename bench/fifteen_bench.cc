@@ -21,7 +21,7 @@
 #include "core/search/live_solver.h"
 #include "core/table/sampler.h"
 #include "core/table/table_walker.h"
-#include "core/table/pattern_builder.h"
+#include "core/sliding/pattern_builder.h"
 
 namespace {
 

@@ -14,7 +14,6 @@
 #include "core/puzzles/default_tables.h"
 #include "core/puzzle.h"
 #include "core/util/strings.h"
-#include "core/table/pattern_builder.h"
 #include "core/table/table_builder.h"
 #include "core/table/table_store.h"
 #include "puzzledb/storage/v1/table.pb.h"
@@ -22,28 +21,6 @@
 namespace puzzledb {
 namespace {
 
-
-// 67603900 -> "67,603,900".
-std::string Thousands(uint64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-std::string Megabytes(uint64_t bytes) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f MB", static_cast<double>(bytes) / 1e6);
-  return buffer;
-}
-
-std::string Seconds(double s) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f s", s);
-  return buffer;
-}
 
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -110,13 +87,13 @@ absl::StatusOr<std::vector<Position>> ParamsToBuild(const Puzzle& puzzle,
 
 // The pattern sets of a puzzle that --patterns names (all of them for "all", the strongest
 // when empty); INVALID_ARGUMENT naming the choices for another name.
-absl::StatusOr<std::vector<PatternSet>> PatternSetsToBuild(const Puzzle& puzzle,
-                                                           const BuildCommandOptions& options) {
-  std::vector<PatternSet> sets;
+absl::StatusOr<std::vector<std::string_view>> PatternSetsToBuild(
+    const Puzzle& puzzle, const BuildCommandOptions& options) {
+  std::vector<std::string_view> sets;
   std::string names;
-  for (const PatternSet& set : puzzle.pattern_sets()) {
-    names += Cat(names.empty() ? "" : "|", set.name);
-    if (options.patterns == "all" || options.patterns == set.name) sets.push_back(set);
+  for (const std::string_view set : puzzle.pattern_sets()) {
+    names += Cat(names.empty() ? "" : "|", set);
+    if (options.patterns == "all" || options.patterns == set) sets.push_back(set);
   }
   if (options.patterns.empty()) sets.push_back(puzzle.pattern_sets()[0]);
   if (sets.empty()) {
@@ -129,43 +106,23 @@ absl::StatusOr<std::vector<PatternSet>> PatternSetsToBuild(const Puzzle& puzzle,
 
 // Pattern tables: every group's search, then one atomic write per set.
 int BuildPatterns(const Puzzle& puzzle, const BuildCommandOptions& options,
-                  const std::vector<PatternSet>& sets, TableStore& store, std::ostream& out,
-                  std::ostream& err) {
-  for (const PatternSet& set : sets) {
-    auto partition = TilePartition::Parse(set.groups);
-    if (!partition.ok()) {
-      err << "puzzledb-build: " << Message(partition.status()) << "\n";
-      return kExitFailure;
-    }
-    const PatternTableSpec spec{Cat(puzzle.name(), "-", set.name), std::string(puzzle.name()),
-                                *partition};
-    PatternBuildProgress build;
+                  const std::vector<std::string_view>& sets, TableStore& store,
+                  std::ostream& out, std::ostream& err) {
+  for (const std::string_view set : sets) {
+    BuildOptions build;
     build.threads = options.threads;
     build.compression_level = options.compression_level;
-    if (!options.quiet) {
-      err << "building " << spec.table_id << " (pattern tables of tiles "
-          << partition->Describe() << ": " << Thousands(PatternTables::EntryCount(*partition))
-          << " placements)\n";
-      const std::string id = spec.table_id;
-      build.on_layer = [&err, id](const PatternBuildLayer& layer) {
-        err << "  " << id << "  group " << layer.group + 1 << "  depth " << layer.depth << ": "
-            << Thousands(layer.states) << " states, " << Seconds(layer.seconds) << "\n";
-      };
-      build.on_group = [&err, id](int group, uint64_t placements, int largest, double seconds) {
-        err << "  " << id << "  group " << group + 1 << " done: " << Thousands(placements)
-            << " placements, largest distance " << largest << ", " << Seconds(seconds)
-            << " since the start\n";
-      };
-    }
-    auto metadata = BuildPatternTable(spec, store, build);
+    if (!options.quiet) build.on_progress = [&err](const std::string& line) { err << line << "\n"; };
+    auto metadata = puzzle.BuildPatterns(set, store, build);
     if (!metadata.ok()) {
-      err << "puzzledb-build: " << spec.table_id << ": " << Message(metadata.status()) << "\n";
+      err << "puzzledb-build: " << puzzle.name() << "-" << set << ": "
+          << Message(metadata.status()) << "\n";
       return kExitFailure;
     }
-    out << spec.table_id << ": pattern tables of tiles " << partition->Describe() << ", "
+    out << metadata->table_id() << ": pattern tables of " << metadata->parameters_text() << ", "
         << Thousands(metadata->state_count()) << " entries, largest group distance "
         << metadata->max_distance() << ", " << Megabytes(metadata->stored_bytes())
-        << ", built in " << Seconds(metadata->build_seconds()) << "\n";
+        << ", built in " << SecondsText(metadata->build_seconds()) << "\n";
   }
   return kExitOk;
 }
@@ -193,7 +150,7 @@ int BuildPuzzle(const Puzzle& puzzle, const BuildCommandOptions& options,
           << (options.max_depth >= 0 ? Cat(", to depth ", options.max_depth) : std::string()) << ")\n";
       build.on_layer = [&err, &id](const BfsLayer& layer) {
         err << "  " << id << "  depth " << layer.depth << ": " << Thousands(layer.states)
-            << " states, " << Thousands(layer.total) << " in all, " << Seconds(layer.seconds)
+            << " states, " << Thousands(layer.total) << " in all, " << SecondsText(layer.seconds)
             << (layer.bottom_up ? " (bottom-up)" : "") << "\n";
       };
     }
@@ -206,7 +163,7 @@ int BuildPuzzle(const Puzzle& puzzle, const BuildCommandOptions& options,
         << Thousands(metadata->state_count()) << " states, "
         << (metadata->complete() ? "complete" : Cat("to depth ", metadata->coverage_depth()))
         << ", largest distance " << metadata->max_distance() << ", "
-        << Megabytes(metadata->stored_bytes()) << ", built in " << Seconds(metadata->build_seconds())
+        << Megabytes(metadata->stored_bytes()) << ", built in " << SecondsText(metadata->build_seconds())
         << "\n";
   }
   return kExitOk;
@@ -315,7 +272,7 @@ int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostrea
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (status.ok()) {
       out << m.table_id() << ": ok (" << Thousands(m.state_count()) << " entries, "
-          << Seconds(seconds) << ")\n";
+          << SecondsText(seconds) << ")\n";
     } else {
       ++failures;
       out << m.table_id() << ": FAILED: " << Message(status) << "\n";
@@ -390,7 +347,7 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
     }
     out << "  size          " << Megabytes(m.stored_bytes() + m.band_stored_bytes()) << " stored, "
         << Megabytes(t.size_on_disk()) << " on disk\n";
-    out << "  built         " << Seconds(m.build_seconds()) << ", generation " << m.generation()
+    out << "  built         " << SecondsText(m.build_seconds()) << ", generation " << m.generation()
         << ", format " << m.format_version() << ", crc32 " << m.content_crc32() << "\n";
     out << "  checksums     " << (t.problem().empty() ? "ok" : "BAD: " + t.problem()) << "\n";
   }

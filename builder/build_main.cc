@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   for (const Puzzle* puzzle : Puzzles()) {
     if (puzzle->pattern_sets().empty()) continue;
     std::string names;
-    for (const PatternSet& set : puzzle->pattern_sets()) names += Cat(names.empty() ? "" : "|", set.name);
+    for (const std::string_view set : puzzle->pattern_sets()) names += Cat(names.empty() ? "" : "|", set);
     pattern_sets += Cat(pattern_sets.empty() ? "" : "; ", puzzle->name(), ": ", names);
   }
   app.add_option("--patterns", build.patterns,

@@ -204,9 +204,13 @@ class Puzzle {
   // strongest set.
   virtual absl::StatusOr<TableMetadata> Build(const Position& parameters, TableStore& store,
                                               const BuildOptions& options) const = 0;
-  // The sets of pattern tables the puzzle reads, strongest first (core/model/model.h);
-  // none for a puzzle whose tables hold distances.
-  virtual std::span<const PatternSet> pattern_sets() const = 0;
+  // The sets of pattern tables the puzzle reads, by name, strongest first; none for a
+  // puzzle whose tables hold distances.
+  virtual std::vector<std::string_view> pattern_sets() const = 0;
+  // Builds the pattern set named `set` (one of pattern_sets()) into `store`, reporting its
+  // progress as lines for people to options.on_progress.
+  virtual absl::StatusOr<TableMetadata> BuildPatterns(std::string_view set, TableStore& store,
+                                                      const BuildOptions& options) const = 0;
   // A stored table of this puzzle against a fresh search: DATA_LOSS naming the first
   // difference (puzzledb-build verify).
   virtual absl::Status Verify(TableStore& store, const TableMetadata& table,

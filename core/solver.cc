@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "core/table/pattern_builder.h"
-#include "core/table/pattern_tables.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
@@ -45,7 +43,7 @@ absl::StatusOr<Analysis> Solver::Analyze(const Position& position, const SolveOp
 void Solver::EraseLocked(const std::string& table_id, bool samplers) {
   walkers_.erase(table_id);
   if (samplers) samplers_.erase(table_id);
-  patterns_.erase(table_id);
+  guides_.erase(table_id);
 }
 
 void Solver::Refuse(const std::string& table_id, const absl::Status& why) {
@@ -55,33 +53,28 @@ void Solver::Refuse(const std::string& table_id, const absl::Status& why) {
   if (log_) log_(Cat("refusing table ", table_id, ": ", Message(why)));
 }
 
-std::shared_ptr<const PatternTables> Solver::LoadPatterns(const std::string& id,
-                                                         std::string_view puzzle) {
+std::shared_ptr<const void> Solver::LoadGuide(const std::string& id, GuideLoader load) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (refused_.count(id) != 0 || store_ == nullptr) return nullptr;
-    if (auto it = patterns_.find(id); it != patterns_.end()) return it->second;
+    if (auto it = guides_.find(id); it != guides_.end()) return it->second;
   }
   // Loaded outside the lock, as WalkerFor does; the first load to finish is kept.
   auto table = store_->Load(id);
-  absl::StatusOr<std::shared_ptr<const PatternTables>> tables =
-      table.ok() ? PatternTablesOf(*table) : table.status();
-  if (tables.ok() && (*table)->metadata.puzzle() != puzzle) {
-    tables = absl::DataLossError(Cat("table ", id, " is for puzzle ", (*table)->metadata.puzzle()));
-  }
+  absl::StatusOr<std::shared_ptr<const void>> tables = table.ok() ? load(*table) : table.status();
   std::lock_guard<std::mutex> lock(mutex_);
   if (refused_.count(id) != 0) return nullptr;
-  if (auto it = patterns_.find(id); it != patterns_.end()) return it->second;
+  if (auto it = guides_.find(id); it != guides_.end()) return it->second;
   if (!tables.ok()) {
     if (absl::IsNotFound(tables.status())) {
-      patterns_[id] = nullptr;
+      guides_[id] = nullptr;
     } else {
       refused_[id] = std::string(Message(tables.status()));
       if (log_) log_(Cat("refusing table ", id, ": ", Message(tables.status())));
     }
     return nullptr;
   }
-  patterns_[id] = *tables;
+  guides_[id] = *tables;
   return *tables;
 }
 
@@ -124,7 +117,7 @@ std::vector<std::string> Solver::Loaded() const {
   for (const auto& [id, walker] : walkers_) {
     if (walker != nullptr) ids.push_back(id);
   }
-  for (const auto& [id, tables] : patterns_) {
+  for (const auto& [id, tables] : guides_) {
     if (tables != nullptr) ids.push_back(id);
   }
   std::sort(ids.begin(), ids.end());

@@ -22,7 +22,6 @@
 
 namespace puzzledb {
 
-class PatternTables;
 class TableView;
 template <PuzzleModel P>
 class TableWalker;
@@ -51,8 +50,9 @@ struct TableStep {
   // provenance (the HTTP API's ETag).
   std::shared_ptr<const TableView> table;
   bool had_table = false;  // a usable table exists for these parameters
-  // A pattern model's strongest pattern tables present (they bound, never answer).
-  std::shared_ptr<const PatternTables> patterns;
+  // A guided model's strongest guide present (its pattern tables, which bound, never
+  // answer), as its Guide loaded it (core/model/model.h, kGuided).
+  std::shared_ptr<const void> guide;
   // Whose step it is, for NoSearchAllowed's message.
   std::string_view puzzle;
   bool pattern_bound = false;  // the puzzle's tables are pattern tables
@@ -149,7 +149,7 @@ class Solver {
                                          AnalysisStep step, const SearchLimits& limits);
 
   // States drawn uniformly at an exact distance (Sampler::Draw) from the table for the
-  // model's parameters (a pattern model: PatternSample, which also takes kAnyDistance).
+  // model's parameters (a guided model: its Guide's Draw, which also takes kAnyDistance).
   // FAILED_PRECONDITION naming the table when there is none or it was refused; DATA_LOSS
   // when a modulo-3 table disagrees with the search for its distances.
   template <PuzzleModel P>
@@ -183,11 +183,14 @@ class Solver {
                    typename TableWalker<P>::Answer answer);
   template <PuzzleModel P>
   std::shared_ptr<const LiveSolver<P>> LiveFor(const P& model);
-  // The strongest of P::kPatternSets the store has (loaded on first use), or null.
+  // The strongest of P::Guide's sets the store has (loaded on first use), or null.
   template <PuzzleModel P>
-  std::shared_ptr<const PatternTables> PatternsFor();
-  std::shared_ptr<const PatternTables> LoadPatterns(const std::string& table_id,
-                                                    std::string_view puzzle);
+  std::shared_ptr<const void> GuideFor();
+  // The guide stored as `table_id`, read by `load` on first use and kept; null when the
+  // store has none or it was refused (logged).
+  using GuideLoader = absl::StatusOr<std::shared_ptr<const void>> (*)(
+      const std::shared_ptr<const LoadedTable>& table);
+  std::shared_ptr<const void> LoadGuide(const std::string& table_id, GuideLoader load);
   // The sampler of the walker's table, built on first use (its exact distances, which
   // counting over a next-move table reads too).
   template <PuzzleModel P>
@@ -207,8 +210,9 @@ class Solver {
   std::map<std::string, std::shared_ptr<const void>> live_;
   mutable std::map<std::string, std::shared_ptr<const void>> samplers_;
   std::map<std::string, std::string> refused_;
-  // Pattern tables by table id; a null entry records that the store has no such table.
-  std::map<std::string, std::shared_ptr<const PatternTables>> patterns_;
+  // Guides (pattern tables) by table id; a null entry records that the store has no such
+  // table.
+  std::map<std::string, std::shared_ptr<const void>> guides_;
   mutable std::mutex sampler_build_mutex_;  // held while a sampler is built
 };
 

@@ -13,9 +13,6 @@
 #include "core/search/live_solver.h"
 #include "core/solver.h"
 #include "core/table/distance_index.h"
-#include "core/table/pattern_sampler.h"
-#include "core/table/pattern_search.h"
-#include "core/table/pattern_tables.h"
 #include "core/table/sampler.h"
 #include "core/table/table_bound.h"
 #include "core/table/table_builder.h"
@@ -91,10 +88,10 @@ std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
 }
 
 template <PuzzleModel P>
-std::shared_ptr<const PatternTables> Solver::PatternsFor() {
-  for (const PatternSet& set : P::kPatternSets) {
-    auto tables = LoadPatterns(PatternTableId<P>(set.name), P::kName);
-    if (tables != nullptr) return tables;
+std::shared_ptr<const void> Solver::GuideFor() {
+  for (const std::string_view set : P::Guide::Sets()) {
+    auto guide = LoadGuide(P::Guide::TableId(set), &P::Guide::Load);
+    if (guide != nullptr) return guide;
   }
   return nullptr;
 }
@@ -125,9 +122,9 @@ template <PuzzleModel P>
 absl::StatusOr<Sample<P>> Solver::Sample(const P& model, int distance, uint64_t count,
                                          uint64_t seed, const SearchLimits& limits) {
   if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-    const std::shared_ptr<const PatternTables> patterns = PatternsFor<P>();
-    return PatternSample(model, patterns.get(), LiveFor(model)->perimeter(), distance, count,
-                         seed, limits);
+    const std::shared_ptr<const void> guide = GuideFor<P>();
+    return P::Guide::Draw(model, guide.get(), LiveFor(model)->perimeter(), distance, count,
+                          seed, limits);
   }
   if (distance == kAnyDistance) {
     return absl::FailedPreconditionError(
@@ -240,8 +237,8 @@ TableStep Solver::FromTables(const P& model, const typename P::Instance& instanc
                              int max_moves) {
   TableStep step = EmptyStep<P>();
   if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-    step.patterns = PatternsFor<P>();
-    step.had_table = step.patterns != nullptr;
+    step.guide = GuideFor<P>();
+    step.had_table = step.guide != nullptr;
     if (step.had_table && model.ProvablyUnsolvable(instance.state)) {
       // As for the 8-puzzle: proven by parity, answered with the tables' step.
       Solution unsolvable;
@@ -331,16 +328,13 @@ void Solver::FromTablesMany(const P& model, std::span<const typename P::Instance
 template <PuzzleModel P>
 absl::StatusOr<Solution> Solver::Search(const P& model, const typename P::Instance& instance,
                                         const TableStep& step, const SearchLimits& limits) {
-  if constexpr (P::kLiveSearch == LiveSearchKind::kTilePatterns) {
-    // SEARCH_ONLY skips the table step, but pattern tables only guide a search: read them.
-    std::shared_ptr<const PatternTables> patterns = step.patterns;
-    if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-      if (patterns == nullptr) patterns = PatternsFor<P>();
-    }
-    if (patterns != nullptr) {
+  if constexpr (P::kLiveSearch == LiveSearchKind::kGuided) {
+    // SEARCH_ONLY skips the table step, but a guide only guides a search: read it.
+    std::shared_ptr<const void> guide = step.guide;
+    if (guide == nullptr) guide = GuideFor<P>();
+    if (guide != nullptr) {
       auto live = LiveFor(model);
-      return TilePatternSearch<P>(model, *patterns, live->perimeter(), limits)
-          .Run(instance.state);
+      return P::Guide::Search(model, guide.get(), live->perimeter(), instance.state, limits);
     }
   }
   if constexpr (P::kLiveSearch == LiveSearchKind::kIdaStar) {
@@ -435,7 +429,7 @@ void Solver::Prepare(const typename P::Params& params) {
 template <PuzzleModel P>
 bool Solver::Load(const TableMetadata& m) {
   if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-    return LoadPatterns(m.table_id(), P::kName) != nullptr;
+    return LoadGuide(m.table_id(), &P::Guide::Load) != nullptr;
   } else {
     auto params = P::DecodeParams(m.parameters());
     if (!params.ok()) {

@@ -26,16 +26,6 @@ std::string_view MemoryUseName(MemoryUse use) {
   return "unknown";
 }
 
-namespace {
-
-std::string Megabytes(size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);
-  return text;
-}
-
-}  // namespace
-
 MemoryBudget::Charge& MemoryBudget::Charge::operator=(Charge&& other) noexcept {
   if (this != &other) {
     Release();

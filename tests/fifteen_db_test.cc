@@ -12,7 +12,7 @@
 #include "core/table/sampler.h"
 #include "core/table/table_walker.h"
 #include "core/table/table_format.h"
-#include "core/table/pattern_sampler.h"
+#include "core/sliding/pattern_sampler.h"
 #include "core/util/strings.h"
 #include "gtest/gtest.h"
 #include "rocksdb/db.h"

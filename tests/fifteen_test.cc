@@ -12,8 +12,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "core/search/ida_star.h"
 #include "core/search/live_solver.h"
-#include "core/table/pattern_search.h"
-#include "core/table/pattern_tables.h"
+#include "core/sliding/pattern_search.h"
+#include "core/sliding/pattern_tables.h"
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
 

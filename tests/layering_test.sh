@@ -32,6 +32,14 @@ hits=$(grep -lE '#include "core/(puzzles|solver|puzzle\.h)' core/table/*)
 [ -z "$hits" ] || fail "core/table/ includes the solver or a puzzle: $hits"
 hits=$(grep -lE '#include "core/puzzles/' core/puzzle.h core/solver.h core/solver.cc core/solver_templates.h)
 [ -z "$hits" ] || fail "the runtime puzzle or the solver includes a model: $hits"
+# A family's machinery (core/sliding/: the sliding-tile model, the pattern tables and their
+# search) sits above the generic layers and below the models: a model includes its family,
+# and the generic layers ask the model (its Guide), never the family.
+hits=$(grep -lE '#include "core/(puzzles|solver|puzzle\.h)' core/sliding/*)
+[ -z "$hits" ] || fail "core/sliding/ includes the solver or a puzzle: $hits"
+hits=$(grep -rlE '#include "core/sliding/' core/util core/model core/search core/table \
+  core/puzzle.h core/solver.h core/solver.cc core/solver_templates.h core/puzzles/model_puzzle.h)
+[ -z "$hits" ] || fail "a generic layer includes the sliding-tile family: $hits"
 # Only a model's own translation unit compiles the model's half of the solver.
 hits=$(grep -rlE '#include "core/(solver_templates|puzzles/model_puzzle)\.h"' \
   core service server client builder bench tests fuzz examples --include='*.cc' --include='*.h' |

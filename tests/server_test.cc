@@ -15,7 +15,6 @@
 #include "core/table/table_builder.h"
 #include "reflection_subset.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
-#include "core/table/pattern_builder.h"
 #include "gtest/gtest.h"
 #include "service/wire.h"
 #include "tests/typed_wire.h"
@@ -344,12 +343,9 @@ TEST_F(ServerTest, AFifteenSearchBorrowsAnIdleSlotAndGivesItBack) {
   {
     auto store = TableStore::Open(fifteen_db, TableStore::Mode::kReadWrite);
     ASSERT_TRUE(store.ok()) << store.status();
-    const PatternSet& set = FifteenPuzzle::kPatternSets[1];
-    ASSERT_EQ(set.name, "6-6-3");
-    auto partition = TilePartition::Parse(set.groups);
-    ASSERT_TRUE(partition.ok());
-    const PatternTableSpec spec{PatternTableId<FifteenPuzzle>(set.name), "fifteen", *partition};
-    ASSERT_TRUE(BuildPatternTable(spec, **store, PatternBuildProgress{}).ok());
+    const Puzzle& fifteen = *FindPuzzle("fifteen");
+    ASSERT_EQ(fifteen.pattern_sets().at(1), "6-6-3");
+    ASSERT_TRUE(fifteen.BuildPatterns("6-6-3", **store, BuildOptions{}).ok());
   }
   ServerOptions options;
   options.db = fifteen_db;

@@ -62,9 +62,10 @@ concept IndexedSpace = requires(const S& space, const typename S::State& state,
 enum class LiveSearchKind {
   kIdaStar,        // IDA* with the model's bound, strengthened by a perimeter around the goal
   kBidirectional,  // breadth-first from both ends over dense arrays (small spaces only)
-  kTilePatterns,   // IDA* over a 4x4 sliding-tile board guided by pattern tables
-                   // (core/table/pattern_search.h); REQUIRES the moves are U D L R of the
-                   // empty place, tile t's home is cell t - 1, `CellsOfTiles(state)`
+  kGuided,         // the model's own search, guided by tables that bound it (its pattern
+                   // tables): `using Guide = ...` names what loads them, searches, samples,
+                   // builds and verifies (core/sliding/pattern_guide.h); REQUIRES
+                   // kTableEncoding == kPatternBound
 };
 
 // How a model's tables store distances (docs/FORMAT.md).
@@ -75,8 +76,8 @@ enum class TableEncodingKind {
   kNextMove,      // the first optimal move in four bits, the distance being the walk's
                   // length; REQUIRES kNumMoves <= 14, kMaxKeys == 1, the space's moves are
                   // the model's and the space is the one Project ranks into
-  kPatternBound,  // no table of distances: pattern tables, a bound for the live search
-                  // (core/table/pattern_tables.h), one table per tile partition
+  kPatternBound,  // no table of distances: tables that bound the live search (kGuided),
+                  // one per set the model's Guide names
 };
 
 struct Solution;
@@ -176,20 +177,6 @@ concept PuzzleModel =
       { P::DecodeParams(text) } -> std::same_as<absl::StatusOr<typename P::Params>>;
       { P::DescribeParams(instance.params) } -> std::same_as<std::string>;
     };
-
-// A set of pattern tables a kPatternBound model reads: its name, which the table's id
-// carries (PatternTableId), and its tile partition (core/table/pattern_tables.h,
-// TilePartition::Parse's form). A model lists its sets strongest first as kPatternSets;
-// the builder builds the first by default, and a solver uses the strongest one present.
-struct PatternSet {
-  std::string_view name;
-  std::string_view groups;
-};
-template <class P>
-std::string PatternTableId(std::string_view set) {
-  std::string id(P::kName);
-  return id.append("-").append(set);
-}
 
 // A model whose Params are not empty has one table per parameter set, and says how the
 // builder is given them: files in its original input format whose instances' parameters

@@ -1,53 +1,17 @@
 #include "core/puzzles/fifteen.h"
 
-#include <cstdlib>
-
 #include "core/puzzles/model_puzzle.h"
+#include "core/sliding/pattern_guide.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
 namespace {
-
-// Empty-place offsets (row, column) of U, D, L, R.
-constexpr int kSteps[FifteenPuzzle::kNumMoves][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
-
-constexpr auto BuildDestinations() {
-  std::array<std::array<int8_t, FifteenPuzzle::kNumMoves>, FifteenPuzzle::kCells> d{};
-  for (int cell = 0; cell < FifteenPuzzle::kCells; ++cell) {
-    for (int m = 0; m < FifteenPuzzle::kNumMoves; ++m) {
-      const int r = cell / 4 + kSteps[m][0];
-      const int c = cell % 4 + kSteps[m][1];
-      d[cell][m] = (r >= 0 && r < 4 && c >= 0 && c < 4) ? static_cast<int8_t>(r * 4 + c) : -1;
-    }
-  }
-  return d;
-}
-
-// Lehmer digits of the 15 tiles in row-major order (the empty place skipped):
-// digit[i] = how many later tiles are smaller than tile i.
-std::array<int, 15> LehmerDigits(const FifteenBoard& s) {
-  std::array<int, 15> digits{};
-  uint32_t later = 0;  // tiles seen so far, scanning from the last cell back
-  int n = 14;
-  for (int cell = FifteenPuzzle::kCells - 1; cell >= 0; --cell) {
-    const int tile = s.Tile(cell);
-    if (tile == 0) continue;
-    digits[n--] = std::popcount(later & ((1u << tile) - 1));
-    later |= 1u << tile;
-  }
-  return digits;
-}
-
-constexpr uint64_t Factorial(int n) { return n <= 1 ? 1 : n * Factorial(n - 1); }
 
 std::string CellName(int cell) {
   return Cat("row ", cell / 4 + 1, ", column ", cell % 4 + 1);
 }
 
 }  // namespace
-
-const std::array<std::array<int8_t, FifteenPuzzle::kNumMoves>, FifteenPuzzle::kCells>
-    FifteenPuzzle::kDestinations = BuildDestinations();
 
 const std::array<uint64_t, 81> FifteenPuzzle::kDistanceCounts = {
     1, 2, 4, 10, 24, 54, 107, 212, 446, 946, 1948, 3938, 7808, 15544, 30821, 60842, 119000,
@@ -85,63 +49,6 @@ std::vector<FifteenBoard> FifteenPuzzle::Farthest() {
   std::vector<State> boards;
   for (const auto& cells : kBoards) boards.push_back(*BoardFromCells(cells));
   return boards;
-}
-
-bool FifteenPuzzle::ProvablyUnsolvable(const State& s) {
-  int inversions = 0;
-  for (int d : LehmerDigits(s)) inversions += d;
-  const int row_from_bottom = 4 - s.blank / 4;
-  return ((inversions + row_from_bottom) & 1) == 0;
-}
-
-// As the 8-puzzle's: the Lehmer code of the tile order is sum digit[i] * (14 - i)!; the last
-// digit is always 0 and digit[13] (weight 1) is fixed by the parity given the empty cell,
-// so code / 2 ranks the orders of one parity.
-uint64_t FifteenPuzzle::Rank(const State& s) const {
-  const std::array<int, 15> digits = LehmerDigits(s);
-  uint64_t code = 0;
-  for (int i = 0; i < 15; ++i) code += static_cast<uint64_t>(digits[i]) * Factorial(14 - i);
-  return static_cast<uint64_t>(s.blank) * kOrdersPerBlank + code / 2;
-}
-
-FifteenBoard FifteenPuzzle::Unrank(uint64_t index) const {
-  State s;
-  s.blank = static_cast<int>(index / kOrdersPerBlank);
-  uint64_t code = (index % kOrdersPerBlank) * 2;
-  std::array<int, 15> digits{};
-  int parity = 0;
-  for (int i = 0; i < 13; ++i) {
-    digits[i] = static_cast<int>(code / Factorial(14 - i));
-    code %= Factorial(14 - i);
-    parity ^= digits[i] & 1;
-  }
-  // Solvable: inversions + row from bottom odd.
-  const int row_from_bottom = 4 - s.blank / 4;
-  digits[13] = (parity + row_from_bottom + 1) & 1;
-  uint32_t unused = 0xFFFE;  // tiles 1..15
-  int n = 0;
-  for (int cell = 0; cell < kCells; ++cell) {
-    if (cell == s.blank) continue;
-    int skip = digits[n++];
-    int tile = 1;
-    for (;; ++tile) {
-      if ((unused & (1u << tile)) != 0 && skip-- == 0) break;
-    }
-    unused &= ~(1u << tile);
-    s.tiles |= static_cast<uint64_t>(tile) << (4 * cell);
-  }
-  return s;
-}
-
-int FifteenPuzzle::LowerBound(const State& s) const {
-  int sum = 0;
-  for (int cell = 0; cell < kCells; ++cell) {
-    const int tile = s.Tile(cell);
-    if (tile == 0) continue;
-    const int home = tile - 1;
-    sum += std::abs(cell / 4 - home / 4) + std::abs(cell % 4 - home % 4);
-  }
-  return sum;
 }
 
 absl::StatusOr<FifteenBoard> FifteenPuzzle::BoardFromCells(const std::array<int, kCells>& cells) {
@@ -349,27 +256,6 @@ std::string FifteenPuzzle::Draw(const Instance& now, const Instance* before) {
     out += '\n';
   }
   return out;
-}
-
-// Cells 0..15 row by row, each holding its tile (0 the empty place).
-BoardLayout FifteenPuzzle::Layout() {
-  BoardLayout layout;
-  layout.width = 4;
-  layout.height = 4;
-  for (int cell = 0; cell < kCells; ++cell) {
-    layout.cells.push_back({static_cast<double>(cell % 4), static_cast<double>(cell / 4),
-                            Cat("row ", cell / 4 + 1, " column ", cell % 4 + 1)});
-  }
-  layout.symbols.push_back({0, "", "#eeeeee"});
-  for (int tile = 1; tile <= 15; ++tile) layout.symbols.push_back({tile, std::to_string(tile), "#bbdefb"});
-  layout.hint = "Click two cells to swap them. The goal is 1..15 row by row, the empty place last.";
-  return layout;
-}
-
-std::vector<int> FifteenPuzzle::Cells(const Instance& instance) {
-  std::vector<int> cells;
-  for (int cell = 0; cell < kCells; ++cell) cells.push_back(instance.state.Tile(cell));
-  return cells;
 }
 
 absl::StatusOr<FifteenPuzzle::Instance> FifteenPuzzle::FromCells(const Instance&,

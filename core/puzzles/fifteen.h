@@ -9,7 +9,7 @@
 // skipping the empty place) plus the empty place's row counted from the bottom (1..4) is
 // odd. The other half is refused by that parity, never searched. 10,461,394,944,000 boards
 // are too many for a table: the fifteen puzzle's tables are pattern tables (a bound, built
-// by puzzledb-build; core/table/pattern_tables.h) that guide a live IDA*
+// by puzzledb-build; core/sliding/pattern_tables.h) that guide a live IDA*
 // (docs/PUZZLES.md, section 5).
 #ifndef PUZZLEDB_CORE_PUZZLES_FIFTEEN_H_
 #define PUZZLEDB_CORE_PUZZLES_FIFTEEN_H_
@@ -23,20 +23,17 @@
 
 #include "absl/status/statusor.h"
 #include "core/model/model.h"
+#include "core/sliding/sliding_tiles.h"
 
 namespace puzzledb {
 
-// A board: tile (0..15, 0 the empty place) of cell i in bits 4i..4i+3.
-struct FifteenBoard {
-  uint64_t tiles = 0;
-  int blank = 0;
-  bool operator==(const FifteenBoard&) const = default;
-  constexpr int Tile(int cell) const { return static_cast<int>((tiles >> (4 * cell)) & 0xF); }
-};
+template <class P>
+struct PatternGuide;
 
-class FifteenPuzzle : public NoParams<FifteenPuzzle> {
+using FifteenBoard = TileBoard;
+
+class FifteenPuzzle : public SlidingTiles<FifteenPuzzle, 4>, public NoParams<FifteenPuzzle> {
  public:
-  using State = FifteenBoard;
   struct Instance {
     Params params;
     State state;
@@ -49,63 +46,17 @@ class FifteenPuzzle : public NoParams<FifteenPuzzle> {
       "the 16 cells row by row as hexadecimal digits, 0 the empty place, a..f for 10..15 (or 16 "
       "numbers separated by commas)";
   static constexpr std::string_view kExample = "2340157896acdebf";
-  static constexpr int kCells = 16;
-  static constexpr int kNumMoves = 4;  // U D L R
+  // Tile t's home is cell t - 1, the empty place's cell 15 (what the pattern tables need).
+  static constexpr std::string_view kGoalCells = "123456789abcdef0";
   // UVa 10181's judge takes answers of at most 50 moves.
   static constexpr int kDefaultMaxMoves = 50;
-  static constexpr bool kSingleGoal = true;
-  static constexpr int kMaxKeys = 1;
-  static constexpr LiveSearchKind kLiveSearch = LiveSearchKind::kTilePatterns;
+  static constexpr LiveSearchKind kLiveSearch = LiveSearchKind::kGuided;
   // The perimeter keeps the 61,865 boards within 14 moves of the goal (docs/PUZZLES.md's
   // counts per distance): built in milliseconds, read only where the bound is at most 14.
   static constexpr int kPerimeterRadius = 14;
-  static constexpr uint64_t kOrdersPerBlank = 653837184000;  // 15! / 2
 
   FifteenPuzzle() = default;
   explicit FifteenPuzzle(const Params&) {}
-  const Space& space() const { return *this; }
-
-  // The solvable boards, by the empty cell and the rank of the tiles' order among the
-  // orders of the right parity (as the 8-puzzle's). Only the perimeter ranks boards: no
-  // table is this large.
-  uint64_t Size() const { return kCells * kOrdersPerBlank; }
-  // REQUIRES: !ProvablyUnsolvable(s).
-  uint64_t Rank(const State& s) const;
-  State Unrank(uint64_t index) const;
-
-  bool Apply(const State& s, int move, State* out) const {
-    const int to = kDestinations[s.blank][move];
-    if (to < 0) return false;
-    const uint64_t tile = (s.tiles >> (4 * to)) & 0xF;
-    out->tiles = (s.tiles & ~(uint64_t{0xF} << (4 * to))) | (tile << (4 * s.blank));
-    out->blank = to;
-    return true;
-  }
-  bool Undo(const State& s, int move, State* out) const { return Apply(s, InverseMove(move), out); }
-  static int InverseMove(int move) { return move ^ 1; }
-
-  static constexpr State Goal() { return {0x0FEDCBA987654321, 15}; }
-  std::vector<State> Goals() const { return {Goal()}; }
-  bool IsGoal(const State& s) const { return s == Goal(); }
-
-  // The Manhattan distance: the tiles' rows plus columns from home. Admissible: a move
-  // carries one tile one step. The pattern tables give far more (core/table).
-  int LowerBound(const State& s) const;
-  // Every move moves the empty place one step; its home is (3, 3).
-  static int DistanceParity(const State& s) { return (s.blank / 4 + s.blank % 4) & 1; }
-  static bool ProvablyUnsolvable(const State& s);
-  // A uniformly random solvable board.
-  template <class Rng>
-  State RandomState(Rng& rng) const {
-    return Unrank(static_cast<uint64_t>(rng()) % Size());
-  }
-
-  int Project(const State& s, std::array<uint64_t, kMaxKeys>* keys) const {
-    if (ProvablyUnsolvable(s)) return 0;
-    (*keys)[0] = Rank(s);
-    return 1;
-  }
-  std::string MoveName(const State&, int move) const { return {kMoveNames[move]}; }
 
   // Original format (UVa 10181): the number of boards N, then each board as 4 lines of 4
   // numbers, 0 for the empty place.
@@ -116,13 +67,15 @@ class FifteenPuzzle : public NoParams<FifteenPuzzle> {
   static std::string FormatCompact(const Instance& instance);
   static std::string FormatOriginal(const std::vector<Instance>& instances);
   static std::string Draw(const Instance& now, const Instance* before);
-  // Pattern tables (core/table/pattern_tables.h), named fifteen-<set>: the 7-8 partition
+  // Pattern tables (core/sliding/pattern_tables.h), named fifteen-<set>, which guide the
+  // live search (core/sliding/pattern_guide.h): the 7-8 partition
   // (tiles of the top two rows, of the bottom two; 57,657,600 + 518,918,400 placements), the
   // strongest disjoint one known, and 6-6-3 (5,765,760 twice and 3,360), 25 times smaller:
   // the top row with 7 and 8, the left two columns' lower six, and 11 12 15 around the
   // empty place's home (the 6-6-3 of five tried with the fewest nodes on Korf's 100,
   // docs/PERFORMANCE.md).
   static constexpr TableEncodingKind kTableEncoding = TableEncodingKind::kPatternBound;
+  using Guide = PatternGuide<FifteenPuzzle>;
   static constexpr std::array<PatternSet, 2> kPatternSets = {{
       {"7-8", "1-8/9-15"},
       {"6-6-3", "1-4,7,8/5,6,9,10,13,14/11,12,15"},
@@ -130,31 +83,23 @@ class FifteenPuzzle : public NoParams<FifteenPuzzle> {
 
   // Boards per distance 0..80 (a complete breadth-first search, Korf and Schultze 2005;
   // docs/PUZZLES.md), and the 17 boards at 80: what sampling draws at distances no table
-  // covers (core/table/pattern_sampler.h).
+  // covers (core/sliding/pattern_sampler.h).
   static const std::array<uint64_t, 81> kDistanceCounts;
   static std::vector<State> Farthest();
 
+  // The page's drawing (BoardLayout, core/model/model.h): SlidingTiles' grid and cells.
+  static BoardLayout Layout() {
+    return BoardGrid(
+        "Click two cells to swap them. The goal is 1..15 row by row, the empty place last.");
+  }
+  static absl::StatusOr<Instance> FromCells(const Instance& base, std::span<const int> cells);
   // Original output: the moves as letters, or "This puzzle is not solvable." (also beyond
   // the cap: the judge's answer for a board it cannot take).
-  // The page's drawing (BoardLayout, core/model/model.h).
-  static BoardLayout Layout();
-  static std::vector<int> Cells(const Instance& instance);
-  static absl::StatusOr<Instance> FromCells(const Instance& base, std::span<const int> cells);
   static std::string FormatOriginalAnswer(const Instance& instance, const FifteenPuzzle& model,
                                           const Solution& solution);
 
   // Validates 16 cells, each of 0..15 once; errors name the cell.
   static absl::StatusOr<State> BoardFromCells(const std::array<int, kCells>& cells);
-  // The cell of every tile (index 0: the empty place), for the pattern search.
-  static std::array<uint8_t, kCells> CellsOfTiles(const State& s) {
-    std::array<uint8_t, kCells> at{};
-    for (int cell = 0; cell < kCells; ++cell) at[s.Tile(cell)] = static_cast<uint8_t>(cell);
-    return at;
-  }
-
- private:
-  static constexpr char kMoveNames[kNumMoves] = {'U', 'D', 'L', 'R'};
-  static const std::array<std::array<int8_t, kNumMoves>, kCells> kDestinations;
 };
 
 }  // namespace puzzledb

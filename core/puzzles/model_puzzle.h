@@ -16,7 +16,6 @@
 #include "core/puzzle.h"
 #include "core/solver.h"
 #include "core/solver_templates.h"
-#include "core/table/pattern_builder.h"
 #include "core/table/table_builder.h"
 
 namespace puzzledb {
@@ -264,29 +263,30 @@ class ModelPuzzle final : public Puzzle {
   absl::StatusOr<TableMetadata> Build(const Position& parameters, TableStore& store,
                                       const BuildOptions& options) const override {
     if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-      auto partition = TilePartition::Parse(P::kPatternSets[0].groups);
-      if (!partition.ok()) return partition.status();
-      PatternBuildProgress progress;
-      progress.threads = options.threads;
-      progress.compression_level = options.compression_level;
-      return BuildPatternTable({PatternTableId<P>(P::kPatternSets[0].name), std::string(P::kName),
-                                *partition},
-                               store, progress);
+      return P::Guide::Build(P::Guide::Sets()[0], store, options);
     } else {
       return BuildTable(P(In(parameters).params), store, options);
     }
   }
-  std::span<const PatternSet> pattern_sets() const override {
-    if constexpr (requires { P::kPatternSets; }) {
-      return P::kPatternSets;
+  std::vector<std::string_view> pattern_sets() const override {
+    if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+      return P::Guide::Sets();
     } else {
       return {};
+    }
+  }
+  absl::StatusOr<TableMetadata> BuildPatterns(std::string_view set, TableStore& store,
+                                              const BuildOptions& options) const override {
+    if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+      return P::Guide::Build(set, store, options);
+    } else {
+      return absl::FailedPreconditionError(Cat("the ", P::kName, " puzzle has no pattern tables"));
     }
   }
   absl::Status Verify(TableStore& store, const TableMetadata& m, int threads) const override {
     if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
       auto table = store.Load(m.table_id());
-      return table.ok() ? VerifyPatternTable(**table, threads) : table.status();
+      return table.ok() ? P::Guide::Verify(**table, threads) : table.status();
     } else {
       auto params = P::DecodeParams(m.parameters());
       if (!params.ok()) {

@@ -28,6 +28,8 @@ struct BuildOptions {
   // first sample searches again for them (ExactDistances).
   bool band_pages = false;
   std::function<void(const BfsLayer&)> on_layer;  // progress, after every BFS layer
+  // Progress as lines for people, from builds that have no BFS layers (pattern tables).
+  std::function<void(const std::string&)> on_progress;
 };
 
 template <PuzzleModel P>

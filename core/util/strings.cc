@@ -32,6 +32,27 @@ std::vector<std::string_view> SplitWhitespace(std::string_view text) {
   return pieces;
 }
 
+std::string Thousands(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string Megabytes(uint64_t bytes) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return buffer;
+}
+
+std::string SecondsText(double seconds) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f s", seconds);
+  return buffer;
+}
+
 std::string DecimalString(unsigned __int128 value) {
   std::string digits;
   do {

@@ -45,6 +45,11 @@ inline std::string_view Message(const absl::Status& status) {
 // A 128-bit unsigned number in decimal.
 std::string DecimalString(unsigned __int128 value);
 
+// Figures for people: 67603900 -> "67,603,900"; bytes as "12.3 MB"; seconds as "1.25 s".
+std::string Thousands(uint64_t n);
+std::string Megabytes(uint64_t bytes);
+std::string SecondsText(double seconds);
+
 std::string_view StripWhitespace(std::string_view text);
 // Splits on runs of spaces and tabs; no empty pieces.
 std::vector<std::string_view> SplitWhitespace(std::string_view text);

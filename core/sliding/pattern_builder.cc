@@ -1,4 +1,4 @@
-#include "core/table/pattern_builder.h"
+#include "core/sliding/pattern_builder.h"
 
 #include <algorithm>
 #include <chrono>

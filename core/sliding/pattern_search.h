@@ -14,8 +14,8 @@
 // the last threshold is the smallest optimal one. The move that undoes the previous one
 // is never tried. States within the perimeter (the exact distances around the goal) end
 // the search below them with their smallest optimal completion.
-#ifndef PUZZLEDB_CORE_TABLE_PATTERN_SEARCH_H_
-#define PUZZLEDB_CORE_TABLE_PATTERN_SEARCH_H_
+#ifndef PUZZLEDB_CORE_SLIDING_PATTERN_SEARCH_H_
+#define PUZZLEDB_CORE_SLIDING_PATTERN_SEARCH_H_
 
 #include <algorithm>
 #include <array>
@@ -34,7 +34,7 @@
 #include "core/model/model.h"
 #include "core/search/perimeter.h"
 #include "core/search/walk_down.h"
-#include "core/table/pattern_tables.h"
+#include "core/sliding/pattern_tables.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
@@ -480,4 +480,4 @@ class TilePatternSearch {
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_CORE_TABLE_PATTERN_SEARCH_H_
+#endif  // PUZZLEDB_CORE_SLIDING_PATTERN_SEARCH_H_

@@ -1,4 +1,4 @@
-#include "core/table/pattern_tables.h"
+#include "core/sliding/pattern_tables.h"
 
 #include <algorithm>
 #include <atomic>

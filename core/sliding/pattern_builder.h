@@ -1,15 +1,15 @@
-// Building, checking and loading a set of pattern tables (core/table/pattern_tables.h) as
+// Building, checking and loading a set of pattern tables (core/sliding/pattern_tables.h) as
 // one table of the store (docs/FORMAT.md, "Pattern tables"): the same atomic ingest,
 // checksums, `verify` and `info` as the distance tables.
-#ifndef PUZZLEDB_CORE_TABLE_PATTERN_BUILDER_H_
-#define PUZZLEDB_CORE_TABLE_PATTERN_BUILDER_H_
+#ifndef PUZZLEDB_CORE_SLIDING_PATTERN_BUILDER_H_
+#define PUZZLEDB_CORE_SLIDING_PATTERN_BUILDER_H_
 
 #include <functional>
 #include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "core/table/pattern_tables.h"
+#include "core/sliding/pattern_tables.h"
 #include "core/table/table_store.h"
 
 namespace puzzledb {
@@ -45,4 +45,4 @@ absl::StatusOr<std::shared_ptr<const PatternTables>> PatternTablesOf(
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_CORE_TABLE_PATTERN_BUILDER_H_
+#endif  // PUZZLEDB_CORE_SLIDING_PATTERN_BUILDER_H_

@@ -15,8 +15,8 @@
 // 7-8 set takes 288 MB in memory instead of 577 MB in bytes. A group whose excess passes
 // 15 would keep 15 (a smaller bound, still admissible; EncodePatternGroup counts such
 // entries); no set puzzledb builds has one (the 7-8 set's largest excess is 9).
-#ifndef PUZZLEDB_CORE_TABLE_PATTERN_TABLES_H_
-#define PUZZLEDB_CORE_TABLE_PATTERN_TABLES_H_
+#ifndef PUZZLEDB_CORE_SLIDING_PATTERN_TABLES_H_
+#define PUZZLEDB_CORE_SLIDING_PATTERN_TABLES_H_
 
 #include <array>
 #include <bit>
@@ -168,4 +168,4 @@ absl::Status EncodePatternGroup(const PatternGroup& group, const HugeBuffer& dis
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_CORE_TABLE_PATTERN_TABLES_H_
+#endif  // PUZZLEDB_CORE_SLIDING_PATTERN_TABLES_H_

@@ -1,4 +1,4 @@
-#include "core/table/pattern_search.h"
+#include "core/sliding/pattern_search.h"
 
 namespace puzzledb {
 

@@ -11,8 +11,8 @@
 //    the distance is equally likely); the population is the model's published count
 //    (P::kDistanceCounts);
 //  - anything else is refused with FAILED_PRECONDITION saying why.
-#ifndef PUZZLEDB_CORE_TABLE_PATTERN_SAMPLER_H_
-#define PUZZLEDB_CORE_TABLE_PATTERN_SAMPLER_H_
+#ifndef PUZZLEDB_CORE_SLIDING_PATTERN_SAMPLER_H_
+#define PUZZLEDB_CORE_SLIDING_PATTERN_SAMPLER_H_
 
 #include <algorithm>
 #include <cstdint>
@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "core/model/model.h"
 #include "core/search/perimeter.h"
-#include "core/table/pattern_search.h"
+#include "core/sliding/pattern_search.h"
 #include "core/table/sampler.h"
 #include "core/util/random.h"
 #include "core/util/strings.h"
@@ -123,4 +123,4 @@ absl::StatusOr<Sample<P>> PatternSample(const P& model, const PatternTables* tab
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_CORE_TABLE_PATTERN_SAMPLER_H_
+#endif  // PUZZLEDB_CORE_SLIDING_PATTERN_SAMPLER_H_
