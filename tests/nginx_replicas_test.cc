@@ -266,11 +266,16 @@ class ReplicasTest : public ::testing::TestWithParam<const char*> {
   void StartReplicas(const std::vector<std::string>& flags,
                      const std::vector<std::string>& replicated = {}) {
     replicated_ = replicated;
+    // Background builds at the default priority (nice 10) get a tenth of a core beside the
+    // other tests ctest runs: the wirings' builds then took minutes, not seconds. What is
+    // tested here is where calls and tables go, not the priority.
+    std::vector<std::string> all_flags = flags;
+    all_flags.insert(all_flags.end(), {"--search-priority", "normal"});
     for (int i = 0; i < 3; ++i) {
       const std::string db = dir_ + "/db" + std::to_string(i);
       fs::copy(PUZZLEDB_TEST_DB, db, fs::copy_options::recursive);
       owned_.push_back(std::make_unique<testing::ServerProcess>(
-          PUZZLEDB_SERVER, db, flags, dir_ + "/replica" + std::to_string(i) + ".log"));
+          PUZZLEDB_SERVER, db, all_flags, dir_ + "/replica" + std::to_string(i) + ".log"));
       ASSERT_FALSE(owned_.back()->address().empty()) << owned_.back()->Log();
       replicas_.push_back(owned_.back().get());
     }
