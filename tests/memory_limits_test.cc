@@ -22,7 +22,7 @@ namespace {
 
 using testing::ProbeFigures;
 
-constexpr long kMB = 1024;  // in kB, as /proc says
+[[maybe_unused]] constexpr long kMB = 1024;  // in kB, as /proc says (unused in sanitized builds)
 
 class MemoryLimitsTest : public ::testing::Test {
  protected:
