@@ -62,11 +62,18 @@ class ServerTest : public ::testing::Test {
     {
       auto store = TableStore::Open(*db_, TableStore::Mode::kReadWrite);
       ASSERT_TRUE(store.ok()) << store.status();
-      ASSERT_TRUE(BuildTable(RotationPuzzle(), **store, BuildOptions{}).ok());
+      // Through the runtime puzzles: the models' build templates are compiled in core/, not
+      // again here.
+      const Puzzle& rotation = *FindPuzzle("rotation");
+      ASSERT_TRUE(rotation.Build(rotation.Goal(nullptr), **store, BuildOptions{}).ok());
       BuildOptions partial;
       partial.max_depth = 12;
-      ASSERT_TRUE(BuildTable(KnightPuzzle(), **store, partial).ok());
-      ASSERT_TRUE(BuildTable(KnobsPuzzle(Knobs("knobs_9001.in").params), **store, BuildOptions{}).ok());
+      const Puzzle& knight = *FindPuzzle("knight");
+      ASSERT_TRUE(knight.Build(knight.Goal(nullptr), **store, partial).ok());
+      const Puzzle& knobs = *FindPuzzle("knobs");
+      auto wiring = knobs.ParseOriginal(testing::Golden("knobs_9001.in"))[0].instance;
+      ASSERT_TRUE(wiring.ok()) << wiring.status();
+      ASSERT_TRUE(knobs.Build(*wiring, **store, BuildOptions{}).ok());
     }
   }
   static void TearDownTestSuite() {
