@@ -22,6 +22,12 @@ namespace puzzledb {
 
 template <PuzzleModel P>
 class ModelPuzzle final : public Puzzle {
+  // Tables that only bound a search and the search they guide come together, from the
+  // model's Guide (core/model/model.h).
+  static_assert((P::kLiveSearch == LiveSearchKind::kGuided) ==
+                    (P::kTableEncoding == TableEncodingKind::kPatternBound),
+                "kGuided and kPatternBound go together: a model with either names a Guide");
+
  public:
   using Instance = typename P::Instance;
 
