@@ -32,6 +32,8 @@ namespace puzzledb {
 
 template <class P>
 struct PatternGuide {
+  static_assert(P::kWidth == 4 && P::kGoalCells == std::string_view("123456789abcdef0"),
+                "pattern tables are of the 4x4 board whose tile t's home is cell t - 1");
   using State = typename P::State;
   using PerimeterType = Perimeter<typename P::Space>;
 
