@@ -45,18 +45,7 @@ struct CellSetTables {
 const CellSetTables kCellSets;
 
 // The cell set of colexicographic rank `rank` among those of k cells.
-uint32_t CellSetUnrank(uint64_t rank, int k) {
-  uint32_t mask = 0;
-  for (int n = kTileCells - 1; n >= 0 && k > 0; --n) {
-    const uint64_t c = Binomials::Get(n, k);
-    if (rank >= c) {
-      rank -= c;
-      mask |= 1u << n;
-      --k;
-    }
-  }
-  return mask;
-}
+uint32_t CellSetUnrank(uint64_t rank, int k) { return UnrankSubset(rank, kTileCells, k); }
 
 int Manhattan(int tile, int cell) {
   const int home = tile - 1;

@@ -88,6 +88,21 @@ class Binomials {
   }
 };
 
+// The subset of k of the bits 0..n-1 of colexicographic rank `rank`, walking down from the
+// top bit. REQUIRES: rank < C(n, k).
+inline uint32_t UnrankSubset(uint64_t rank, int n, int k) {
+  uint32_t mask = 0;
+  for (int bit = n - 1; bit >= 0 && k > 0; --bit) {
+    const uint64_t c = Binomials::Get(bit, k);
+    if (rank >= c) {
+      rank -= c;
+      mask |= 1u << bit;
+      --k;
+    }
+  }
+  return mask;
+}
+
 // Ranks the K-element subsets of {0..N-1} (given as N-bit masks) in colexicographic order:
 // rank(S) = sum over the j-th smallest element s_j (j = 1..K) of C(s_j, j). This is a
 // bijection onto [0, C(N, K)). Ranking uses one lookup per byte of the mask, so it costs a
@@ -116,19 +131,7 @@ class SubsetRanker {
   static uint32_t Unrank(uint64_t rank) { return MasksByRank()[rank]; }
 
   // The same by walking down from the top bit; builds nothing.
-  static uint32_t UnrankSlowly(uint64_t rank) {
-    uint32_t mask = 0;
-    int k = K;
-    for (int n = N - 1; n >= 0 && k > 0; --n) {
-      const uint64_t c = Binomials::Get(n, k);
-      if (rank >= c) {
-        rank -= c;
-        mask |= 1u << n;
-        --k;
-      }
-    }
-    return mask;
-  }
+  static uint32_t UnrankSlowly(uint64_t rank) { return UnrankSubset(rank, N, K); }
 
   // Every mask in rank (colexicographic) order.
   static const uint32_t* MasksByRank() {
