@@ -89,17 +89,16 @@ absl::StatusOr<std::vector<Position>> ParamsToBuild(const Puzzle& puzzle,
 // when empty); INVALID_ARGUMENT naming the choices for another name.
 absl::StatusOr<std::vector<std::string_view>> PatternSetsToBuild(
     const Puzzle& puzzle, const BuildCommandOptions& options) {
+  const std::vector<std::string_view> all = puzzle.pattern_sets();
   std::vector<std::string_view> sets;
-  std::string names;
-  for (const std::string_view set : puzzle.pattern_sets()) {
-    names += Cat(names.empty() ? "" : "|", set);
+  for (const std::string_view set : all) {
     if (options.patterns == "all" || options.patterns == set) sets.push_back(set);
   }
-  if (options.patterns.empty()) sets.push_back(puzzle.pattern_sets()[0]);
+  if (options.patterns.empty()) sets.push_back(all[0]);
   if (sets.empty()) {
     return absl::InvalidArgumentError(Cat("--patterns ", options.patterns, ": the ",
-                                          puzzle.name(), " puzzle's pattern tables are ", names,
-                                          " or all"));
+                                          puzzle.name(), " puzzle's pattern tables are ",
+                                          Join(all, "|"), " or all"));
   }
   return sets;
 }

@@ -46,9 +46,8 @@ int main(int argc, char** argv) {
   std::string pattern_sets;
   for (const Puzzle* puzzle : Puzzles()) {
     if (puzzle->pattern_sets().empty()) continue;
-    std::string names;
-    for (const std::string_view set : puzzle->pattern_sets()) names += Cat(names.empty() ? "" : "|", set);
-    pattern_sets += Cat(pattern_sets.empty() ? "" : "; ", puzzle->name(), ": ", names);
+    pattern_sets += Cat(pattern_sets.empty() ? "" : "; ", puzzle->name(), ": ",
+                        Join(puzzle->pattern_sets(), "|"));
   }
   app.add_option("--patterns", build.patterns,
                  Cat("Which pattern tables to build for the puzzles that search with them (",

@@ -92,7 +92,9 @@ class SlidingTiles {
   uint64_t Rank(const State& s) const {
     const std::array<int, kTiles> digits = LehmerDigits(s);
     uint64_t code = 0;
-    for (int i = 0; i < kTiles; ++i) code += static_cast<uint64_t>(digits[i]) * Factorial(kTiles - 1 - i);
+    for (int i = 0; i < kTiles; ++i) {
+      code += static_cast<uint64_t>(digits[i]) * sliding_internal::Factorial(kTiles - 1 - i);
+    }
     return static_cast<uint64_t>(s.blank) * kOrdersPerBlank + code / 2;
   }
   State Unrank(uint64_t index) const {
@@ -102,8 +104,9 @@ class SlidingTiles {
     std::array<int, kTiles> digits{};
     int parity = 0;
     for (int i = 0; i < kTiles - 2; ++i) {
-      digits[i] = static_cast<int>(code / Factorial(kTiles - 1 - i));
-      code %= Factorial(kTiles - 1 - i);
+      const uint64_t weight = sliding_internal::Factorial(kTiles - 1 - i);
+      digits[i] = static_cast<int>(code / weight);
+      code %= weight;
       parity ^= digits[i] & 1;
     }
     digits[kTiles - 2] = parity ^ RequiredParity(s.blank);
@@ -159,9 +162,7 @@ class SlidingTiles {
   }
   // The board is in the other half: it never reaches the goal.
   static bool ProvablyUnsolvable(const State& s) {
-    int inversions = 0;
-    for (const int d : LehmerDigits(s)) inversions += d;
-    return (inversions & 1) != RequiredParity(s.blank);
+    return InversionParity(s) != RequiredParity(s.blank);
   }
   // A uniformly random board that reaches the goal.
   template <class Rng>
@@ -207,8 +208,6 @@ class SlidingTiles {
   }
 
  private:
-  static constexpr uint64_t Factorial(int n) { return sliding_internal::Factorial(n); }
-
   // digit[i] = how many later tiles (row-major, the empty place skipped) are smaller than
   // tile i.
   static constexpr std::array<int, kTiles> LehmerDigits(const State& s) {
@@ -223,14 +222,18 @@ class SlidingTiles {
     }
     return digits;
   }
+  static constexpr int InversionParity(const State& s) {
+    int parity = 0;
+    for (const int d : LehmerDigits(s)) parity ^= d & 1;
+    return parity;
+  }
   // The parity of the inversions of the boards that reach the goal with the empty place
-  // at `blank`.
+  // at `blank` (the goal's own, computed at compile time).
   static constexpr int RequiredParity(int blank) {
     constexpr State goal = Goal();
-    int parity = 0;
-    for (const int d : LehmerDigits(goal)) parity ^= d & 1;
-    if constexpr (W % 2 == 0) parity ^= (blank / W + goal.blank / W) & 1;
-    return parity;
+    constexpr int goal_parity = InversionParity(goal);
+    if constexpr (W % 2 == 0) return goal_parity ^ ((blank / W + goal.blank / W) & 1);
+    return goal_parity;
   }
   static constexpr State BoardOf(std::string_view cells) {
     State board;
