@@ -19,7 +19,7 @@
 namespace puzzledb {
 namespace {
 
-EightBoard Board(std::string_view digits) {
+EightBoard Eight(std::string_view digits) {
   auto board = EightPuzzle::BoardFromDigits(digits);
   EXPECT_TRUE(board.ok()) << board.status();
   return *board;
@@ -41,7 +41,7 @@ TEST(EightTest, TheSpaceIsTheHalfThatReachesTheGoalRankedDensely) {
   std::string digits = "012345678";
   uint64_t solvable = 0, unsolvable = 0;
   do {
-    const EightBoard s = Board(digits);
+    const EightBoard s = Eight(digits);
     if (EightPuzzle::ProvablyUnsolvable(s)) {
       ++unsolvable;
       std::array<uint64_t, 1> keys;
@@ -61,7 +61,7 @@ TEST(EightTest, TheSpaceIsTheHalfThatReachesTheGoalRankedDensely) {
 TEST(EightTest, MovesSlideATileIntoTheEmptyPlace) {
   const EightPuzzle eight;
   // 2 8 3 / 1 0 4 / 7 6 5: the empty place moves up (8 comes down), left, down, right.
-  EightBoard s = Board("283104765");
+  EightBoard s = Eight("283104765");
   const std::vector<std::string> after = {"203184765", "023184765", "123084765", "123804765"};
   for (int i = 0; i < 4; ++i) {
     const int move = std::string("UDLR").find("ULDR"[i]);
@@ -76,7 +76,7 @@ TEST(EightTest, MovesSlideATileIntoTheEmptyPlace) {
   }
   EXPECT_TRUE(eight.IsGoal(s));
   // The corners have two moves, the edges three, the centre four.
-  const EightBoard corner = Board("012345678");
+  const EightBoard corner = Eight("012345678");
   EightBoard t;
   EXPECT_FALSE(eight.Apply(corner, 0, &t));  // U
   EXPECT_TRUE(eight.Apply(corner, 1, &t));   // D
@@ -157,7 +157,7 @@ TEST(EightTest, LiveSearchAndTheTableGiveTheSamplePaths) {
     fields >> digits >> expected_distance;
     std::vector<std::string> expected_moves;
     for (std::string name; fields >> name;) expected_moves.push_back(name);
-    const EightPuzzle::Instance instance{{}, Board(digits)};
+    const EightPuzzle::Instance instance{{}, Eight(digits)};
     for (Policy policy : {Policy::kSearchOnly, Policy::kTableOnly, Policy::kTableThenSearch}) {
       SolveOptions options;
       options.policy = policy;

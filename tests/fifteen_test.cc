@@ -20,7 +20,7 @@
 namespace puzzledb {
 namespace {
 
-FifteenBoard Board(std::string_view compact) {
+FifteenBoard Fifteen(std::string_view compact) {
   auto instance = FifteenPuzzle::ParseCompact(compact);
   EXPECT_TRUE(instance.ok()) << instance.status();
   return instance.ok() ? instance->state : FifteenPuzzle::Goal();
@@ -68,9 +68,9 @@ TEST(FifteenTest, ParityMatchesReachability) {
     std::string text = Compact(s);
     const size_t a = text.find_first_not_of('0'), b = text.find_first_not_of('0', a + 1);
     std::swap(text[a], text[b]);
-    ASSERT_TRUE(FifteenPuzzle::ProvablyUnsolvable(Board(text))) << text;
+    ASSERT_TRUE(FifteenPuzzle::ProvablyUnsolvable(Fifteen(text))) << text;
   }
-  EXPECT_TRUE(FifteenPuzzle::ProvablyUnsolvable(Board("13,1,2,4,5,0,3,7,9,6,10,12,15,8,11,14")));
+  EXPECT_TRUE(FifteenPuzzle::ProvablyUnsolvable(Fifteen("13,1,2,4,5,0,3,7,9,6,10,12,15,8,11,14")));
 }
 
 TEST(FifteenTest, MovesAreTheEmptyPlacesAndUndoEachOther) {
@@ -85,8 +85,8 @@ TEST(FifteenTest, MovesAreTheEmptyPlacesAndUndoEachOther) {
   FifteenBoard back;
   ASSERT_TRUE(model.Undo(t, 2, &back));
   EXPECT_EQ(back, s);
-  EXPECT_EQ(model.LowerBound(Board("123456789abcdef0")), 0);
-  EXPECT_EQ(model.LowerBound(Board("023456789abcdef1")), 6 + 0);  // tile 1 at (3, 3): 6
+  EXPECT_EQ(model.LowerBound(Fifteen("123456789abcdef0")), 0);
+  EXPECT_EQ(model.LowerBound(Fifteen("023456789abcdef1")), 6 + 0);  // tile 1 at (3, 3): 6
 }
 
 TEST(FifteenTest, ParsesTheOriginalInputAndSaysWhereItIsWrong) {
@@ -122,8 +122,8 @@ TEST(FifteenTest, ParsesTheOriginalInputAndSaysWhereItIsWrong) {
 }
 
 TEST(FifteenTest, CompactFormRoundTripsAndNamesTheBadCell) {
-  EXPECT_EQ(Compact(Board("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,0")), "123456789abcdef0");
-  EXPECT_EQ(Compact(Board("123456789ABCDEF0")), "123456789abcdef0");
+  EXPECT_EQ(Compact(Fifteen("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,0")), "123456789abcdef0");
+  EXPECT_EQ(Compact(Fifteen("123456789ABCDEF0")), "123456789abcdef0");
   auto bad = [](std::string_view text) {
     return std::string(FifteenPuzzle::ParseCompact(text).status().message());
   };
@@ -141,7 +141,7 @@ TEST(FifteenTest, CompactFormRoundTripsAndNamesTheBadCell) {
 
 TEST(FifteenTest, OriginalAnswerIsTheMovesOrTheJudgesSentence) {
   const FifteenPuzzle model;
-  FifteenPuzzle::Instance instance{{}, Board("2340157896acdebf")};
+  FifteenPuzzle::Instance instance{{}, Fifteen("2340157896acdebf")};
   Solution solved;
   solved.distance = 2;
   solved.moves = {2, 0};
@@ -380,7 +380,7 @@ TEST(PatternSearchTest, ASplitSearchGivesTheSameSmallestAnswer) {
   EXPECT_GE(splits, 10);
   EXPECT_GE(helpers, splits);
 
-  const FifteenBoard korf1 = Board("13,6,8,12,15,14,0,10,11,7,4,5,9,1,3,2");
+  const FifteenBoard korf1 = Fifteen("13,6,8,12,15,14,0,10,11,7,4,5,9,1,3,2");
   SearchLimits budget;
   budget.max_nodes = 50000;
   budget.threads = SpareThreads(1);
@@ -403,7 +403,7 @@ TEST(PatternSearchTest, ASplitSearchGivesTheSameSmallestAnswer) {
 TEST(PatternSearchTest, HonoursLimitsAndRefusesByParity) {
   const FifteenPuzzle model;
   const PatternTables& tables = SixSixThree();
-  const FifteenBoard korf1 = Board("13,6,8,12,15,14,0,10,11,7,4,5,9,1,3,2");  // 57 moves
+  const FifteenBoard korf1 = Fifteen("13,6,8,12,15,14,0,10,11,7,4,5,9,1,3,2");  // 57 moves
   SearchLimits budget;
   budget.max_nodes = 1000;
   auto stopped = TilePatternSearch<FifteenPuzzle>(model, tables, nullptr, budget).Run(korf1);
@@ -418,7 +418,7 @@ TEST(PatternSearchTest, HonoursLimitsAndRefusesByParity) {
   auto gone = TilePatternSearch<FifteenPuzzle>(model, tables, nullptr, cancelled).Run(korf1);
   EXPECT_TRUE(absl::IsCancelled(gone.status())) << gone.status();
   auto odd = TilePatternSearch<FifteenPuzzle>(model, tables, nullptr, {})
-                 .Run(Board("13,1,2,4,5,0,3,7,9,6,10,12,15,8,11,14"));
+                 .Run(Fifteen("13,1,2,4,5,0,3,7,9,6,10,12,15,8,11,14"));
   ASSERT_TRUE(odd.ok());
   EXPECT_EQ(odd->outcome, Outcome::kUnsolvable);
   EXPECT_EQ(odd->nodes, 0u);

@@ -7,7 +7,8 @@
 # "The test suite"). A failure still names its test in the output.
 #
 # Arguments: EXE, OUT (the ctest file to write), WORKING_DIRECTORY, PROPERTIES (the tests'
-# properties, as `set_tests_properties` takes them, with "|" in place of ";").
+# properties, as `set_tests_properties` takes them, with "|" in place of the ";" between them
+# and "^" in place of the ";" inside a value that is a list, as LABELS "sanitized^sanitized_only").
 execute_process(COMMAND "${EXE}" --gtest_list_tests
   OUTPUT_VARIABLE listing ERROR_VARIABLE errors RESULT_VARIABLE status TIMEOUT 120)
 if(NOT status EQUAL 0)
@@ -29,6 +30,7 @@ foreach(suite IN LISTS suites)
   string(APPEND text "add_test([=[${suite}]=] [=[${EXE}]=] [=[--gtest_filter=${suite}.*]=])\n")
   string(APPEND text "set_tests_properties([=[${suite}]=] PROPERTIES WORKING_DIRECTORY [=[${WORKING_DIRECTORY}]=]")
   foreach(item IN LISTS properties)
+    string(REPLACE "^" ";" item "${item}")
     string(APPEND text " [=[${item}]=]")
   endforeach()
   string(APPEND text ")\n")

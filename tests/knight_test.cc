@@ -9,7 +9,7 @@
 namespace puzzledb {
 namespace {
 
-KnightBoard Board(std::string_view cells) {
+KnightBoard Knight(std::string_view cells) {
   auto board = KnightPuzzle::BoardFromCells(cells);
   EXPECT_TRUE(board.ok()) << board.status();
   return *board;
@@ -33,9 +33,9 @@ TEST(KnightTest, RankIsABijectionAtTheEndsAndAtRandom) {
 
 TEST(KnightTest, GoalMatchesTheStatement) {
   const KnightPuzzle knight;
-  EXPECT_EQ(Board("11111" "01111" "00*11" "00001" "00000"), KnightPuzzle::Goal());
-  EXPECT_TRUE(knight.IsGoal(Board("11111" "01111" "00*11" "00001" "00000")));
-  EXPECT_FALSE(knight.IsGoal(Board("11111" "01111" "0*011" "00001" "00000")));
+  EXPECT_EQ(Knight("11111" "01111" "00*11" "00001" "00000"), KnightPuzzle::Goal());
+  EXPECT_TRUE(knight.IsGoal(Knight("11111" "01111" "00*11" "00001" "00000")));
+  EXPECT_FALSE(knight.IsGoal(Knight("11111" "01111" "0*011" "00001" "00000")));
 }
 
 TEST(KnightTest, MovesAreInDestinationOrderWithCellNames) {
@@ -45,7 +45,7 @@ TEST(KnightTest, MovesAreInDestinationOrderWithCellNames) {
   for (int m = 0; m < KnightPuzzle::kNumMoves; ++m) names.push_back(knight.MoveName(goal, m));
   EXPECT_EQ(names, (std::vector<std::string>{"b1", "d1", "a2", "e2", "a4", "e4", "b5", "d5"}));
   // From a corner only two jumps exist.
-  const KnightBoard corner = Board("*1111" "01111" "10011" "00001" "00000");
+  const KnightBoard corner = Knight("*1111" "01111" "10011" "00001" "00000");
   int legal = 0;
   for (int m = 0; m < KnightPuzzle::kNumMoves; ++m) {
     KnightBoard next;

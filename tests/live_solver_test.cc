@@ -167,7 +167,7 @@ TEST_F(KnightLiveTest, LimitsStopTheSearchWithTheRightStatus) {
 
 // ---------------------------------------------------------------- rotation
 
-RotationBoard RandomBoard(std::mt19937& rng, std::array<int, 3> counts = {8, 8, 8}) {
+RotationBoard RandomRotationBoard(std::mt19937& rng, std::array<int, 3> counts = {8, 8, 8}) {
   std::vector<uint32_t> values;
   for (uint32_t k = 1; k <= 3; ++k) values.insert(values.end(), counts[k - 1], k);
   std::shuffle(values.begin(), values.end(), rng);
@@ -185,7 +185,7 @@ TEST(RotationLiveTest, RandomBoardsMatchThePlacementTable) {
   const LiveSolver<RotationPuzzle> standard(rotation), plain(rotation, 0);
   std::mt19937 rng(8);
   for (int trial = 0; trial < 60; ++trial) {
-    const RotationBoard board = RandomBoard(rng);
+    const RotationBoard board = RandomRotationBoard(rng);
     const auto expected = GreedyPath(rotation, board, distance_of);
     auto a = standard.Solve(board, NoLimit());
     ASSERT_TRUE(a.ok());
@@ -236,8 +236,8 @@ TEST(RotationLiveTest, BoardsWithoutEightOfEachAreSolvedBySearch) {
     for (int trial = 0; trial < 3; ++trial) {
       // Scramble a solved board of these counts by a few random moves, so the reference BFS
       // stays small.
-      RotationBoard board = RandomBoard(rng, counts);
-      while (!rotation.IsGoal(board)) board = RandomBoard(rng, counts);
+      RotationBoard board = RandomRotationBoard(rng, counts);
+      while (!rotation.IsGoal(board)) board = RandomRotationBoard(rng, counts);
       for (int i = 0; i < 6; ++i) {
         RotationBoard next;
         rotation.Apply(board, static_cast<int>(rng() % 8), &next);

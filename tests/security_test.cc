@@ -40,7 +40,7 @@ std::unique_ptr<PuzzledbServer> StartServer(ServerOptions options, std::string* 
   return server.ok() ? std::move(*server) : nullptr;
 }
 
-v1::SolveRequest RotationRequest() {
+v1::SolveRequest SomeRequest() {
   v1::SolveRequest request;
   InstanceToWire(*RotationPuzzle::ParseCompact("111132323132231222312133"), request.mutable_puzzle());
   return request;
@@ -76,20 +76,20 @@ TEST_F(SecurityTest, TlsServesOnlyClientsThatTrustItsCertificate) {
 
   ClientOptions trusted = To(server->port());
   trusted.tls_ca_file = CertDir() + "/ca.pem";
-  auto answer = Client(trusted).Solve(RotationRequest());
+  auto answer = Client(trusted).Solve(SomeRequest());
   ASSERT_TRUE(answer.ok()) << answer.status();
   EXPECT_EQ(answer->source(), v1::TABLE);
 
   // By name rather than address: the certificate names localhost too.
   ClientOptions by_name = trusted;
   by_name.target = "localhost:" + std::to_string(server->port());
-  EXPECT_TRUE(Client(by_name).Solve(RotationRequest()).ok());
+  EXPECT_TRUE(Client(by_name).Solve(SomeRequest()).ok());
 
-  EXPECT_EQ(Client(To(server->port())).Solve(RotationRequest()).status().code(),
+  EXPECT_EQ(Client(To(server->port())).Solve(SomeRequest()).status().code(),
             absl::StatusCode::kUnavailable);  // plaintext to a TLS server
   ClientOptions wrong_ca = To(server->port());
   wrong_ca.tls_ca_file = CertDir() + "/other_ca.pem";
-  EXPECT_EQ(Client(wrong_ca).Solve(RotationRequest()).status().code(),
+  EXPECT_EQ(Client(wrong_ca).Solve(SomeRequest()).status().code(),
             absl::StatusCode::kUnavailable);
   ClientOptions missing = To(server->port());
   missing.tls_ca_file = CertDir() + "/no_such.pem";
@@ -108,11 +108,11 @@ TEST_F(SecurityTest, ClientCertificatesCanBeRequired) {
   ASSERT_NE(server, nullptr);
   ClientOptions anonymous = To(server->port());
   anonymous.tls_ca_file = CertDir() + "/ca.pem";
-  EXPECT_FALSE(Client(anonymous).Solve(RotationRequest()).ok());
+  EXPECT_FALSE(Client(anonymous).Solve(SomeRequest()).ok());
   ClientOptions known = anonymous;
   known.tls_cert_file = CertDir() + "/client.pem";
   known.tls_key_file = CertDir() + "/client.key";
-  auto answer = Client(known).Solve(RotationRequest());
+  auto answer = Client(known).Solve(SomeRequest());
   EXPECT_TRUE(answer.ok()) << answer.status();
 }
 
@@ -170,15 +170,15 @@ TEST_F(SecurityTest, ReplicasShareTheCallsAndOneMayGoAway) {
   both.target = "127.0.0.1:" + std::to_string(a->port()) + ",127.0.0.1:" + std::to_string(b->port());
   Client client(both);
   ASSERT_TRUE(client.WaitUntilServing(60000ms).ok());
-  for (int i = 0; i < 200; ++i) ASSERT_TRUE(client.Solve(RotationRequest()).ok());
+  for (int i = 0; i < 200; ++i) ASSERT_TRUE(client.Solve(SomeRequest()).ok());
   EXPECT_GT(a->counters().table_answers.load(), 20u);
   EXPECT_GT(b->counters().table_answers.load(), 20u);
   a->Shutdown(100ms);
   int failed = 0;
-  for (int i = 0; i < 200; ++i) failed += !client.Solve(RotationRequest()).ok();
+  for (int i = 0; i < 200; ++i) failed += !client.Solve(SomeRequest()).ok();
   EXPECT_EQ(failed, 0);
   b->Shutdown(100ms);
-  EXPECT_EQ(client.Solve(RotationRequest(), 10000ms).status().code(),
+  EXPECT_EQ(client.Solve(SomeRequest(), 10000ms).status().code(),
             absl::StatusCode::kUnavailable);
   b.reset();
   fs::remove_all(other_db);
