@@ -10,7 +10,6 @@
 #ifndef PUZZLEDB_CORE_SEARCH_BIDIRECTIONAL_SEARCH_H_
 #define PUZZLEDB_CORE_SEARCH_BIDIRECTIONAL_SEARCH_H_
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>

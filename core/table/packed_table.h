@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "core/util/huge_buffer.h"
 #include "puzzledb/storage/v1/table.pb.h"
