@@ -44,9 +44,6 @@ struct CellSetTables {
 };
 const CellSetTables kCellSets;
 
-// The cell set of colexicographic rank `rank` among those of k cells.
-uint32_t CellSetUnrank(uint64_t rank, int k) { return UnrankSubset(rank, kTileCells, k); }
-
 int Manhattan(int tile, int cell) {
   const int home = tile - 1;
   return std::abs(home / 4 - cell / 4) + std::abs(home % 4 - cell % 4);
@@ -281,7 +278,8 @@ uint32_t PatternGroup::CellSetRank(uint32_t mask) {
 }
 
 std::array<uint8_t, kMaxGroupTiles> PatternGroup::Cells(uint64_t index) const {
-  uint32_t mask = CellSetUnrank(index / orders_, k_);
+  // The cell set: colexicographic rank index / orders_ among those of k_ cells.
+  uint32_t mask = UnrankSubset(index / orders_, kTileCells, k_);
   // The cells of the set in ascending order, then each tile's slot.
   uint8_t sorted[kTileCells];
   int n = 0;
