@@ -1,15 +1,14 @@
 // The fifteen puzzle's live search over its pattern tables, against the textbook baseline
 // (bench/baselines.h: additive 6-6-3 over the textbook partition, byte entries, no
-// reflection), in one run (docs/PERFORMANCE.md, "The fifteen puzzle"):
+// reflection), in one run (docs/PERFORMANCE.md, "The fifteen puzzle's baseline"):
 //   fifteen_bench --db DIR [--boards korf100|eighty|FILE] [--first N] [--threads N]
 //                 [--no-baseline] [--baseline-db DIR | --baseline-set NAME]
 // prints one line per board (distance, nodes, seconds, nodes/s) for the solver (the
 // strongest set in DIR), then the totals of the solver and of the baseline, their ratio
 // and each one's time per node. The baseline's tables are built once into the baseline
-// database (default /tmp/puzzledb-fifteen-textbook; about a minute on two cores) and read
-// from there after; `--baseline-set 6-6-3` runs the same program over a set of DIR's own
-// instead (the smoke test: no build). Exit 1 if any answer, the baseline's moves
-// included, differs from the file's.
+// database (default /tmp/puzzledb-fifteen-textbook; a few seconds) and read from there
+// after; `--baseline-set 6-6-3` runs the same program over a set of DIR's own instead.
+// Exit 1 if any answer, the baseline's moves included, differs from the file's.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
