@@ -125,8 +125,10 @@ class TextbookFifteenIda {
  public:
   static constexpr const char* kPartition = "1,5,6,9,10,13/7,8,11,12,14,15/2,3,4";
   static constexpr int kMaxGroups = 8;
+  static constexpr int kMaxGroupTiles = 7;  // 16^7 bytes: 256 MB
 
-  // groups[g]: its tiles, at most 7; distances[g][Key(groups[g], cell_of)]: its moves.
+  // groups[g]: its tiles, at most kMaxGroupTiles; distances[g][Key(groups[g], cell_of)]:
+  // its moves.
   TextbookFifteenIda(std::vector<std::vector<int>> groups, std::vector<HugeBuffer> distances)
       : groups_(std::move(groups)), distances_(std::move(distances)) {
     group_count_ = static_cast<int>(groups_.size());

@@ -26,6 +26,7 @@
 #include "core/table/sampler.h"
 #include "core/table/table_walker.h"
 #include "core/sliding/pattern_builder.h"
+#include "core/util/strings.h"
 
 namespace {
 
@@ -83,6 +84,14 @@ bench::TextbookFifteenIda Baseline(const std::string& dir, const std::string& se
   if (!table.ok()) fail(table.status());
   auto tables = PatternTablesOf(*table);
   if (!tables.ok()) fail(tables.status());
+  for (int g = 0; g < (*tables)->partition().group_count(); ++g) {
+    if ((*tables)->group(g).size() > bench::TextbookFifteenIda::kMaxGroupTiles) {
+      fail(absl::InvalidArgumentError(
+          Cat("group ", g + 1, " has ", (*tables)->group(g).size(), " tiles; the baseline's "
+              "tables take four bits a tile, for groups of at most ",
+              bench::TextbookFifteenIda::kMaxGroupTiles, " (256 MB)")));
+    }
+  }
   std::vector<std::vector<int>> groups;
   std::vector<HugeBuffer> distances;
   for (int g = 0; g < (*tables)->partition().group_count(); ++g) {
