@@ -116,8 +116,10 @@ class PlainRotationIda {
 // {7,8,11,12,14,15} {2,3,4}; one byte per entry, indexed by the group's cells in tile
 // order, four bits each (16^6 entries for a group of six: 16 MB, no ranking), so that a move
 // changes the index of the group of the tile it carries by one addition and looks up only
-// that group; the sum updated by the difference; moves tried U D L R (the empty place's
-// direction), none undoing the last. No reflection, no prefetching. Its tables sit in 2 MB
+// that group; the sum updated by the difference; a node reads all its children's entries
+// before it enters the first (their cache misses overlap); moves tried U D L R (the empty
+// place's direction), none undoing the last. No reflection, no prefetch instruction, no
+// other pruning. Its tables sit in 2 MB
 // pages where the kernel allows, as the solver's do (core/util/huge_buffer.h), so that the
 // two pay the same for memory. It counts the nodes expanded (those within the threshold),
 // as the solver does.
