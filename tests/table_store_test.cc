@@ -139,6 +139,28 @@ TEST(TableStoreTest, WritesLoadsReplacesAndRemovesATable) {
   EXPECT_TRUE(store.List()->empty());
 }
 
+// Load decodes pages a batch at a time on several threads (core/table/table_store.cc):
+// many small pages, the last one short, come back entry for entry and pass the checksum.
+TEST(TableStoreTest, LoadsATableOfManyPagesInOrder) {
+  TempDir dir("many_pages_db");
+  auto store = TableStore::Open(dir.path(), TableStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok()) << store.status();
+  const uint64_t size = 100'003;  // 1,563 pages of 64 entries: 49 batches, the last page 35
+  PackedTable entries(storage::v1::DISTANCE_BYTE, size);
+  std::mt19937_64 rng(37);
+  for (uint64_t i = 0; i < size; ++i) entries.Set(i, static_cast<uint8_t>(rng() % 40));
+  TableMetadata metadata;
+  metadata.set_table_id("many-pages");
+  metadata.set_puzzle("none");
+  TableWriteOptions options;
+  options.entries_per_page = 64;
+  ASSERT_TRUE((*store)->Write(metadata, entries, options).ok());
+  auto loaded = (*store)->Load("many-pages");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ((*loaded)->metadata.page_count(), 1'563u);
+  for (uint64_t i = 0; i < size; ++i) ASSERT_EQ((*loaded)->entries.Get(i), entries.Get(i)) << i;
+}
+
 TEST(TableStoreTest, VerifyNamesADamagedEntry) {
   TempDir dir("verify_db");
   auto store = TableStore::Open(dir.path(), TableStore::Mode::kReadWrite);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <system_error>
 #include <thread>
 
 #include "core/table/table_format.h"
@@ -270,7 +271,11 @@ absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
     };
     std::vector<std::thread> pool;
     for (int t = 1; t < std::min<int>(threads, static_cast<int>(n)); ++t) {
-      pool.emplace_back(worker);
+      try {
+        pool.emplace_back(worker);
+      } catch (const std::system_error&) {
+        break;  // no thread to be had: this one does the rest
+      }
     }
     worker();
     for (auto& t : pool) t.join();
