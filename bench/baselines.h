@@ -119,10 +119,9 @@ class PlainRotationIda {
 // that group; the sum updated by the difference; a node reads all its children's entries
 // before it enters the first (their cache misses overlap); moves tried U D L R (the empty
 // place's direction), none undoing the last. No reflection, no prefetch instruction, no
-// other pruning. Its tables sit in 2 MB
-// pages where the kernel allows, as the solver's do (core/util/huge_buffer.h), so that the
-// two pay the same for memory. It counts the nodes expanded (those within the threshold),
-// as the solver does.
+// other pruning. Its tables sit in 2 MB pages where the kernel allows, as the solver's do
+// (core/util/huge_buffer.h), so that the two pay the same for memory. It counts the nodes
+// expanded (those within the threshold), as the solver does.
 class TextbookFifteenIda {
  public:
   static constexpr const char* kPartition = "1,5,6,9,10,13/7,8,11,12,14,15/2,3,4";

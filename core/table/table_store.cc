@@ -32,6 +32,27 @@ absl::Status FromRocks(const rocksdb::Status& s, std::string_view what) {
   return absl::InternalError(message);
 }
 
+// Runs task(0) .. task(n - 1) on up to `threads` threads, this one included, each task
+// once; returns when all are done. A thread that cannot be started leaves its share to
+// the others.
+template <typename Task>
+void OnThreads(uint64_t n, int threads, const Task& task) {
+  std::atomic<uint64_t> next{0};
+  auto worker = [&] {
+    for (uint64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) task(i);
+  };
+  std::vector<std::thread> pool;
+  for (uint64_t t = 1; t < std::min<uint64_t>(static_cast<uint64_t>(threads), n); ++t) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  worker();
+  for (auto& t : pool) t.join();
+}
+
 rocksdb::Options DatabaseOptions(bool create) {
   rocksdb::Options options;
   options.create_if_missing = create;
@@ -248,37 +269,24 @@ absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
       }
       values[i] = it->value().ToString();
     }
-    std::atomic<uint32_t> next{0};
-    auto worker = [&] {
-      for (uint32_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
-        const uint64_t first = uint64_t{start + i} * m.entries_per_page();
-        const auto count = static_cast<uint32_t>(
-            std::min<uint64_t>(m.entries_per_page(), m.state_count() - first));
-        auto payload = DecodePage(values[i], m.encoding(), first, count);
-        if (!payload.ok()) {
-          problems[i] = payload.status();
-          continue;
-        }
-        if (!table->entries.Assign(first, count, *payload)) {  // disjoint bytes per page
-          problems[i] = absl::DataLossError(Cat(payload->size(), " bytes for ", count,
-                                                " entries"));
-          continue;
-        }
-        problems[i] = absl::OkStatus();
-        crcs[i] = Crc32(*payload);
-        sizes[i] = payload->size();
+    OnThreads(n, threads, [&](uint64_t i) {
+      const uint64_t first = (start + i) * uint64_t{m.entries_per_page()};
+      const auto count = static_cast<uint32_t>(
+          std::min<uint64_t>(m.entries_per_page(), m.state_count() - first));
+      auto payload = DecodePage(values[i], m.encoding(), first, count);
+      if (!payload.ok()) {
+        problems[i] = payload.status();
+        return;
       }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < std::min<int>(threads, static_cast<int>(n)); ++t) {
-      try {
-        pool.emplace_back(worker);
-      } catch (const std::system_error&) {
-        break;  // no thread to be had: this one does the rest
+      if (!table->entries.Assign(first, count, *payload)) {  // disjoint bytes per page
+        problems[i] = absl::DataLossError(Cat(payload->size(), " bytes for ", count,
+                                              " entries"));
+        return;
       }
-    }
-    worker();
-    for (auto& t : pool) t.join();
+      problems[i] = absl::OkStatus();
+      crcs[i] = Crc32(*payload);
+      sizes[i] = payload->size();
+    });
     for (uint32_t i = 0; i < n; ++i) {
       if (!problems[i].ok()) return bad(Cat("page ", start + i, ": ", Message(problems[i])));
       crc = Crc32Combine(crc, crcs[i], sizes[i]);
@@ -364,32 +372,25 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
   std::vector<std::string> values(tasks);
   std::vector<uint32_t> crcs(tasks);
   std::vector<uint64_t> sizes(tasks);
-  std::atomic<uint64_t> next{0};
-  auto worker = [&] {
-    for (uint64_t t; (t = next.fetch_add(1)) < tasks;) {
-      const uint64_t p = t % pages;
-      const uint64_t first = p * per_page;
-      const auto count = static_cast<uint32_t>(std::min<uint64_t>(per_page, entries.size() - first));
-      std::string payload;
-      TableEncoding encoding = entries.encoding();
-      if (t < pages) {
-        payload = entries.Slice(first, count);
-      } else {
-        // per_page is a multiple of 4, so a page's bands start on a byte.
-        payload.assign(reinterpret_cast<const char*>(bands->data()) + first / 2, (count + 1) / 2);
-        encoding = storage::v1::DISTANCE_BAND;
-      }
-      crcs[t] = Crc32(payload);
-      sizes[t] = payload.size();
-      values[t] = EncodePage(encoding, first, count, payload, options.compression_level);
-    }
-  };
   const int threads = options.threads > 0 ? options.threads
                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  OnThreads(tasks, threads, [&](uint64_t t) {
+    const uint64_t p = t % pages;
+    const uint64_t first = p * per_page;
+    const auto count = static_cast<uint32_t>(std::min<uint64_t>(per_page, entries.size() - first));
+    std::string payload;
+    TableEncoding encoding = entries.encoding();
+    if (t < pages) {
+      payload = entries.Slice(first, count);
+    } else {
+      // per_page is a multiple of 4, so a page's bands start on a byte.
+      payload.assign(reinterpret_cast<const char*>(bands->data()) + first / 2, (count + 1) / 2);
+      encoding = storage::v1::DISTANCE_BAND;
+    }
+    crcs[t] = Crc32(payload);
+    sizes[t] = payload.size();
+    values[t] = EncodePage(encoding, first, count, payload, options.compression_level);
+  });
 
   uint32_t crc = 0, band_crc = 0;
   uint64_t stored = 0, band_stored = 0;
