@@ -122,17 +122,26 @@ class TilePatternSearch {
   // when that gives too few to share out).
   static constexpr int kSplitDepth = 8;
   static constexpr size_t kItemsPerThread = 64;
+  // No optimal solution is longer than 80 moves, and thresholds never pass the optimal
+  // distance; a deeper path means a broken table, and ends the search with an error.
+  static constexpr int kMaxDepth = 256;
 
-  // The board being searched, changed in place by each move and back: the cells, the
-  // reflected board's cells, and what its bound is made of.
+  // The board being searched, changed in place by each move and back: the board, the
+  // reflected board, and what its bound is made of. Each group's index is kept in its two
+  // halves (PatternGroup::Split), which a move changes a little: a child's index costs a
+  // few operations, not a ranking of the whole group. Everything is kept in ints: a store
+  // of a byte may alias any object, and would make the compiler reload every member after
+  // it.
   struct Node {
-    uint8_t cell_of[kTileCells];    // by tile, 0 the empty place
-    uint8_t tile_at[kTileCells];    // by cell
-    uint8_t mirror_of[kTileCells];  // the reflected board: cell of each tile
-    uint64_t index[kMaxGroups];
-    uint64_t mirror_index[kMaxGroups];
-    uint8_t excess[kMaxGroups];
-    uint8_t mirror_excess[kMaxGroups];
+    int32_t tile_at[kTileCells];         // by cell, 0 the empty place
+    int32_t mirror_tile_at[kTileCells];  // the reflected board, by cell
+    uint32_t cells[kMaxGroups];
+    uint32_t order[kMaxGroups];
+    uint32_t mirror_cells[kMaxGroups];
+    uint32_t mirror_order[kMaxGroups];
+    int32_t excess[kMaxGroups];
+    int32_t mirror_excess[kMaxGroups];
+    int blank = 0;
     int manhattan = 0;
     int excess_sum = 0;
     int mirror_sum = 0;
@@ -142,19 +151,22 @@ class TilePatternSearch {
     const TileBoardTables& t = board_;
     Node n{};
     const std::array<uint8_t, kTileCells> cells = P::CellsOfTiles(s);
+    uint8_t cell_of[kTileCells];
+    uint8_t mirror_of[kTileCells];  // the reflected board: cell of each tile
     for (int tile = 0; tile < kTileCells; ++tile) {
-      n.cell_of[tile] = cells[tile];
-      n.tile_at[cells[tile]] = static_cast<uint8_t>(tile);
+      cell_of[tile] = cells[tile];
+      n.tile_at[cells[tile]] = tile;
       if (tile > 0) n.manhattan += t.manhattan[tile][cells[tile]];
+      mirror_of[t.reflected_tile[tile]] = t.transposed[cells[tile]];
+      n.mirror_tile_at[t.transposed[cells[tile]]] = t.reflected_tile[tile];
     }
-    for (int tile = 0; tile < kTileCells; ++tile) {
-      n.mirror_of[t.reflected_tile[tile]] = t.transposed[cells[tile]];
-    }
+    n.blank = cells[0];
     for (int g = 0; g < tables_.partition().group_count(); ++g) {
-      n.index[g] = tables_.group(g).Index(n.cell_of);
-      n.mirror_index[g] = tables_.group(g).Index(n.mirror_of);
-      n.excess[g] = tables_.Excess(g, n.index[g]);
-      n.mirror_excess[g] = tables_.Excess(g, n.mirror_index[g]);
+      const PatternGroup& group = tables_.group(g);
+      group.Split(cell_of, &n.cells[g], &n.order[g]);
+      group.Split(mirror_of, &n.mirror_cells[g], &n.mirror_order[g]);
+      n.excess[g] = tables_.Excess(g, group.Join(n.cells[g], n.order[g]));
+      n.mirror_excess[g] = tables_.Excess(g, group.Join(n.mirror_cells[g], n.mirror_order[g]));
       n.excess_sum += n.excess[g];
       n.mirror_sum += n.mirror_excess[g];
     }
@@ -170,21 +182,46 @@ class TilePatternSearch {
     for (int cell = 0; cell < kTileCells; ++cell) {
       s.tiles |= static_cast<uint64_t>(n.tile_at[cell]) << (4 * cell);
     }
-    s.blank = n.cell_of[0];
+    s.blank = static_cast<uint8_t>(n.blank);
     return s;
   }
 
   // A child of the node: the move, the tile it carries, the two groups that change and
-  // their new indices (whose entries are prefetched when the child is made).
+  // their new halves and entries (whose bytes are prefetched when the child is made).
   struct Child {
     int move;
     int cell;  // where the empty place goes
     int tile;
     int group, mirror_group;
+    uint32_t cells, order, mirror_cells, mirror_order;
     uint64_t index, mirror_index;
   };
 
+  // Searches below the board `node_`, reached by the path `*path` (`g` moves, the last
+  // `last_move`); on kFound, `*path` is the whole solution.
   Step Search(int g, int threshold, int last_move, std::vector<uint8_t>* path) {
+    if (g >= kMaxDepth) return TooDeep();
+    std::copy(path->begin(), path->end(), moves_);
+    const Step step = Expand(g, threshold, last_move);
+    if (step == Step::kFound) {
+      if (found_.empty() || static_cast<int>(found_.size()) > kMaxDepth) {
+        return Step::kFound;  // unreachable: Expand fills found_
+      }
+      *path = std::move(found_);
+      found_.clear();
+    }
+    return step;
+  }
+
+  Step TooDeep() {
+    abort_status_ = absl::InternalError(Cat("pattern search: deeper than ", kMaxDepth, " moves"));
+    return Step::kAborted;
+  }
+
+  // The path so far (moves_[0, g)) as the solution's beginning.
+  void Found(int g) { found_.assign(moves_, moves_ + g); }
+
+  Step Expand(int g, int threshold, int last_move) {
     Node& n = node_;
     ++nodes_;
     if (limits_.max_nodes != 0 && nodes_ > limits_.max_nodes) {
@@ -215,11 +252,15 @@ class TilePatternSearch {
     const int h = Bound(n);
     if (collect_ != nullptr &&
         (g == collect_depth_ || h == 0 || (perimeter_ != nullptr && h <= perimeter_->radius()))) {
-      collect_->push_back({n, *path, g, last_move});  // a subtree for SplitIteration's workers
+      // A subtree for SplitIteration's workers.
+      collect_->push_back({n, std::vector<uint8_t>(moves_, moves_ + g), g, last_move});
       return Step::kContinue;
     }
-    if (h == 0) return Step::kFound;  // only the goal has a zero bound
-    if (perimeter_ != nullptr && h <= perimeter_->radius()) {
+    if (h == 0) {  // only the goal has a zero bound
+      Found(g);
+      return Step::kFound;
+    }
+    if (h <= perimeter_radius_) {
       const State s = ToState(n);
       ++lookups_;
       const int d = perimeter_->Distance(model_.Rank(s));
@@ -228,13 +269,14 @@ class TilePatternSearch {
           next_threshold_ = std::min(next_threshold_, g + d);
           return Step::kContinue;
         }
+        Found(g);
         absl::Status walked = WalkDown(
             model_, s, d,
             [this](const State& t) {
               ++lookups_;
               return perimeter_->Distance(model_.Rank(t));
             },
-            "the perimeter", path);
+            "the perimeter", &found_);
         if (!walked.ok()) {
           abort_status_ = walked;
           return Step::kAborted;
@@ -248,10 +290,10 @@ class TilePatternSearch {
         return Step::kContinue;
       }
     }
+    if (g + 1 >= kMaxDepth) return TooDeep();
     const TileBoardTables& t = board_;
-    const PatternPartitionView& groups = groups_;
     const int undo = last_move < 0 ? -1 : P::InverseMove(last_move);
-    const int blank = n.cell_of[0];
+    const int blank = n.blank;
     Child children[4];
     int count = 0;
     for (int m = 0; m < 4; ++m) {
@@ -261,61 +303,74 @@ class TilePatternSearch {
       c.move = m;
       c.cell = cell;
       c.tile = n.tile_at[cell];
-      const int mirror_tile = t.reflected_tile[c.tile];
-      c.group = groups.group_of[c.tile];
-      c.mirror_group = groups.group_of[mirror_tile];
-      n.cell_of[c.tile] = static_cast<uint8_t>(blank);
-      c.index = tables_.group(c.group).Index(n.cell_of);
-      n.cell_of[c.tile] = static_cast<uint8_t>(cell);
-      n.mirror_of[mirror_tile] = t.transposed[blank];
-      c.mirror_index = tables_.group(c.mirror_group).Index(n.mirror_of);
-      n.mirror_of[mirror_tile] = t.transposed[cell];
+      const TileView& tile = tiles_[c.tile];
+      c.group = tile.group;
+      c.mirror_group = tile.mirror_group;
+      // The tile goes from `cell` to `blank`; on the reflected board, from the one's
+      // transpose to the other's.
+      const PatternGroup& group = tables_.group(c.group);
+      c.cells = n.cells[c.group] ^ (1u << cell) ^ (1u << blank);
+      c.order = group.OrderAfterMove(n.order[c.group], c.tile, cell, blank, n.tile_at);
+      c.index = group.Join(c.cells, c.order);
       __builtin_prefetch(tables_.Address(c.group, c.index));
+      const int mirror_from = t.transposed[c.cell], mirror_to = t.transposed[blank];
+      const PatternGroup& mirror_group = tables_.group(c.mirror_group);
+      c.mirror_cells = n.mirror_cells[c.mirror_group] ^ (1u << mirror_from) ^ (1u << mirror_to);
+      c.mirror_order = mirror_group.OrderAfterMove(n.mirror_order[c.mirror_group],
+                                                   tiles_[c.tile].mirror_tile, mirror_from,
+                                                   mirror_to, n.mirror_tile_at);
+      c.mirror_index = mirror_group.Join(c.mirror_cells, c.mirror_order);
       __builtin_prefetch(tables_.Address(c.mirror_group, c.mirror_index));
     }
     for (int i = 0; i < count; ++i) {
-      const Child& c = children[i];
-      const uint8_t e = tables_.Excess(c.group, c.index);
-      const uint8_t me = tables_.Excess(c.mirror_group, c.mirror_index);
-      lookups_ += 2;
+      Child& c = children[i];
+      const int e = tables_.Excess(c.group, c.index);
+      ++lookups_;
       const int manhattan = n.manhattan + t.manhattan[c.tile][blank] - t.manhattan[c.tile][c.cell];
       const int sum = n.excess_sum + e - n.excess[c.group];
+      const int base = g + 1 + manhattan;
+      const int me = tables_.Excess(c.mirror_group, c.mirror_index);
+      ++lookups_;
       const int mirror_sum = n.mirror_sum + me - n.mirror_excess[c.mirror_group];
-      const int f = g + 1 + manhattan + 2 * std::max(sum, mirror_sum);
+      const int f = base + 2 * std::max(sum, mirror_sum);
       if (f > threshold) {
         if (f < next_threshold_) next_threshold_ = f;
         continue;
       }
       // Make the move, search below it, unmake it.
-      const int mirror_tile = t.reflected_tile[c.tile];
-      const uint8_t old_e = n.excess[c.group], old_me = n.mirror_excess[c.mirror_group];
-      const uint64_t old_index = n.index[c.group], old_mirror = n.mirror_index[c.mirror_group];
+      const int mirror_blank = t.transposed[blank], mirror_cell = t.transposed[c.cell];
+      const int mirror_tile = tiles_[c.tile].mirror_tile;
+      const int old_e = n.excess[c.group], old_me = n.mirror_excess[c.mirror_group];
+      const uint32_t old_cells = n.cells[c.group], old_order = n.order[c.group];
+      const uint32_t old_mirror_cells = n.mirror_cells[c.mirror_group];
+      const uint32_t old_mirror_order = n.mirror_order[c.mirror_group];
       const int old_manhattan = n.manhattan, old_sum = n.excess_sum, old_msum = n.mirror_sum;
-      n.cell_of[0] = static_cast<uint8_t>(c.cell);
-      n.cell_of[c.tile] = static_cast<uint8_t>(blank);
-      n.tile_at[blank] = static_cast<uint8_t>(c.tile);
+      n.blank = c.cell;
+      n.tile_at[blank] = c.tile;
       n.tile_at[c.cell] = 0;
-      n.mirror_of[0] = t.transposed[c.cell];
-      n.mirror_of[mirror_tile] = t.transposed[blank];
-      n.index[c.group] = c.index;
-      n.mirror_index[c.mirror_group] = c.mirror_index;
+      n.mirror_tile_at[mirror_blank] = mirror_tile;
+      n.mirror_tile_at[mirror_cell] = 0;
+      n.cells[c.group] = c.cells;
+      n.order[c.group] = c.order;
+      n.mirror_cells[c.mirror_group] = c.mirror_cells;
+      n.mirror_order[c.mirror_group] = c.mirror_order;
       n.excess[c.group] = e;
       n.mirror_excess[c.mirror_group] = me;
       n.manhattan = manhattan;
       n.excess_sum = sum;
       n.mirror_sum = mirror_sum;
-      path->push_back(static_cast<uint8_t>(c.move));
-      const Step step = Search(g + 1, threshold, c.move, path);
+      moves_[g] = c.move;
+      const Step step = Expand(g + 1, threshold, c.move);
       if (step != Step::kContinue) return step;
-      path->pop_back();
-      n.cell_of[0] = static_cast<uint8_t>(blank);
-      n.cell_of[c.tile] = static_cast<uint8_t>(c.cell);
+      n.blank = blank;
       n.tile_at[blank] = 0;
-      n.tile_at[c.cell] = static_cast<uint8_t>(c.tile);
-      n.mirror_of[0] = t.transposed[blank];
-      n.mirror_of[mirror_tile] = t.transposed[c.cell];
-      n.index[c.group] = old_index;
-      n.mirror_index[c.mirror_group] = old_mirror;
+      n.tile_at[c.cell] = c.tile;
+      n.mirror_tile_at[mirror_blank] = 0;
+      n.mirror_tile_at[mirror_cell] = mirror_tile;
+      n.cells[c.group] = old_cells;
+      n.order[c.group] = old_order;
+      n.mirror_cells[c.mirror_group] = old_mirror_cells;
+      n.mirror_order[c.mirror_group] = old_mirror_order;
       n.excess[c.group] = old_e;
       n.mirror_excess[c.mirror_group] = old_me;
       n.manhattan = old_manhattan;
@@ -446,14 +501,19 @@ class TilePatternSearch {
     return Step::kContinue;
   }
 
-  // The group of every tile, copied out of the partition for the hot loop.
-  struct PatternPartitionView {
-    int8_t group_of[kTileCells];
+  // What the hot loop needs of each tile, copied out of the partition and the board: its
+  // group, its reflection and the reflection's group.
+  struct TileView {
+    int group = 0;
+    int mirror_tile = 0;
+    int mirror_group = 0;
   };
-  PatternPartitionView MakeView() const {
-    PatternPartitionView v{};
+  std::array<TileView, kTileCells> MakeTileViews() const {
+    std::array<TileView, kTileCells> v{};
     for (int tile = 1; tile < kTileCells; ++tile) {
-      v.group_of[tile] = static_cast<int8_t>(tables_.partition().group_of(tile));
+      v[tile].group = tables_.partition().group_of(tile);
+      v[tile].mirror_tile = board_.reflected_tile[tile];
+      v[tile].mirror_group = tables_.partition().group_of(v[tile].mirror_tile);
     }
     return v;
   }
@@ -463,8 +523,12 @@ class TilePatternSearch {
   const PerimeterType* perimeter_;
   const SearchLimits limits_;
   const TileBoardTables& board_ = BoardTables();
-  const PatternPartitionView groups_ = MakeView();
+  const std::array<TileView, kTileCells> tiles_ = MakeTileViews();
+  // The perimeter's radius, -1 without one (no bound is below 0).
+  const int perimeter_radius_ = perimeter_ != nullptr ? perimeter_->radius() : -1;
   Node node_;
+  int moves_[kMaxDepth] = {};      // the path to node_ (ints: see Node)
+  std::vector<uint8_t> found_;     // the solution, once found
   std::vector<Item>* collect_ = nullptr;  // SplitIteration's listing, while it lists
   int collect_depth_ = 0;
   uint64_t split_after_ = kSplitAfter;

@@ -16,33 +16,7 @@ namespace {
 
 constexpr uint64_t kFactorials[kMaxGroupTiles + 1] = {1, 1, 2, 6, 24, 120, 720, 5040, 40320};
 
-// contribution[b][byte][before] of SubsetRanker, for any subset size: the colex rank is
-// the sum over the j-th smallest element s_j of C(s_j, j), which does not depend on how
-// many elements there are.
-struct CellSetTables {
-  uint32_t low[256];
-  uint32_t high[256][kTileCells + 1];
-  CellSetTables() {
-    for (int byte = 0; byte < 256; ++byte) {
-      for (int before = 0; before <= kTileCells; ++before) {
-        uint64_t lo = 0, hi = 0;
-        int j = before;
-        int i = 0;
-        for (int bit = 0; bit < 8; ++bit) {
-          if (byte & (1 << bit)) {
-            ++j;
-            ++i;
-            hi += Binomials::Get(8 + bit, j);
-            lo += Binomials::Get(bit, i);
-          }
-        }
-        high[byte][before] = static_cast<uint32_t>(hi);
-        if (before == 0) low[byte] = static_cast<uint32_t>(lo);
-      }
-    }
-  }
-};
-const CellSetTables kCellSets;
+
 
 int Manhattan(int tile, int cell) {
   const int home = tile - 1;
@@ -269,13 +243,39 @@ PatternGroup::PatternGroup(std::vector<int> tiles)
       k_(static_cast<int>(tiles_.size())),
       orders_(kFactorials[k_]),
       cell_sets_(Binomials::Get(kTileCells, k_)) {
-  for (int i = 0; i < k_; ++i) weight_[i] = static_cast<uint32_t>(kFactorials[k_ - 1 - i]);
+  for (int i = 0; i < k_; ++i) {
+    weight_[i] = static_cast<uint32_t>(kFactorials[k_ - 1 - i]);
+    slot_[tiles_[i]] = static_cast<uint8_t>(i + 1);
+  }
+  for (int j = 0; j < k_; ++j) {
+    for (int p = 0; p < k_; ++p) {
+      if (p == j) continue;
+      passed_[j + 1][p + 1] =
+          p > j ? static_cast<int32_t>(weight_[j]) : -static_cast<int32_t>(weight_[p]);
+    }
+  }
 }
 
-uint32_t PatternGroup::CellSetRank(uint32_t mask) {
-  const uint32_t lo = mask & 0xFF;
-  return kCellSets.low[lo] + kCellSets.high[(mask >> 8) & 0xFF][std::popcount(lo)];
+CellSetTables::CellSetTables() {
+  for (int byte = 0; byte < 256; ++byte) {
+    for (int before = 0; before <= kTileCells; ++before) {
+      uint64_t lo = 0, hi = 0;
+      int j = before;
+      int i = 0;
+      for (int bit = 0; bit < 8; ++bit) {
+        if (byte & (1 << bit)) {
+          ++j;
+          ++i;
+          hi += Binomials::Get(8 + bit, j);
+          lo += Binomials::Get(bit, i);
+        }
+      }
+      high[byte][before] = static_cast<uint32_t>(hi);
+      if (before == 0) low[byte] = static_cast<uint32_t>(lo);
+    }
+  }
 }
+const CellSetTables kCellSetTables;
 
 std::array<uint8_t, kMaxGroupTiles> PatternGroup::Cells(uint64_t index) const {
   // The cell set: colexicographic rank index / orders_ among those of k_ cells.

@@ -61,6 +61,16 @@ class TilePartition {
   std::array<int8_t, kTileCells> group_of_{};  // by tile; tile 0 (the empty place) -1
 };
 
+// The colexicographic rank of a cell set in two lookups: the rank is the sum over the
+// j-th smallest cell c_j of C(c_j, j), so the low byte's share depends on that byte alone
+// and the high byte's on it and the low byte's count.
+struct CellSetTables {
+  uint32_t low[256];
+  uint32_t high[256][kTileCells + 1];
+  CellSetTables();
+};
+extern const CellSetTables kCellSetTables;
+
 // The dense index of one group's placements: the set of cells the group covers (ranked
 // among the C(16, k) subsets, colexicographically) times the order of the group's tiles on
 // those cells (ranked among the k! orders). Entries of one cell set are contiguous, which
@@ -79,17 +89,45 @@ class PatternGroup {
   // The index of the placement in which each tile t of the group stands on cell_of[t]
   // (`cell_of` is indexed by tile number, 0..15).
   uint64_t Index(const uint8_t* cell_of) const {
+    uint32_t cells = 0, order = 0;
+    Split(cell_of, &cells, &order);
+    return Join(cells, order);
+  }
+  // The two halves of the index: the set of cells (a bit per cell) and the order's rank.
+  void Split(const uint8_t* cell_of, uint32_t* cells, uint32_t* order) const {
     // The order's Lehmer digit of tile i is the number of the group's later tiles on lower
-    // cells (slots follow the cells' order), so one pass from the last tile down ranks both
-    // the order and, at the end, the cell set.
+    // cells (slots follow the cells' order), so one pass from the last tile down ranks the
+    // order and collects the cells.
     uint32_t later = 0;
-    uint32_t order = 0;
+    uint32_t rank = 0;
     for (int i = k_ - 1; i >= 0; --i) {
       const uint32_t bit = 1u << cell_of[tiles_[i]];
-      order += static_cast<uint32_t>(std::popcount(later & (bit - 1))) * weight_[i];
+      rank += static_cast<uint32_t>(std::popcount(later & (bit - 1))) * weight_[i];
       later |= bit;
     }
-    return uint64_t{CellSetRank(later)} * orders_ + order;
+    *cells = later;
+    *order = rank;
+  }
+  uint64_t Join(uint32_t cells, uint32_t order) const {
+    return uint64_t{CellSetRank(cells)} * orders_ + order;
+  }
+  // The order's rank after tile `tile` of the group moves from cell `from` to the free
+  // adjacent cell `to` on the board `tile_at` (by cell, before the move). Only the group's
+  // tiles on the cells between the two change places with it in the cells' order: none
+  // for a move along a row, up to three for a move along a column.
+  template <typename TileNumber>
+  uint32_t OrderAfterMove(uint32_t order, int tile, int from, int to,
+                          const TileNumber* tile_at) const {
+    // Moving up the cells' order past a later tile raises the moved tile's digit; past an
+    // earlier one, it lowers that tile's digit (passed_, by the two tiles' places).
+    // Moving down, the other way. Computed for every move and kept for a column's only:
+    // which kind of move comes next is a coin toss that a branch would pay for.
+    const int low = from < to ? from : to;
+    const int32_t* passed = passed_[slot_[tile]];
+    int32_t delta = passed[slot_[tile_at[(low + 1) & 15]]] +
+                    passed[slot_[tile_at[(low + 2) & 15]]] + passed[slot_[tile_at[(low + 3) & 15]]];
+    delta = (from - to == 4 || to - from == 4) ? delta : 0;
+    return static_cast<uint32_t>(from < to ? order + delta : order - delta);
   }
   // The cells of the tiles (by the group's tile order) of placement `index`.
   std::array<uint8_t, kMaxGroupTiles> Cells(uint64_t index) const;
@@ -97,7 +135,10 @@ class PatternGroup {
   int Manhattan(uint64_t index) const;
 
   // Colexicographic rank of a 16-bit cell set among those of its size.
-  static uint32_t CellSetRank(uint32_t mask);
+  static uint32_t CellSetRank(uint32_t mask) {
+    const uint32_t lo = mask & 0xFF;
+    return kCellSetTables.low[lo] + kCellSetTables.high[(mask >> 8) & 0xFF][std::popcount(lo)];
+  }
 
  private:
   std::vector<int> tiles_;
@@ -105,6 +146,10 @@ class PatternGroup {
   uint64_t orders_;
   uint64_t cell_sets_;
   std::array<uint32_t, kMaxGroupTiles> weight_{};  // (k - 1 - i)!
+  std::array<uint8_t, kTileCells> slot_{};  // by tile: 1 + its place in tiles_, or 0
+  // passed_[1 + j][1 + p]: the change of the order's rank when tile j of the group moves
+  // from below tile p to above it in the cells' order (0 for p = -1, no tile of the group).
+  int32_t passed_[kMaxGroupTiles + 1][kMaxGroupTiles + 1] = {};
 };
 
 struct PatternBuildLayer {
