@@ -13,6 +13,16 @@ TileBoardTables::TileBoardTables() {
     }
     transposed[cell] = static_cast<uint8_t>(c * 4 + r);
   }
+  for (int cell = 0; cell < kTileCells; ++cell) {
+    for (int last = -1; last < 4; ++last) {
+      MoveList& list = moves_after[cell][last + 1];
+      list = MoveList{};
+      for (int m = 0; m < 4; ++m) {
+        // U D L R: the inverse of m is m ^ 1.
+        if (destination[cell][m] >= 0 && (last < 0 || m != (last ^ 1))) list.move[list.count++] = m;
+      }
+    }
+  }
   for (int tile = 0; tile < kTileCells; ++tile) {
     const int home = tile == 0 ? 15 : tile - 1;
     for (int cell = 0; cell < kTileCells; ++cell) {

@@ -38,9 +38,16 @@
 
 namespace puzzledb {
 
+// The moves of the empty place from a cell, in order, but the one that undoes the last.
+struct MoveList {
+  int count;
+  int move[3];
+};
+
 // The board tables every search shares: neighbours, Manhattan distances, the reflection.
 struct TileBoardTables {
   int8_t destination[kTileCells][4];      // the empty place's cell after U D L R, or -1
+  MoveList moves_after[kTileCells][5];    // [cell][last move + 1] (0: no last move)
   uint8_t manhattan[kTileCells][kTileCells];  // [tile][cell]
   uint8_t transposed[kTileCells];          // cell (r, c) -> (c, r)
   uint8_t reflected_tile[kTileCells];      // tile -> the tile whose home is its home transposed
@@ -204,9 +211,6 @@ class TilePatternSearch {
     std::copy(path->begin(), path->end(), moves_);
     const Step step = Expand(g, threshold, last_move);
     if (step == Step::kFound) {
-      if (found_.empty() || static_cast<int>(found_.size()) > kMaxDepth) {
-        return Step::kFound;  // unreachable: Expand fills found_
-      }
       *path = std::move(found_);
       found_.clear();
     }
@@ -292,14 +296,14 @@ class TilePatternSearch {
     }
     if (g + 1 >= kMaxDepth) return TooDeep();
     const TileBoardTables& t = board_;
-    const int undo = last_move < 0 ? -1 : P::InverseMove(last_move);
     const int blank = n.blank;
-    Child children[4];
-    int count = 0;
-    for (int m = 0; m < 4; ++m) {
+    const MoveList& moves = t.moves_after[blank][last_move + 1];
+    const int count = moves.count;
+    Child children[3];
+    for (int k = 0; k < count; ++k) {
+      const int m = moves.move[k];
       const int cell = t.destination[blank][m];
-      if (m == undo || cell < 0) continue;
-      Child& c = children[count++];
+      Child& c = children[k];
       c.move = m;
       c.cell = cell;
       c.tile = n.tile_at[cell];
