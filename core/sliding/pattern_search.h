@@ -327,7 +327,7 @@ class TilePatternSearch {
       __builtin_prefetch(tables_.Address(c.mirror_group, c.mirror_index));
     }
     for (int i = 0; i < count; ++i) {
-      Child& c = children[i];
+      const Child& c = children[i];
       const int e = tables_.Excess(c.group, c.index);
       ++lookups_;
       const int manhattan = n.manhattan + t.manhattan[c.tile][blank] - t.manhattan[c.tile][c.cell];

@@ -16,8 +16,6 @@ namespace {
 
 constexpr uint64_t kFactorials[kMaxGroupTiles + 1] = {1, 1, 2, 6, 24, 120, 720, 5040, 40320};
 
-
-
 int Manhattan(int tile, int cell) {
   const int home = tile - 1;
   return std::abs(home / 4 - cell / 4) + std::abs(home % 4 - cell % 4);
@@ -256,7 +254,7 @@ PatternGroup::PatternGroup(std::vector<int> tiles)
   }
 }
 
-CellSetTables::CellSetTables() {
+constexpr CellSetTables::CellSetTables() : low{}, high{} {
   for (int byte = 0; byte < 256; ++byte) {
     for (int before = 0; before <= kTileCells; ++before) {
       uint64_t lo = 0, hi = 0;
@@ -275,7 +273,10 @@ CellSetTables::CellSetTables() {
     }
   }
 }
-const CellSetTables kCellSetTables;
+
+// Built by the compiler: no reader in another file's static initialisation can see it
+// empty.
+constinit const CellSetTables kCellSetTables;
 
 std::array<uint8_t, kMaxGroupTiles> PatternGroup::Cells(uint64_t index) const {
   // The cell set: colexicographic rank index / orders_ among those of k_ cells.

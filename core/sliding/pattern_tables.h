@@ -67,7 +67,7 @@ class TilePartition {
 struct CellSetTables {
   uint32_t low[256];
   uint32_t high[256][kTileCells + 1];
-  CellSetTables();
+  constexpr CellSetTables();
 };
 extern const CellSetTables kCellSetTables;
 
