@@ -196,8 +196,6 @@ TEST(PatternGroupTest, IndicesAreDenseAndInvertible) {
   }
 }
 
-// The group's moves counted exactly over the real abstract states (the group's cells and
-
 // The search updates a group's index by the move alone (PatternGroup::OrderAfterMove and
 // the cell set's bits): on random boards, after every move of every tile, the index so
 // made equals the one ranked afresh, for groups of 1 to 8 tiles.
@@ -241,6 +239,8 @@ TEST(PatternGroupTest, AMoveUpdatesTheIndexAsRankingAfreshWould) {
     EXPECT_GT(checked, 100) << "too few moves of the group's tiles to check";
   }
 }
+
+// The group's moves counted exactly over the real abstract states (the group's cells and
 // the empty place's cell, every other tile indistinct and free to move): a 0-1 BFS.
 std::vector<int> BruteForceGroup(const PatternGroup& group) {
   const int k = group.size();
