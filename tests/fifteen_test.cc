@@ -197,8 +197,8 @@ TEST(PatternGroupTest, IndicesAreDenseAndInvertible) {
 }
 
 // The search updates a group's index by the move alone (PatternGroup::OrderAfterMove and
-// the cell set's bits): on random boards, after every move of every tile, the index so
-// made equals the one ranked afresh, for groups of 1 to 8 tiles.
+// the cell set's bits): on random boards, after every move of one of the group's tiles,
+// the index so made equals the one ranked afresh, for groups of 1 to 8 tiles.
 TEST(PatternGroupTest, AMoveUpdatesTheIndexAsRankingAfreshWould) {
   std::mt19937_64 rng(37);
   for (const std::vector<int>& tiles :
