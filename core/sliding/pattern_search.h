@@ -38,10 +38,11 @@
 
 namespace puzzledb {
 
-// The moves of the empty place from a cell, in order, but the one that undoes the last.
+// The moves of the empty place from a cell, in order, but the one that undoes the last
+// (four from an inner cell at the root, which has no last move).
 struct MoveList {
   int count;
-  int move[3];
+  int move[4];
 };
 
 // The board tables every search shares: neighbours, Manhattan distances, the reflection.
@@ -299,7 +300,7 @@ class TilePatternSearch {
     const int blank = n.blank;
     const MoveList& moves = t.moves_after[blank][last_move + 1];
     const int count = moves.count;
-    Child children[3];
+    Child children[4];
     for (int k = 0; k < count; ++k) {
       const int m = moves.move[k];
       const int cell = t.destination[blank][m];
