@@ -6,12 +6,14 @@
 #include "core/puzzles/fifteen.h"
 
 #include <deque>
+#include <functional>
 #include <random>
 #include <sstream>
 
 #include "absl/container/flat_hash_map.h"
 #include "core/search/ida_star.h"
 #include "core/search/live_solver.h"
+#include "core/sliding/move_pruning.h"
 #include "core/sliding/pattern_search.h"
 #include "core/sliding/pattern_tables.h"
 #include "gtest/gtest.h"
@@ -386,6 +388,84 @@ TEST(PatternSearchTest, AgreesWithPlainIdaStarAndTheReflection) {
     auto mirrored = TilePatternSearch<FifteenPuzzle>(model, tables, nullptr, {}).Run(Reflect(s));
     ASSERT_TRUE(mirrored.ok());
     EXPECT_EQ(mirrored->distance, guided->distance) << Compact(s);
+  }
+}
+
+// Move pruning (core/sliding/move_pruning.h) keeps, for every board within twelve moves
+// of a start, the shortest and then lexicographically smallest sequence that reaches it,
+// from every cell of the empty place: the sequence an optimal search must be able to
+// play. It does prune: fewer sequences survive than there are.
+TEST(MovePruningTest, KeepsTheSmallestSequenceToEveryBoardItPrunes) {
+  const FifteenPuzzle model;
+  const MovePruning& pruning = MovePruning::Default();
+  ASSERT_FALSE(pruning.patterns().empty());
+  // Six moves around a 2x2 square one way equal six the other way, which starts smaller.
+  EXPECT_NE(std::find(pruning.patterns().begin(), pruning.patterns().end(), "LURDLU"),
+            pruning.patterns().end());
+  constexpr int kLength = 12;  // past the automaton's own length
+  std::mt19937_64 rng(11);
+  for (int start_cell = 0; start_cell < kTileCells; ++start_cell) {
+    // A board with the empty place on start_cell.
+    FifteenBoard start = RandomWalk(rng, 60);
+    while (start.blank != start_cell) {
+      const int m = start.blank / 4 < start_cell / 4   ? 1
+                    : start.blank / 4 > start_cell / 4 ? 0
+                    : start.blank % 4 < start_cell % 4 ? 3
+                                                       : 2;
+      FifteenBoard next;
+      ASSERT_TRUE(model.Apply(start, m, &next));
+      start = next;
+    }
+    // Every sequence up to kLength moves, none undoing the last, in lexicographic order
+    // within each length: the first to reach a board is its smallest.
+    absl::flat_hash_map<uint64_t, std::string> smallest = {{start.tiles, ""}};
+    uint64_t all = 0, kept = 0;
+    for (int length = 1; length <= kLength; ++length) {
+      std::string moves;
+      std::function<void(const FifteenBoard&, int, int32_t)> walk =
+          [&](const FifteenBoard& s, int last, int32_t state) {
+            if (static_cast<int>(moves.size()) == length) {
+              ++all;
+              if (state != MovePruning::kPruned) ++kept;
+              if (smallest.emplace(s.tiles, moves).second) {
+                EXPECT_NE(state, MovePruning::kPruned)
+                    << "the smallest sequence " << moves << " from cell " << start_cell
+                    << " is pruned";
+              }
+              return;
+            }
+            for (int m = 0; m < 4; ++m) {
+              FifteenBoard t;
+              if ((last >= 0 && m == FifteenPuzzle::InverseMove(last)) || !model.Apply(s, m, &t)) {
+                continue;
+              }
+              moves.push_back("UDLR"[m]);
+              walk(t, m, state == MovePruning::kPruned ? state : pruning.Next(state, m));
+              moves.pop_back();
+            }
+          };
+      walk(start, -1, MovePruning::kStart);
+    }
+    EXPECT_LT(kept, all) << "nothing pruned from cell " << start_cell;
+  }
+}
+
+// The search with its move pruning against plain IDA* (Manhattan distance, no pruning) on
+// 2,000 random boards up to 26 moves from the goal, without a perimeter so that the
+// search runs down to the goal: the same distance and the same smallest moves.
+TEST(PatternSearchTest, MovePruningKeepsTheSmallestAnswerOfPlainIdaStar) {
+  const FifteenPuzzle model;
+  const PatternTables& tables = SixSixThree();
+  const ModelBound<FifteenPuzzle> manhattan(model);
+  std::mt19937_64 rng(2005);
+  for (int i = 0; i < 2000; ++i) {
+    const FifteenBoard s = RandomWalk(rng, 6 + static_cast<int>(rng() % 21));
+    auto guided = TilePatternSearch<FifteenPuzzle>(model, tables, nullptr, {}).Run(s);
+    ASSERT_TRUE(guided.ok()) << guided.status();
+    auto plain = IdaStar<FifteenPuzzle, ModelBound<FifteenPuzzle>>(model, manhattan, {}).Run(s);
+    ASSERT_TRUE(plain.ok());
+    ASSERT_EQ(guided->distance, plain->distance) << Compact(s);
+    ASSERT_EQ(guided->moves, plain->moves) << Compact(s);
   }
 }
 

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "core/model/model.h"
 #include "core/search/perimeter.h"
+#include "core/sliding/move_pruning.h"
 #include "core/sliding/pattern_builder.h"
 #include "core/sliding/pattern_sampler.h"
 #include "core/sliding/pattern_search.h"
@@ -57,6 +58,7 @@ struct PatternGuide {
       return absl::DataLossError(Cat("table ", table->metadata.table_id(), " is for puzzle ",
                                      table->metadata.puzzle()));
     }
+    MovePruning::Default();  // built with the tables (about 50 ms), not by a first search
     return std::shared_ptr<const void>(*tables);
   }
 

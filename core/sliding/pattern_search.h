@@ -12,8 +12,10 @@
 // Lexicographic order: as in core/search/ida_star.h, thresholds never pass the optimal
 // distance and moves are tried in canonical order (U D L R), so the first path found at
 // the last threshold is the smallest optimal one. The move that undoes the previous one
-// is never tried. States within the perimeter (the exact distances around the goal) end
-// the search below them with their smallest optimal completion.
+// is never tried, nor one that completes a sequence with a shorter or smaller equivalent
+// (core/sliding/move_pruning.h), which the smallest optimal answer never contains.
+// States within the perimeter (the exact distances around the goal) end the search below
+// them with their smallest optimal completion.
 #ifndef PUZZLEDB_CORE_SLIDING_PATTERN_SEARCH_H_
 #define PUZZLEDB_CORE_SLIDING_PATTERN_SEARCH_H_
 
@@ -33,6 +35,7 @@
 #include "core/model/model.h"
 #include "core/search/perimeter.h"
 #include "core/search/walk_down.h"
+#include "core/sliding/move_pruning.h"
 #include "core/sliding/pattern_tables.h"
 #include "core/util/strings.h"
 
@@ -150,6 +153,7 @@ class TilePatternSearch {
     int32_t excess[kMaxGroups];
     int32_t mirror_excess[kMaxGroups];
     int blank = 0;
+    int32_t pruning = MovePruning::kStart;  // the automaton's state after the path
     int manhattan = 0;
     int excess_sum = 0;
     int mirror_sum = 0;
@@ -201,6 +205,7 @@ class TilePatternSearch {
     int cell;  // where the empty place goes
     int tile;
     int group, mirror_group;
+    int32_t pruning;
     uint32_t cells, order, mirror_cells, mirror_order;
     uint64_t index, mirror_index;
   };
@@ -299,13 +304,14 @@ class TilePatternSearch {
     const TileBoardTables& t = board_;
     const int blank = n.blank;
     const MoveList& moves = t.moves_after[blank][last_move + 1];
-    const int count = moves.count;
     Child children[4];
+    const int count = moves.count;
     for (int k = 0; k < count; ++k) {
       const int m = moves.move[k];
       const int cell = t.destination[blank][m];
       Child& c = children[k];
       c.move = m;
+      c.pruning = pruning_.Next(n.pruning, m);
       c.cell = cell;
       c.tile = n.tile_at[cell];
       const TileView& tile = tiles_[c.tile];
@@ -329,6 +335,7 @@ class TilePatternSearch {
     }
     for (int i = 0; i < count; ++i) {
       const Child& c = children[i];
+      if (c.pruning == MovePruning::kPruned) continue;
       const int e = tables_.Excess(c.group, c.index);
       ++lookups_;
       const int manhattan = n.manhattan + t.manhattan[c.tile][blank] - t.manhattan[c.tile][c.cell];
@@ -350,7 +357,9 @@ class TilePatternSearch {
       const uint32_t old_mirror_cells = n.mirror_cells[c.mirror_group];
       const uint32_t old_mirror_order = n.mirror_order[c.mirror_group];
       const int old_manhattan = n.manhattan, old_sum = n.excess_sum, old_msum = n.mirror_sum;
+      const int32_t old_pruning = n.pruning;
       n.blank = c.cell;
+      n.pruning = c.pruning;
       n.tile_at[blank] = c.tile;
       n.tile_at[c.cell] = 0;
       n.mirror_tile_at[mirror_blank] = mirror_tile;
@@ -368,6 +377,7 @@ class TilePatternSearch {
       const Step step = Expand(g + 1, threshold, c.move);
       if (step != Step::kContinue) return step;
       n.blank = blank;
+      n.pruning = old_pruning;
       n.tile_at[blank] = 0;
       n.tile_at[c.cell] = c.tile;
       n.mirror_tile_at[mirror_blank] = 0;
@@ -531,6 +541,7 @@ class TilePatternSearch {
   const std::array<TileView, kTileCells> tiles_ = MakeTileViews();
   // The perimeter's radius, -1 without one (no bound is below 0).
   const int perimeter_radius_ = perimeter_ != nullptr ? perimeter_->radius() : -1;
+  const MovePruning& pruning_ = MovePruning::Default();
   Node node_;
   int moves_[kMaxDepth] = {};      // the path to node_ (ints: see Node)
   std::vector<uint8_t> found_;     // the solution, once found
