@@ -158,7 +158,7 @@ std::vector<Sequence> FindPatterns(int max_length) {
 
 }  // namespace
 
-MovePruning::MovePruning(int max_length) : max_length_(max_length) {
+MovePruning::MovePruning(int max_length) {
   const std::vector<Sequence> patterns = FindPatterns(max_length);
   // The trie of the patterns; then, breadth first, each state's failure (the longest
   // proper suffix of its sequence that is a trie state) and its moves.

@@ -41,13 +41,10 @@ class MovePruning {
   static constexpr int32_t kPruned = -1;
   int32_t Next(int32_t state, int move) const { return next_[4 * state + move]; }
 
-  int states() const { return static_cast<int>(next_.size() / 4); }
   // The minimal pruned sequences, as letters U D L R, shortest first.
   const std::vector<std::string>& patterns() const { return patterns_; }
-  int max_length() const { return max_length_; }
 
  private:
-  int max_length_;
   std::vector<int32_t> next_;  // [state][move]
   std::vector<std::string> patterns_;
 };

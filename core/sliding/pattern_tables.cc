@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/util/bits.h"
+#include "core/util/on_threads.h"
 #include "core/util/strings.h"
 #include "core/util/text_input.h"
 
@@ -394,23 +395,12 @@ absl::StatusOr<HugeBuffer> SearchPatternGroup(const PatternGroup& group, int gro
   const int threads = options.threads > 0
                           ? options.threads
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto parallel = [threads](uint64_t n, const std::function<void(uint64_t)>& f) {
-    std::atomic<uint64_t> cursor{0};
-    auto worker = [&] {
-      for (uint64_t i; (i = cursor.fetch_add(1, std::memory_order_relaxed)) < n;) f(i);
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
-  };
-
   if (options.on_layer) options.on_layer({group_number, 0, 1, 0.0});
   for (int depth = 0;; ++depth) {
     if (depth >= 254) return absl::InternalError("pattern search passed 254 moves");
     // Expand: every frontier entry through every move of its block; a target entry not
     // reached yet gets its bit in `next` (dist is only read here, never written).
-    parallel(blocks, [&](uint64_t block) {
+    OnThreads(blocks, threads, [&](uint64_t block) {
       if (!active[block]) return;
       const uint64_t* bits = &current[block * words_per_block];
       for (uint32_t m = first_move[block]; m < first_move[block + 1]; ++m) {
@@ -436,7 +426,7 @@ absl::StatusOr<HugeBuffer> SearchPatternGroup(const PatternGroup& group, int gro
     // Settle: each block's new entries get depth + 1 (one thread per block); `next`
     // becomes the frontier.
     std::atomic<uint64_t> found{0};
-    parallel(blocks, [&](uint64_t block) {
+    OnThreads(blocks, threads, [&](uint64_t block) {
       uint64_t* cur = &current[block * words_per_block];
       if (active[block]) std::fill(cur, cur + words_per_block, 0);
       active[block] = 0;
@@ -467,7 +457,7 @@ absl::StatusOr<HugeBuffer> SearchPatternGroup(const PatternGroup& group, int gro
   // The table: the smallest distance over a placement's regions.
   HugeBuffer out(group.placements(), 0xFF);
   std::atomic<bool> unreached{false};
-  parallel(regions.masks.size(), [&](uint64_t set) {
+  OnThreads(regions.masks.size(), threads, [&](uint64_t set) {
     uint8_t* o = &out[set * orders];
     for (int region = 0; region < regions.count[set]; ++region) {
       const uint8_t* d = &dist[uint64_t{regions.first_block[set] + region} * orders];

@@ -1,13 +1,12 @@
 #include "core/table/table_store.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <filesystem>
-#include <system_error>
 #include <thread>
 
 #include "core/table/table_format.h"
+#include "core/util/on_threads.h"
 #include "core/util/strings.h"
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
@@ -30,27 +29,6 @@ absl::Status FromRocks(const rocksdb::Status& s, std::string_view what) {
             s.ToString()));
   }
   return absl::InternalError(message);
-}
-
-// Runs task(0) .. task(n - 1) on up to `threads` threads, this one included, each task
-// once; returns when all are done. A thread that cannot be started leaves its share to
-// the others.
-template <typename Task>
-void OnThreads(uint64_t n, int threads, const Task& task) {
-  std::atomic<uint64_t> next{0};
-  auto worker = [&] {
-    for (uint64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) task(i);
-  };
-  std::vector<std::thread> pool;
-  for (uint64_t t = 1; t < std::min<uint64_t>(static_cast<uint64_t>(threads), n); ++t) {
-    try {
-      pool.emplace_back(worker);
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  worker();
-  for (auto& t : pool) t.join();
 }
 
 rocksdb::Options DatabaseOptions(bool create) {
