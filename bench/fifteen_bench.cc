@@ -3,12 +3,20 @@
 // reflection), in one run (docs/PERFORMANCE.md, "The fifteen puzzle's baseline"):
 //   fifteen_bench --db DIR [--boards korf100|eighty|FILE] [--first N] [--threads N]
 //                 [--no-baseline] [--baseline-db DIR | --baseline-set NAME]
+//   fifteen_bench --db DIR --hunt N [--climb M] [--keep K] [--seed S] [--hunt-out FILE]
 // prints one line per board (distance, nodes, seconds, nodes/s) for the solver (the
 // strongest set in DIR), then the totals of the solver and of the baseline, their ratio
 // and each one's time per node. The baseline's tables are built once into the baseline
 // database (default /tmp/puzzledb-fifteen-textbook; a few seconds) and read from there
 // after; `--baseline-set 6-6-3` runs the same program over a set of DIR's own instead.
 // Exit 1 if any answer, the baseline's moves included, differs from the file's.
+//
+// `--hunt N` looks for boards the tables guide badly (docs/PERFORMANCE.md, "Hard boards"):
+// it solves N uniform solvable boards on one thread and prints the K (default 10) that
+// took most nodes, with their estimate (the search's first threshold), distance, nodes
+// and time; `--climb M` then tries M random changes of the worst (a three-cycle of
+// tiles), keeping each that costs more nodes. `--hunt-out FILE` writes the boards in the
+// boards' file format, for `--boards FILE`.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -26,6 +34,8 @@
 #include "core/table/sampler.h"
 #include "core/table/table_walker.h"
 #include "core/sliding/pattern_builder.h"
+#include "core/sliding/pattern_search.h"
+#include "core/util/random.h"
 #include "core/util/strings.h"
 
 namespace {
@@ -110,6 +120,143 @@ bench::TextbookFifteenIda Baseline(const std::string& dir, const std::string& se
   return bench::TextbookFifteenIda(std::move(groups), std::move(distances));
 }
 
+
+// The search's first threshold at a board (cells row-major, 0 the empty place): the
+// Manhattan distance plus twice the larger excess sum, of the board and of its reflection.
+int Estimate(const PatternTables& tables, const std::array<int, 16>& cells) {
+  const TileBoardTables& t = BoardTables();
+  uint8_t cell_of[16], mirror_of[16];
+  int manhattan = 0;
+  for (int cell = 0; cell < 16; ++cell) {
+    const int tile = cells[cell];
+    cell_of[tile] = static_cast<uint8_t>(cell);
+    mirror_of[t.reflected_tile[tile]] = t.transposed[cell];
+    if (tile > 0) manhattan += t.manhattan[tile][cell];
+  }
+  return manhattan + 2 * std::max(tables.ExcessSum(cell_of), tables.ExcessSum(mirror_of));
+}
+
+// A uniform solvable board: a uniform arrangement, two tiles swapped if it is unsolvable.
+std::array<int, 16> RandomBoard(SeededRng& rng) {
+  std::array<int, 16> cells;
+  for (int i = 0; i < 16; ++i) cells[i] = i;
+  for (int i = 15; i > 0; --i) std::swap(cells[i], cells[rng.Below(i + 1)]);
+  auto board = FifteenPuzzle::BoardFromCells(cells);
+  if (!board.ok() || FifteenPuzzle::ProvablyUnsolvable(*board)) {
+    const int a = cells[0] == 0 ? 2 : 0, b = cells[1] == 0 ? 2 : 1;
+    std::swap(cells[a], cells[b]);  // a swap of two tiles changes the parity
+  }
+  return cells;
+}
+
+struct Hunted {
+  std::array<int, 16> cells;
+  int estimate = 0;
+  int distance = 0;
+  uint64_t nodes = 0;
+  double seconds = 0;
+  std::string moves;
+};
+
+// Solves a board on one thread (no move limit); false if the search fails.
+bool SolveHunted(Solver& solver, const PatternTables& tables, Hunted* h) {
+  h->estimate = Estimate(tables, h->cells);
+  FifteenPuzzle::Instance instance{{}, *FifteenPuzzle::BoardFromCells(h->cells)};
+  const auto started = std::chrono::steady_clock::now();
+  auto answer = solver.Solve<FifteenPuzzle>(instance, SolveOptions{});
+  h->seconds = Since(started);
+  if (!answer.ok()) {
+    std::fprintf(stderr, "fifteen_bench: %s\n", std::string(answer.status().message()).c_str());
+    return false;
+  }
+  h->distance = answer->distance;
+  h->nodes = answer->nodes;
+  h->moves.clear();
+  for (uint8_t m : answer->moves) h->moves += "UDLR"[m];
+  return true;
+}
+
+std::string CellsText(const std::array<int, 16>& cells) {
+  std::string text;
+  for (int c : cells) text += Cat(text.empty() ? "" : " ", c);
+  return text;
+}
+
+void PrintHunted(const char* what, const Hunted& h) {
+  std::printf("%-8s %-38s %4d %4d %4d %12llu %9.3f\n", what, CellsText(h.cells).c_str(),
+              h.estimate, h.distance, h.distance - h.estimate,
+              static_cast<unsigned long long>(h.nodes), h.seconds);
+}
+
+// Solves `draws` uniform boards, then climbs from the one of most nodes for `climbs`
+// steps: a random three-cycle of tiles (which keeps the board solvable), kept when the
+// search needs more nodes.
+int Hunt(const std::shared_ptr<TableStore>& store, Solver& solver, uint64_t draws,
+         uint64_t climbs, size_t keep, uint64_t seed, const std::string& out_path) {
+  const std::string id = solver.Loaded().empty() ? "" : solver.Loaded().front();
+  auto table = store->Load(id);
+  if (!table.ok()) {
+    std::fprintf(stderr, "fifteen_bench: %s\n", std::string(table.status().message()).c_str());
+    return 2;
+  }
+  auto tables = PatternTablesOf(*table);
+  if (!tables.ok()) {
+    std::fprintf(stderr, "fifteen_bench: %s\n", std::string(tables.status().message()).c_str());
+    return 2;
+  }
+  SeededRng rng(seed);
+  std::vector<Hunted> solved;
+  double total = 0;
+  for (uint64_t i = 0; i < draws; ++i) {
+    Hunted h;
+    h.cells = RandomBoard(rng);
+    if (!SolveHunted(solver, **tables, &h)) return 1;
+    total += h.seconds;
+    solved.push_back(h);
+  }
+  std::sort(solved.begin(), solved.end(),
+            [](const Hunted& a, const Hunted& b) { return a.nodes > b.nodes; });
+  std::printf("%llu uniform boards (seed %llu, %s): %.3f s in all\n",
+              static_cast<unsigned long long>(draws), static_cast<unsigned long long>(seed),
+              id.c_str(), total);
+  std::printf("%-8s %-38s %4s %4s %4s %12s %9s\n", "", "board", "est", "dist", "gap", "nodes",
+              "seconds");
+  std::vector<Hunted> kept(solved.begin(), solved.begin() + std::min(keep, solved.size()));
+  for (const Hunted& h : kept) PrintHunted("drawn", h);
+  if (!solved.empty() && climbs > 0) {
+    Hunted best = solved.front();
+    for (uint64_t step = 0; step < climbs; ++step) {
+      Hunted next = best;
+      int picked[3], n = 0;
+      while (n < 3) {
+        const int cell = static_cast<int>(rng.Below(16));
+        if (next.cells[cell] == 0 || std::find(picked, picked + n, cell) != picked + n) continue;
+        picked[n++] = cell;
+      }
+      const int first = next.cells[picked[0]];
+      next.cells[picked[0]] = next.cells[picked[1]];
+      next.cells[picked[1]] = next.cells[picked[2]];
+      next.cells[picked[2]] = first;
+      if (!SolveHunted(solver, **tables, &next)) return 1;
+      if (next.nodes > best.nodes) {
+        best = next;
+        PrintHunted(Cat("step ", step + 1).c_str(), best);
+      }
+    }
+    kept.insert(kept.begin(), best);
+  }
+  if (!out_path.empty()) {
+    std::ofstream out(out_path);
+    out << "# boards found by fifteen_bench --hunt: 16 cells, distance, moves\n";
+    for (const Hunted& h : kept) out << CellsText(h.cells) << " " << h.distance << " " << h.moves << "\n";
+    if (!out) {
+      std::fprintf(stderr, "fifteen_bench: cannot write %s\n", out_path.c_str());
+      return 2;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -117,6 +264,9 @@ int main(int argc, char** argv) {
   std::string baseline_set;
   size_t first = 0;
   bool baseline = true;
+  uint64_t hunt = 0, climbs = 0, seed = 1;
+  size_t keep = 10;
+  std::string hunt_out;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -134,10 +284,22 @@ int main(int argc, char** argv) {
       baseline_db = argv[++i];
     } else if (arg == "--baseline-set" && i + 1 < argc) {
       baseline_set = argv[++i];
+    } else if (arg == "--hunt" && i + 1 < argc) {
+      hunt = std::stoull(argv[++i]);
+    } else if (arg == "--climb" && i + 1 < argc) {
+      climbs = std::stoull(argv[++i]);
+    } else if (arg == "--keep" && i + 1 < argc) {
+      keep = std::stoul(argv[++i]);
+    } else if (arg == "--seed" && i + 1 < argc) {
+      seed = std::stoull(argv[++i]);
+    } else if (arg == "--hunt-out" && i + 1 < argc) {
+      hunt_out = argv[++i];
     } else {
       std::fprintf(stderr, "usage: fifteen_bench --db DIR [--boards korf100|eighty|FILE] "
                            "[--first N] [--threads N] [--no-baseline] [--baseline-db DIR | "
-                           "--baseline-set NAME]\n");
+                           "--baseline-set NAME]\n"
+                           "       fifteen_bench --db DIR --hunt N [--climb M] [--keep K] [--seed S] "
+                           "[--hunt-out FILE]\n");
       return 2;
     }
   }
@@ -147,7 +309,7 @@ int main(int argc, char** argv) {
                                                      : boards_name;
   std::vector<Board> boards = ReadBoards(path);
   if (first > 0 && first < boards.size()) boards.resize(first);
-  if (db.empty() || boards.empty()) {
+  if (db.empty() || (boards.empty() && hunt == 0)) {
     std::fprintf(stderr, "fifteen_bench: --db DIR is required and %s must hold boards\n",
                  path.c_str());
     return 2;
@@ -159,7 +321,7 @@ int main(int argc, char** argv) {
   }
   // The baseline's tables first: a bad --baseline-db or --baseline-set fails at once.
   std::optional<bench::TextbookFifteenIda> plain;
-  if (baseline) {
+  if (baseline && hunt == 0) {
     plain.emplace(baseline_set.empty() ? Baseline(baseline_db, "", threads)
                                        : Baseline(db, baseline_set, 1));
   }
@@ -170,6 +332,8 @@ int main(int argc, char** argv) {
   std::printf("loaded %d table(s) in %.2f s: ", loaded, Since(loading));
   for (const std::string& id : solver.Loaded()) std::printf("%s ", id.c_str());
   std::printf("\n");
+
+  if (hunt > 0) return Hunt(shared, solver, hunt, climbs, keep, seed, hunt_out);
 
   SolveOptions options;
   if (threads > 1) options.limits.threads = SpareThreads(threads - 1);
