@@ -24,6 +24,7 @@
 #include "core/sliding/pattern_sampler.h"
 #include "core/sliding/pattern_search.h"
 #include "core/sliding/pattern_tables.h"
+#include "core/sliding/walking_distance.h"
 #include "core/table/sampler.h"
 #include "core/table/table_builder.h"
 #include "core/table/table_store.h"
@@ -58,7 +59,9 @@ struct PatternGuide {
       return absl::DataLossError(Cat("table ", table->metadata.table_id(), " is for puzzle ",
                                      table->metadata.puzzle()));
     }
-    MovePruning::Default();  // built with the tables (about 50 ms), not by a first search
+    // Built with the tables (about 50 ms), not by a first search.
+    MovePruning::Default();
+    WalkingDistance::Default();
     return std::shared_ptr<const void>(*tables);
   }
 
