@@ -16,7 +16,6 @@
 #include "core/sliding/move_pruning.h"
 #include "core/sliding/pattern_search.h"
 #include "core/sliding/pattern_tables.h"
-#include "core/sliding/walking_distance.h"
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
 
@@ -451,95 +450,9 @@ TEST(MovePruningTest, KeepsTheSmallestSequenceToEveryBoardItPrunes) {
   }
 }
 
-// The walking distance's table holds every arrangement of counts once: for each line of
-// the empty place, every 4x4 matrix of counts whose lines hold 4 tiles (3 on the empty
-// place's) and whose home lines are filled 4, 4, 4, 3. The goal is 0 away.
-TEST(WalkingDistanceTest, HoldsEveryArrangementOfCounts) {
-  const WalkingDistance& walking = WalkingDistance::Default();
-  int arrangements = 0;
-  for (int empty = 0; empty < 4; ++empty) {
-    // Lines one by one: each takes 4 (or 3) tiles among what the home lines have left.
-    std::function<void(int, std::array<int, 4>)> fill = [&](int line, std::array<int, 4> left) {
-      if (line == 4) {
-        ++arrangements;
-        return;
-      }
-      const int size = line == empty ? 3 : 4;
-      for (int a = 0; a <= std::min(size, left[0]); ++a) {
-        for (int b = 0; a + b <= size && b <= left[1]; ++b) {
-          for (int c = 0; a + b + c <= size && c <= left[2]; ++c) {
-            const int d = size - a - b - c;
-            if (d > left[3]) continue;
-            fill(line + 1, {left[0] - a, left[1] - b, left[2] - c, left[3] - d});
-          }
-        }
-      }
-    };
-    fill(0, {4, 4, 4, 3});
-  }
-  EXPECT_EQ(arrangements, 24964);
-  EXPECT_EQ(walking.states(), arrangements);
-  const FifteenPuzzle model;
-  const FifteenBoard goal = model.Goal();
-  int32_t goal_tiles[16];
-  for (int cell = 0; cell < 16; ++cell) goal_tiles[cell] = (goal.tiles >> (4 * cell)) & 15;
-  EXPECT_EQ(WalkingDistance::Distance(walking.Of(0, goal_tiles)), 0);
-  EXPECT_EQ(WalkingDistance::Distance(walking.Of(1, goal_tiles)), 0);
-}
-
-// Every board within 16 moves of the goal (a breadth-first search): the sum of the two
-// axes' walking distances lies between the Manhattan distance and the distance, with
-// their parity, and is above the Manhattan distance on some; each move's Next gives what
-// Of computes afresh on the board after it.
-TEST(WalkingDistanceTest, IsALowerBoundAboveManhattanAndFollowsEveryMove) {
-  const FifteenPuzzle model;
-  const WalkingDistance& walking = WalkingDistance::Default();
-  const TileBoardTables& t = BoardTables();
-  auto tiles_of = [](const FifteenBoard& s, int32_t* tile_at) {
-    for (int cell = 0; cell < 16; ++cell) tile_at[cell] = (s.tiles >> (4 * cell)) & 15;
-  };
-  constexpr int kDepth = 16;
-  absl::flat_hash_map<uint64_t, int> seen;
-  std::vector<FifteenBoard> layer = {model.Goal()};
-  seen[layer[0].tiles] = 0;
-  uint64_t boards = 0, above = 0;
-  for (int depth = 0; depth <= kDepth; ++depth) {
-    std::vector<FifteenBoard> next;
-    for (const FifteenBoard& s : layer) {
-      int32_t tile_at[16];
-      tiles_of(s, tile_at);
-      const WalkingDistance::Packed rows = walking.Of(0, tile_at), columns = walking.Of(1, tile_at);
-      const int walk = WalkingDistance::Distance(rows) + WalkingDistance::Distance(columns);
-      int manhattan = 0;
-      for (int cell = 0; cell < 16; ++cell) manhattan += t.manhattan[tile_at[cell]][cell];
-      ASSERT_LE(walk, depth) << Compact(s);
-      ASSERT_GE(walk, manhattan) << Compact(s);
-      ASSERT_EQ((depth - walk) % 2, 0) << Compact(s);
-      ++boards;
-      above += walk > manhattan;
-      for (int m = 0; m < 4; ++m) {
-        FifteenBoard after;
-        if (!model.Apply(s, m, &after)) continue;
-        int32_t after_at[16];
-        tiles_of(after, after_at);
-        const int axis = m >> 1;
-        const int tile = tile_at[t.destination[s.blank][m]];
-        const WalkingDistance::Packed moved =
-            walking.Next(axis == 0 ? rows : columns, m & 1, t.home_line[axis][tile]);
-        ASSERT_EQ(moved, walking.Of(axis, after_at)) << Compact(s) << " move " << "UDLR"[m];
-        if (depth < kDepth && seen.emplace(after.tiles, depth + 1).second) next.push_back(after);
-      }
-    }
-    layer = std::move(next);
-  }
-  EXPECT_GT(boards, 100000u);
-  EXPECT_GT(above, boards / 100) << "the walking distance never passes the Manhattan distance";
-}
-
-// The search with its move pruning and walking distance against plain IDA* (Manhattan
-// distance, no pruning) on 2,000 random boards up to 26 moves from the goal, without a
-// perimeter so that the search runs down to the goal: the same distance and the same
-// smallest moves.
+// The search with its move pruning against plain IDA* (Manhattan distance, no pruning) on
+// 2,000 random boards up to 26 moves from the goal, without a perimeter so that the
+// search runs down to the goal: the same distance and the same smallest moves.
 TEST(PatternSearchTest, MovePruningKeepsTheSmallestAnswerOfPlainIdaStar) {
   const FifteenPuzzle model;
   const PatternTables& tables = SixSixThree();

@@ -24,7 +24,6 @@
 #include "core/sliding/pattern_sampler.h"
 #include "core/sliding/pattern_search.h"
 #include "core/sliding/pattern_tables.h"
-#include "core/sliding/walking_distance.h"
 #include "core/table/sampler.h"
 #include "core/table/table_builder.h"
 #include "core/table/table_store.h"
@@ -59,9 +58,7 @@ struct PatternGuide {
       return absl::DataLossError(Cat("table ", table->metadata.table_id(), " is for puzzle ",
                                      table->metadata.puzzle()));
     }
-    // Built with the tables (about 50 ms), not by a first search.
-    MovePruning::Default();
-    WalkingDistance::Default();
+    MovePruning::Default();  // built with the tables (about 50 ms), not by a first search
     return std::shared_ptr<const void>(*tables);
   }
 

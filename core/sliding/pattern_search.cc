@@ -30,8 +30,6 @@ TileBoardTables::TileBoardTables() {
           tile == 0 ? 0
                     : static_cast<uint8_t>(std::abs(home / 4 - cell / 4) + std::abs(home % 4 - cell % 4));
     }
-    home_line[0][tile] = static_cast<uint8_t>(home / 4);
-    home_line[1][tile] = static_cast<uint8_t>(home % 4);
     const int mirrored_home = transposed[home];
     reflected_tile[tile] = static_cast<uint8_t>(mirrored_home == 15 ? 0 : mirrored_home + 1);
   }

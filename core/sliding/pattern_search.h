@@ -5,12 +5,9 @@
 // stored excesses: the tables read at the board, and read at its reflection about the main
 // diagonal (tile t on cell (r, c) becomes the tile whose home is the transposed home of t,
 // on cell (c, r); the goal reflects onto itself, so the reflected board is exactly as far
-// from the goal). Both are admissible, so their maximum is; so is its maximum with the
-// walking distance (core/sliding/walking_distance.h), which sees what the tables do not
-// (tiles of one row or column in each other's way, across the groups). A move carries one
-// tile, so only the group of that tile (and the group of its reflection) is looked up
-// again, and the walking distance of one axis; the entries of every child are prefetched
-// before the first child is searched.
+// from the goal). Both are admissible, so their maximum is. A move carries one tile, so
+// only the group of that tile (and the group of its reflection) is looked up again; the
+// entries of every child are prefetched before the first child is searched.
 //
 // Lexicographic order: as in core/search/ida_star.h, thresholds never pass the optimal
 // distance and moves are tried in canonical order (U D L R), so the first path found at
@@ -40,7 +37,6 @@
 #include "core/search/walk_down.h"
 #include "core/sliding/move_pruning.h"
 #include "core/sliding/pattern_tables.h"
-#include "core/sliding/walking_distance.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
@@ -59,7 +55,6 @@ struct TileBoardTables {
   uint8_t manhattan[kTileCells][kTileCells];  // [tile][cell]
   uint8_t transposed[kTileCells];          // cell (r, c) -> (c, r)
   uint8_t reflected_tile[kTileCells];      // tile -> the tile whose home is its home transposed
-  uint8_t home_line[2][kTileCells];        // [axis][tile]: its home row (0), column (1)
   TileBoardTables();
 };
 const TileBoardTables& BoardTables();
@@ -159,7 +154,6 @@ class TilePatternSearch {
     int32_t mirror_excess[kMaxGroups];
     int blank = 0;
     int32_t pruning = MovePruning::kStart;  // the automaton's state after the path
-    WalkingDistance::Packed walk[2] = {};   // along the rows, along the columns
     int manhattan = 0;
     int excess_sum = 0;
     int mirror_sum = 0;
@@ -179,7 +173,6 @@ class TilePatternSearch {
       n.mirror_tile_at[t.transposed[cells[tile]]] = t.reflected_tile[tile];
     }
     n.blank = cells[0];
-    for (int axis = 0; axis < 2; ++axis) n.walk[axis] = walking_.Of(axis, n.tile_at);
     for (int g = 0; g < tables_.partition().group_count(); ++g) {
       const PatternGroup& group = tables_.group(g);
       group.Split(cell_of, &n.cells[g], &n.order[g]);
@@ -192,12 +185,7 @@ class TilePatternSearch {
     return n;
   }
 
-  static int Bound(const Node& n) {
-    return std::max(n.manhattan + 2 * std::max(n.excess_sum, n.mirror_sum), Walk(n.walk[0], n.walk[1]));
-  }
-  static int Walk(WalkingDistance::Packed a, WalkingDistance::Packed b) {
-    return WalkingDistance::Distance(a) + WalkingDistance::Distance(b);
-  }
+  static int Bound(const Node& n) { return n.manhattan + 2 * std::max(n.excess_sum, n.mirror_sum); }
 
   // The state of the model for a node (for the perimeter).
   State ToState(const Node& n) const {
@@ -218,8 +206,6 @@ class TilePatternSearch {
     int tile;
     int group, mirror_group;
     int32_t pruning;
-    WalkingDistance::Packed walk;  // along the move's axis
-    int walk_distance;             // both axes'
     uint32_t cells, order, mirror_cells, mirror_order;
     uint64_t index, mirror_index;
   };
@@ -328,11 +314,6 @@ class TilePatternSearch {
       c.pruning = pruning_.Next(n.pruning, m);
       c.cell = cell;
       c.tile = n.tile_at[cell];
-      // U D are along the rows (axis 0), L R along the columns; U and L move the empty
-      // place to the line before its own.
-      const int axis = m >> 1;
-      c.walk = walking_.Next(n.walk[axis], m & 1, t.home_line[axis][c.tile]);
-      c.walk_distance = Walk(c.walk, n.walk[axis ^ 1]);
       const TileView& tile = tiles_[c.tile];
       c.group = tile.group;
       c.mirror_group = tile.mirror_group;
@@ -363,7 +344,7 @@ class TilePatternSearch {
       const int me = tables_.Excess(c.mirror_group, c.mirror_index);
       ++lookups_;
       const int mirror_sum = n.mirror_sum + me - n.mirror_excess[c.mirror_group];
-      const int f = std::max(base + 2 * std::max(sum, mirror_sum), g + 1 + c.walk_distance);
+      const int f = base + 2 * std::max(sum, mirror_sum);
       if (f > threshold) {
         if (f < next_threshold_) next_threshold_ = f;
         continue;
@@ -377,11 +358,8 @@ class TilePatternSearch {
       const uint32_t old_mirror_order = n.mirror_order[c.mirror_group];
       const int old_manhattan = n.manhattan, old_sum = n.excess_sum, old_msum = n.mirror_sum;
       const int32_t old_pruning = n.pruning;
-      const int axis = c.move >> 1;
-      const WalkingDistance::Packed old_walk = n.walk[axis];
       n.blank = c.cell;
       n.pruning = c.pruning;
-      n.walk[axis] = c.walk;
       n.tile_at[blank] = c.tile;
       n.tile_at[c.cell] = 0;
       n.mirror_tile_at[mirror_blank] = mirror_tile;
@@ -400,7 +378,6 @@ class TilePatternSearch {
       if (step != Step::kContinue) return step;
       n.blank = blank;
       n.pruning = old_pruning;
-      n.walk[axis] = old_walk;
       n.tile_at[blank] = 0;
       n.tile_at[c.cell] = c.tile;
       n.mirror_tile_at[mirror_blank] = 0;
@@ -565,7 +542,6 @@ class TilePatternSearch {
   // The perimeter's radius, -1 without one (no bound is below 0).
   const int perimeter_radius_ = perimeter_ != nullptr ? perimeter_->radius() : -1;
   const MovePruning& pruning_ = MovePruning::Default();
-  const WalkingDistance& walking_ = WalkingDistance::Default();
   Node node_;
   int moves_[kMaxDepth] = {};      // the path to node_ (ints: see Node)
   std::vector<uint8_t> found_;     // the solution, once found
