@@ -5,6 +5,8 @@
 #include <iterator>
 #include <random>
 
+#include <zlib.h>
+
 #include "core/puzzles/knobs.h"
 #include "core/search/retrograde_bfs.h"
 #include "core/puzzles/rotation.h"
@@ -81,6 +83,38 @@ TEST(PageTest, RoundTripsAndDetectsDamage) {
     damaged[i] = static_cast<char>(damaged[i] ^ 0x5A);
     ASSERT_FALSE(DecodePage(damaged, storage::v1::DISTANCE_BYTE, 8192, 4096).ok()) << "byte " << i;
   }
+}
+
+// Crc32 is zlib's crc32() (docs/FORMAT.md), whatever computes it: over every length up to
+// 300 (the short tails and alignments a fast CRC treats apart), at every start offset up
+// to 16, and over 1 MB; and a page decoded in place gives its CRC.
+TEST(PageTest, Crc32IsZlibs) {
+  std::string data(1 << 20, '\0');
+  std::mt19937 rng(7);
+  for (char& c : data) c = static_cast<char>(rng());
+  auto zlib = [](std::string_view d) {
+    return static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(d.data()),
+                                       static_cast<uInt>(d.size())));
+  };
+  for (size_t offset = 0; offset < 16; ++offset) {
+    for (size_t length = 0; length <= 300; ++length) {
+      const std::string_view part(data.data() + offset, length);
+      ASSERT_EQ(Crc32(part), zlib(part)) << "offset " << offset << " length " << length;
+    }
+  }
+  EXPECT_EQ(Crc32(data), zlib(data));
+  EXPECT_EQ(Crc32("123456789"), 0xCBF43926u);  // the CRC-32 check value
+
+  const std::string payload = data.substr(0, 2048);
+  const std::string page = EncodePage(storage::v1::DISTANCE_BYTE, 0, 2048, payload, 3);
+  std::vector<uint8_t> out(2048);
+  uint32_t crc = 0;
+  ASSERT_TRUE(DecodePageInto(page, storage::v1::DISTANCE_BYTE, 0, 2048, out.data(), out.size(), &crc).ok());
+  EXPECT_EQ(crc, zlib(payload));
+  EXPECT_EQ(std::string(out.begin(), out.end()), payload);
+  // A destination of the wrong size is refused before anything is written.
+  EXPECT_EQ(DecodePageInto(page, storage::v1::DISTANCE_BYTE, 0, 2048, out.data(), 2047, &crc).code(),
+            absl::StatusCode::kDataLoss);
 }
 
 TEST(TableStoreTest, ReadOnlyOpenOfAMissingDatabaseSaysHowToBuildOne) {

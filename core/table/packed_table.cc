@@ -25,6 +25,15 @@ PackedTable::PackedTable(TableEncoding encoding, uint64_t size)
   bytes_ = HugeBuffer(BytesFor(size), 0xFF);
 }
 
+PackedTable PackedTable::Unfilled(TableEncoding encoding, uint64_t size) {
+  PackedTable table;
+  table.encoding_ = encoding;
+  table.shift_ = EntriesPerByteLog2(encoding);
+  table.size_ = size;
+  table.bytes_ = HugeBuffer::Unfilled(table.BytesFor(size));
+  return table;
+}
+
 void PackedTable::FromDistances(const HugeBuffer& distance) {
   if (encoding_ == storage::v1::NEXT_MOVE) std::abort();  // a caller's error: see the header
   if (encoding_ == storage::v1::DISTANCE_BYTE) {

@@ -66,6 +66,11 @@ class PackedTable {
   std::string Slice(uint64_t first, uint64_t count) const;
   // Writes bytes from a page into entries [first, first + count); false on a size mismatch.
   bool Assign(uint64_t first, uint64_t count, const std::string& bytes);
+  // Where a page's bytes for entries from `first` go, to be written in place. REQUIRES:
+  // `first` as for Slice.
+  uint8_t* MutableBytes(uint64_t first) { return bytes_.data() + (first >> shift_); }
+  // A table whose every byte the caller writes (a load, page by page).
+  static PackedTable Unfilled(TableEncoding encoding, uint64_t size);
   // Bytes used by `count` entries of this encoding.
   uint64_t BytesFor(uint64_t count) const;
 

@@ -1,5 +1,6 @@
 #include "core/table/table_format.h"
 
+#include <libdeflate.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -38,6 +39,15 @@ std::string Hex(uint64_t value, int digits) {
   return out;
 }
 
+// The payload's bytes for `entry_count` entries of `encoding` (docs/FORMAT.md, "Page").
+uint64_t PayloadSize(TableEncoding encoding, uint32_t entry_count) {
+  return encoding == storage::v1::DISTANCE_MOD3 ? (uint64_t{entry_count} + 3) / 4
+         : encoding == storage::v1::DISTANCE_BAND || encoding == storage::v1::NEXT_MOVE ||
+                 encoding == storage::v1::PATTERN_EXCESS
+             ? (uint64_t{entry_count} + 1) / 2
+             : entry_count;
+}
+
 }  // namespace
 
 uint64_t PageCount(uint64_t entries, uint32_t per_page) {
@@ -45,8 +55,9 @@ uint64_t PageCount(uint64_t entries, uint32_t per_page) {
 }
 
 uint32_t Crc32(std::string_view data) {
-  return static_cast<uint32_t>(
-      crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+  // zlib's CRC-32 (docs/FORMAT.md), computed by libdeflate, which gives the same value
+  // four to five times as fast.
+  return libdeflate_crc32(0, data.data(), data.size());
 }
 
 uint32_t Crc32Combine(uint32_t crc, uint32_t next, uint64_t next_size) {
@@ -96,8 +107,8 @@ std::string EncodePage(TableEncoding encoding, uint64_t first_entry, uint32_t en
   return value;
 }
 
-absl::StatusOr<std::string> DecodePage(const std::string& value, TableEncoding encoding,
-                                       uint64_t first_entry, uint32_t entry_count) {
+absl::Status DecodePageInto(std::string_view value, TableEncoding encoding, uint64_t first_entry,
+                            uint32_t entry_count, uint8_t* out, uint64_t out_size, uint32_t* crc) {
   if (value.size() < kPageHeader || std::memcmp(value.data(), kPageMagic, 4) != 0) {
     return absl::DataLossError("not a page (bad header)");
   }
@@ -114,23 +125,28 @@ absl::StatusOr<std::string> DecodePage(const std::string& value, TableEncoding e
                                    entry_count, ")"));
   }
   const uint32_t raw_size = GetFixed32(value.data() + 20);
-  const uint64_t expected =
-      encoding == storage::v1::DISTANCE_MOD3 ? (entry_count + 3) / 4
-      : encoding == storage::v1::DISTANCE_BAND || encoding == storage::v1::NEXT_MOVE ||
-              encoding == storage::v1::PATTERN_EXCESS
-          ? (entry_count + 1) / 2
-          : entry_count;
-  if (raw_size != expected) return absl::DataLossError("page payload size is wrong");
-  std::string payload(raw_size, '\0');
-  const size_t n = ZSTD_decompress(payload.data(), payload.size(), value.data() + kPageHeader,
+  if (raw_size != PayloadSize(encoding, entry_count) || raw_size != out_size) {
+    return absl::DataLossError("page payload size is wrong");
+  }
+  const size_t n = ZSTD_decompress(out, out_size, value.data() + kPageHeader,
                                    value.size() - kPageHeader);
   if (ZSTD_isError(n) || n != raw_size) {
     return absl::DataLossError(Cat("page does not decompress: ",
                                    ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short payload"));
   }
-  if (Crc32(payload) != GetFixed32(value.data() + 24)) {
-    return absl::DataLossError("page CRC mismatch");
-  }
+  *crc = Crc32(std::string_view(reinterpret_cast<const char*>(out), out_size));
+  if (*crc != GetFixed32(value.data() + 24)) return absl::DataLossError("page CRC mismatch");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> DecodePage(const std::string& value, TableEncoding encoding,
+                                       uint64_t first_entry, uint32_t entry_count) {
+  std::string payload(PayloadSize(encoding, entry_count), '\0');
+  uint32_t crc = 0;
+  absl::Status decoded =
+      DecodePageInto(value, encoding, first_entry, entry_count,
+                     reinterpret_cast<uint8_t*>(payload.data()), payload.size(), &crc);
+  if (!decoded.ok()) return decoded;
   return payload;
 }
 

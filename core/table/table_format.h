@@ -42,6 +42,11 @@ std::string EncodePage(TableEncoding encoding, uint64_t first_entry, uint32_t en
 // The page's payload; DATA_LOSS with what is wrong.
 absl::StatusOr<std::string> DecodePage(const std::string& value, TableEncoding encoding,
                                        uint64_t first_entry, uint32_t entry_count);
+// The same, decompressed straight into `out` (`out_size` bytes, which must be the payload's
+// size), with the payload's CRC-32 (checked against the header's) in `*crc`: a load
+// writes every page into the table's own memory and checks it once.
+absl::Status DecodePageInto(std::string_view value, TableEncoding encoding, uint64_t first_entry,
+                            uint32_t entry_count, uint8_t* out, uint64_t out_size, uint32_t* crc);
 
 // CRC-32 (zlib's) of `data`, and of two runs joined.
 uint32_t Crc32(std::string_view data);

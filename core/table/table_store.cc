@@ -219,7 +219,8 @@ absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
   }
   auto table = std::make_shared<LoadedTable>();
   table->metadata = m;
-  table->entries = PackedTable(m.encoding(), m.state_count());
+  // Every byte comes from a page, and a table with a page missing is refused.
+  table->entries = PackedTable::Unfilled(m.encoding(), m.state_count());
 
   rocksdb::ReadOptions read;
   read.verify_checksums = true;
@@ -251,19 +252,10 @@ absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
       const uint64_t first = (start + i) * uint64_t{m.entries_per_page()};
       const auto count = static_cast<uint32_t>(
           std::min<uint64_t>(m.entries_per_page(), m.state_count() - first));
-      auto payload = DecodePage(values[i], m.encoding(), first, count);
-      if (!payload.ok()) {
-        problems[i] = payload.status();
-        return;
-      }
-      if (!table->entries.Assign(first, count, *payload)) {  // disjoint bytes per page
-        problems[i] = absl::DataLossError(Cat(payload->size(), " bytes for ", count,
-                                              " entries"));
-        return;
-      }
-      problems[i] = absl::OkStatus();
-      crcs[i] = Crc32(*payload);
-      sizes[i] = payload->size();
+      // Decompressed into the table's own bytes (disjoint per page) and checked there.
+      sizes[i] = table->entries.BytesFor(count);
+      problems[i] = DecodePageInto(values[i], m.encoding(), first, count,
+                                   table->entries.MutableBytes(first), sizes[i], &crcs[i]);
     });
     for (uint32_t i = 0; i < n; ++i) {
       if (!problems[i].ok()) return bad(Cat("page ", start + i, ": ", Message(problems[i])));
@@ -297,6 +289,7 @@ absl::StatusOr<HugeBuffer> TableStore::LoadExactDistances(const LoadedTable& tab
   read.fill_cache = false;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read));
   uint32_t crc = 0;
+  std::vector<uint8_t> payload;  // one band page's, reused
   it->Seek(PagePrefix(id, m.generation(), PageKind::kBands));
   for (uint32_t page = 0; page < m.page_count(); ++page, it->Next()) {
     if (!it->Valid() ||
@@ -307,10 +300,15 @@ absl::StatusOr<HugeBuffer> TableStore::LoadExactDistances(const LoadedTable& tab
     const uint64_t first = uint64_t{page} * m.entries_per_page();
     const auto count = static_cast<uint32_t>(
         std::min<uint64_t>(m.entries_per_page(), m.state_count() - first));
-    auto payload = DecodePage(it->value().ToString(), storage::v1::DISTANCE_BAND, first, count);
-    if (!payload.ok()) return bad(Cat("page ", page, ": ", Message(payload.status())));
-    crc = Crc32Combine(crc, Crc32(*payload), payload->size());
-    const auto* bands = reinterpret_cast<const uint8_t*>(payload->data());
+    payload.resize((uint64_t{count} + 1) / 2);
+    uint32_t page_crc = 0;
+    const rocksdb::Slice value = it->value();
+    absl::Status decoded = DecodePageInto(std::string_view(value.data(), value.size()),
+                                          storage::v1::DISTANCE_BAND, first, count,
+                                          payload.data(), payload.size(), &page_crc);
+    if (!decoded.ok()) return bad(Cat("page ", page, ": ", Message(decoded)));
+    crc = Crc32Combine(crc, page_crc, payload.size());
+    const uint8_t* bands = payload.data();
     for (uint32_t i = 0; i < count; ++i) {
       const uint8_t band = BandAt(bands, i);
       const uint8_t residue = table.entries.Get(first + i);

@@ -12,7 +12,13 @@ constexpr size_t kHugePage = size_t{2} << 20;
 
 }  // namespace
 
-HugeBuffer::HugeBuffer(size_t size, uint8_t fill) : size_(size) {
+HugeBuffer::HugeBuffer(size_t size, uint8_t fill) : HugeBuffer(size, NoFill{}) {
+  if (size > 0) std::memset(data_, fill, size);
+}
+
+HugeBuffer HugeBuffer::Unfilled(size_t size) { return HugeBuffer(size, NoFill{}); }
+
+HugeBuffer::HugeBuffer(size_t size, NoFill) : size_(size) {
   if (size == 0) return;
   if (size >= kHugePage) {
     const size_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
@@ -24,7 +30,6 @@ HugeBuffer::HugeBuffer(size_t size, uint8_t fill) : size_(size) {
     data_ = static_cast<uint8_t*>(std::malloc(size));
   }
   if (data_ == nullptr) throw std::bad_alloc();
-  std::memset(data_, fill, size);
 }
 
 HugeBuffer::~HugeBuffer() { std::free(data_); }

@@ -17,6 +17,10 @@ class HugeBuffer {
   HugeBuffer() = default;
   // `size` bytes, every one `fill`.
   HugeBuffer(size_t size, uint8_t fill);
+  // `size` bytes of no particular value, for a caller that writes every one (a table's
+  // load): the pages are then first touched, and zeroed by the kernel, on the writers'
+  // threads rather than by one fill.
+  static HugeBuffer Unfilled(size_t size);
   ~HugeBuffer();
   HugeBuffer(HugeBuffer&& other) noexcept { *this = std::move(other); }
   HugeBuffer& operator=(HugeBuffer&& other) noexcept;
@@ -40,6 +44,8 @@ class HugeBuffer {
   const uint8_t* end() const { return data_ + size_; }
 
  private:
+  struct NoFill {};
+  HugeBuffer(size_t size, NoFill);
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
 };
