@@ -305,13 +305,15 @@ class TilePatternSearch {
     const int blank = n.blank;
     const MoveList& moves = t.moves_after[blank][last_move + 1];
     Child children[4];
-    const int count = moves.count;
-    for (int k = 0; k < count; ++k) {
+    int count = 0;
+    for (int k = 0; k < moves.count; ++k) {
       const int m = moves.move[k];
+      const int32_t pruning = pruning_.Next(n.pruning, m);
+      if (pruning == MovePruning::kPruned) continue;
       const int cell = t.destination[blank][m];
-      Child& c = children[k];
+      Child& c = children[count++];
       c.move = m;
-      c.pruning = pruning_.Next(n.pruning, m);
+      c.pruning = pruning;
       c.cell = cell;
       c.tile = n.tile_at[cell];
       const TileView& tile = tiles_[c.tile];
@@ -335,7 +337,6 @@ class TilePatternSearch {
     }
     for (int i = 0; i < count; ++i) {
       const Child& c = children[i];
-      if (c.pruning == MovePruning::kPruned) continue;
       const int e = tables_.Excess(c.group, c.index);
       ++lookups_;
       const int manhattan = n.manhattan + t.manhattan[c.tile][blank] - t.manhattan[c.tile][c.cell];
