@@ -12,8 +12,8 @@
 // Exit 1 if any answer, the baseline's moves included, differs from the file's.
 //
 // `--hunt N` looks for boards the tables guide badly (docs/PERFORMANCE.md, "Hard boards"):
-// it solves N uniform solvable boards on one thread and prints the K (default 10) that
-// took most nodes, with their estimate (the search's first threshold), distance, nodes
+// it solves N uniform solvable boards (and those of `--boards`, when given) on one thread
+// and prints the K (default 10) that took most nodes, with their estimate (the search's first threshold), distance, nodes
 // and time; `--climb M` then tries M random changes of the worst (a three-cycle of
 // tiles), keeping each that costs more nodes. `--hunt-out FILE` writes the boards in the
 // boards' file format, for `--boards FILE`.
@@ -191,8 +191,8 @@ void PrintHunted(const char* what, const Hunted& h) {
 // Solves `draws` uniform boards, then climbs from the one of most nodes for `climbs`
 // steps: a random three-cycle of tiles (which keeps the board solvable), kept when the
 // search needs more nodes.
-int Hunt(const std::shared_ptr<TableStore>& store, Solver& solver, uint64_t draws,
-         uint64_t climbs, size_t keep, uint64_t seed, const std::string& out_path) {
+int Hunt(const std::shared_ptr<TableStore>& store, Solver& solver, const std::vector<Board>& given,
+         uint64_t draws, uint64_t climbs, size_t keep, uint64_t seed, const std::string& out_path) {
   const std::string id = solver.Loaded().empty() ? "" : solver.Loaded().front();
   auto table = store->Load(id);
   if (!table.ok()) {
@@ -207,18 +207,18 @@ int Hunt(const std::shared_ptr<TableStore>& store, Solver& solver, uint64_t draw
   SeededRng rng(seed);
   std::vector<Hunted> solved;
   double total = 0;
-  for (uint64_t i = 0; i < draws; ++i) {
+  for (uint64_t i = 0; i < given.size() + draws; ++i) {
     Hunted h;
-    h.cells = RandomBoard(rng);
+    h.cells = i < given.size() ? given[i].cells : RandomBoard(rng);
     if (!SolveHunted(solver, **tables, &h)) return 1;
     total += h.seconds;
     solved.push_back(h);
   }
   std::sort(solved.begin(), solved.end(),
             [](const Hunted& a, const Hunted& b) { return a.nodes > b.nodes; });
-  std::printf("%llu uniform boards (seed %llu, %s): %.3f s in all\n",
-              static_cast<unsigned long long>(draws), static_cast<unsigned long long>(seed),
-              id.c_str(), total);
+  std::printf("%zu given and %llu uniform boards (seed %llu, %s): %.3f s in all\n",
+              given.size(), static_cast<unsigned long long>(draws),
+              static_cast<unsigned long long>(seed), id.c_str(), total);
   std::printf("%-8s %-38s %4s %4s %4s %12s %9s\n", "", "board", "est", "dist", "gap", "nodes",
               "seconds");
   std::vector<Hunted> kept(solved.begin(), solved.begin() + std::min(keep, solved.size()));
@@ -265,6 +265,7 @@ int main(int argc, char** argv) {
   size_t first = 0;
   bool baseline = true;
   uint64_t hunt = 0, climbs = 0, seed = 1;
+  bool hunting = false, boards_given = false;
   size_t keep = 10;
   std::string hunt_out;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -274,6 +275,7 @@ int main(int argc, char** argv) {
       db = argv[++i];
     } else if (arg == "--boards" && i + 1 < argc) {
       boards_name = argv[++i];
+      boards_given = true;
     } else if (arg == "--first" && i + 1 < argc) {
       first = std::stoul(argv[++i]);
     } else if (arg == "--threads" && i + 1 < argc) {
@@ -286,6 +288,7 @@ int main(int argc, char** argv) {
       baseline_set = argv[++i];
     } else if (arg == "--hunt" && i + 1 < argc) {
       hunt = std::stoull(argv[++i]);
+      hunting = true;
     } else if (arg == "--climb" && i + 1 < argc) {
       climbs = std::stoull(argv[++i]);
     } else if (arg == "--keep" && i + 1 < argc) {
@@ -309,7 +312,8 @@ int main(int argc, char** argv) {
                                                      : boards_name;
   std::vector<Board> boards = ReadBoards(path);
   if (first > 0 && first < boards.size()) boards.resize(first);
-  if (db.empty() || (boards.empty() && hunt == 0)) {
+  if (hunting && !boards_given) boards.clear();
+  if (db.empty() || (boards.empty() && !hunting)) {
     std::fprintf(stderr, "fifteen_bench: --db DIR is required and %s must hold boards\n",
                  path.c_str());
     return 2;
@@ -321,7 +325,7 @@ int main(int argc, char** argv) {
   }
   // The baseline's tables first: a bad --baseline-db or --baseline-set fails at once.
   std::optional<bench::TextbookFifteenIda> plain;
-  if (baseline && hunt == 0) {
+  if (baseline && !hunting) {
     plain.emplace(baseline_set.empty() ? Baseline(baseline_db, "", threads)
                                        : Baseline(db, baseline_set, 1));
   }
@@ -333,7 +337,7 @@ int main(int argc, char** argv) {
   for (const std::string& id : solver.Loaded()) std::printf("%s ", id.c_str());
   std::printf("\n");
 
-  if (hunt > 0) return Hunt(shared, solver, hunt, climbs, keep, seed, hunt_out);
+  if (hunting) return Hunt(shared, solver, boards, hunt, climbs, keep, seed, hunt_out);
 
   SolveOptions options;
   if (threads > 1) options.limits.threads = SpareThreads(threads - 1);
