@@ -67,12 +67,6 @@ std::string PackedTable::Slice(uint64_t first, uint64_t count) const {
                      BytesFor(count));
 }
 
-bool PackedTable::Assign(uint64_t first, uint64_t count, const std::string& bytes) {
-  if (bytes.size() != BytesFor(count) || first + count > size_) return false;
-  std::memcpy(bytes_.data() + (first >> shift_), bytes.data(), bytes.size());
-  return true;
-}
-
 HugeBuffer PackBands(const HugeBuffer& distance) {
   const uint64_t n = distance.size();
   HugeBuffer bands((n + 1) / 2, 0xFF);

@@ -64,8 +64,6 @@ class PackedTable {
   // The bytes of entries [first, first + count) as stored in a page. REQUIRES: `first` is
   // on a byte's first entry (a multiple of 4 for mod 3, of 2 for next moves).
   std::string Slice(uint64_t first, uint64_t count) const;
-  // Writes bytes from a page into entries [first, first + count); false on a size mismatch.
-  bool Assign(uint64_t first, uint64_t count, const std::string& bytes);
   // Where a page's bytes for entries from `first` go, to be written in place. REQUIRES:
   // `first` as for Slice.
   uint8_t* MutableBytes(uint64_t first) { return bytes_.data() + (first >> shift_); }
