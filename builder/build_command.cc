@@ -111,6 +111,7 @@ int BuildPatterns(const Puzzle& puzzle, const BuildCommandOptions& options,
     BuildOptions build;
     build.threads = options.threads;
     build.compression_level = options.compression_level;
+    build.unpacked = options.unpacked;
     if (!options.quiet) build.on_progress = [&err](const std::string& line) { err << line << "\n"; };
     auto metadata = puzzle.BuildPatterns(set, store, build);
     if (!metadata.ok()) {
@@ -144,6 +145,7 @@ int BuildPuzzle(const Puzzle& puzzle, const BuildCommandOptions& options,
     build.threads = options.threads;
     build.compression_level = options.compression_level;
     build.band_pages = options.band_pages;
+    build.unpacked = options.unpacked;
     if (!options.quiet) {
       err << "building " << id << " (" << Thousands(puzzle.TableSize(params)) << " states"
           << (options.max_depth >= 0 ? Cat(", to depth ", options.max_depth) : std::string()) << ")\n";
@@ -263,10 +265,14 @@ int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostrea
   for (const TableMetadata& m : *tables) {
     const auto started = std::chrono::steady_clock::now();
     const Puzzle* puzzle = FindPuzzle(m.puzzle());
-    const absl::Status status =
-        puzzle != nullptr
-            ? puzzle->Verify(*store, m, threads)
-            : absl::DataLossError(Cat("table ", m.table_id(), ": unknown puzzle '", m.puzzle(), "'"));
+    // The stored bytes first (a load that reads the unpacked copy never sees the pages),
+    // then the entries against a fresh search.
+    absl::Status status = store->Check(m.table_id());
+    if (status.ok()) {
+      status = puzzle != nullptr ? puzzle->Verify(*store, m, threads)
+                                 : absl::DataLossError(Cat("table ", m.table_id(),
+                                                           ": unknown puzzle '", m.puzzle(), "'"));
+    }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (status.ok()) {
@@ -276,6 +282,43 @@ int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostrea
       ++failures;
       out << m.table_id() << ": FAILED: " << Message(status) << "\n";
       err << "puzzledb-build verify: " << Message(status) << "\n";
+    }
+  }
+  return failures == 0 ? kExitOk : kExitFailure;
+}
+
+int RunUnpack(const std::string& db, UnpackedCopies which, std::ostream& out, std::ostream& err) {
+  auto store = TableStore::Open(db, TableStore::Mode::kReadWriteExisting);
+  if (!store.ok()) {
+    err << "puzzledb-build unpack: " << Message(store.status()) << "\n";
+    return kExitFailure;
+  }
+  auto tables = (*store)->List();
+  if (!tables.ok()) {
+    err << "puzzledb-build unpack: " << Message(tables.status()) << "\n";
+    return kExitFailure;
+  }
+  int failures = 0;
+  for (const TableMetadata& m : *tables) {
+    const uint64_t bytes = PackedTable(m.encoding(), 0).BytesFor(m.state_count());
+    if (which != UnpackedCopies::kAll && bytes < kUnpackedCopyMinBytes) {
+      out << m.table_id() << ": no copy (" << Megabytes(bytes)
+          << " of entries decode in milliseconds; --all writes one)\n";
+      continue;
+    }
+    const auto started = std::chrono::steady_clock::now();
+    const absl::Status status = (*store)->Unpack(m.table_id());
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const std::string path = (*store)->UnpackedPath(m);
+    if (!status.ok()) {
+      ++failures;
+      out << m.table_id() << ": FAILED: " << Message(status) << "\n";
+      err << "puzzledb-build unpack: " << Message(status) << "\n";
+    } else if (path.empty()) {
+      out << m.table_id() << ": no copy (its id cannot name a file); its pages serve it\n";
+    } else {
+      out << m.table_id() << ": " << path << " (" << SecondsText(seconds) << ")\n";
     }
   }
   return failures == 0 ? kExitOk : kExitFailure;
@@ -297,9 +340,12 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
     auto* table = info.add_tables();
     *table->mutable_metadata() = m;
     table->set_size_on_disk(store->SizeOnDisk(m.table_id()));
-    // The cheap checks (every checksum), not verify's fresh search.
-    auto loaded = store->Load(m.table_id());
-    absl::Status problem = loaded.status();
+    // The cheap checks (every checksum, of the pages and of the unpacked copy), not
+    // verify's fresh search.
+    absl::Status problem = store->Check(m.table_id());
+    auto loaded = problem.ok() ? store->Load(m.table_id())
+                               : absl::StatusOr<std::shared_ptr<const LoadedTable>>(problem);
+    problem = loaded.status();
     if (loaded.ok() && m.band_page_count() > 0) {
       problem = store->LoadExactDistances(**loaded).status();
     }

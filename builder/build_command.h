@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/table/table_store.h"
+
 namespace puzzledb {
 
 struct BuildCommandOptions {
@@ -25,6 +27,7 @@ struct BuildCommandOptions {
   int threads = 0;
   int compression_level = 9;
   bool band_pages = false;            // write a residue table's band pages (docs/FORMAT.md)
+  UnpackedCopies unpacked = UnpackedCopies::kLarge;  // which tables get an unpacked copy
   bool quiet = false;                 // no per-layer progress
 };
 
@@ -32,6 +35,9 @@ struct BuildCommandOptions {
 int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream& err);
 int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostream& err);
 int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& err);
+// Writes the unpacked copy of every table that `which` selects (kLarge or kAll) from its
+// pages; exit 1 if any cannot be written.
+int RunUnpack(const std::string& db, UnpackedCopies which, std::ostream& out, std::ostream& err);
 
 }  // namespace puzzledb
 

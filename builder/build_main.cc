@@ -1,5 +1,6 @@
 // puzzledb-build: builds the tables of a puzzledb database, verifies them, describes them.
 #include <iostream>
+#include <map>
 
 #include "CLI/CLI.hpp"
 #include "builder/build_command.h"
@@ -60,17 +61,34 @@ int main(int argc, char** argv) {
   app.add_flag("--band-pages", build.band_pages,
                "Also store a residue table's exact distances (6.7 MB more for the largest today), so "
                "that its first sample reads them instead of searching again (about 1.3 s)");
+  const std::map<std::string, UnpackedCopies> copies = {
+      {"large", UnpackedCopies::kLarge}, {"all", UnpackedCopies::kAll}, {"none", UnpackedCopies::kNone}};
+  app.add_option("--unpacked-copies", build.unpacked,
+                 "Which tables also get an unpacked copy that loads without decoding "
+                 "(docs/FORMAT.md): large (entries of 32 MiB or more: the fifteen's 7-8 set), "
+                 "all, or none")
+      ->transform(CLI::CheckedTransformer(copies, CLI::ignore_case))
+      ->default_str("large");
   app.add_flag("--quiet,-q", build.quiet, "No progress on stderr");
 
   CLI::App* verify = app.add_subcommand(
-      "verify", "Re-read every table (checksums) and check it against a fresh search; exit 1 "
-                "naming the first bad table and state");
+      "verify", "Re-read every table (the checksums of its pages and of its unpacked copy) and "
+                "check it against a fresh search; exit 1 naming the first bad table and state");
   verify->add_option("--db", build.db, "Database folder")->capture_default_str();
   verify->add_option("--threads", build.threads, "Threads (default: one per core)");
   bool json = false;
   CLI::App* info = app.add_subcommand("info", "List the tables with their metadata and size");
   info->add_option("--db", build.db, "Database folder")->capture_default_str();
   info->add_flag("--json", json, "Print JSON");
+
+  CLI::App* unpack = app.add_subcommand(
+      "unpack", "Write every table's unpacked copy from its pages (docs/FORMAT.md, \"Unpacked "
+                "copy\"): a database built before the copies existed, or whose copy verify "
+                "found damaged, then loads its tables without decoding");
+  unpack->add_option("--db", build.db, "Database folder")->capture_default_str();
+  bool unpack_all = false;
+  unpack->add_flag("--all", unpack_all,
+                   "Every table, not only those of 32 MiB of entries or more");
 
   CLI::App* defaults = app.add_subcommand(
       "default-tables",
@@ -103,5 +121,9 @@ int main(int argc, char** argv) {
   }
   if (verify->parsed()) return RunVerify(build.db, build.threads, std::cout, std::cerr);
   if (info->parsed()) return RunInfo(build.db, json, std::cout, std::cerr);
+  if (unpack->parsed()) {
+    return RunUnpack(build.db, unpack_all ? UnpackedCopies::kAll : UnpackedCopies::kLarge,
+                     std::cout, std::cerr);
+  }
   return RunBuild(build, std::cout, std::cerr);
 }

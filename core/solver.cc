@@ -46,6 +46,13 @@ void Solver::EraseLocked(const std::string& table_id, bool samplers) {
   guides_.erase(table_id);
 }
 
+void Solver::NoteLoad(const absl::StatusOr<std::shared_ptr<const LoadedTable>>& table) const {
+  if (!table.ok() || (*table)->unpacked_problem.empty() || !log_) return;
+  log_(Cat("table ", (*table)->metadata.table_id(), ": ", (*table)->unpacked_problem,
+           "; read from its pages instead (puzzledb-build unpack --db ", store_->dir(),
+           " writes the copy again)"));
+}
+
 void Solver::Refuse(const std::string& table_id, const absl::Status& why) {
   std::lock_guard<std::mutex> lock(mutex_);
   refused_[table_id] = std::string(Message(why));
@@ -61,6 +68,7 @@ std::shared_ptr<const void> Solver::LoadGuide(const std::string& id, GuideLoader
   }
   // Loaded outside the lock, as WalkerFor does; the first load to finish is kept.
   auto table = store_->Load(id);
+  NoteLoad(table);
   absl::StatusOr<std::shared_ptr<const void>> tables = table.ok() ? load(*table) : table.status();
   std::lock_guard<std::mutex> lock(mutex_);
   if (refused_.count(id) != 0) return nullptr;

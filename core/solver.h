@@ -199,6 +199,8 @@ class Solver {
   void Refuse(const std::string& table_id, const absl::Status& why);
   // Forgets `table_id`. REQUIRES: mutex_ held.
   void EraseLocked(const std::string& table_id, bool samplers);
+  // Logs that a table's unpacked copy failed a check and its pages were read instead.
+  void NoteLoad(const absl::StatusOr<std::shared_ptr<const LoadedTable>>& table) const;
 
   const std::shared_ptr<TableStore> store_;
   const std::function<void(std::string_view)> log_;

@@ -49,6 +49,7 @@ std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
   }
   // Two threads may load the same table at once; the first to finish is kept.
   auto table = store_->Load(id);
+  NoteLoad(table);
   std::lock_guard<std::mutex> lock(mutex_);
   if (refused_.count(id) != 0) return nullptr;
   if (auto it = walkers_.find(id); it != walkers_.end()) {

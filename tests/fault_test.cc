@@ -1,6 +1,7 @@
 // Faults around the database, with the real binaries: builds killed at every stage leave
 // the previous tables serving and verifiable; flipped bytes in a table file are caught by
-// verify and never answered from.
+// verify and never answered from; an unpacked copy stands in for damaged pages and is
+// passed over when damaged itself.
 #include <filesystem>
 #include <fstream>
 
@@ -111,12 +112,13 @@ fs::path LargestSst(const std::string& db) {
 }
 
 TEST_F(FaultTest, FlippedBytesAreFoundByVerifyAndNeverAnsweredFrom) {
-  ASSERT_EQ(RunCommand(Build(db_, "--puzzle knobs --wiring " + std::string(PUZZLEDB_GOLDEN_DIR) +
-                                      "/knobs_9001.in"),
+  // With unpacked copies (docs/FORMAT.md), which these small tables would not get otherwise.
+  ASSERT_EQ(RunCommand(Build(db_, "--unpacked-copies all --puzzle knobs --wiring " +
+                                      std::string(PUZZLEDB_GOLDEN_DIR) + "/knobs_9001.in"),
                        "")
                 .exit_code,
             0);
-  ASSERT_EQ(RunCommand(Build(db_, "--puzzle rotation"), "").exit_code, 0);
+  ASSERT_EQ(RunCommand(Build(db_, "--unpacked-copies all --puzzle rotation"), "").exit_code, 0);
   ASSERT_EQ(Verify(db_), 0);
   for (double fraction : {0.2, 0.5, 0.8}) {
     SCOPED_TRACE(fraction);
@@ -124,6 +126,14 @@ TEST_F(FaultTest, FlippedBytesAreFoundByVerifyAndNeverAnsweredFrom) {
     fs::remove_all(copy);
     fs::copy(db_, copy, fs::copy_options::recursive);
     FlipBytes(LargestSst(copy), fraction);
+    // And the same table's unpacked copy (docs/FORMAT.md), which would stand in for its
+    // pages: its content CRC gives it away, and the pages are read instead.
+    fs::path unpacked;
+    for (const auto& entry : fs::directory_iterator(fs::path(copy) / "unpacked")) {
+      if (unpacked.empty() || entry.file_size() > fs::file_size(unpacked)) unpacked = entry.path();
+    }
+    ASSERT_FALSE(unpacked.empty());
+    FlipBytes(unpacked, fraction);
     std::string report;
     EXPECT_EQ(Verify(copy, &report), 1) << report;
     EXPECT_NE(report.find("FAILED"), std::string::npos) << report;
@@ -135,8 +145,70 @@ TEST_F(FaultTest, FlippedBytesAreFoundByVerifyAndNeverAnsweredFrom) {
     EXPECT_EQ(rotation.out, Golden("rotation.out"));
     EXPECT_NE((knobs.err + rotation.err).find("refusing table"), std::string::npos)
         << knobs.err << rotation.err;
+    // The refusal names both: the damaged page and the copy's failed check.
+    EXPECT_NE((knobs.err + rotation.err).find("; its unpacked copy "), std::string::npos)
+        << knobs.err << rotation.err;
+    EXPECT_NE((knobs.err + rotation.err).find("content CRC mismatch"), std::string::npos)
+        << knobs.err << rotation.err;
     fs::remove_all(copy);
   }
+}
+
+// The unpacked copy (docs/FORMAT.md) with the real binaries: damaged pages under a whole
+// copy are served from the copy (exactly) and named by verify; a damaged copy over whole
+// pages is passed over for them, said on stderr, named by verify, and written again by
+// `puzzledb-build unpack`.
+TEST_F(FaultTest, AnUnpackedCopyStandsInForDamagedPagesAndIsPassedOverWhenDamaged) {
+  ASSERT_EQ(RunCommand(Build(db_, "--unpacked-copies all --puzzle knobs --wiring " +
+                                      std::string(PUZZLEDB_GOLDEN_DIR) + "/knobs_9001.in"),
+                       "")
+                .exit_code,
+            0);
+  fs::path unpacked;
+  for (const auto& entry : fs::directory_iterator(fs::path(db_) / "unpacked")) unpacked = entry.path();
+  ASSERT_FALSE(unpacked.empty());
+  ASSERT_EQ(Verify(db_), 0);
+  const std::string copy = db_ + "_copy";
+
+  // Damaged pages, a whole copy.
+  fs::remove_all(copy);
+  fs::copy(db_, copy, fs::copy_options::recursive);
+  FlipBytes(LargestSst(copy), 0.5);
+  std::string report;
+  EXPECT_EQ(Verify(copy, &report), 1) << report;
+  EXPECT_NE(report.find("knobs-6f811fd419ed03df: FAILED"), std::string::npos) << report;
+  auto knobs = Solve(copy, "knobs", "knobs_9001");
+  EXPECT_EQ(knobs.exit_code, 0) << knobs.err;
+  EXPECT_EQ(knobs.out, Golden("knobs_9001.out"));
+  EXPECT_EQ(knobs.err.find("refusing table"), std::string::npos) << knobs.err;
+
+  // Whole pages, a damaged copy.
+  fs::remove_all(copy);
+  fs::copy(db_, copy, fs::copy_options::recursive);
+  const fs::path damaged = fs::path(copy) / "unpacked" / unpacked.filename();
+  FlipBytes(damaged, 0.5);
+  EXPECT_EQ(Verify(copy, &report), 1) << report;
+  EXPECT_NE(report.find("unpacked copy " + damaged.string() + ": content CRC mismatch"),
+            std::string::npos)
+      << report;
+  knobs = Solve(copy, "knobs", "knobs_9001");
+  EXPECT_EQ(knobs.exit_code, 0) << knobs.err;
+  EXPECT_EQ(knobs.out, Golden("knobs_9001.out"));
+  EXPECT_NE(knobs.err.find("content CRC mismatch; read from its pages instead"), std::string::npos)
+      << knobs.err;
+  // `unpack` without --all leaves a small table alone; with it, writes the copy again.
+  auto unpack = RunCommand(std::string(PUZZLEDB_BUILD) + " unpack --db " + copy, "");
+  EXPECT_EQ(unpack.exit_code, 0) << unpack.err;
+  EXPECT_NE(unpack.out.find("no copy"), std::string::npos) << unpack.out;
+  EXPECT_EQ(Verify(copy), 1);
+  unpack = RunCommand(std::string(PUZZLEDB_BUILD) + " unpack --all --db " + copy, "");
+  EXPECT_EQ(unpack.exit_code, 0) << unpack.err;
+  EXPECT_NE(unpack.out.find(damaged.string()), std::string::npos) << unpack.out;
+  EXPECT_EQ(Verify(copy, &report), 0) << report;
+  knobs = Solve(copy, "knobs", "knobs_9001");
+  EXPECT_EQ(knobs.out, Golden("knobs_9001.out"));
+  EXPECT_EQ(knobs.err.find("unpacked copy"), std::string::npos) << knobs.err;
+  fs::remove_all(copy);
 }
 
 }  // namespace

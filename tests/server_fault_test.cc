@@ -135,10 +135,11 @@ TEST(ServerFaultTest, SigtermUnderLoadEndsCallsCleanlyAndExitsZero) {
 }
 
 TEST(ServerFaultTest, ACorruptedTableIsRefusedAndItsStatesSearched) {
-  // A database with the knobs 9001 table only, its file damaged in the middle.
+  // A database with the knobs 9001 table only, its file damaged in the middle, and its
+  // unpacked copy too.
   const std::string db = testing::TempPath("fault_corrupt_db");
   fs::remove_all(db);
-  const auto built = testing::RunCommand(std::string(PUZZLEDB_BUILD) + " --quiet --db " + db +
+  const auto built = testing::RunCommand(std::string(PUZZLEDB_BUILD) + " --quiet --unpacked-copies all --db " + db +
                                              " --puzzle knobs --params " + PUZZLEDB_GOLDEN_DIR +
                                              "/knobs_9001.in",
                                          "");
@@ -154,6 +155,12 @@ TEST(ServerFaultTest, ACorruptedTableIsRefusedAndItsStatesSearched) {
     f.seekp(middle);
     f.write("\xde\xad\xbe\xef\xde\xad\xbe\xef", 8);
   }
+  // Its unpacked copy too (docs/FORMAT.md), which would otherwise stand in for the pages.
+  for (const auto& entry : fs::directory_iterator(fs::path(db) / "unpacked")) {
+    std::fstream f(entry.path(), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(entry.file_size() / 2));
+    f.write("\xde\xad\xbe\xef", 4);
+  }
   const auto verify = testing::RunCommand(std::string(PUZZLEDB_BUILD) + " verify --db " + db, "");
   EXPECT_EQ(verify.exit_code, 1);
   EXPECT_NE(verify.out.find("knobs-6f811fd419ed03df: FAILED"), std::string::npos) << verify.out;
@@ -161,6 +168,9 @@ TEST(ServerFaultTest, ACorruptedTableIsRefusedAndItsStatesSearched) {
   testing::ServerProcess server(PUZZLEDB_SERVER, db, {"--no-build-missing-tables"},
                                 testing::TempPath("fault_corrupt.log"));
   ASSERT_FALSE(server.address().empty()) << server.Log();
+  // The refusal names the damaged page and the copy's failed check.
+  EXPECT_NE(server.Log().find("; its unpacked copy "), std::string::npos) << server.Log();
+  EXPECT_NE(server.Log().find(": content CRC mismatch"), std::string::npos) << server.Log();
   EXPECT_NE(server.Log().find("refusing table knobs-6f811fd419ed03df"), std::string::npos)
       << server.Log();
   Client client = ClientOf(server);

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <random>
 
@@ -202,6 +203,110 @@ TEST(TableStoreTest, LoadsATableOfManyPagesInOrder) {
   for (uint64_t i = 0; i < size; ++i) ASSERT_EQ((*loaded)->entries.Get(i), entries.Get(i)) << i;
 }
 
+// The unpacked copy (docs/FORMAT.md): written with the table, read instead of the pages,
+// replaced with the next generation and removed with the table. A copy that fails any
+// check (a flipped byte, another generation's header, a short file) is passed over for
+// the pages, saying why, and Check names it; Unpack writes it again from the pages.
+TEST(TableStoreTest, AnUnpackedCopyIsReadWhenWholeAndPassedOverOtherwise) {
+  TempDir dir("unpacked_db");
+  auto opened = TableStore::Open(dir.path(), TableStore::Mode::kReadWrite);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  TableStore& store = **opened;
+  const uint64_t size = 3'000'001;  // odd: the last byte holds one entry
+  PackedTable entries(storage::v1::NEXT_MOVE, size);
+  std::mt19937_64 rng(41);
+  for (uint64_t i = 0; i < size; ++i) entries.Set(i, static_cast<uint8_t>(rng() % 16));
+  TableMetadata metadata;
+  metadata.set_table_id("copied");
+  metadata.set_puzzle("none");
+  TableWriteOptions options;
+  options.entries_per_page = 1 << 16;
+  // 1.5 MB of entries: a copy only when every table gets one.
+  ASSERT_TRUE(store.Write(metadata, entries, options).ok());
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/unpacked/copied.0000000000000001"));
+  options.unpacked = UnpackedCopies::kAll;
+  metadata.set_table_id("copied");
+  ASSERT_TRUE(store.Remove("copied").ok());
+  ASSERT_TRUE(store.Write(metadata, entries, options).ok());
+  auto written = store.ReadMetadata("copied");
+  ASSERT_TRUE(written.ok());
+  const std::string path = store.UnpackedPath(*written);
+  EXPECT_EQ(path, dir.path() + "/unpacked/copied.0000000000000001");
+  ASSERT_TRUE(std::filesystem::exists(path));
+  EXPECT_EQ(std::filesystem::file_size(path), kUnpackedHeaderSize + (size + 1) / 2);
+
+  auto same = [&](const LoadedTable& t) {
+    for (uint64_t i = 0; i < size; ++i) {
+      if (t.entries.Get(i) != entries.Get(i)) return false;
+    }
+    return true;
+  };
+  auto loaded = store.Load("copied");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE((*loaded)->from_unpacked_copy);
+  EXPECT_TRUE((*loaded)->unpacked_problem.empty());
+  EXPECT_TRUE(same(**loaded));
+  EXPECT_TRUE(store.Check("copied").ok());
+  EXPECT_GE(store.SizeOnDisk("copied"), kUnpackedHeaderSize + (size + 1) / 2);
+
+  auto damage = [&](const std::function<void(std::fstream&)>& how, std::string_view why) {
+    SCOPED_TRACE(why);
+    {
+      std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+      ASSERT_TRUE(file.is_open());
+      how(file);
+    }
+    auto fallen_back = store.Load("copied");
+    ASSERT_TRUE(fallen_back.ok()) << fallen_back.status();
+    EXPECT_FALSE((*fallen_back)->from_unpacked_copy);
+    EXPECT_NE((*fallen_back)->unpacked_problem.find(why), std::string::npos)
+        << (*fallen_back)->unpacked_problem;
+    EXPECT_TRUE(same(**fallen_back));
+    const absl::Status checked = store.Check("copied");
+    EXPECT_EQ(checked.code(), absl::StatusCode::kDataLoss);
+    EXPECT_NE(Message(checked).find(why), std::string_view::npos) << checked;
+    ASSERT_TRUE(store.Unpack("copied").ok());
+    auto again = store.Load("copied");
+    ASSERT_TRUE(again.ok());
+    EXPECT_TRUE((*again)->from_unpacked_copy);
+    EXPECT_TRUE(store.Check("copied").ok());
+  };
+  damage([](std::fstream& f) {
+    f.seekg(kUnpackedHeaderSize + 777'777);
+    const char c = static_cast<char>(f.get() ^ 0x10);
+    f.seekp(kUnpackedHeaderSize + 777'777);
+    f.put(c);
+  }, "content CRC mismatch");
+  damage([](std::fstream& f) {
+    f.seekp(8);  // the generation
+    f.put('\7');
+  }, "does not match the table's metadata");
+  damage([&](std::fstream& f) {
+    f.close();
+    std::filesystem::resize_file(path, kUnpackedHeaderSize + 1000);
+  }, "bytes, the table needs");
+  damage([](std::fstream& f) { f.write("XXXX", 4); }, "bad header");
+
+  // A rewrite replaces the copy; without one asked for, none is left; removing the table
+  // removes its copy.
+  ASSERT_TRUE(store.Write(metadata, entries, options).ok());
+  EXPECT_FALSE(std::filesystem::exists(path));
+  const std::string second = dir.path() + "/unpacked/copied.0000000000000002";
+  EXPECT_TRUE(std::filesystem::exists(second));
+  options.unpacked = UnpackedCopies::kNone;
+  ASSERT_TRUE(store.Write(metadata, entries, options).ok());
+  EXPECT_FALSE(std::filesystem::exists(second));
+  auto pages_only = store.Load("copied");
+  ASSERT_TRUE(pages_only.ok());
+  EXPECT_FALSE((*pages_only)->from_unpacked_copy);
+  EXPECT_TRUE((*pages_only)->unpacked_problem.empty());  // no copy is no problem
+  EXPECT_TRUE(store.Check("copied").ok());
+  ASSERT_TRUE(store.Unpack("copied").ok());
+  ASSERT_TRUE(std::filesystem::exists(dir.path() + "/unpacked/copied.0000000000000003"));
+  ASSERT_TRUE(store.Remove("copied").ok());
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path() + "/unpacked"));
+}
+
 TEST(TableStoreTest, VerifyNamesADamagedEntry) {
   TempDir dir("verify_db");
   auto store = TableStore::Open(dir.path(), TableStore::Mode::kReadWrite);
@@ -256,7 +361,8 @@ std::string DamageFileOf(const std::string& db, const std::string& table, double
 }
 
 // A damaged file costs the tables whose keys it holds, never the opening of the database:
-// a damaged page refuses its table at Load; a damaged index (the file's last blocks) makes
+// a damaged page refuses its table at Load (these tables are too small for an unpacked
+// copy, which would stand in for the pages); a damaged index (the file's last blocks) makes
 // List leave out, and Damaged() name, every table whose keys fall within the file.
 TEST(TableStoreTest, ADamagedFileCostsItsTablesNotTheDatabase) {
   TempDir dir("damaged_db");

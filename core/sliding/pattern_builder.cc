@@ -81,6 +81,7 @@ absl::StatusOr<TableMetadata> BuildPatternTable(const PatternTableSpec& spec, Ta
   TableWriteOptions write;
   write.compression_level = options.compression_level;
   write.threads = options.threads;
+  write.unpacked = options.unpacked;
   if (absl::Status written = store.Write(m, searched->entries, write); !written.ok()) {
     return written;
   }

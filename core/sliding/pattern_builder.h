@@ -24,6 +24,7 @@ struct PatternTableSpec {
 struct PatternBuildProgress {
   int threads = 0;  // 0: one per hardware thread
   int compression_level = 9;
+  UnpackedCopies unpacked = UnpackedCopies::kLarge;
   std::function<void(const PatternBuildLayer&)> on_layer;
   // After each group: its number, placements, largest distance, seconds since the start.
   std::function<void(int group, uint64_t placements, int largest, double seconds)> on_group;

@@ -98,6 +98,7 @@ struct PatternGuide {
     PatternBuildProgress build;
     build.threads = options.threads;
     build.compression_level = options.compression_level;
+    build.unpacked = options.unpacked;
     if (options.on_progress) {
       const auto& say = options.on_progress;
       const std::string id = spec.table_id;

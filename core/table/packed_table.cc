@@ -34,6 +34,15 @@ PackedTable PackedTable::Unfilled(TableEncoding encoding, uint64_t size) {
   return table;
 }
 
+PackedTable PackedTable::Over(TableEncoding encoding, uint64_t size, HugeBuffer bytes) {
+  PackedTable table;
+  table.encoding_ = encoding;
+  table.shift_ = EntriesPerByteLog2(encoding);
+  table.size_ = size;
+  table.bytes_ = std::move(bytes);
+  return table;
+}
+
 void PackedTable::FromDistances(const HugeBuffer& distance) {
   if (encoding_ == storage::v1::NEXT_MOVE) std::abort();  // a caller's error: see the header
   if (encoding_ == storage::v1::DISTANCE_BYTE) {

@@ -69,6 +69,9 @@ class PackedTable {
   uint8_t* MutableBytes(uint64_t first) { return bytes_.data() + (first >> shift_); }
   // A table whose every byte the caller writes (a load, page by page).
   static PackedTable Unfilled(TableEncoding encoding, uint64_t size);
+  // A table over bytes the caller has (a mapped unpacked copy). REQUIRES: `bytes` holds
+  // BytesFor(size) bytes.
+  static PackedTable Over(TableEncoding encoding, uint64_t size, HugeBuffer bytes);
   // Bytes used by `count` entries of this encoding.
   uint64_t BytesFor(uint64_t count) const;
 

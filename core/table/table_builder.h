@@ -27,6 +27,7 @@ struct BuildOptions {
   // A residue table's exact distances as band pages (docs/FORMAT.md). Without them the
   // first sample searches again for them (ExactDistances).
   bool band_pages = false;
+  UnpackedCopies unpacked = UnpackedCopies::kLarge;  // which tables get an unpacked copy
   std::function<void(const BfsLayer&)> on_layer;  // progress, after every BFS layer
   // Progress as lines for people, from builds that have no BFS layers (pattern tables).
   std::function<void(const std::string&)> on_progress;
@@ -166,6 +167,7 @@ absl::StatusOr<TableMetadata> BuildTable(const P& model, TableStore& store,
   TableWriteOptions write;
   write.compression_level = options.compression_level;
   write.threads = options.threads;
+  write.unpacked = options.unpacked;
   metadata.set_build_seconds(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   const absl::Status written =

@@ -54,6 +54,59 @@ uint64_t PageCount(uint64_t entries, uint32_t per_page) {
   return per_page == 0 ? 0 : (entries + per_page - 1) / per_page;
 }
 
+namespace {
+constexpr char kUnpackedMagic[4] = {'P', 'Z', 'U', '1'};
+}  // namespace
+
+std::string EncodeUnpackedHeader(const UnpackedHeader& header) {
+  std::string out(kUnpackedMagic, 4);
+  PutFixed32(&out, kTableFormatVersion);
+  PutFixed64(&out, header.generation);
+  PutFixed64(&out, header.state_count);
+  PutFixed64(&out, header.entry_bytes);
+  PutFixed32(&out, header.encoding);
+  PutFixed32(&out, header.content_crc32);
+  PutFixed32(&out, static_cast<uint32_t>(header.table_id.size()));
+  out += header.table_id;
+  out.resize(kUnpackedHeaderSize, '\0');
+  return out;
+}
+
+absl::StatusOr<UnpackedHeader> DecodeUnpackedHeader(std::string_view bytes) {
+  if (bytes.size() != kUnpackedHeaderSize || std::memcmp(bytes.data(), kUnpackedMagic, 4) != 0) {
+    return absl::DataLossError("not an unpacked copy (bad header)");
+  }
+  const char* p = bytes.data();
+  if (GetFixed32(p + 4) != kTableFormatVersion) {
+    return absl::DataLossError(Cat("unpacked copy of format version ", GetFixed32(p + 4),
+                                   ", this program reads ", kTableFormatVersion));
+  }
+  UnpackedHeader header;
+  header.generation = GetFixed64(p + 8);
+  header.state_count = GetFixed64(p + 16);
+  header.entry_bytes = GetFixed64(p + 24);
+  header.encoding = GetFixed32(p + 32);
+  header.content_crc32 = GetFixed32(p + 36);
+  const uint32_t id_size = GetFixed32(p + 40);
+  constexpr size_t kIdAt = 44;
+  if (id_size > kUnpackedHeaderSize - kIdAt) return absl::DataLossError("unpacked copy: bad id size");
+  header.table_id.assign(p + kIdAt, id_size);
+  for (size_t i = kIdAt + id_size; i < kUnpackedHeaderSize; ++i) {
+    if (p[i] != 0) return absl::DataLossError("unpacked copy: nonzero reserved bytes");
+  }
+  return header;
+}
+
+std::string UnpackedFileName(const std::string& table_id, uint64_t generation) {
+  if (table_id.empty() || table_id[0] == '.' || table_id.size() > 200) return "";
+  for (char c : table_id) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '.' || c == '_' || c == '-';
+    if (!plain) return "";
+  }
+  return Cat(table_id, ".", Hex(generation, 16));
+}
+
 uint32_t Crc32(std::string_view data) {
   // zlib's CRC-32 (docs/FORMAT.md), computed by libdeflate, which gives the same value
   // four to five times as fast.

@@ -48,6 +48,28 @@ absl::StatusOr<std::string> DecodePage(const std::string& value, TableEncoding e
 absl::Status DecodePageInto(std::string_view value, TableEncoding encoding, uint64_t first_entry,
                             uint32_t entry_count, uint8_t* out, uint64_t out_size, uint32_t* crc);
 
+// The unpacked copy of a table (docs/FORMAT.md, "Unpacked copy"): a file of
+// kUnpackedHeaderSize bytes of header, then the table's entries as its pages' payloads
+// hold them, end to end, so that a load reads them without decoding.
+inline constexpr uint64_t kUnpackedHeaderSize = 4096;
+inline constexpr std::string_view kUnpackedFolder = "unpacked";
+struct UnpackedHeader {
+  std::string table_id;
+  uint64_t generation = 0;
+  uint32_t encoding = 0;
+  uint64_t state_count = 0;
+  uint64_t entry_bytes = 0;
+  uint32_t content_crc32 = 0;
+  bool operator==(const UnpackedHeader&) const = default;
+};
+std::string EncodeUnpackedHeader(const UnpackedHeader& header);
+// DATA_LOSS with what is wrong (magic, size, format version, reserved bytes, the id).
+absl::StatusOr<UnpackedHeader> DecodeUnpackedHeader(std::string_view bytes);
+// "<table id>.<generation in 16 lowercase hex digits>", or empty when the id is not a
+// plain file name (letters, digits, '.', '_', '-'; not starting with '.'): such a table
+// has no copy.
+std::string UnpackedFileName(const std::string& table_id, uint64_t generation);
+
 // CRC-32 (zlib's) of `data`, and of two runs joined.
 uint32_t Crc32(std::string_view data);
 uint32_t Crc32Combine(uint32_t crc, uint32_t next, uint64_t next_size);

@@ -1,7 +1,13 @@
 #include "core/table/table_store.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -198,6 +204,11 @@ absl::StatusOr<TableMetadata> TableStore::ReadMetadata(const std::string& table_
 
 absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
     const std::string& table_id) const {
+  return Load(table_id, /*pages_only=*/false);
+}
+
+absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(const std::string& table_id,
+                                                                     bool pages_only) const {
   auto metadata = ReadMetadata(table_id);
   if (!metadata.ok()) return metadata.status();
   const TableMetadata& m = *metadata;
@@ -217,6 +228,28 @@ absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
       m.entries_per_page() % 4 != 0) {
     return bad("inconsistent sizes in the metadata");
   }
+  // The unpacked copy when there is one and it passes its checks; else the pages, with why
+  // the copy was passed over.
+  std::string passed_over;
+  if (!pages_only) {
+    auto copy = LoadUnpacked(m);
+    if (copy.ok()) return std::shared_ptr<const LoadedTable>(std::move(*copy));
+    if (!absl::IsNotFound(copy.status())) passed_over = std::string(Message(copy.status()));
+  }
+  auto pages = LoadPages(m);
+  if (!pages.ok()) {
+    if (passed_over.empty()) return pages.status();
+    return absl::Status(pages.status().code(), Cat(Message(pages.status()), "; its ", passed_over));
+  }
+  (*pages)->unpacked_problem = passed_over;
+  return std::shared_ptr<const LoadedTable>(std::move(*pages));
+}
+
+absl::StatusOr<std::shared_ptr<LoadedTable>> TableStore::LoadPages(const TableMetadata& m) const {
+  const std::string& table_id = m.table_id();
+  auto bad = [&](std::string_view what) {
+    return absl::DataLossError(Cat("table ", table_id, ": ", what));
+  };
   auto table = std::make_shared<LoadedTable>();
   table->metadata = m;
   // Every byte comes from a page, and a table with a page missing is refused.
@@ -264,7 +297,143 @@ absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
   }
   if (!it->status().ok()) return FromRocks(it->status(), Cat("table ", table_id));
   if (crc != m.content_crc32()) return bad("content CRC mismatch");
-  return std::shared_ptr<const LoadedTable>(std::move(table));
+  return table;
+}
+
+std::string TableStore::UnpackedPath(const TableMetadata& m) const {
+  const std::string name = UnpackedFileName(m.table_id(), m.generation());
+  if (name.empty()) return "";
+  return (std::filesystem::path(dir_) / kUnpackedFolder / name).string();
+}
+
+absl::StatusOr<std::shared_ptr<LoadedTable>> TableStore::LoadUnpacked(const TableMetadata& m) const {
+  const std::string path = UnpackedPath(m);
+  if (path.empty()) return absl::NotFoundError("no unpacked copy for such a table id");
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return absl::NotFoundError(Cat("no unpacked copy ", path));
+    return absl::DataLossError(Cat("unpacked copy ", path, ": ", std::strerror(errno)));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  auto bad = [&](std::string_view what) {
+    return absl::DataLossError(Cat("unpacked copy ", path, ": ", what));
+  };
+  auto table = std::make_shared<LoadedTable>();
+  table->metadata = m;
+  const uint64_t bytes = PackedTable(m.encoding(), 0).BytesFor(m.state_count());
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return bad(std::strerror(errno));
+  if (static_cast<uint64_t>(st.st_size) != kUnpackedHeaderSize + bytes) {
+    return bad(Cat(st.st_size, " bytes, the table needs ", kUnpackedHeaderSize + bytes));
+  }
+  std::string head(kUnpackedHeaderSize, '\0');
+  if (pread(fd, head.data(), head.size(), 0) != static_cast<ssize_t>(head.size())) {
+    return bad("its header cannot be read");
+  }
+  auto header = DecodeUnpackedHeader(head);
+  if (!header.ok()) return bad(Message(header.status()));
+  const UnpackedHeader expected{m.table_id(), m.generation(), static_cast<uint32_t>(m.encoding()),
+                                m.state_count(), bytes, m.content_crc32()};
+  if (!(*header == expected)) return bad("its header does not match the table's metadata");
+  // Mapped, not read: the page cache's memory is the table's (shared by every process
+  // that maps it, in huge pages where the kernel keeps the file so: docs/PERFORMANCE.md),
+  // and checksummed in slices on every hardware thread.
+  int error = 0;
+  HugeBuffer mapped = HugeBuffer::MapFile(fd, kUnpackedHeaderSize + bytes, kUnpackedHeaderSize, &error);
+  if (mapped.empty()) return bad(Cat("mapping it: ", std::strerror(error)));
+  constexpr uint64_t kSlice = uint64_t{8} << 20;
+  const uint64_t slices = (bytes + kSlice - 1) / kSlice;
+  std::vector<uint32_t> crcs(slices);
+  const uint8_t* in = mapped.data();
+  const int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+  OnThreads(slices, threads, [&](uint64_t i) {
+    const uint64_t begin = i * kSlice;
+    crcs[i] = Crc32(std::string_view(reinterpret_cast<const char*>(in + begin),
+                                     std::min(kSlice, bytes - begin)));
+  });
+  uint32_t crc = 0;
+  for (uint64_t i = 0; i < slices; ++i) crc = Crc32Combine(crc, crcs[i], std::min(kSlice, bytes - i * kSlice));
+  table->entries = PackedTable::Over(m.encoding(), m.state_count(), std::move(mapped));
+  table->from_unpacked_copy = true;
+  if (crc != m.content_crc32()) return bad("content CRC mismatch");
+  return table;
+}
+
+absl::Status TableStore::WriteUnpacked(const TableMetadata& m, const PackedTable& entries) {
+  const std::string path = UnpackedPath(m);
+  if (path.empty()) return absl::OkStatus();  // the pages serve such a table alone
+  std::error_code ec;
+  const std::filesystem::path folder = std::filesystem::path(dir_) / kUnpackedFolder;
+  std::filesystem::create_directories(folder, ec);
+  const std::string temporary = path + ".tmp";
+  auto failed = [&](std::string_view what) {
+    const int error = errno;
+    std::filesystem::remove(temporary, ec);
+    return absl::InternalError(Cat("table ", m.table_id(), " is written, but not its unpacked copy ",
+                                   path, ": ", what, ": ", std::strerror(error)));
+  };
+  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return failed("creating it");
+  const uint64_t bytes = entries.BytesFor(entries.size());
+  const std::string header = EncodeUnpackedHeader(
+      {m.table_id(), m.generation(), static_cast<uint32_t>(m.encoding()), m.state_count(), bytes,
+       m.content_crc32()});
+  auto write_all = [&](const char* data, uint64_t size) {
+    for (uint64_t done = 0; done < size;) {
+      const ssize_t n = write(fd, data + done, size - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<uint64_t>(n);
+    }
+    return true;
+  };
+  const bool written = write_all(header.data(), header.size()) &&
+                       write_all(reinterpret_cast<const char*>(entries.data()), bytes) &&
+                       fsync(fd) == 0;
+  if (close(fd) != 0 || !written) return failed("writing it");
+  // Whole or absent under its final name: a crash leaves at most the temporary file, which
+  // the next write of the table removes.
+  if (rename(temporary.c_str(), path.c_str()) != 0) return failed("renaming it");
+  RemoveUnpacked(m.table_id(), std::filesystem::path(path).filename().string());
+  return absl::OkStatus();
+}
+
+void TableStore::RemoveUnpacked(const std::string& table_id, const std::string& keep) const {
+  std::error_code ec;
+  const std::filesystem::path folder = std::filesystem::path(dir_) / kUnpackedFolder;
+  const std::string prefix = table_id + ".";
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    // "<id>.<16 hex digits>" and its ".tmp": this table's, of any generation.
+    if (name == keep || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = name.substr(prefix.size());
+    const std::string generation = rest.substr(0, 16);
+    if (generation.size() != 16 || generation.find_first_not_of("0123456789abcdef") != std::string::npos ||
+        (rest.size() != 16 && rest.substr(16) != ".tmp")) {
+      continue;
+    }
+    std::filesystem::remove(entry.path(), ec);
+  }
+}
+
+absl::Status TableStore::Check(const std::string& table_id) const {
+  auto pages = Load(table_id, /*pages_only=*/true);
+  if (!pages.ok()) return pages.status();
+  auto copy = LoadUnpacked((*pages)->metadata);
+  if (absl::IsNotFound(copy.status())) return absl::OkStatus();
+  if (!copy.ok()) return absl::DataLossError(Cat("table ", table_id, ": ", Message(copy.status())));
+  return absl::OkStatus();
+}
+
+absl::Status TableStore::Unpack(const std::string& table_id) {
+  if (mode_ == Mode::kReadOnly) return absl::FailedPreconditionError("the database is read-only");
+  std::lock_guard<std::mutex> lock(write_mutex_);
+  auto pages = Load(table_id, /*pages_only=*/true);
+  if (!pages.ok()) return pages.status();
+  return WriteUnpacked((*pages)->metadata, (*pages)->entries);
 }
 
 absl::StatusOr<HugeBuffer> TableStore::LoadExactDistances(const LoadedTable& table) const {
@@ -421,8 +590,16 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
   if (!s.ok()) return FromRocks(s, Cat("table ", id, ": ingesting ", file));
   CrashPoint("after-ingest");
   // The new table is live; the pages of earlier generations (also those a crash left
-  // behind) are garbage now.
-  return DeleteOlderGenerations(id, generation);
+  // behind) are garbage now, and so are their unpacked copies.
+  absl::Status deleted = DeleteOlderGenerations(id, generation);
+  if (!deleted.ok()) return deleted;
+  const uint64_t bytes = entries.BytesFor(entries.size());
+  if (options.unpacked == UnpackedCopies::kNone ||
+      (options.unpacked == UnpackedCopies::kLarge && bytes < kUnpackedCopyMinBytes)) {
+    RemoveUnpacked(id, "");
+    return absl::OkStatus();
+  }
+  return WriteUnpacked(metadata, entries);
 }
 
 absl::Status TableStore::DeleteOlderGenerations(const std::string& table_id, uint64_t generation) {
@@ -455,6 +632,7 @@ absl::Status TableStore::Remove(const std::string& table_id) {
       s = db_->CompactRange(rocksdb::CompactRangeOptions(), &b, &e);
     }
   }
+  if (s.ok()) RemoveUnpacked(table_id, "");
   return FromRocks(s, Cat("removing table ", table_id));
 }
 
@@ -469,6 +647,11 @@ uint64_t TableStore::SizeOnDisk(const std::string& table_id) const {
     options.include_files = true;
     db_->GetApproximateSizes(options, db_->DefaultColumnFamily(), &range, 1, &size);
     total += size;
+  }
+  if (auto m = ReadMetadata(table_id); m.ok()) {
+    std::error_code ec;
+    const uint64_t copy = std::filesystem::file_size(UnpackedPath(*m), ec);
+    if (!ec) total += copy;
   }
   return total;
 }

@@ -21,6 +21,12 @@ class HugeBuffer {
   // load): the pages are then first touched, and zeroed by the kernel, on the writers'
   // threads rather than by one fill.
   static HugeBuffer Unfilled(size_t size);
+  // The bytes [skip, length) of the open file `fd`, mapped read-only and populated (a
+  // write to them is a fault): no copy, the page cache's own memory. The whole file from
+  // offset 0 is mapped at an address a multiple of 2 MB, so that a kernel keeping the file
+  // in 2 MB folios maps them as huge pages. Empty, with `*error` set (an errno), on failure.
+  // The file must not be changed while mapped (replace it by a rename instead).
+  static HugeBuffer MapFile(int fd, size_t length, size_t skip, int* error);
   ~HugeBuffer();
   HugeBuffer(HugeBuffer&& other) noexcept { *this = std::move(other); }
   HugeBuffer& operator=(HugeBuffer&& other) noexcept;
@@ -46,8 +52,11 @@ class HugeBuffer {
  private:
   struct NoFill {};
   HugeBuffer(size_t size, NoFill);
+  void Release();
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
+  void* mapped_ = nullptr;  // a file's mapping (MapFile), else data_ came from the heap
+  size_t mapped_size_ = 0;
 };
 
 }  // namespace puzzledb
