@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
       {"large", UnpackedCopies::kLarge}, {"all", UnpackedCopies::kAll}, {"none", UnpackedCopies::kNone}};
   app.add_option("--unpacked-copies", build.unpacked,
                  "Which tables also get an unpacked copy that loads without decoding "
-                 "(docs/FORMAT.md): large (entries of 32 MiB or more: the fifteen's 7-8 set), "
+                 "(docs/FORMAT.md): large (tables of 32 MiB of entries or more), "
                  "all, or none")
       ->transform(CLI::CheckedTransformer(copies, CLI::ignore_case))
       ->default_str("large");
