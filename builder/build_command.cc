@@ -343,11 +343,9 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
     // The cheap checks (every checksum, of the pages and of the unpacked copy), not
     // verify's fresh search.
     absl::Status problem = store->Check(m.table_id());
-    auto loaded = problem.ok() ? store->Load(m.table_id())
-                               : absl::StatusOr<std::shared_ptr<const LoadedTable>>(problem);
-    problem = loaded.status();
-    if (loaded.ok() && m.band_page_count() > 0) {
-      problem = store->LoadExactDistances(**loaded).status();
+    if (problem.ok() && m.band_page_count() > 0) {
+      auto loaded = store->Load(m.table_id());
+      problem = loaded.ok() ? store->LoadExactDistances(**loaded).status() : loaded.status();
     }
     if (!problem.ok()) {
       table->set_problem(std::string(Message(problem)));

@@ -26,10 +26,7 @@ PackedTable::PackedTable(TableEncoding encoding, uint64_t size)
 }
 
 PackedTable PackedTable::Unfilled(TableEncoding encoding, uint64_t size) {
-  PackedTable table;
-  table.encoding_ = encoding;
-  table.shift_ = EntriesPerByteLog2(encoding);
-  table.size_ = size;
+  PackedTable table = Over(encoding, size, HugeBuffer());
   table.bytes_ = HugeBuffer::Unfilled(table.BytesFor(size));
   return table;
 }

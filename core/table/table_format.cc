@@ -13,6 +13,7 @@ namespace puzzledb {
 namespace {
 
 constexpr char kPageMagic[4] = {'P', 'Z', 'P', '1'};
+constexpr char kUnpackedMagic[4] = {'P', 'Z', 'U', '1'};
 constexpr size_t kPageHeader = 28;
 
 void PutFixed32(std::string* out, uint32_t v) {
@@ -53,10 +54,6 @@ uint64_t PayloadSize(TableEncoding encoding, uint32_t entry_count) {
 uint64_t PageCount(uint64_t entries, uint32_t per_page) {
   return per_page == 0 ? 0 : (entries + per_page - 1) / per_page;
 }
-
-namespace {
-constexpr char kUnpackedMagic[4] = {'P', 'Z', 'U', '1'};
-}  // namespace
 
 std::string EncodeUnpackedHeader(const UnpackedHeader& header) {
   std::string out(kUnpackedMagic, 4);
