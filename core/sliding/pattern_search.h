@@ -5,7 +5,8 @@
 // stored excesses: the tables read at the board, and read at its reflection about the main
 // diagonal (tile t on cell (r, c) becomes the tile whose home is the transposed home of t,
 // on cell (c, r); the goal reflects onto itself, so the reflected board is exactly as far
-// from the goal). Both are admissible, so their maximum is. A move carries one tile, so
+// from the goal). Both are admissible, so their maximum is (the reflected entry is read
+// only for a child the direct one does not cut off). A move carries one tile, so
 // only the group of that tile (and the group of its reflection) is looked up again; the
 // entries of every child are prefetched before the first child is searched.
 //
@@ -342,6 +343,15 @@ class TilePatternSearch {
       const int manhattan = n.manhattan + t.manhattan[c.tile][blank] - t.manhattan[c.tile][c.cell];
       const int sum = n.excess_sum + e - n.excess[c.group];
       const int base = g + 1 + manhattan;
+      // A child the direct sum cuts off alone is dropped without waiting for its reflected
+      // entry (prefetched all the same): half of the 7-8 set's time is spent waiting for
+      // entries (docs/PERFORMANCE.md, "The reflected entry read only when it can matter").
+      // Its f is then a smaller bound, still admissible, for the next threshold.
+      if (base + 2 * sum > threshold) {
+        const int direct = base + 2 * sum;
+        if (direct < next_threshold_) next_threshold_ = direct;
+        continue;
+      }
       const int me = tables_.Excess(c.mirror_group, c.mirror_index);
       ++lookups_;
       const int mirror_sum = n.mirror_sum + me - n.mirror_excess[c.mirror_group];
