@@ -402,7 +402,7 @@ TEST(MovePruningTest, KeepsTheSmallestSequenceToEveryBoardItPrunes) {
   // Six moves around a 2x2 square one way equal six the other way, which starts smaller.
   EXPECT_NE(std::find(pruning.patterns().begin(), pruning.patterns().end(), "LURDLU"),
             pruning.patterns().end());
-  constexpr int kLength = 12;  // past the automaton's own length
+  constexpr int kLength = 13;  // past the automaton's own length
   std::mt19937_64 rng(11);
   for (int start_cell = 0; start_cell < kTileCells; ++start_cell) {
     // A board with the empty place on start_cell.
@@ -448,6 +448,21 @@ TEST(MovePruningTest, KeepsTheSmallestSequenceToEveryBoardItPrunes) {
     }
     EXPECT_LT(kept, all) << "nothing pruned from cell " << start_cell;
   }
+}
+
+// The automaton compiled in is the one the sequences give when they are found now, with
+// the sizes docs/PERFORMANCE.md quotes; shorter ones are smaller and prune less.
+TEST(MovePruningTest, TheCompiledAutomatonIsTheOneFoundNow) {
+  const MovePruning found(MovePruning::kMaxLength);
+  const MovePruning& compiled = MovePruning::Default();
+  EXPECT_EQ(found.table(), compiled.table());
+  EXPECT_EQ(found.patterns(), compiled.patterns());
+  EXPECT_EQ(compiled.patterns().size(), 2536u);
+  EXPECT_EQ(compiled.table().size(), 4u * 11759);
+  const MovePruning ten(10);
+  EXPECT_EQ(ten.patterns().size(), 336u);
+  EXPECT_EQ(ten.table().size(), 4u * 1627);
+  EXPECT_EQ(ten.patterns().front(), compiled.patterns().front());
 }
 
 // The search with its move pruning against plain IDA* (Manhattan distance, no pruning) on

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <deque>
 
 #include "absl/container/flat_hash_map.h"
@@ -159,6 +160,7 @@ std::vector<Sequence> FindPatterns(int max_length) {
 }  // namespace
 
 MovePruning::MovePruning(int max_length) {
+  if (max_length < 1 || max_length > kMaxLength) std::abort();  // a caller's error
   const std::vector<Sequence> patterns = FindPatterns(max_length);
   // The trie of the patterns; then, breadth first, each state's failure (the longest
   // proper suffix of its sequence that is a trie state) and its moves.
@@ -181,13 +183,14 @@ MovePruning::MovePruning(int max_length) {
     patterns_.push_back(letters);
   }
   const size_t n = child.size();
+  if (n > 32767) std::abort();  // states in 16 bits: see the header
   std::vector<int32_t> fail(n, 0);
   next_.assign(4 * n, 0);
   std::deque<int32_t> queue;
   for (int m = 0; m < 4; ++m) {
     if (child[0][m] >= 0) {
       fail[child[0][m]] = 0;
-      next_[m] = child[0][m];
+      next_[m] = static_cast<int16_t>(child[0][m]);
       queue.push_back(child[0][m]);
     } else {
       next_[m] = 0;
@@ -201,7 +204,7 @@ MovePruning::MovePruning(int max_length) {
       const int32_t c = child[s][m];
       if (c >= 0) {
         fail[c] = next_[4 * fail[s] + m];
-        next_[4 * s + m] = c;
+        next_[4 * s + m] = static_cast<int16_t>(c);
         queue.push_back(c);
       } else {
         next_[4 * s + m] = next_[4 * fail[s] + m];
@@ -209,14 +212,9 @@ MovePruning::MovePruning(int max_length) {
     }
   }
   // A move into a state where a pattern ends is pruned.
-  for (int32_t& to : next_) {
-    if (ends[to]) to = kPruned;
+  for (int16_t& to : next_) {
+    if (ends[to]) to = static_cast<int16_t>(kPruned);
   }
-}
-
-const MovePruning& MovePruning::Default() {
-  static const MovePruning pruning;
-  return pruning;
 }
 
 }  // namespace puzzledb

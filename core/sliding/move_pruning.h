@@ -10,28 +10,32 @@
 // one that is smaller at the stretch's first move. So no stretch of the smallest optimal
 // path is ever pruned.
 //
-// The sequences are found once, by playing every sequence up to kMaxLength moves from the
+// The sequences are found by playing every sequence up to kMaxLength moves from the
 // middle of a board large enough for none to reach its edge. The minimal ones (all of
 // whose proper stretches are kept) become the patterns of an Aho-Corasick automaton. The
 // search carries its state along the path and drops a move that completes a pattern.
+// Finding the automaton of kMaxLength takes about a second, so the build finds it once
+// (core/sliding/move_pruning_gen.cc) and compiles it in: Default() costs nothing.
 #ifndef PUZZLEDB_CORE_SLIDING_MOVE_PRUNING_H_
 #define PUZZLEDB_CORE_SLIDING_MOVE_PRUNING_H_
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace puzzledb {
 
 class MovePruning {
  public:
-  // Sequences of 10 moves: 336 patterns, 1,627 states, built in about 50 ms. Sequences
-  // of 12 would prune 5 % more nodes and take a second (docs/PERFORMANCE.md).
-  static constexpr int kMaxLength = 10;
+  // Sequences of up to 12 moves: 2,536 patterns, 11,759 states (docs/PERFORMANCE.md, "Move
+  // pruning"). The states are kept in 16 bits: 12 is the longest that fits.
+  static constexpr int kMaxLength = 12;
 
-  // The automaton for sequences up to `max_length` moves (tests use shorter ones).
-  explicit MovePruning(int max_length = kMaxLength);
-  // The process's automaton, built on first use.
+  // Finds the automaton for sequences up to `max_length` (1..kMaxLength) moves: about a
+  // second for kMaxLength (the build's generator and a test do it; tests use shorter ones).
+  explicit MovePruning(int max_length);
+  // The automaton of kMaxLength, compiled in.
   static const MovePruning& Default();
 
   // The state before any move.
@@ -43,9 +47,14 @@ class MovePruning {
 
   // The minimal pruned sequences, as letters U D L R, shortest first.
   const std::vector<std::string>& patterns() const { return patterns_; }
+  // Next() as a table: [4 * state + move].
+  const std::vector<int16_t>& table() const { return next_; }
 
  private:
-  std::vector<int32_t> next_;  // [state][move]
+  MovePruning(std::vector<int16_t> next, std::vector<std::string> patterns)
+      : next_(std::move(next)), patterns_(std::move(patterns)) {}
+
+  std::vector<int16_t> next_;  // [state][move]
   std::vector<std::string> patterns_;
 };
 

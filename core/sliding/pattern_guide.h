@@ -58,7 +58,6 @@ struct PatternGuide {
       return absl::DataLossError(Cat("table ", table->metadata.table_id(), " is for puzzle ",
                                      table->metadata.puzzle()));
     }
-    MovePruning::Default();  // built with the tables (about 50 ms), not by a first search
     return std::shared_ptr<const void>(*tables);
   }
 
