@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
+#include <vector>
 
 #include "core/table/table_format.h"
 #include "core/util/on_threads.h"
@@ -75,7 +76,19 @@ absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(const std::string& 
         Cat("no puzzledb database at ", dir, " (build one with: puzzledb-build --db ", dir, ")"));
   }
   if (mode == Mode::kReadOnly) {
-    s = rocksdb::DB::OpenForReadOnly(DatabaseOptions(false), dir, &db);
+    // Named column families: OpenForReadOnly(Options, ...) first tries RocksDB's
+    // "compacted" mode (made for point reads; the store iterates), which reads the
+    // manifest and opens the files only to give up when they are on more than one level:
+    // twice the work of an open, about 8 ms of the CLI's first answer.
+    const rocksdb::Options options = DatabaseOptions(false);
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    s = rocksdb::DB::OpenForReadOnly(
+        rocksdb::DBOptions(options), dir,
+        {rocksdb::ColumnFamilyDescriptor(rocksdb::kDefaultColumnFamilyName,
+                                         rocksdb::ColumnFamilyOptions(options))},
+        &handles, &db);
+    // The store reads through the database's own default handle.
+    for (rocksdb::ColumnFamilyHandle* handle : handles) db->DestroyColumnFamilyHandle(handle);
   } else {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
