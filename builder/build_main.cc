@@ -82,9 +82,10 @@ int main(int argc, char** argv) {
   info->add_flag("--json", json, "Print JSON");
 
   CLI::App* unpack = app.add_subcommand(
-      "unpack", "Write the unpacked copy of every table of 32 MiB of entries or more (--all: of every table) from its pages (docs/FORMAT.md, \"Unpacked "
-                "copy\"): a database built before the copies existed, or whose copy verify "
-                "found damaged, then loads its tables without decoding");
+      "unpack", "Write the unpacked copy of every table of 32 MiB of entries or more (--all: "
+                "of every table) from its pages (docs/FORMAT.md, \"Unpacked copy\"): a "
+                "database built before the copies existed, or whose copy verify found "
+                "damaged, then loads its tables without decoding");
   unpack->add_option("--db", build.db, "Database folder")->capture_default_str();
   bool unpack_all = false;
   unpack->add_flag("--all", unpack_all,

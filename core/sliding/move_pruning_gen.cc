@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
     text += ',';
   }
   text += "\n};\n// The patterns, shortest first, each followed by a space.\n";
-  text += "constexpr char kCompiledPatterns[] =";
+  text += "constexpr char kCompiledPatterns[] = \"\"";
   for (size_t i = 0; i < pruning.patterns().size(); ++i) {
     text += (i % 8 == 0 ? "\n    \"" : "");
     text += pruning.patterns()[i];

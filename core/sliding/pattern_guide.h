@@ -19,7 +19,6 @@
 #include "absl/status/statusor.h"
 #include "core/model/model.h"
 #include "core/search/perimeter.h"
-#include "core/sliding/move_pruning.h"
 #include "core/sliding/pattern_builder.h"
 #include "core/sliding/pattern_sampler.h"
 #include "core/sliding/pattern_search.h"
