@@ -31,6 +31,21 @@ class TempDir {
   std::string path_;
 };
 
+// `size` random entries of `encoding`, each below `values`, and the metadata of a table
+// `id` of no puzzle: what the store's own tests write.
+PackedTable RandomEntries(TableEncoding encoding, uint64_t size, uint64_t values, uint64_t seed) {
+  PackedTable entries(encoding, size);
+  std::mt19937_64 rng(seed);
+  for (uint64_t i = 0; i < size; ++i) entries.Set(i, static_cast<uint8_t>(rng() % values));
+  return entries;
+}
+TableMetadata PuzzleFreeMetadata(const std::string& id) {
+  TableMetadata metadata;
+  metadata.set_table_id(id);
+  metadata.set_puzzle("none");
+  return metadata;
+}
+
 TEST(PackedTableTest, ModThreeKeepsResiduesAndUncovered) {
   const std::vector<uint8_t> values = {0, 1, 2, 3, 4, 5, 255, 39, 38};
   HugeBuffer distance(values.size(), 0);
@@ -188,12 +203,8 @@ TEST(TableStoreTest, LoadsATableOfManyPagesInOrder) {
   auto store = TableStore::Open(dir.path(), TableStore::Mode::kReadWrite);
   ASSERT_TRUE(store.ok()) << store.status();
   const uint64_t size = 100'003;  // 1,563 pages of 64 entries: 49 batches, the last page 35
-  PackedTable entries(storage::v1::DISTANCE_BYTE, size);
-  std::mt19937_64 rng(37);
-  for (uint64_t i = 0; i < size; ++i) entries.Set(i, static_cast<uint8_t>(rng() % 40));
-  TableMetadata metadata;
-  metadata.set_table_id("many-pages");
-  metadata.set_puzzle("none");
+  const PackedTable entries = RandomEntries(storage::v1::DISTANCE_BYTE, size, 40, 37);
+  const TableMetadata metadata = PuzzleFreeMetadata("many-pages");
   TableWriteOptions options;
   options.entries_per_page = 64;
   ASSERT_TRUE((*store)->Write(metadata, entries, options).ok());
@@ -213,19 +224,14 @@ TEST(TableStoreTest, AnUnpackedCopyIsReadWhenWholeAndPassedOverOtherwise) {
   ASSERT_TRUE(opened.ok()) << opened.status();
   TableStore& store = **opened;
   const uint64_t size = 3'000'001;  // odd: the last byte holds one entry
-  PackedTable entries(storage::v1::NEXT_MOVE, size);
-  std::mt19937_64 rng(41);
-  for (uint64_t i = 0; i < size; ++i) entries.Set(i, static_cast<uint8_t>(rng() % 16));
-  TableMetadata metadata;
-  metadata.set_table_id("copied");
-  metadata.set_puzzle("none");
+  const PackedTable entries = RandomEntries(storage::v1::NEXT_MOVE, size, 16, 41);
+  const TableMetadata metadata = PuzzleFreeMetadata("copied");
   TableWriteOptions options;
   options.entries_per_page = 1 << 16;
   // 1.5 MB of entries: a copy only when every table gets one.
   ASSERT_TRUE(store.Write(metadata, entries, options).ok());
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/unpacked/copied.0000000000000001"));
   options.unpacked = UnpackedCopies::kAll;
-  metadata.set_table_id("copied");
   ASSERT_TRUE(store.Remove("copied").ok());
   ASSERT_TRUE(store.Write(metadata, entries, options).ok());
   auto written = store.ReadMetadata("copied");
