@@ -29,6 +29,15 @@ int Verify(const std::string& db, std::string* out = nullptr) {
   return result.exit_code;
 }
 
+// Builds the golden wiring 9001's knobs table with an unpacked copy (docs/FORMAT.md), which
+// a table this small would not get otherwise; the build's exit code.
+int BuildKnobsWithCopy(const std::string& db) {
+  return RunCommand(Build(db, "--unpacked-copies all --puzzle knobs --wiring " +
+                                  std::string(PUZZLEDB_GOLDEN_DIR) + "/knobs_9001.in"),
+                    "")
+      .exit_code;
+}
+
 testing::CommandResult Solve(const std::string& db, const std::string& puzzle,
                              const std::string& sample) {
   return RunCommand(std::string(PUZZLEDB_CLI) + " solve --db " + db + " --puzzle " + puzzle,
@@ -112,12 +121,8 @@ fs::path LargestSst(const std::string& db) {
 }
 
 TEST_F(FaultTest, FlippedBytesAreFoundByVerifyAndNeverAnsweredFrom) {
-  // With unpacked copies (docs/FORMAT.md), which these small tables would not get otherwise.
-  ASSERT_EQ(RunCommand(Build(db_, "--unpacked-copies all --puzzle knobs --wiring " +
-                                      std::string(PUZZLEDB_GOLDEN_DIR) + "/knobs_9001.in"),
-                       "")
-                .exit_code,
-            0);
+  // With unpacked copies, which these small tables would not get otherwise.
+  ASSERT_EQ(BuildKnobsWithCopy(db_), 0);
   ASSERT_EQ(RunCommand(Build(db_, "--unpacked-copies all --puzzle rotation"), "").exit_code, 0);
   ASSERT_EQ(Verify(db_), 0);
   for (double fraction : {0.2, 0.5, 0.8}) {
@@ -159,11 +164,7 @@ TEST_F(FaultTest, FlippedBytesAreFoundByVerifyAndNeverAnsweredFrom) {
 // pages is passed over for them, said on stderr, named by verify, and written again by
 // `puzzledb-build unpack`.
 TEST_F(FaultTest, AnUnpackedCopyStandsInForDamagedPagesAndIsPassedOverWhenDamaged) {
-  ASSERT_EQ(RunCommand(Build(db_, "--unpacked-copies all --puzzle knobs --wiring " +
-                                      std::string(PUZZLEDB_GOLDEN_DIR) + "/knobs_9001.in"),
-                       "")
-                .exit_code,
-            0);
+  ASSERT_EQ(BuildKnobsWithCopy(db_), 0);
   fs::path unpacked;
   for (const auto& entry : fs::directory_iterator(fs::path(db_) / "unpacked")) unpacked = entry.path();
   ASSERT_FALSE(unpacked.empty());

@@ -22,13 +22,11 @@ int EntriesPerByteLog2(TableEncoding encoding) {
 // All bits set is "uncovered" in every encoding (0xFF, 3, 15).
 PackedTable::PackedTable(TableEncoding encoding, uint64_t size)
     : encoding_(encoding), shift_(EntriesPerByteLog2(encoding)), size_(size) {
-  bytes_ = HugeBuffer(BytesFor(size), 0xFF);
+  bytes_ = HugeBuffer(BytesFor(encoding, size), 0xFF);
 }
 
 PackedTable PackedTable::Unfilled(TableEncoding encoding, uint64_t size) {
-  PackedTable table = Over(encoding, size, HugeBuffer());
-  table.bytes_ = HugeBuffer::Unfilled(table.BytesFor(size));
-  return table;
+  return Over(encoding, size, HugeBuffer::Unfilled(BytesFor(encoding, size)));
 }
 
 PackedTable PackedTable::Over(TableEncoding encoding, uint64_t size, HugeBuffer bytes) {
@@ -64,8 +62,9 @@ void PackedTable::FromDistances(const HugeBuffer& distance) {
   for (uint64_t i = n & ~uint64_t{3}; i < n; ++i) Set(i, kResidue[distance[i]]);
 }
 
-uint64_t PackedTable::BytesFor(uint64_t count) const {
-  return (count + (uint64_t{1} << shift_) - 1) >> shift_;
+uint64_t PackedTable::BytesFor(TableEncoding encoding, uint64_t count) {
+  const int shift = EntriesPerByteLog2(encoding);
+  return (count + (uint64_t{1} << shift) - 1) >> shift;
 }
 
 std::string PackedTable::Slice(uint64_t first, uint64_t count) const {

@@ -72,8 +72,9 @@ class PackedTable {
   // A table over bytes the caller has (a mapped unpacked copy). REQUIRES: `bytes` holds
   // BytesFor(size) bytes.
   static PackedTable Over(TableEncoding encoding, uint64_t size, HugeBuffer bytes);
-  // Bytes used by `count` entries of this encoding.
-  uint64_t BytesFor(uint64_t count) const;
+  // Bytes used by `count` entries of an encoding, or of this table's.
+  static uint64_t BytesFor(TableEncoding encoding, uint64_t count);
+  uint64_t BytesFor(uint64_t count) const { return BytesFor(encoding_, count); }
 
  private:
   TableEncoding encoding_ = storage::v1::DISTANCE_BYTE;
