@@ -300,8 +300,8 @@ int RunUnpack(const std::string& db, UnpackedCopies which, std::ostream& out, st
   }
   int failures = 0;
   for (const TableMetadata& m : *tables) {
-    const uint64_t bytes = PackedTable(m.encoding(), 0).BytesFor(m.state_count());
-    if (which != UnpackedCopies::kAll && bytes < kUnpackedCopyMinBytes) {
+    const uint64_t bytes = PackedTable::BytesFor(m.encoding(), m.state_count());
+    if (!GetsUnpackedCopy(which, bytes)) {
       out << m.table_id() << ": no copy (" << Megabytes(bytes)
           << " of entries decode in milliseconds; --all writes one)\n";
       continue;

@@ -605,9 +605,7 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
   // behind) are garbage now, and so are their unpacked copies.
   absl::Status deleted = DeleteOlderGenerations(id, generation);
   if (!deleted.ok()) return deleted;
-  const uint64_t bytes = entries.BytesFor(entries.size());
-  if (options.unpacked == UnpackedCopies::kNone ||
-      (options.unpacked == UnpackedCopies::kLarge && bytes < kUnpackedCopyMinBytes)) {
+  if (!GetsUnpackedCopy(options.unpacked, entries.BytesFor(entries.size()))) {
     RemoveUnpacked(id, "");
     return absl::OkStatus();
   }

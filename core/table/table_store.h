@@ -49,6 +49,11 @@ struct LoadedTable {
 // double their size on disk), every one, or none.
 enum class UnpackedCopies { kLarge, kAll, kNone };
 inline constexpr uint64_t kUnpackedCopyMinBytes = uint64_t{32} << 20;
+// Whether a table of `entry_bytes` gets a copy under `which`.
+inline bool GetsUnpackedCopy(UnpackedCopies which, uint64_t entry_bytes) {
+  return which == UnpackedCopies::kAll ||
+         (which == UnpackedCopies::kLarge && entry_bytes >= kUnpackedCopyMinBytes);
+}
 
 struct TableWriteOptions {
   int compression_level = 9;  // zstd
