@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/util/strings.h"
+#include "service/retry_hint.h"
 
 namespace puzzledb {
 
@@ -21,11 +22,11 @@ google::protobuf::ArenaOptions BatchArenaOptions() {
 }
 
 absl::Status SearchRefusedStatus(const SearchPool& pool) {
-  return absl::ResourceExhaustedError(
+  return WithRetryHint(absl::ResourceExhaustedError(
       Cat("the server runs at most ", pool.capacity(), " ",
           pool.capacity() == 1 ? "search" : "searches",
           " at once (--max-concurrent-searches) and its queue of ", pool.queue_limit(),
-          " waiting (--search-queue) is full; retry later"));
+          " waiting (--search-queue) is full; retry later")));
 }
 
 SearchLimits CallLimits(const CallEnv& env,
@@ -156,7 +157,7 @@ void SubmitBatchSearch(const std::shared_ptr<BatchSearches>& batch, size_t i) {
       };
     });
     if (accepted) return;
-    i = Delivered(*batch, i, absl::UnavailableError("the server is shutting down"));
+    i = Delivered(*batch, i, WithRetryHint(absl::UnavailableError("the server is shutting down")));
   }
 }
 

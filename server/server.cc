@@ -16,6 +16,7 @@
 #include "server/background_builder.h"
 #include "server/grpc/solver_service.h"
 #include "server/http/http_server.h"
+#include "server/http/routes.h"
 
 namespace puzzledb {
 namespace {
@@ -61,6 +62,9 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
         !address.ok()) {
       return absl::InvalidArgumentError(Cat("--http ", Message(address), " (or '' for no HTTP)"));
     }
+  }
+  for (const std::string& origin : options.http_cors_origins) {
+    if (auto bad = BadCorsOrigin(origin)) return absl::InvalidArgumentError(Cat("--http-cors-origins: ", *bad));
   }
   if (!options.metrics_listen.empty()) {
     if (absl::Status address = CheckHostPort(options.metrics_listen, /*allow_port_zero=*/true);
@@ -165,6 +169,8 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
     http.tls_cert_file = options.tls_cert_file;
     http.tls_key_file = options.tls_key_file;
     http.tls_client_ca_file = options.tls_client_ca_file;
+    if (api) http.cors_origins = options.http_cors_origins;
+    http.access_log = options.http_access_log;
     HttpBackend backend;
     backend.env = env;
     backend.serving = [self] { return self->serving_.load(); };

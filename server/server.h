@@ -63,6 +63,10 @@ struct ServerOptions {
   std::chrono::milliseconds http_head_timeout{10000};
   std::chrono::milliseconds http_body_timeout{10000};
   std::chrono::milliseconds http_idle_timeout{30000};
+  // Origins whose pages may call the HTTP API ("https://host[:port]", or "*"); empty: none
+  // (docs/API.md, "Cross-origin requests").
+  std::vector<std::string> http_cors_origins;
+  bool http_access_log = false;  // a log line per HTTP request, with its X-Request-Id
   // /metrics on an address of its own (host:port), off the HTTP API's; empty: on the API's.
   std::string metrics_listen;
   // Called with each table a background build finished (tests wait on it).

@@ -164,6 +164,14 @@ int main(int argc, char** argv) {
                  "Seconds a keep-alive HTTP connection may wait for its next request")
       ->check(CLI::Range(0.01, 86400.0))
       ->capture_default_str();
+  app.add_option("--http-cors-origins", options.http_cors_origins,
+                 "Origins whose web pages may call the HTTP API from a browser (CORS), "
+                 "comma-separated: scheme://host[:port] each (https://puzzles.example.org), or "
+                 "* for any. Default: none")
+      ->delimiter(',');
+  app.add_flag("--http-access-log", options.http_access_log,
+               "Log a line per HTTP request (method, path, status, bytes, milliseconds, "
+               "X-Request-Id); without it only requests that fail with 500 are logged");
   app.add_option("--metrics-listen", options.metrics_listen,
                  "Serve /metrics on this address (host:port) instead of on --http's, to keep "
                  "it off the public port");

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "core/util/strings.h"
+#include "service/retry_hint.h"
 
 namespace puzzledb {
 
@@ -119,10 +120,10 @@ absl::Status MemoryBudget::Refusal(MemoryUse use, size_t bytes) const {
                      : use == MemoryUse::kGrpcBatch  ? "batch"
                      : use == MemoryUse::kStream     ? "stream"
                                                      : "listing";
-  return absl::ResourceExhaustedError(
+  return WithRetryHint(absl::ResourceExhaustedError(
       Cat("the server's memory budget is spent: this ", what, " needs ",
           Megabytes(bytes), ", and calls hold ", Megabytes(held()), " of the ",
-          Megabytes(limit_), " they may (--memory-budget); retry later, or send less at once"));
+          Megabytes(limit_), " they may (--memory-budget); retry later, or send less at once")));
 }
 
 void MemoryBudget::StartReturning(std::chrono::milliseconds period, size_t after_bytes) {

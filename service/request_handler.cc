@@ -9,6 +9,7 @@
 
 #include "core/table/table_view.h"
 #include "core/util/strings.h"
+#include "service/retry_hint.h"
 #include "service/wire.h"
 
 namespace puzzledb {
@@ -584,10 +585,15 @@ v1::ListPuzzlesResponse RequestHandler::ListPuzzles() const {
   return response;
 }
 
+void SetError(const absl::Status& status, v1::Error* out) {
+  out->set_code(static_cast<v1::Error::Code>(status.code()));
+  out->set_message(std::string(Message(status)));
+  if (auto after = RetryHintOf(status)) out->set_retry_after_ms(static_cast<uint32_t>(after->count()));
+}
+
 void SetErrorInBand(const absl::Status& status, uint64_t id, v1::SolveResponse* out) {
   out->Clear();
-  out->mutable_error()->set_code(static_cast<int>(status.code()));
-  out->mutable_error()->set_message(std::string(Message(status)));
+  SetError(status, out->mutable_error());
   out->set_id(id);
 }
 

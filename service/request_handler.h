@@ -168,6 +168,8 @@ class RequestHandler {
   const HandlerOptions options_;
 };
 
+// A failed request's in-band error: its code, message and retry hint (service/retry_hint.h).
+void SetError(const absl::Status& status, v1::Error* out);
 // A request of a stream or a batch that got no answer: `out` becomes its error, in band,
 // with its id.
 void SetErrorInBand(const absl::Status& status, uint64_t id, v1::SolveResponse* out);

@@ -13,146 +13,23 @@
 
 #include "gtest/gtest.h"
 #include "server/server.h"
+#include "tests/raw_http.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
 namespace {
 
+using testing::Get;
+using testing::kEightAnswer;
+using testing::kLongSearch;
+using testing::Raw;
+using testing::StatusOf;
+
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-// A client connection that sends what it is told and reads answers byte by byte off the
-// socket, so that a test sees exactly what the server wrote and when it closed.
-class Raw {
- public:
-  explicit Raw(int port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  }
-  ~Raw() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  bool connected() const { return connected_; }
-  void Close() {
-    ::close(fd_);
-    fd_ = -1;
-  }
-
-  bool Send(const std::string& bytes) {
-    return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
-           static_cast<ssize_t>(bytes.size());
-  }
-
-  // One whole answer (head, and Content-Length bytes of body), or what came before the
-  // server closed or `timeout` passed.
-  std::string Answer(std::chrono::milliseconds timeout = 30s) {
-    const auto end = std::chrono::steady_clock::now() + timeout;
-    while (true) {
-      const size_t head = pending_.find("\r\n\r\n");
-      if (head != std::string::npos) {
-        size_t length = 0;
-        const std::string lower = Lower(pending_.substr(0, head));
-        if (const size_t at = lower.find("content-length: "); at != std::string::npos) {
-          length = std::stoul(lower.substr(at + 16));
-        }
-        if (lower.rfind("http/1.1 304", 0) == 0) length = 0;
-        if (pending_.size() >= head + 4 + length) {
-          std::string answer = pending_.substr(0, head + 4 + length);
-          pending_.erase(0, head + 4 + length);
-          return answer;
-        }
-      }
-      if (!ReadSome(end)) {
-        std::string partial = std::move(pending_);
-        pending_.clear();
-        return partial;
-      }
-    }
-  }
-
-  // Whether the server closes the connection within `timeout` (what it sends before is
-  // dropped).
-  bool ClosedWithin(std::chrono::milliseconds timeout) {
-    const auto end = std::chrono::steady_clock::now() + timeout;
-    while (ReadSome(end)) pending_.clear();
-    return closed_;
-  }
-
- private:
-  static std::string Lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  }
-  // Appends what arrives before `end`; false once closed or timed out.
-  bool ReadSome(std::chrono::steady_clock::time_point end) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        end - std::chrono::steady_clock::now());
-    if (left <= 0ms) return false;
-    pollfd p{fd_, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
-    char buffer[4096];
-    const ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
-    if (n <= 0) {
-      closed_ = true;
-      return false;
-    }
-    pending_.append(buffer, static_cast<size_t>(n));
-    return true;
-  }
-
-  int fd_ = -1;
-  bool connected_ = false;
-  bool closed_ = false;
-  std::string pending_;
-};
-
-std::string Get(const std::string& target, const std::string& headers = "") {
-  return "GET " + target + " HTTP/1.1\r\nHost: x\r\n" + headers + "\r\n";
-}
-
-int StatusOf(const std::string& answer) {
-  if (answer.rfind("HTTP/1.", 0) != 0 || answer.size() < 12) return 0;
-  return std::stoi(answer.substr(9, 3));
-}
-
-// The eight-puzzle board of the table's answer in the samples (docs/API.md).
-constexpr char kEightAnswer[] = "/v1/solve?puzzle=eight&state=283104765";
-// A knight board far from the goal, never answered by the table with policy=search_only:
-// its search runs for longer than any test waits.
-constexpr char kLongSearch[] =
-    "/v1/solve?puzzle=knight&state=0000000000001%2A11111111111&policy=search_only";
-
-class HttpEngineTest : public ::testing::Test {
+class HttpEngineTest : public testing::InProcessHttpTest {
  protected:
-  static void SetUpTestSuite() {
-    db_ = new std::string(testing::TempPath("http_engine_db"));
-    fs::remove_all(*db_);
-    fs::copy(PUZZLEDB_TEST_DB, *db_, fs::copy_options::recursive);
-  }
-  static void TearDownTestSuite() {
-    fs::remove_all(*db_);
-    delete db_;
-  }
-  void TearDown() override {
-    if (server_ != nullptr) server_->Shutdown(1000ms);
-    server_.reset();
-  }
-
-  void Start(ServerOptions options) {
-    options.db = *db_;
-    options.listen = "127.0.0.1:0";
-    options.http_listen = "127.0.0.1:0";
-    options.build_missing_tables = false;
-    auto started = PuzzledbServer::Start(options, nullptr);
-    ASSERT_TRUE(started.ok()) << started.status();
-    server_ = std::move(*started);
-  }
-  int port() const { return server_->http_port(); }
-
   // Until the server counts `n` open HTTP connections (it counts them as it accepts them).
   bool WaitForConnections(size_t n) {
     for (int i = 0; i < 10000; ++i) {
@@ -171,11 +48,7 @@ class HttpEngineTest : public ::testing::Test {
     }
     return false;
   }
-
-  static std::string* db_;
-  std::unique_ptr<PuzzledbServer> server_;
 };
-std::string* HttpEngineTest::db_ = nullptr;
 
 TEST_F(HttpEngineTest, KeepAliveConnectionsAnswerManyRequestsAndCloseWhenIdle) {
   ServerOptions options;

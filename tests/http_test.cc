@@ -381,6 +381,7 @@ TEST_F(HttpTest, SearchesBeyondThePoolAreRefusedWith429) {
   EXPECT_EQ(refused->status, 429) << refused->body;
   EXPECT_EQ(ErrorCode(refused), "RESOURCE_EXHAUSTED");
   EXPECT_NE(refused->body.find("--max-concurrent-searches"), std::string::npos);
+  EXPECT_EQ(refused->get_header_value("Retry-After"), "1");
 }
 
 TEST_F(HttpTest, TableAnswersCarryTheTablesBuildAsETag) {
@@ -391,7 +392,7 @@ TEST_F(HttpTest, TableAnswersCarryTheTablesBuildAsETag) {
   ASSERT_TRUE(tables.ok());
   for (const auto& t : tables->tables()) {
     if (t.table_id() == "eight") {
-      EXPECT_EQ(tag.rfind("\"eight.", 0), 0u) << tag;
+      EXPECT_EQ(tag.rfind("W/\"eight.", 0), 0u) << tag;
     }
   }
   EXPECT_EQ(first->get_header_value("Cache-Control"), "public, max-age=86400");

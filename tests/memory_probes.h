@@ -296,7 +296,7 @@ inline std::string LargeListingsProbe(const std::string& address, int n, uint32_
   int listed = 0, refused = 0;
   for (const auto& r : response.responses()) {
     if (r.solutions_size() > 0) ++listed;
-    if (r.has_error() && r.error().code() == grpc::StatusCode::RESOURCE_EXHAUSTED) ++refused;
+    if (r.has_error() && r.error().code() == v1::Error::RESOURCE_EXHAUSTED) ++refused;
   }
   char text[256];
   std::snprintf(text, sizeof text,

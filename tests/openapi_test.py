@@ -105,6 +105,11 @@ def raw_request(port: int, data: bytes, timeout: float = 30) -> Answer:
         return Answer(status, headers, body)
 
 
+def schema_name(enum) -> str:
+    """An enum's schema name: its own, after its message's when it is nested."""
+    return (enum.containing_type.name if enum.containing_type else "") + enum.name
+
+
 class Checker:
     """Holds answers to an OpenAPI document (a copy may be altered to see a check fail)."""
 
@@ -256,7 +261,11 @@ class DocumentTest(unittest.TestCase):
         # ListTablesRequest is empty and GET /v1/tables takes no body.
         messages = {n: m for n, m in file.message_types_by_name.items()
                     if n != "ListTablesRequest"}
+        # A nested enum's schema is named by its message and itself (Error.Code: ErrorCode).
         enums = dict(file.enum_types_by_name)
+        for message in file.message_types_by_name.values():
+            for enum in message.enum_types:
+                enums[schema_name(enum)] = enum
         scalars = {"UInt64", "UInt64Input", "Int64", "Bytes", "HttpError"}
         self.assertEqual(set(schemas), set(messages) | set(enums) | scalars)
         for name, enum in enums.items():
@@ -281,7 +290,7 @@ class DocumentTest(unittest.TestCase):
         if t == FieldDescriptor.TYPE_MESSAGE:
             self.assertEqual(prop.get("$ref"), SCHEMAS + field.message_type.name, where)
         elif t == FieldDescriptor.TYPE_ENUM:
-            self.assertEqual(prop.get("$ref"), SCHEMAS + field.enum_type.name, where)
+            self.assertEqual(prop.get("$ref"), SCHEMAS + schema_name(field.enum_type), where)
         elif t in (FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_FIXED64):
             wanted = "UInt64Input" if message.endswith("Request") else "UInt64"
             self.assertEqual(prop.get("$ref"), SCHEMAS + wanted, where)
@@ -445,7 +454,7 @@ class ServerAnswersTest(unittest.TestCase):
                              check_request=False)
         responses = answer.json()["responses"]
         self.assertEqual([r["id"] for r in responses], ["1", "2", "3", "4", "5", "0"])
-        self.assertEqual(responses[1]["error"]["code"], 3)
+        self.assertEqual(responses[1]["error"]["code"], "INVALID_ARGUMENT")
         self.assertIn("error", responses[5])
         answer = self.expect("POST", "/v1/solve/batch", 200,
                              {"requests": requests[:1] + requests[2:5]})

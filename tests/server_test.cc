@@ -542,7 +542,7 @@ TEST_F(ServerTest, OneStreamOfSearchesIsNeverRefused) {
     const auto& a = answers[i];
     if (a.has_error()) {
       ++errors;
-      refused += a.error().code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+      refused += a.error().code() == v1::Error::RESOURCE_EXHAUSTED;
       continue;
     }
     wrong += a.id() != i || a.source() != v1::SEARCH ||
@@ -733,7 +733,7 @@ TEST_F(ServerTest, StreamsEchoIdsAndMatchUnaryAnswersUnderConcurrency) {
         }
         ++seen[index];
         const std::string got =
-            response.has_error() ? Cat("error ", response.error().code())
+            response.has_error() ? Cat("error ", v1::Error::Code_Name(response.error().code()))
                                  : Cat(response.distance(), ":", Join(response.moves(), ","));
         if (got != expected[index]) ++mismatches;
         ++answered;
@@ -828,7 +828,7 @@ TEST_F(ServerTest, ClientSolveAllKeepsTheCallersIds) {
 // What an answer says, as text to compare: the moves by name (from move codes, named by
 // the model, when the request asked for them), or the error's code.
 std::string Said(const v1::SolveRequest& request, const v1::SolveResponse& answer) {
-  if (answer.has_error()) return Cat("error ", answer.error().code());
+  if (answer.has_error()) return Cat("error ", v1::Error::Code_Name(answer.error().code()));
   std::vector<std::string> names(answer.moves().begin(), answer.moves().end());
   if (answer.has_move_codes()) {
     EXPECT_EQ(request.move_encoding(), v1::MOVE_CODES);

@@ -13,6 +13,7 @@
 #include "service/json.h"
 #include "service/puzzle_text.h"
 #include "service/request_handler.h"
+#include "service/retry_hint.h"
 #include "service/wire.h"
 #include "tests/typed_wire.h"
 #include "tests/test_util.h"
@@ -235,7 +236,7 @@ TEST_F(ServiceTest, JsonOnOneLineIsProtobufsMappingByteForByte) {
     r->set_nodes(rng() % 2 ? 0 : rng());
     r->set_id(rng());
     if (rng() % 3 == 0) {
-      r->mutable_error()->set_code(static_cast<int32_t>(rng()));
+      r->mutable_error()->set_code(static_cast<v1::Error::Code>(static_cast<int32_t>(rng())));
       r->mutable_error()->set_message(text());
     }
     for (uint64_t k = rng() % 3; k > 0; --k) r->add_solutions()->add_moves(text());
@@ -390,6 +391,25 @@ TEST_F(ServiceTest, MoveCodesAreTheNamedMovesIndices) {
   RequestHandler::SearchStep<v1::SolveResponse> search;
   RouteOf(*handler_, unknown, &response, &status, &search);
   EXPECT_NE(status.message().find("move_encoding: unknown value 5"), std::string::npos) << status;
+}
+
+// A batch's or a stream's error says by name what went wrong, and when retrying may help
+// (the hint a full search pool or memory budget gives; docs/API.md, "Retries").
+TEST(InBandErrorTest, CarriesTheCodeByNameAndTheRetryHint) {
+  v1::SolveResponse out;
+  SetErrorInBand(WithRetryHint(absl::ResourceExhaustedError("full"), std::chrono::milliseconds(1500)),
+                 7, &out);
+  EXPECT_EQ(out.error().code(), v1::Error::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(out.error().retry_after_ms(), 1500u);
+  EXPECT_EQ(out.id(), 7u);
+  EXPECT_NE(ToJson(out, JsonLayout::kOneLine).find(R"("error":{"code":"RESOURCE_EXHAUSTED","message":"full","retry_after_ms":1500})"),
+            std::string::npos)
+      << ToJson(out, JsonLayout::kOneLine);
+  SetErrorInBand(absl::InvalidArgumentError("bad"), 8, &out);
+  EXPECT_EQ(out.error().code(), v1::Error::INVALID_ARGUMENT);
+  EXPECT_EQ(out.error().retry_after_ms(), 0u);
+  EXPECT_EQ(RetryHintOf(absl::InvalidArgumentError("bad")), std::nullopt);
+  EXPECT_EQ(RetryHintOf(WithRetryHint(absl::UnavailableError("stopping"))), kRetryAfter);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "server/grpc/solver_service.h"
 #include "service/clock.h"
 #include "service/memory_budget.h"
+#include "service/retry_hint.h"
 
 namespace puzzledb {
 namespace {
@@ -113,7 +114,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer
     }
     RequestHandler::Routed<v1::SolveResponse> routed = env_.handler->Answer(request, response.get());
     if (!routed.NeedsSearch()) {
-      Answer(request.id(), started, bytes, ToGrpc(routed.status), std::move(response),
+      Answer(request.id(), started, bytes, routed.status, std::move(response),
              Phase::kTables);
       return;
     }
@@ -135,14 +136,14 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer
           absl::Status s = EndedWhileQueued(limits);
           if (s.ok()) s = search(limits, answer.get());
           return [this, id, started, bytes, s, answer]() mutable {
-            Answer(id, started, bytes, ToGrpc(s),
+            Answer(id, started, bytes, s,
                    std::make_unique<v1::SolveResponse>(std::move(*answer)), Phase::kSearch);
             LetGo();
           };
         });
     if (!accepted) {  // the server is stopping
       Answer(id, started, bytes,
-             grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down"),
+             WithRetryHint(absl::UnavailableError("the server is shutting down")),
              std::unique_ptr<v1::SolveResponse>(searched), Phase::kSearch);
       LetGo();
     }
@@ -205,9 +206,8 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer
     });
     if (others) {
       Answer(id, started, bytes,
-             grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          "a batch message sets only batch and id; set the other fields on "
-                          "each of batch.requests"),
+             absl::InvalidArgumentError("a batch message sets only batch and id; set the other "
+                                        "fields on each of batch.requests"),
              std::move(response), Phase::kSearch, /*counted=*/false);
       env_.metrics->RecordCall(CallMethod::kSolveStream, Transport::kGrpc, AnswerSource::kNone,
                                absl::StatusCode::kInvalidArgument,
@@ -222,7 +222,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer
           return CallLimits(env_, DeadlineOf(*context_), timeout_ms, &cancelled_);
         },
         [this, id, started, bytes, answer](const absl::Status& status) {
-          Answer(id, started, bytes, ToGrpc(status), std::unique_ptr<v1::SolveResponse>(answer),
+          Answer(id, started, bytes, status, std::unique_ptr<v1::SolveResponse>(answer),
                  Phase::kSearch, /*counted=*/false);
           LetGo();
         });
@@ -264,12 +264,11 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer
   // `counted`: the answer is counted in the metrics here (a batch's requests are counted
   // by AnswerBatch).
   void Answer(uint64_t id, std::chrono::steady_clock::time_point started, RequestBytes bytes,
-              const grpc::Status& status, std::unique_ptr<v1::SolveResponse> response, Phase phase,
+              const absl::Status& status, std::unique_ptr<v1::SolveResponse> response, Phase phase,
               bool counted = true) {
     if (!status.ok()) {
       response->Clear();
-      response->mutable_error()->set_code(status.error_code());
-      response->mutable_error()->set_message(status.error_message());
+      SetError(status, response->mutable_error());
     }
     const auto elapsed = std::chrono::steady_clock::now() - started;
     response->set_id(id);
@@ -279,7 +278,7 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer
                                                         : AnswerSource::kNone;
     if (counted) {
       env_.metrics->RecordCall(CallMethod::kSolveStream, Transport::kGrpc, source,
-                               static_cast<absl::StatusCode>(status.error_code()), elapsed);
+                               status.code(), elapsed);
     }
     // Serialized here, on the thread that answered: the queue holds bytes, counted exactly.
     Queued queued;

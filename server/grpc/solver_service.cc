@@ -2,11 +2,15 @@
 
 #include "core/util/strings.h"
 #include "service/memory_budget.h"
+#include "service/retry_hint.h"
 
 namespace puzzledb {
 
-grpc::Status ToGrpc(const absl::Status& status) {
+grpc::Status ToGrpc(const absl::Status& status, grpc::CallbackServerContext* context) {
   if (status.ok()) return grpc::Status::OK;
+  if (auto after = RetryHintOf(status)) {
+    context->AddTrailingMetadata("grpc-retry-pushback-ms", std::to_string(after->count()));
+  }
   // absl and gRPC share the canonical code numbers.
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(Message(status)));
 }
@@ -78,7 +82,7 @@ grpc::ServerUnaryReactor* SolverService::Unary(grpc::CallbackServerContext* cont
       },
       [reactor, context](const absl::Status& status) {
         if (*reactor == nullptr) *reactor = context->DefaultReactor();
-        (*reactor)->Finish(ToGrpc(status));
+        (*reactor)->Finish(ToGrpc(status, context));
       });
   return *reactor;
 }
@@ -101,7 +105,7 @@ grpc::ServerUnaryReactor* SolverService::SolveBatch(grpc::CallbackServerContext*
       env_.metrics->RecordCall(CallMethod::kSolveBatch, Transport::kGrpc, AnswerSource::kRefused,
                                refused.code(), std::chrono::nanoseconds(0));
       auto* reactor = context->DefaultReactor();
-      reactor->Finish(ToGrpc(refused));
+      reactor->Finish(ToGrpc(refused, context));
       return reactor;
     }
   }
@@ -120,7 +124,7 @@ grpc::ServerUnaryReactor* SolverService::SolveBatch(grpc::CallbackServerContext*
       },
       [reactor, context, charge](const absl::Status& status) {
         if (*reactor == nullptr) *reactor = context->DefaultReactor();
-        (*reactor)->Finish(ToGrpc(status));
+        (*reactor)->Finish(ToGrpc(status, context));
         charge->Release();
       });
   return *reactor;

@@ -80,7 +80,9 @@ class SolverService final : public SolverCallbackBase {
 std::optional<std::chrono::steady_clock::time_point> DeadlineOf(
     const grpc::CallbackServerContext& context);
 
-grpc::Status ToGrpc(const absl::Status& status);
+// The gRPC status of `status`; a retry hint (service/retry_hint.h) goes into the call's
+// trailing metadata as `grpc-retry-pushback-ms`, which gRPC's retry policy honours.
+grpc::Status ToGrpc(const absl::Status& status, grpc::CallbackServerContext* context);
 
 }  // namespace puzzledb
 

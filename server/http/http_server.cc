@@ -24,6 +24,7 @@
 #include "service/address.h"
 #include "core/util/strings.h"
 #include "core/util/text_input.h"
+#include "server/http/content_coding.h"
 #include "server/http/routes.h"
 #include "service/memory_budget.h"
 
@@ -85,7 +86,8 @@ class HttpServer::Engine {
         backend_(std::move(backend)),
         log_(std::move(log)),
         routes_(backend_.env, backend_.serving,
-                HttpRoutesOptions{options.serve_api, options.serve_metrics, options.max_body_bytes}) {}
+                HttpRoutesOptions{options.serve_api, options.serve_metrics, options.max_body_bytes,
+                                  options.cors_origins, options.access_log, log_}) {}
 
   ~Engine() { Shutdown(std::chrono::milliseconds(0)); }
 
@@ -363,6 +365,11 @@ class Connection final : public ConnectionBase,
           return Fail(400, absl::StatusCode::kInvalidArgument, unframed, HttpClose::kRefused);
         }
         body_limit_ = BodyLimit();
+        const bool has_body = parser_->chunked() || parser_->content_length().value_or(0) > 0;
+        if (absl::Status taken = CheckCoding(View(parser_->get()[bhttp::field::content_encoding]));
+            has_body && !taken.ok()) {
+          return Fail(415, taken.code(), Message(taken), HttpClose::kRefused);
+        }
         if (parser_->content_length() && *parser_->content_length() > body_limit_) {
           return Refuse(bhttp::error::body_limit);
         }
@@ -395,8 +402,7 @@ class Connection final : public ConnectionBase,
                body_charge_.Grow(wanted - body_charge_.bytes())) {
       return true;
     }
-    Fail(503, absl::StatusCode::kResourceExhausted,
-         Message(memory->Refusal(MemoryUse::kHttpBody, wanted)), HttpClose::kRefused);
+    Fail(503, memory->Refusal(MemoryUse::kHttpBody, wanted), HttpClose::kRefused);
     return false;
   }
 
@@ -460,8 +466,11 @@ class Connection final : public ConnectionBase,
   }
 
   void Fail(int status, absl::StatusCode code, std::string_view message, HttpClose reason) {
+    Fail(status, absl::Status(code, absl::string_view(message.data(), message.size())), reason);
+  }
+  void Fail(int status, const absl::Status& why, HttpClose reason) {
     reason_ = reason;
-    HttpAnswer answer = ErrorAnswer(status, code, message);
+    HttpAnswer answer = ErrorAnswer(status, why);
     answer.close = true;
     engine_->Move(this, List::kNone);
     phase_ = Phase::kAnswering;
@@ -481,12 +490,28 @@ class Connection final : public ConnectionBase,
       return Respond(ErrorAnswer(status, target.status().code(), Message(target.status())));
     }
     target_ = std::move(*target);
+    coding_ = ChooseCoding(View(request[bhttp::field::accept_encoding]));
     HttpRequestView view;
+    view.body = request.body();
+    if (const auto coding = View(request[bhttp::field::content_encoding]);
+        !coding.empty() && !request.body().empty()) {
+      auto decoded = DecodeBody(coding, request.body(), body_limit_);
+      if (!decoded.ok()) {
+        return Respond(ErrorAnswer(DecodeErrorStatus(decoded.status()), decoded.status()));
+      }
+      // Parsed from its decoded size, so charged for it.
+      if (!ChargeBody(decoded->size())) return;
+      decoded_body_ = std::move(*decoded);
+      view.body = decoded_body_;
+    }
     view.method = View(request.method_string());
     view.target = &target_;
     view.content_type = View(request[bhttp::field::content_type]);
     view.if_none_match = View(request[bhttp::field::if_none_match]);
-    view.body = request.body();
+    view.if_modified_since = View(request[bhttp::field::if_modified_since]);
+    view.request_id = View(request["X-Request-Id"]);
+    view.origin = View(request[bhttp::field::origin]);
+    view.access_control_request_method = View(request[bhttp::field::access_control_request_method]);
     cancelled_ = std::make_shared<std::atomic<bool>>(false);
     auto self = this->shared_from_this();
     engine_->routes().Handle(view, cancelled_, [self](HttpAnswer answer) {
@@ -529,16 +554,29 @@ class Connection final : public ConnectionBase,
       deferred_ = std::move(answer);
       return;
     }
+    // Compressed when the client takes it and the body is worth it; Vary says so to caches
+    // either way.
+    if (Compressible(answer.content_type) || answer.status == 304) answer.AddVary("Accept-Encoding");
+    if (coding_ != ContentCoding::kIdentity && Compressible(answer.content_type) &&
+        answer.body.size() >= kCompressFromBytes) {
+      answer.body = Encode(coding_, answer.body);
+      answer.Set("Content-Encoding", std::string(CodingName(coding_)));
+    }
     // The answer is held until the client has read it: charged, or refused for a short
     // one when the budget is spent.
     if (MemoryBudget* memory = engine_->memory();
         memory != nullptr && !head_ &&
         !memory->TryCharge(MemoryUse::kHttpAnswer, answer.body.size(), &answer_charge_)) {
       const size_t bytes = answer.body.size();
-      answer = ErrorAnswer(503, absl::StatusCode::kResourceExhausted,
-                           Message(memory->Refusal(MemoryUse::kHttpAnswer, bytes)));
+      answer = ErrorAnswer(503, memory->Refusal(MemoryUse::kHttpAnswer, bytes));
       answer.close = true;
       reason_ = HttpClose::kRefused;
+    }
+    // Answers the engine made itself (a request it could not read whole) get an id too.
+    if (!answer.Has("X-Request-Id")) {
+      answer.Set("X-Request-Id", RequestIdFor(parser_ && parser_->is_header_done()
+                                                  ? View(parser_->get()["X-Request-Id"])
+                                                  : std::string_view()));
     }
     phase_ = Phase::kWriting;
     response_.emplace();
@@ -551,7 +589,7 @@ class Connection final : public ConnectionBase,
     if (!answer.content_type.empty()) response.set(bhttp::field::content_type, answer.content_type);
     close_after_ = answer.close || !keep_alive_ || engine_->stopping();
     response.keep_alive(!close_after_);
-    if (answer.status != 304) response.content_length(answer.body.size());
+    if (answer.status != 304 && answer.status != 204) response.content_length(answer.body.size());
     if (!head_) response.body() = std::move(answer.body);
     SetDeadline(engine_->options().body_timeout, HttpClose::kWriteTimeout);
     bhttp::async_write(stream_, response,
@@ -565,6 +603,7 @@ class Connection final : public ConnectionBase,
     if (ec) return Close(HttpClose::kClient);
     response_.reset();
     parser_.reset();
+    decoded_body_ = std::string();
     cancelled_.reset();
     body_charge_.Release();
     body_charge_started_ = false;
@@ -649,6 +688,8 @@ class Connection final : public ConnectionBase,
   bool body_charge_started_ = false;
   MemoryBudget::Charge answer_charge_;  // the answer, until written
   HttpTarget target_;
+  ContentCoding coding_ = ContentCoding::kIdentity;  // of the answer being made
+  std::string decoded_body_;  // the request's body, when it came encoded
   std::shared_ptr<std::atomic<bool>> cancelled_;  // of the request being answered
   std::optional<HttpClose> reason_;
   Phase phase_ = Phase::kIdle;

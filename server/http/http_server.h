@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "server/call.h"
@@ -43,6 +44,9 @@ struct HttpOptions {
   std::string tls_cert_file;
   std::string tls_key_file;
   std::string tls_client_ca_file;
+  // Origins whose pages may call the API (HttpRoutesOptions::cors_origins); empty: none.
+  std::vector<std::string> cors_origins;
+  bool access_log = false;  // a line per request in the log
 };
 
 // Where the HTTP server reaches the rest of the server. All must outlive it.

@@ -159,6 +159,25 @@ absl::Status SolveOrAnalyzeFromQuery(const HttpTarget& target, Request* out,
 
 }  // namespace
 
+absl::Status OnlyParams(const HttpTarget& target, std::string_view known, std::string_view what) {
+  for (const auto& [name, value] : target.params) {
+    bool found = false;
+    for (std::string_view rest = known; !rest.empty() && !found;) {
+      const size_t comma = rest.find(", ");
+      found = rest.substr(0, comma) == name;
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 2);
+    }
+    if (!found) {
+      return absl::InvalidArgumentError(
+          known.empty() ? Cat("query: unknown parameter ", QuoteInput(name), "; ", what,
+                              " takes no query parameters")
+                        : Cat("query: unknown parameter ", QuoteInput(name), "; ", what,
+                              " takes ", known));
+    }
+  }
+  return NoRepeats(target);
+}
+
 const std::string* HttpTarget::Find(std::string_view name) const {
   for (const auto& [key, value] : params) {
     if (key == name) return &value;

@@ -45,6 +45,10 @@ absl::Status RequestFromQuery(const HttpTarget& target, v1::AnalyzeRequest* out,
                               Position* parsed = nullptr);
 absl::Status RequestFromQuery(const HttpTarget& target, v1::SampleRequest* out);
 
+// Refuses a query that has a parameter not in `known` (names separated by ", "; empty: the
+// path takes no parameters) or one given twice; `what` names the request ("GET /v1/tables").
+absl::Status OnlyParams(const HttpTarget& target, std::string_view known, std::string_view what);
+
 // Why a POST body with this Content-Type is not read (415), or nothing for JSON.
 std::optional<std::string> WrongContentType(std::string_view content_type,
                                             std::string_view message_name);

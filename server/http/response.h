@@ -4,6 +4,7 @@
 #ifndef PUZZLEDB_SERVER_HTTP_RESPONSE_H_
 #define PUZZLEDB_SERVER_HTTP_RESPONSE_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,7 +23,18 @@ struct HttpAnswer {
   bool close = false;  // the connection is not to be reused (the body was not read)
 
   void Set(std::string_view name, std::string value);
+  bool Has(std::string_view name) const;
+  // Adds `name` to the Vary header (once).
+  void AddVary(std::string_view name);
 };
+
+// X-Request-Id: what a client may send (any visible ASCII but quotes and backslashes, at
+// most this long); else the server makes one, 16 random hexadecimal digits.
+inline constexpr size_t kMaxRequestIdBytes = 128;
+bool GoodRequestId(std::string_view id);
+std::string NewRequestId();
+// `sent` if it is good, else a new one.
+std::string RequestIdFor(std::string_view sent);
 
 // The HTTP status of a gRPC (absl) status code.
 int HttpStatusOf(absl::StatusCode code);
@@ -31,17 +43,26 @@ int HttpStatusOf(absl::StatusCode code);
 // is valid JSON whatever bytes a message quotes.
 std::string JsonQuote(std::string_view text);
 
-// An error answer, "Cache-Control: no-store".
+// An error answer, "Cache-Control: no-store". One whose status carries a retry hint
+// (service/retry_hint.h) says when in `Retry-After`, in whole seconds.
 HttpAnswer ErrorAnswer(int http_status, absl::StatusCode code, std::string_view message);
+HttpAnswer ErrorAnswer(int http_status, const absl::Status& status);
 HttpAnswer ErrorAnswer(const absl::Status& status);
 // A message in protobuf's JSON mapping on one line, status 200.
 HttpAnswer JsonAnswer(const google::protobuf::Message& message);
 
-// "<table>.<generation>.<crc>" in quotes, from an answer's provenance: it changes whenever
-// the table is rebuilt. Empty for an answer no table gave.
+// W/"<table>.<generation>.<crc>", from an answer's provenance: it changes whenever the table
+// is rebuilt. Weak (RFC 9110, section 8.8.1): answers from one build mean the same, but their
+// bytes differ (`micros`, and the content coding). Empty for an answer no table gave.
 std::string EntityTag(std::string_view table_id, uint64_t generation, uint32_t crc32);
-// Whether an If-None-Match header names `tag`.
+// Whether an If-None-Match header's list names `tag`, by weak comparison (RFC 9110, section
+// 13.1.2), or is "*" (`tag` may then be empty: any current answer matches).
 bool Matches(std::string_view if_none_match, std::string_view tag);
+
+// An HTTP date (RFC 9110, section 5.6.7: "Sun, 06 Nov 1994 08:49:37 GMT") of a Unix time in
+// seconds, and back (the IMF-fixdate form only; nothing for anything else).
+std::string HttpDate(int64_t unix_seconds);
+std::optional<int64_t> ParseHttpDate(std::string_view text);
 
 }  // namespace puzzledb
 

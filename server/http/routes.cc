@@ -1,10 +1,14 @@
 #include "server/http/routes.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <random>
 
 #include "core/util/strings.h"
 #include "server/http/web_assets.h"
 #include "service/puzzle_text.h"
+#include "service/retry_hint.h"
 
 namespace puzzledb {
 
@@ -28,7 +32,18 @@ struct HttpRoutes::Row {
   void (HttpRoutes::*handler)(const Call&) const;
   std::string_view body = {};
   bool metrics_only = false;  // served where /metrics is
+  // The query parameters a GET takes (OnlyParams); kOwnQuery: the handler reads them
+  // (RequestFromQuery). A POST takes none: its request is its body.
+  std::string_view query = {};
 };
+
+namespace {
+
+constexpr std::string_view kOwnQuery = "\x01";
+// A link to the page may carry what it is to show (server/web/app.js reads them).
+constexpr std::string_view kPageQuery = "puzzle, state, max_moves, view";
+
+}  // namespace
 
 namespace {
 
@@ -66,15 +81,31 @@ absl::Status QueryOf(const HttpTarget& target, v1::SampleRequest* out, Position*
 HttpAnswer NotModified(std::string tag) {
   HttpAnswer answer;
   answer.status = 304;
-  answer.Set("ETag", std::move(tag));
+  if (!tag.empty()) answer.Set("ETag", std::move(tag));
   return answer;
+}
+
+// What a page on another origin may send, and read of an answer, beside the CORS-safelisted.
+constexpr std::string_view kAllowedHeaders =
+    "Content-Type, Content-Encoding, If-None-Match, If-Modified-Since, X-Request-Id, "
+    "puzzledb-table";
+constexpr std::string_view kExposedHeaders = "ETag, Last-Modified, Retry-After, X-Request-Id";
+
+// The Access-Control-Allow-Origin for a request from `origin`: "*", the origin itself, or
+// "" when it is not allowed.
+std::string AllowOrigin(const std::vector<std::string>& allowed, std::string_view origin) {
+  for (const std::string& a : allowed) {
+    if (a == "*") return "*";
+    if (a == origin) return a;
+  }
+  return "";
 }
 
 }  // namespace
 
 const HttpRoutes::Row HttpRoutes::kRows[kRowCount] = {
-    {"/", true, false, &HttpRoutes::File},
-    {"/index.html", true, false, &HttpRoutes::File},
+    {"/", true, false, &HttpRoutes::File, {}, false, kPageQuery},
+    {"/index.html", true, false, &HttpRoutes::File, {}, false, kPageQuery},
     {"/app.js", true, false, &HttpRoutes::File},
     {"/style.css", true, false, &HttpRoutes::File},
     {"/v1/openapi.json", true, false, &HttpRoutes::File},
@@ -83,16 +114,34 @@ const HttpRoutes::Row HttpRoutes::kRows[kRowCount] = {
     {"/v1/tables", true, false, &HttpRoutes::Tables},
     {"/v1/puzzles", true, false, &HttpRoutes::PuzzleList},
     {"/v1/solve", true, true, &HttpRoutes::Answer<v1::SolveRequest, v1::SolveResponse>,
-     "SolveRequest"},
+     "SolveRequest", false, kOwnQuery},
     {"/v1/analyze", true, true, &HttpRoutes::Answer<v1::AnalyzeRequest, v1::AnalyzeResponse>,
-     "AnalyzeRequest"},
+     "AnalyzeRequest", false, kOwnQuery},
     {"/v1/sample", true, true, &HttpRoutes::Answer<v1::SampleRequest, v1::SampleResponse>,
-     "SampleRequest"},
+     "SampleRequest", false, kOwnQuery},
     {kBatchPath, false, true, &HttpRoutes::Batch, "SolveBatchRequest"},
     {"/v1/parse", false, true, &HttpRoutes::ByModel<v1::ParseInputRequest, ParseInputOf>,
      "ParseInputRequest"},
     {"/v1/play", false, true, &HttpRoutes::ByModel<v1::PlayRequest, PlayOf>, "PlayRequest"},
 };
+
+std::optional<std::string> BadCorsOrigin(std::string_view origin) {
+  if (origin == "*") return std::nullopt;
+  const size_t scheme_end = origin.find("://");
+  const std::string_view scheme = origin.substr(0, scheme_end);
+  const std::string_view host =
+      scheme_end == std::string_view::npos ? "" : origin.substr(scheme_end + 3);
+  const bool good_host = !host.empty() && std::all_of(host.begin(), host.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' ||
+           c == '[' || c == ']';
+  });
+  if ((scheme == "http" || scheme == "https") && good_host &&
+      std::none_of(host.begin(), host.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); })) {
+    return std::nullopt;
+  }
+  return Cat(QuoteInput(origin), " is not an origin: give scheme://host[:port] in lower case, "
+             "with no path or trailing slash (\"https://puzzles.example.org\"), or * for any");
+}
 
 std::vector<std::pair<std::string_view, std::string_view>> HttpRoutes::Endpoints() {
   std::vector<std::pair<std::string_view, std::string_view>> out;
@@ -104,7 +153,7 @@ HttpRoutes::HttpRoutes(CallEnv env, std::function<bool()> serving, HttpRoutesOpt
     : env_(env), serving_(std::move(serving)), options_(options) {
   for (const WebAsset& asset : WebAssets()) {
     char tag[32];
-    std::snprintf(tag, sizeof tag, "\"%016llx\"",
+    std::snprintf(tag, sizeof tag, "W/\"%016llx\"",
                   static_cast<unsigned long long>(Fingerprint(asset.body)));
     asset_tags_.emplace_back(tag);
   }
@@ -115,6 +164,25 @@ HttpRoutes::~HttpRoutes() = default;
 void HttpRoutes::Handle(const HttpRequestView& request,
                         std::shared_ptr<const std::atomic<bool>> cancelled,
                         HttpReply reply) const {
+  std::string request_id;
+  std::optional<HttpAnswer> refusal;
+  if (request.request_id.empty()) {
+    request_id = NewRequestId();
+  } else if (!GoodRequestId(request.request_id)) {
+    request_id = NewRequestId();
+    refusal = ErrorAnswer(400, absl::StatusCode::kInvalidArgument,
+                          Cat("X-Request-Id: ", QuoteInput(request.request_id.substr(0, 64)),
+                              request.request_id.size() > 64 ? "..." : "", " is not a request id; "
+                              "send 1 to ", kMaxRequestIdBytes, " visible ASCII characters, no "
+                              "quotes or backslashes, or none and the server makes one"));
+  } else {
+    request_id = std::string(request.request_id);
+  }
+  reply = Decorated(request, std::move(request_id), std::move(reply));
+  if (refusal) {
+    reply(std::move(*refusal));
+    return;
+  }
   const std::string& path = request.target->path;
   const Row* row = nullptr;
   for (const Row& r : kRows) {
@@ -128,18 +196,121 @@ void HttpRoutes::Handle(const HttpRequestView& request,
                                          "; this address serves /metrics only")));
     return;
   }
+  if (request.method == "OPTIONS") {
+    if (auto preflight = Preflight(request, *row)) {
+      reply(std::move(*preflight));
+      return;
+    }
+  }
   const bool get = request.method == "GET" || request.method == "HEAD";
   if ((get && !row->get) || (request.method == "POST" && !row->post) ||
       (!get && request.method != "POST")) {
-    HttpAnswer answer = ErrorAnswer(405, absl::StatusCode::kUnimplemented,
-                                    Cat(request.method, " ", row->path, " is not allowed; use ",
-                                        AllowedOf(*row)));
+    const bool options = request.method == "OPTIONS";
+    HttpAnswer answer = ErrorAnswer(
+        405, absl::StatusCode::kUnimplemented,
+        Cat(request.method, " ", row->path, " is not allowed; use ", AllowedOf(*row),
+            options && options_.cors_origins.empty()
+                ? " (OPTIONS answers cross-origin preflights, which are off: --http-cors-origins)"
+                : options ? " (OPTIONS answers a cross-origin preflight: one with Origin and "
+                            "Access-Control-Request-Method)"
+                          : ""));
     answer.Set("Allow", std::string(AllowedOf(*row)));
     reply(std::move(answer));
     return;
   }
+  if (const bool post = request.method == "POST"; post || row->query != kOwnQuery) {
+    const std::string what = Cat(post ? "POST " : "GET ", row->path);
+    if (absl::Status strict = OnlyParams(*request.target, post ? "" : row->query, what);
+        !strict.ok()) {
+      reply(ErrorAnswer(strict));
+      return;
+    }
+  }
   const Call call{request, *row, std::chrono::steady_clock::now(), std::move(cancelled), reply};
   (this->*(row->handler))(call);
+}
+
+HttpReply HttpRoutes::Decorated(const HttpRequestView& request, std::string request_id,
+                                HttpReply reply) const {
+  std::string allow_origin;
+  if (!request.origin.empty()) allow_origin = AllowOrigin(options_.cors_origins, request.origin);
+  const bool log = options_.log != nullptr;
+  std::string line;
+  if (log) line = Cat(request.method, " ", QuoteInput(request.target->path));
+  return [this, request_id = std::move(request_id), allow_origin = std::move(allow_origin),
+          line = std::move(line), started = std::chrono::steady_clock::now(),
+          reply = std::move(reply)](HttpAnswer answer) {
+    answer.Set("X-Request-Id", request_id);
+    if (!allow_origin.empty()) {
+      answer.Set("Access-Control-Allow-Origin", allow_origin);
+      answer.Set("Access-Control-Expose-Headers", std::string(kExposedHeaders));
+    }
+    // The answer depends on Origin whenever CORS is on and not open to all.
+    if (!options_.cors_origins.empty() && allow_origin != "*") answer.AddVary("Origin");
+    if (options_.log != nullptr && (options_.access_log || answer.status == 500)) {
+      const double ms = std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - started).count();
+      char took[32];
+      std::snprintf(took, sizeof took, "%.1f", ms);
+      options_.log(Cat("http ", line, " ", answer.status, " ", answer.body.size(), " B ", took,
+                       " ms id=", request_id));
+    }
+    reply(std::move(answer));
+  };
+}
+
+// A CORS preflight (OPTIONS with Origin and Access-Control-Request-Method), when CORS is on:
+// 204 with what the page may send, or 403 for an origin not allowed. Nothing for any other
+// OPTIONS.
+std::optional<HttpAnswer> HttpRoutes::Preflight(const HttpRequestView& request,
+                                                const Row& row) const {
+  if (options_.cors_origins.empty() || request.origin.empty() ||
+      request.access_control_request_method.empty()) {
+    return std::nullopt;
+  }
+  if (AllowOrigin(options_.cors_origins, request.origin).empty()) {
+    return ErrorAnswer(403, absl::StatusCode::kPermissionDenied,
+                       Cat("Origin ", QuoteInput(request.origin), " may not call this server: "
+                           "it is not among --http-cors-origins"));
+  }
+  const std::string_view method = request.access_control_request_method;
+  if (!((method == "GET" || method == "HEAD") ? row.get : method == "POST" && row.post)) {
+    HttpAnswer answer = ErrorAnswer(
+        405, absl::StatusCode::kUnimplemented,
+        Cat("Access-Control-Request-Method: ", QuoteInput(method), " is not allowed on ",
+            row.path, "; use ", AllowedOf(row)));
+    answer.Set("Allow", std::string(AllowedOf(row)));
+    return answer;
+  }
+  HttpAnswer answer;
+  answer.status = 204;
+  answer.Set("Access-Control-Allow-Methods", std::string(AllowedOf(row)));
+  answer.Set("Access-Control-Allow-Headers", std::string(kAllowedHeaders));
+  answer.Set("Access-Control-Max-Age", "600");
+  answer.Set("Cache-Control", "no-store");
+  return answer;
+}
+
+std::optional<int64_t> HttpRoutes::BuiltAt(const std::string& table_id,
+                                           uint64_t generation) const {
+  {
+    std::lock_guard<std::mutex> lock(built_mutex_);
+    if (auto it = built_.find(table_id); it != built_.end() && it->second.first == generation) {
+      if (it->second.second == 0) return std::nullopt;
+      return it->second.second;
+    }
+  }
+  // A build not seen yet (once per table build): the listing says when each was made.
+  const v1::ListTablesResponse tables = env_.handler->ListTables();
+  std::lock_guard<std::mutex> lock(built_mutex_);
+  built_[table_id] = {generation, 0};  // not listed at all: no date, and no second listing
+  for (const v1::TableInfo& t : tables.tables()) {
+    built_[t.table_id()] = {t.generation(), std::max<int64_t>(0, t.built_unix_micros() / 1000000)};
+  }
+  // Another generation listed: the table was rebuilt since this answer; no date for it.
+  const auto& [listed_generation, seconds] = built_[table_id];
+  if (listed_generation != generation || seconds == 0) return std::nullopt;
+  return seconds;
 }
 
 // The body of a POST as a `Message`, or the answer that refuses it (415 for a body that
@@ -188,6 +359,8 @@ void HttpRoutes::Health(const Call& call) const {
   answer.content_type = "text/plain";
   answer.body = serving ? "SERVING\n" : "NOT_SERVING\n";
   answer.Set("Cache-Control", "no-store");
+  // Stopping (or not yet serving): another replica, or this one restarted, may answer.
+  if (!serving) answer.Set("Retry-After", std::to_string((kRetryAfter.count() + 999) / 1000));
   call.reply(std::move(answer));
 }
 
@@ -242,13 +415,17 @@ void HttpRoutes::Answer(const Call& call) const {
   const std::atomic<bool>* cancelled = call.cancelled.get();
   const CallEnv& env = env_;
   std::string if_none_match = from_query ? std::string(call.request.if_none_match) : "";
+  std::optional<int64_t> if_modified_since;
+  if (from_query && if_none_match.empty()) {
+    if_modified_since = ParseHttpDate(call.request.if_modified_since);  // else ignored
+  }
   AnswerCall(
       env_, Transport::kHttp, request, response.get(),
       [&env, cancelled](uint32_t timeout_ms) {
         return CallLimits(env, std::nullopt, timeout_ms, cancelled);
       },
-      [response, from_query, if_none_match = std::move(if_none_match), keep = call.cancelled,
-       reply = std::move(call.reply)](const absl::Status& status) {
+      [this, response, from_query, if_none_match = std::move(if_none_match), if_modified_since,
+       keep = call.cancelled, reply = std::move(call.reply)](const absl::Status& status) {
         if (!status.ok()) {
           reply(ErrorAnswer(status));
           return;
@@ -259,12 +436,19 @@ void HttpRoutes::Answer(const Call& call) const {
           tag = EntityTag(response->table_id(), response->table_generation(),
                           response->table_crc32());
         }
-        if (!tag.empty() && Matches(if_none_match, tag)) {
+        std::optional<int64_t> built;
+        if (!tag.empty()) built = BuiltAt(response->table_id(), response->table_generation());
+        // If-None-Match first; If-Modified-Since only without it (RFC 9110, section 13.2.2).
+        const bool not_modified =
+            !if_none_match.empty() ? Matches(if_none_match, tag)
+                                   : built && if_modified_since && *built <= *if_modified_since;
+        if (not_modified) {
           answer = NotModified(tag);
         } else {
           answer = JsonAnswer(*response);
           if (!tag.empty()) answer.Set("ETag", tag);
         }
+        if (built) answer.Set("Last-Modified", HttpDate(*built));
         // An answer never changes for a given table build (docs/API.md, "Caching"); one
         // from a search may soon come from a table being built, so it is kept for less
         // long. POSTs are not cached.

@@ -7,7 +7,9 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,14 +24,20 @@ namespace puzzledb {
 // The one path whose bodies may be larger than one request's (HttpOptions).
 inline constexpr std::string_view kBatchPath = "/v1/solve/batch";
 
-// A whole request as read: method, decoded target, the headers a handler reads, the body.
+// A whole request as read: method, decoded target, the headers a handler reads, the body
+// (decoded, when it came with a Content-Encoding).
 struct HttpRequestView {
   std::string_view method;
   const HttpTarget* target = nullptr;
   std::string_view content_type;
   std::string_view if_none_match;
+  std::string_view if_modified_since;
+  std::string_view request_id;  // X-Request-Id
+  std::string_view origin;
+  std::string_view access_control_request_method;  // of a CORS preflight
   std::string_view body;
 };
+
 
 // Called once with the answer, from any thread.
 using HttpReply = std::function<void(HttpAnswer)>;
@@ -38,7 +46,16 @@ struct HttpRoutesOptions {
   bool api = true;      // /v1/..., the page and /healthz
   bool metrics = true;  // /metrics (off on the API's address with --metrics-listen)
   size_t max_body_bytes = 64 << 10;
+  // The origins whose pages may call the API (CORS, docs/API.md "Cross-origin requests"):
+  // "scheme://host[:port]" each, or "*" for any; empty: none.
+  std::vector<std::string> cors_origins;
+  // Every request on a line of the log (else only those that failed with 500).
+  bool access_log = false;
+  std::function<void(std::string_view)> log;
 };
+
+// Why a --http-cors-origins entry is not an origin, or nothing.
+std::optional<std::string> BadCorsOrigin(std::string_view origin);
 
 class HttpRoutes {
  public:
@@ -62,6 +79,14 @@ class HttpRoutes {
   static constexpr int kRowCount = 15;
   static const Row kRows[kRowCount];
 
+  // The request's answer `reply` with what every answer carries: X-Request-Id, CORS's
+  // headers, and its line in the log.
+  HttpReply Decorated(const HttpRequestView& request, std::string request_id,
+                      HttpReply reply) const;
+  std::optional<HttpAnswer> Preflight(const HttpRequestView& request, const Row& row) const;
+  // When the table build `table_id`.`generation` was made (Unix seconds), if it is known.
+  std::optional<int64_t> BuiltAt(const std::string& table_id, uint64_t generation) const;
+
   std::optional<HttpAnswer> ReadBody(const Call& call, CallMethod method,
                                      google::protobuf::Message* out) const;
   void File(const Call& call) const;  // the page and the OpenAPI document (WebAssets)
@@ -79,6 +104,9 @@ class HttpRoutes {
   const std::function<bool()> serving_;
   const HttpRoutesOptions options_;
   std::vector<std::string> asset_tags_;  // the page's ETags, in WebAssets() order
+  mutable std::mutex built_mutex_;
+  // table id -> (generation, build time in Unix seconds; 0 when unknown)
+  mutable std::map<std::string, std::pair<uint64_t, int64_t>> built_;
 };
 
 }  // namespace puzzledb

@@ -4,10 +4,12 @@
 // link for every puzzle and checks the distance and moves shown against the in-process
 // answer of the CLI (the tables, without HTTP), clicks through a solution to the goal,
 // edits a board, analyzes and plays a move, draws random positions at a distance, triggers
-// errors, and checks the phone-sized layout. Screenshots go to ARTIFACTS_DIR. Exits
-// non-zero after the checks if any failed.
+// errors, checks the phone-sized layout, and calls the API from pages of two other origins:
+// one the server's --http-cors-origins allows, one it does not. Screenshots go to
+// ARTIFACTS_DIR. Exits non-zero after the checks if any failed.
 import {spawn, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import {chromium} from 'playwright-core';
@@ -72,11 +74,25 @@ for (const [puzzle, c] of Object.entries(CASES)) answers[puzzle] = expected(puzz
 const editedEight = '823104765';  // the sample with its first two cells swapped
 const editedAnswer = expected('eight', editedEight);
 
+// Two other origins, each serving an empty page on a free port: the server lets the first
+// call it from a browser (CORS), not the second.
+const otherOrigin = async () => {
+  const site = http.createServer((request, response) => {
+    response.writeHead(200, {'Content-Type': 'text/html'});
+    response.end('<!doctype html><title>another origin</title><p>calls puzzledb</p>');
+  });
+  await new Promise((r) => site.listen(0, '127.0.0.1', r));
+  return {site, origin: `http://127.0.0.1:${site.address().port}`};
+};
+const allowedSite = await otherOrigin();
+const deniedSite = await otherOrigin();
+
 // The server, on free ports; its start-up line gives the page's address.
 const logPath = path.join(artifacts, 'server.log');
 const log = fs.openSync(logPath, 'w');
 const server = spawn(serverBinary, ['--db', db, '--listen', '127.0.0.1:0', '--http',
-                                    '127.0.0.1:0', '--drain', '0'],
+                                    '127.0.0.1:0', '--drain', '0',
+                                    '--http-cors-origins', allowedSite.origin],
                      {stdio: ['ignore', log, log]});
 let base = null;
 for (let i = 0; i < 1200 && base === null; i++) {
@@ -289,6 +305,55 @@ try {
   check(width <= 390, `phone: the page fits 390 px (scroll width ${width})`);
   await page.screenshot({path: path.join(artifacts, 'phone-knobs.png'), fullPage: true});
 
+  // 8. Pages on other origins (CORS): the allowed one's calls are answered, with the headers
+  // it may read; the other's are blocked by the browser, all of them.
+  const callFrom = async (origin) => {
+    const other = await browser.newPage();
+    await other.goto(origin + '/');
+    const results = await other.evaluate(async (api) => {
+      const json = {'Content-Type': 'application/json'};
+      const calls = {
+        'GET /v1/solve': () => fetch(api + 'v1/solve?puzzle=eight&state=283104765'),
+        'POST /v1/solve': () => fetch(api + 'v1/solve', {
+          method: 'POST', headers: {...json, 'puzzledb-table': 'eight', 'X-Request-Id': 'page-1'},
+          body: JSON.stringify({puzzle: {eight: {board: '283104765'}}})}),
+        'POST /v1/solve/batch': () => fetch(api + 'v1/solve/batch', {
+          method: 'POST', headers: json,
+          body: JSON.stringify({requests: [{puzzle: {eight: {board: '283104765'}}},
+                                           {puzzle: {eight: {board: '123804765'}}}]})}),
+        'GET /v1/puzzles': () => fetch(api + 'v1/puzzles'),
+      };
+      const out = {};
+      for (const [name, call] of Object.entries(calls)) {
+        try {
+          const r = await call();
+          out[name] = {status: r.status, etag: r.headers.get('ETag'),
+                       id: r.headers.get('X-Request-Id'), body: await r.json()};
+        } catch (e) {
+          out[name] = {error: String(e)};
+        }
+      }
+      return out;
+    }, base);
+    await other.close();
+    return results;
+  };
+  const allowed = await callFrom(allowedSite.origin);
+  const got = (name) => allowed[name] || {};
+  check(got('GET /v1/solve').body?.distance === 4 &&
+        (got('GET /v1/solve').etag || '').startsWith('W/"eight.'),
+        `cross-origin, allowed: GET /v1/solve answers, its ETag readable (${JSON.stringify(got('GET /v1/solve'))})`);
+  check(got('POST /v1/solve').body?.distance === 4 && got('POST /v1/solve').id === 'page-1',
+        `cross-origin, allowed: POST /v1/solve (a preflight) answers, X-Request-Id echoed (${JSON.stringify(got('POST /v1/solve'))})`);
+  check(JSON.stringify((got('POST /v1/solve/batch').body?.responses || []).map((r) => r.distance)) === '[4,0]',
+        `cross-origin, allowed: a batch answers (${JSON.stringify(got('POST /v1/solve/batch'))})`);
+  check((got('GET /v1/puzzles').body?.puzzles || []).some((p) => p.name === 'eight'),
+        `cross-origin, allowed: GET /v1/puzzles answers`);
+  const denied = await callFrom(deniedSite.origin);
+  check(Object.keys(denied).length === 4 &&
+        Object.values(denied).every((r) => /Failed to fetch/.test(r.error || '')),
+        `cross-origin, not allowed: the browser blocks all four calls (${JSON.stringify(denied)})`);
+
   const pairs = (await Promise.all(tableHeaders)).filter((p) => p && p.table);
   check(pairs.length > 0 && pairs.every((p) => p.sent === p.table),
         `every table answer's request named its table (${JSON.stringify(pairs.filter((p) => p.sent !== p.table))})`);
@@ -300,6 +365,8 @@ try {
 } finally {
   await browser.close();
   server.kill('SIGTERM');
+  allowedSite.site.close();
+  deniedSite.site.close();
   await new Promise((r) => server.exitCode !== null ? r() : server.on('exit', r));
   fs.rmSync(scratch, {recursive: true, force: true});
 }
