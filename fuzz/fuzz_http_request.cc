@@ -1,9 +1,11 @@
 // libFuzzer target: the bytes of one HTTP request as a client sends them, through what the
 // server's HTTP engine does before any handler runs (docs/API.md, "HTTP"): Beast's request
 // parser under the engine's limits, then the target (path and query), the query of each GET
-// endpoint and the body as each POST message (server/http/request_parse.h). Nothing may
-// crash or hang; every refusal must be INVALID_ARGUMENT with a message that says where
-// ("query: ...", "body: ...", "path: ..."), and a query that parses names its puzzle.
+// endpoint, the body's Content-Encoding decoded (server/http/content_coding.h) and the body
+// as each POST message (server/http/request_parse.h). Nothing may crash or hang; every
+// refusal must be INVALID_ARGUMENT with a message that says where ("query: ...", "body:
+// ...", "path: ..."), a query that parses names its puzzle, and a decoded body is never
+// larger than the limit, its refusals 400, 413 or 415.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,6 +14,7 @@
 #include "boost/beast/core.hpp"
 #include "boost/beast/http.hpp"
 #include "core/util/strings.h"
+#include "server/http/content_coding.h"
 #include "server/http/request_parse.h"
 
 namespace {
@@ -68,10 +71,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view type(request[http::field::content_type].data(),
                               request[http::field::content_type].size());
   (void)puzzledb::WrongContentType(type, "SolveRequest");
-  FromBody<puzzledb::v1::SolveRequest>(request.body());
-  FromBody<puzzledb::v1::AnalyzeRequest>(request.body());
-  FromBody<puzzledb::v1::SampleRequest>(request.body());
-  FromBody<puzzledb::v1::ParseInputRequest>(request.body());
-  FromBody<puzzledb::v1::PlayRequest>(request.body());
+  std::string_view body = request.body();
+  const auto coding = request[http::field::content_encoding];
+  auto decoded = puzzledb::DecodeBody(std::string_view(coding.data(), coding.size()), body, 64 << 10);
+  if (decoded.ok()) {
+    if (decoded->size() > (64 << 10)) std::abort();
+    body = *decoded;
+  } else {
+    const int status = puzzledb::DecodeErrorStatus(decoded.status());
+    if (status != 400 && status != 413 && status != 415) std::abort();
+    if (puzzledb::Message(decoded.status()).empty()) std::abort();
+  }
+  FromBody<puzzledb::v1::SolveRequest>(body);
+  FromBody<puzzledb::v1::AnalyzeRequest>(body);
+  FromBody<puzzledb::v1::SampleRequest>(body);
+  FromBody<puzzledb::v1::ParseInputRequest>(body);
+  FromBody<puzzledb::v1::PlayRequest>(body);
   return 0;
 }

@@ -15,6 +15,7 @@
 """
 
 import copy
+import gzip
 import http.client
 import json
 import os
@@ -68,11 +69,18 @@ def knobs_message() -> dict:
 
 
 class Answer:
-    """What the server sent back to one request."""
+    """What the server sent back to one request; a gzipped body decoded (docs/API.md,
+    "Compression"), so that compressed answers are checked as any other."""
+
+    compressed = 0  # answers that came gzipped, over the whole run
 
     def __init__(self, status: int, headers: dict, body: bytes):
         self.status = status
         self.headers = {k.lower(): v for k, v in headers.items()}
+        self.sent_bytes = len(body)
+        if self.headers.get("content-encoding") == "gzip":
+            body = gzip.decompress(body)
+            Answer.compressed += 1
         self.body = body
 
     def json(self):
@@ -332,7 +340,8 @@ class ServerAnswersTest(unittest.TestCase):
              content_type="application/json") -> Answer:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         try:
-            sent = dict(headers or {})
+            # As a browser or curl --compressed asks: long answers come gzipped.
+            sent = {"Accept-Encoding": "gzip", **(headers or {})}
             data = None
             if body is not None:
                 data = body if isinstance(body, (bytes, str)) else json.dumps(body)
@@ -571,6 +580,8 @@ class ServerAnswersTest(unittest.TestCase):
     def test_zz_every_documented_operation_was_called(self):
         # unittest runs a class's tests in the order of their names: this one last.
         called = {(method.lower(), path) for method, path, _ in self.checked}
+        # Among the answers checked, compressed ones (the document, tables, batches, ...).
+        self.assertGreater(Answer.compressed, 5)
         for path, item in DOCUMENT["paths"].items():
             for method in item:
                 self.assertIn((method, path), called,
