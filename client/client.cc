@@ -47,7 +47,9 @@ absl::StatusOr<std::string> ChannelTarget(const std::string& target) {
 }
 
 // Round-robin over every address, and retries with backoff of calls that fail with
-// UNAVAILABLE, or CANCELLED by the server: a server that begins to stop cancels the calls that
+// UNAVAILABLE, RESOURCE_EXHAUSTED that the server says will pass (its search pool or memory
+// budget was full: it sends grpc-retry-pushback-ms, the wait gRPC then takes, and -1 for a
+// refusal that will not pass; docs/API.md, "Retries"), or CANCELLED by the server: a server that begins to stop cancels the calls that
 // reached it in that instant, before puzzledb sees them (gRPC 1.51's server refuses new calls
 // while its connections still accept them; docs/OPERATIONS.md, "Replicas behind nginx").
 // Every puzzledb call is idempotent. A call the caller cancelled, or whose deadline passed,
@@ -57,7 +59,7 @@ std::string ServiceConfig(int max_attempts) {
   if (max_attempts > 1) {
     config += R"(,"methodConfig":[{"name":[{"service":"puzzledb.v1.Solver"}],"retryPolicy":{"maxAttempts":)" +
               std::to_string(std::min(max_attempts, 5)) +
-              R"(,"initialBackoff":"0.05s","maxBackoff":"1s","backoffMultiplier":2,"retryableStatusCodes":["UNAVAILABLE","CANCELLED"]}}])";
+              R"(,"initialBackoff":"0.05s","maxBackoff":"1s","backoffMultiplier":2,"retryableStatusCodes":["UNAVAILABLE","CANCELLED","RESOURCE_EXHAUSTED"]}}])";
   }
   return config + "}";
 }

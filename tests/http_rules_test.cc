@@ -12,6 +12,7 @@
 
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "puzzledb/client.h"
 #include "puzzledb/v1/solver.grpc.pb.h"
 #include "server/http/content_coding.h"
 #include "server/http/response.h"
@@ -353,6 +354,42 @@ TEST_F(HttpRulesTest, RefusalsThatMayPassLaterSayWhenToRetry) {
   const std::string health = Ask(Request("GET", "/healthz"));
   EXPECT_EQ(StatusOf(health), 503);
   EXPECT_EQ(HeaderOf(health, "Retry-After"), "1");
+}
+
+// A search that used its node budget will use it again: no hint, and over gRPC a pushback of
+// -1, which stops gRPC's retry policy (the C++ client's) from trying again.
+TEST_F(HttpRulesTest, RefusalsThatWillNotPassSayNotToRetry) {
+  TearDown();
+  ServerOptions options;
+  options.search_node_budget = 20000;
+  Start(options);
+  const std::string spent = Ask(Request("GET", kFar));
+  EXPECT_EQ(StatusOf(spent), 429) << spent;
+  EXPECT_NE(BodyOf(spent).find("budget"), std::string::npos) << spent;
+  EXPECT_EQ(HeaderOf(spent, "Retry-After"), "");
+  auto stub = v1::Solver::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                                                      grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + 30s);
+  v1::SolveRequest request;
+  request.mutable_puzzle()->mutable_knight()->set_board("0000000000001*11111111111");
+  request.set_policy(v1::SEARCH_ONLY);
+  v1::SolveResponse response;
+  EXPECT_EQ(stub->Solve(&context, request, &response).error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
+  const auto& trailers = context.GetServerTrailingMetadata();
+  const auto pushback = trailers.find("grpc-retry-pushback-ms");
+  ASSERT_NE(pushback, trailers.end());
+  EXPECT_EQ(std::string(pushback->second.data(), pushback->second.size()), "-1");
+  // The client library (4 attempts for what may pass) asks once.
+  ClientOptions client_options;
+  client_options.target = "127.0.0.1:" + std::to_string(server_->port());
+  Client client(client_options);
+  EXPECT_EQ(client.Solve(request).status().code(), absl::StatusCode::kResourceExhausted);
+  const std::string counted =
+      "puzzledb_calls_total{code=\"RESOURCE_EXHAUSTED\",method=\"Solve\",source=\"search\",transport=\"grpc\"} 2\n";
+  EXPECT_NE(server_->MetricsText().find(counted), std::string::npos)
+      << server_->MetricsText().substr(0, 3000);
 }
 
 TEST(HttpCodingTest, ChoosesTheCodingTheClientWeighsHighest) {

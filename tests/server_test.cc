@@ -432,6 +432,10 @@ TEST_F(ServerTest, SearchesBeyondSlotsAndQueueAreRefusedAndTableAnswersDoNotWait
   EXPECT_EQ(std::string(refused.status().message()),
             "the server runs at most 1 search at once (--max-concurrent-searches) and its queue "
             "of 1 waiting (--search-queue) is full; retry later");
+  // The client tried 4 times (ClientOptions::max_attempts), waiting the second the
+  // server's pushback asked for between attempts.
+  EXPECT_NE(server_->MetricsText().find("puzzledb_searches_refused_total 4\n"), std::string::npos)
+      << server_->MetricsText().substr(0, 4000);
   // Table answers go on while the search holds the only slot.
   for (int i = 0; i < 100; ++i) {
     auto answer = client_->Solve(KnightRequest("1111111111000*10000100000"));

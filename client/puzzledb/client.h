@@ -35,9 +35,10 @@ struct ClientOptions {
   std::string target = "127.0.0.1:50051";
   // Deadline of a call that gives none.
   std::chrono::milliseconds timeout{10000};
-  // Attempts of a call that fails with UNAVAILABLE, or that a stopping server cancelled
-  // (every puzzledb call is idempotent), with exponential backoff from 50 ms, within the
-  // call's deadline. 1: no retry.
+  // Attempts of a call that fails with UNAVAILABLE, RESOURCE_EXHAUSTED the server says may
+  // pass later (after the wait it says), or that a stopping server cancelled (every
+  // puzzledb call is idempotent), with jittered exponential backoff from 50 ms (gRPC's retry
+  // policy, at most 5 attempts), within the call's deadline. 1: no retry.
   int max_attempts = 4;
   // TLS: the PEM file of the CA that signed the server's certificate; empty: plaintext.
   std::string tls_ca_file;

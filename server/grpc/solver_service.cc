@@ -10,6 +10,11 @@ grpc::Status ToGrpc(const absl::Status& status, grpc::CallbackServerContext* con
   if (status.ok()) return grpc::Status::OK;
   if (auto after = RetryHintOf(status)) {
     context->AddTrailingMetadata("grpc-retry-pushback-ms", std::to_string(after->count()));
+  } else if (status.code() == absl::StatusCode::kResourceExhausted ||
+             status.code() == absl::StatusCode::kUnavailable) {
+    // The codes a retry policy may name, refused for good (a search that used its node
+    // budget, a listing too large): a negative pushback tells gRPC not to retry (gRFC A6).
+    context->AddTrailingMetadata("grpc-retry-pushback-ms", "-1");
   }
   // absl and gRPC share the canonical code numbers.
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(Message(status)));

@@ -81,7 +81,8 @@ std::optional<std::chrono::steady_clock::time_point> DeadlineOf(
     const grpc::CallbackServerContext& context);
 
 // The gRPC status of `status`; a retry hint (service/retry_hint.h) goes into the call's
-// trailing metadata as `grpc-retry-pushback-ms`, which gRPC's retry policy honours.
+// trailing metadata as `grpc-retry-pushback-ms`, which gRPC's retry policy honours, and a
+// RESOURCE_EXHAUSTED or UNAVAILABLE without one says -1 there: do not retry.
 grpc::Status ToGrpc(const absl::Status& status, grpc::CallbackServerContext* context);
 
 }  // namespace puzzledb
