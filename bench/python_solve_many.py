@@ -39,7 +39,7 @@ def main():
         print(f"{boards} random knight boards, {rounds} rounds")
         for r in range(rounds):
             start = time.perf_counter()
-            many = client.solve_many(puzzles)
+            many = list(client.solve_many(puzzles))
             batched = time.perf_counter() - start
             assert all(a.outcome == "SOLVED" for a in many), "an answer is not SOLVED"
             start = time.perf_counter()

@@ -20,15 +20,19 @@ from puzzledb.client import (
     Answer,
     Client,
     MoveAnalysis,
+    Outcome,
+    Policy,
     PuzzleInfo,
     PuzzledbError,
+    Retry,
     Sample,
+    Source,
     Table,
     puzzle,
     table_id,
 )
 # The first API version's typed messages, for the programs written against them.
-from puzzledb.typed import eight, fifteen, knight, knobs, rotation
+from puzzledb.typed import compact_of, eight, fifteen, knight, knobs, rotation
 
 __all__ = [
     "__version__",
@@ -37,10 +41,15 @@ __all__ = [
     "Answer",
     "Client",
     "MoveAnalysis",
+    "Outcome",
+    "Policy",
     "PuzzleInfo",
     "PuzzledbError",
+    "Retry",
     "Sample",
+    "Source",
     "Table",
+    "compact_of",
     "eight",
     "fifteen",
     "knight",

@@ -23,27 +23,31 @@ loop closed since with "Event loop is closed" errors printed by asyncio.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any, AsyncIterator, Callable, Iterable, List, Optional, Tuple, Union
 
-import grpc
-import grpc.aio
-
+from puzzledb._grpc import grpc
 from puzzledb.client import (
     Analysis,
     Answer,
+    Distance,
+    Policy,
     Puzzle,
     PuzzleInfo,
     PuzzleLike,
     PuzzledbError,
+    Retry,
     Sample,
     Table,
     _analysis_of,
     _as_puzzle,
     _analyze_request,
+    _batch_bytes,
     _Batches,
     _metadata_of,
     _open_channel,
     _puzzles_of,
+    _retry_wait,
     _rpc_error,
     _sample_of,
     _sample_request,
@@ -67,12 +71,15 @@ class Client:
         certificate_chain: Optional[bytes] = None,
         server_name: Optional[str] = None,
         timeout: Optional[float] = 10.0,
+        retry: Optional[Retry] = Retry(),
     ):
         self.target = target
         self.timeout = timeout
+        self.retry = retry
         self._channel = _open_channel(
             grpc.aio, target, tls, root_certificates, private_key, certificate_chain, server_name)
         self._stub = solver_pb2_grpc.SolverStub(self._channel)  # type: ignore[no-untyped-call]
+        self._batch_bytes = _batch_bytes(self._channel)
 
     async def close(self) -> None:
         await self._channel.close()
@@ -103,7 +110,7 @@ class Client:
         state: Optional[str] = None,
         *,
         max_moves: int = 0,
-        policy: str = "TABLE_THEN_SEARCH",
+        policy: Policy = "TABLE_THEN_SEARCH",
         max_solutions: int = 0,
         count_solutions: bool = False,
         timeout: Optional[float] = None,
@@ -118,7 +125,7 @@ class Client:
         state: Optional[str] = None,
         *,
         max_moves: int = 0,
-        policy: str = "TABLE_THEN_SEARCH",
+        policy: Policy = "TABLE_THEN_SEARCH",
         count_solutions: bool = False,
         timeout: Optional[float] = None,
     ) -> Analysis:
@@ -137,7 +144,7 @@ class Client:
     async def sample(
         self,
         puzzle: PuzzleLike,
-        distance: Optional[int] = None,
+        distance: Distance = "max",
         *,
         state: Optional[str] = None,
         count: int = 1,
@@ -154,7 +161,7 @@ class Client:
         puzzles: Iterable[Union[Puzzle, Tuple[str, str]]],
         *,
         max_moves: int = 0,
-        policy: str = "TABLE_THEN_SEARCH",
+        policy: Policy = "TABLE_THEN_SEARCH",
         batch_size: int = 2000,
         timeout: Optional[float] = None,
     ) -> AsyncIterator[Union[Answer, PuzzledbError]]:
@@ -168,22 +175,37 @@ class Client:
         total = self._deadline(timeout)
         loop = asyncio.get_running_loop()
         end = None if total is None else loop.time() + total
-        pending: List[Any] = []  # (k, call) in order
+        pending: List[Any] = []  # [k, call, retries] in order
+
+        def send(k: int) -> Any:
+            left = None if end is None else max(end - loop.time(), 0.001)
+            return self._batch_bytes(
+                batches.requests[k], timeout=left, metadata=batches.metadata(k))
+
         try:
             for k in range(len(batches.requests) + _Batches.IN_FLIGHT):
                 if len(pending) == _Batches.IN_FLIGHT or (k >= len(batches.requests) and pending):
-                    first, call = pending.pop(0)
-                    batches.take(first, await call)
+                    while True:
+                        first, call, retries = pending[0]
+                        try:
+                            response = await call
+                            break
+                        except grpc.RpcError as e:
+                            wait = _retry_wait(e, self.retry, retries)
+                            if wait is None or (end is not None and loop.time() + wait >= end):
+                                raise
+                            await asyncio.sleep(wait)
+                            pending[0] = [first, send(first), retries + 1]
+                    pending.pop(0)
+                    batches.take(first, response)
                     for answer in batches.take_answers_of(first):
                         yield answer
                 if k < len(batches.requests):
-                    left = None if end is None else max(end - loop.time(), 0.001)
-                    pending.append((k, self._stub.SolveBatch(
-                        batches.requests[k], timeout=left, metadata=batches.metadata(k))))
+                    pending.append([k, send(k), 0])
         except grpc.RpcError as e:
             raise _rpc_error(e) from None
         finally:
-            for _, call in pending:
+            for _, call, _ in pending:
                 call.cancel()  # a no-op once a call has ended
 
     async def solve_all(
@@ -191,7 +213,7 @@ class Client:
         puzzles: Iterable[Union[Puzzle, Tuple[str, str]]],
         *,
         max_moves: int = 0,
-        policy: str = "TABLE_THEN_SEARCH",
+        policy: Policy = "TABLE_THEN_SEARCH",
         timeout: Optional[float] = None,
     ) -> AsyncIterator[Union[Answer, PuzzledbError]]:
         """solve_many with its default batches."""
@@ -208,8 +230,18 @@ class Client:
     async def _call(
         self, method: Callable[..., Any], request: Any, timeout: Optional[float]
     ) -> Any:
-        try:
-            return await method(
-                request, timeout=self._deadline(timeout), metadata=_metadata_of(request))
-        except grpc.RpcError as e:
-            raise _rpc_error(e) from None
+        """One unary call, retried as self.retry says within its deadline."""
+        total = self._deadline(timeout)
+        end = None if total is None else time.monotonic() + total
+        metadata = _metadata_of(request)
+        retries = 0
+        while True:
+            left = None if end is None else max(end - time.monotonic(), 0.001)
+            try:
+                return await method(request, timeout=left, metadata=metadata)
+            except grpc.RpcError as e:
+                wait = _retry_wait(e, self.retry, retries)
+                if wait is None or (end is not None and time.monotonic() + wait >= end):
+                    raise _rpc_error(e) from None
+            await asyncio.sleep(wait)
+            retries += 1

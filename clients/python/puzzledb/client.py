@@ -1,22 +1,33 @@
 """puzzledb's gRPC API for Python: a typed Client over the generated stubs.
 
 Every call raises PuzzledbError, which carries the gRPC status code and the server's
-message (docs/API.md lists what each code means), and never returns a partial answer.
+message (docs/API.md lists what each code means), and never returns a partial answer. A
+call the server refused for now (its search pool or memory budget full, the server
+restarting) is retried with jittered backoff within its deadline (Retry; docs/API.md,
+"Retries").
 """
 
 from __future__ import annotations
 
 import dataclasses
+import random
 import time
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union, cast
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Optional, Sequence,
+                    Tuple, Union, cast)
 
-import grpc
-
+from puzzledb._grpc import grpc
 from puzzledb._tables import DEFAULT_TABLE_IDS
-from puzzledb.typed import typed_table_id
+from puzzledb.typed import compact_of, typed_table_id
 from puzzledb.v1 import solver_pb2, solver_pb2_grpc
 
 Puzzle = solver_pb2.Puzzle
+
+# What a call may say and what an answer says, by name (docs/API.md): a type checker
+# catches a wrong one. A policy is taken in any case.
+Policy = Literal["TABLE_THEN_SEARCH", "TABLE_ONLY", "SEARCH_ONLY",
+                 "table_then_search", "table_only", "search_only"]
+Outcome = Literal["OUTCOME_UNSPECIFIED", "SOLVED", "NOT_WITHIN_LIMIT", "UNSOLVABLE"]
+Source = Literal["SOURCE_UNSPECIFIED", "TABLE", "SEARCH"]
 
 _CODES = {code.value[0]: code for code in grpc.StatusCode}
 _POLICIES = ("TABLE_THEN_SEARCH", "TABLE_ONLY", "SEARCH_ONLY")
@@ -32,6 +43,56 @@ class PuzzledbError(Exception):
         super().__init__(f"{code.name}: {message}")
         self.code = code
         self.message = message
+
+
+@dataclasses.dataclass(frozen=True)
+class Retry:
+    """How a call the server refused for now is tried again (docs/API.md, "Retries"): one
+    that failed with UNAVAILABLE (no server reached: down, restarting) or with a refusal
+    the server says will pass (its search pool or memory budget full: RESOURCE_EXHAUSTED
+    with a `grpc-retry-pushback-ms` trailer, whose wait is kept to). Up to `attempts` in
+    all, waiting between them a random time between half and all of a backoff that starts
+    at `initial_backoff` seconds and grows `multiplier` times up to `max_backoff`; never past
+    the call's deadline. A refusal that will not pass (a malformed request, a search that
+    used its node budget) is never retried. Retry(attempts=1), or retry=None, turns it off.
+    With the defaults a call keeps trying for about 3 to 6 seconds: a restart's time."""
+
+    attempts: int = 6
+    initial_backoff: float = 0.2
+    max_backoff: float = 3.0
+    multiplier: float = 2.0
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1 or self.initial_backoff < 0 or self.max_backoff < self.initial_backoff \
+                or self.multiplier < 1:
+            raise ValueError(f"{self}: attempts >= 1, 0 <= initial_backoff <= max_backoff, "
+                             "multiplier >= 1")
+
+    def backoff(self, retry: int) -> float:
+        """The wait before retry number `retry` (1, 2, ...), jittered."""
+        b = min(self.initial_backoff * self.multiplier ** (retry - 1), self.max_backoff)
+        return b / 2 + random.uniform(0, b / 2)
+
+
+def _retry_wait(e: Any, retry: Optional[Retry], retries_done: int) -> Optional[float]:
+    """How long to wait before trying a failed call again, or None not to."""
+    if retry is None or retries_done + 1 >= retry.attempts:
+        return None
+    code = e.code() if callable(getattr(e, "code", None)) else None
+    if code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED):
+        return None
+    pushback = None
+    try:
+        for key, value in e.trailing_metadata() or ():
+            if key == "grpc-retry-pushback-ms":
+                pushback = int(value)
+    except (TypeError, ValueError):
+        return None
+    if pushback is None and code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return None  # not the server's refusal (a message over gRPC's size limit, say)
+    if pushback is not None and pushback < 0:
+        return None  # the server says it will not pass
+    return max(retry.backoff(retries_done + 1), (pushback or 0) / 1000)
 
 
 # ------------------------------------------------------------------ puzzles
@@ -75,41 +136,115 @@ def _metadata(puzzle: Optional[Puzzle]) -> Optional[Tuple[Tuple[str, str], ...]]
 # ------------------------------------------------------------------ answers
 
 
-@dataclasses.dataclass(frozen=True)
 class Answer:
-    """One solve: `outcome` is SOLVED, NOT_WITHIN_LIMIT or UNSOLVABLE."""
+    """One solve (docs/API.md, "Solve"): a read-only view of the server's answer, each field
+    read from its message when asked for, so that solve_many hands out hundreds of
+    thousands of them at the cost of one small object each.
 
-    outcome: str
-    distance: int
-    moves: List[str]
-    source: str  # TABLE or SEARCH
-    solutions: List[List[str]]  # the first optimal sequences, when asked for
-    optimal_count: Optional[int]  # when asked for (None when not counted)
-    table_id: str  # the table build that answered ("" for a search)
-    table_generation: int
-    lookups: int
-    nodes: int
-    micros: int
+    outcome: SOLVED, NOT_WITHIN_LIMIT or UNSOLVABLE. distance: the number of moves when
+    SOLVED. moves: the lexicographically smallest optimal sequence, by name. source: TABLE
+    or SEARCH. solutions: the first optimal sequences, when asked for (max_solutions).
+    optimal_count: how many there are, when counted (else None). final_state: for a puzzle
+    with several goal states, the one the moves reach, compact (else ""). table_id, table_generation,
+    table_crc32: the table build that answered ("", 0, 0 for a search; docs/API.md,
+    "Provenance"). lookups, nodes, micros: the work and time it took. id: the request's.
+    """
+
+    __slots__ = ("_m", "_raw")
+    _FIELDS = ("outcome", "distance", "moves", "source", "solutions", "optimal_count",
+               "final_state", "table_id", "table_generation", "table_crc32", "lookups", "nodes",
+               "micros", "id")
+
+    def __init__(self, response: Union[solver_pb2.SolveResponse, bytes]) -> None:
+        # A message, or its bytes (solve_many's), parsed when a field is first read.
+        if isinstance(response, bytes):
+            self._m: Optional[solver_pb2.SolveResponse] = None
+            self._raw: Optional[bytes] = response
+        else:
+            self._m = response
+            self._raw = None
+
+    @property
+    def _r(self) -> solver_pb2.SolveResponse:
+        if self._m is None:
+            self._m = solver_pb2.SolveResponse.FromString(self._raw)
+            self._raw = None
+        return self._m
 
     @staticmethod
     def _from(response: solver_pb2.SolveResponse) -> "Answer":
-        # Positional, each field read once, enum names from a dict: solve_many makes
-        # hundreds of thousands of these.
-        count = response.optimal_count
-        solutions = response.solutions
-        return Answer(
-            _OUTCOMES.get(response.outcome) or solver_pb2.Outcome.Name(response.outcome),
-            response.distance,
-            list(response.moves),
-            _SOURCES.get(response.source) or solver_pb2.Source.Name(response.source),
-            [list(s.moves) for s in solutions] if solutions else [],
-            int(count) if count else None,
-            response.table_id,
-            response.table_generation,
-            response.lookups,
-            response.nodes,
-            response.micros,
-        )
+        return Answer(response)
+
+    @property
+    def outcome(self) -> Outcome:
+        n = self._r.outcome
+        return cast(Outcome, _OUTCOMES.get(n) or solver_pb2.Outcome.Name(n))
+
+    @property
+    def distance(self) -> int:
+        return self._r.distance
+
+    @property
+    def moves(self) -> List[str]:
+        return list(self._r.moves)
+
+    @property
+    def source(self) -> Source:
+        n = self._r.source
+        return cast(Source, _SOURCES.get(n) or solver_pb2.Source.Name(n))
+
+    @property
+    def solutions(self) -> List[List[str]]:
+        return [list(s.moves) for s in self._r.solutions]
+
+    @property
+    def optimal_count(self) -> Optional[int]:
+        count = self._r.optimal_count
+        return int(count) if count else None
+
+    @property
+    def final_state(self) -> str:
+        return compact_of(self._r.final_state) if self._r.HasField("final_state") else ""
+
+    @property
+    def table_id(self) -> str:
+        return self._r.table_id
+
+    @property
+    def table_generation(self) -> int:
+        return self._r.table_generation
+
+    @property
+    def table_crc32(self) -> int:
+        return self._r.table_crc32
+
+    @property
+    def lookups(self) -> int:
+        return self._r.lookups
+
+    @property
+    def nodes(self) -> int:
+        return self._r.nodes
+
+    @property
+    def micros(self) -> int:
+        return self._r.micros
+
+    @property
+    def id(self) -> int:
+        return self._r.id
+
+    def as_dict(self) -> Dict[str, Any]:
+        """Every field by name, read now."""
+        return {name: getattr(self, name) for name in Answer._FIELDS}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Answer) and self.as_dict() == other.as_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Answer(" + ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items()) + ")"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,10 +284,15 @@ class Table:
 
 @dataclasses.dataclass(frozen=True)
 class Sample:
+    """States drawn at an exact distance (Client.sample): `compact` their compact forms,
+    `states` the same as messages in the request's form; `population` how many states there
+    are at `distance`; `table_id` the table drawn from."""
+
     distance: int
     population: int
-    states: List[Puzzle]  # in the request's form (generic: name and compact state)
+    compact: List[str]
     table_id: str
+    states: List[Puzzle] = dataclasses.field(repr=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -180,7 +320,8 @@ class Client:
     target: "host:port". TLS when any of root_certificates, private_key and
     certificate_chain is given (PEM bytes; the key and chain for a server that requires
     client certificates), or tls=True for the system's roots. timeout: the default
-    deadline of every call in seconds (None: none).
+    deadline of every call in seconds (None: none), its retries included. retry: how a call
+    refused for now is tried again (Retry; None: never).
     """
 
     def __init__(
@@ -193,14 +334,18 @@ class Client:
         certificate_chain: Optional[bytes] = None,
         server_name: Optional[str] = None,
         timeout: Optional[float] = 10.0,
+        retry: Optional[Retry] = Retry(),
     ):
         self.target = target
         self.timeout = timeout
+        self.retry = retry
         self._channel = _open_channel(
             grpc, target, tls, root_certificates, private_key, certificate_chain, server_name)
         self._stub = solver_pb2_grpc.SolverStub(self._channel)  # type: ignore[no-untyped-call]
+        self._batch_bytes = _batch_bytes(self._channel)
 
     def close(self) -> None:
+        """Closes the connection; calls in flight fail with CANCELLED."""
         self._channel.close()
 
     def __enter__(self) -> "Client":
@@ -229,7 +374,7 @@ class Client:
         state: Optional[str] = None,
         *,
         max_moves: int = 0,
-        policy: str = "TABLE_THEN_SEARCH",
+        policy: Policy = "TABLE_THEN_SEARCH",
         max_solutions: int = 0,
         count_solutions: bool = False,
         timeout: Optional[float] = None,
@@ -246,7 +391,7 @@ class Client:
         state: Optional[str] = None,
         *,
         max_moves: int = 0,
-        policy: str = "TABLE_THEN_SEARCH",
+        policy: Policy = "TABLE_THEN_SEARCH",
         count_solutions: bool = False,
         timeout: Optional[float] = None,
     ) -> Analysis:
@@ -258,48 +403,65 @@ class Client:
         puzzles: Iterable[Union[Puzzle, Tuple[str, str]]],
         *,
         max_moves: int = 0,
-        policy: str = "TABLE_THEN_SEARCH",
+        policy: Policy = "TABLE_THEN_SEARCH",
         batch_size: int = 2000,
         timeout: Optional[float] = None,
-    ) -> List[Union[Answer, PuzzledbError]]:
-        """Solves many puzzles (Puzzle messages, or (name, compact state) pairs) as
-        SolveBatch calls of up to `batch_size` (1..10,000) puzzles,
-        a few at a time (docs/API.md, "Batches"): far faster than one call each. A batch
-        holds puzzles of one table, so behind a proxy the batches of the tables every
-        replica holds are spread over the replicas (docs/API.md, "Table affinity"). The
-        answers come in the puzzles' order; a puzzle the server refused (a malformed one,
-        say) has a PuzzledbError in its place. A failed call raises PuzzledbError (the
-        others are cancelled); `timeout` covers the whole."""
+    ) -> Iterator[Union[Answer, PuzzledbError]]:
+        """Yields an answer per puzzle (Puzzle messages, or (name, compact state) pairs), in
+        the puzzles' order, as SolveBatch calls of up to `batch_size` (1..10,000) puzzles
+        come back, a few at a time (docs/API.md, "Batches"): far faster than one call each,
+        and a batch's answers are let go once yielded, so a million puzzles never hold a
+        million answers. A batch holds puzzles of one table, so behind a proxy the batches
+        of the tables every replica holds are spread over the replicas (docs/API.md, "Table
+        affinity"). A puzzle the server refused (a malformed one, say) has a PuzzledbError
+        in its place. A batch refused for now is sent again (Retry); a failed call raises
+        PuzzledbError and cancels the others; `timeout` covers the whole; closing the
+        iterator early cancels the calls in flight. solve_all gives a list."""
         batches = _Batches(puzzles, max_moves, policy, batch_size)
         total = self._deadline(timeout)
         end = None if total is None else time.monotonic() + total
-        pending: List[Any] = []  # (k, future) in order
+        pending: List[Any] = []  # [k, future, retries] in order
+
+        def send(k: int) -> Any:
+            left = None if end is None else max(end - time.monotonic(), 0.001)
+            return self._batch_bytes.future(
+                batches.requests[k], timeout=left, metadata=batches.metadata(k))
+
         try:
             for k in range(len(batches.requests) + _Batches.IN_FLIGHT):
                 if len(pending) == _Batches.IN_FLIGHT or (k >= len(batches.requests) and pending):
-                    first, future = pending.pop(0)
-                    batches.take(first, future.result())
+                    while True:
+                        first, future, retries = pending[0]
+                        try:
+                            response = future.result()
+                            break
+                        except grpc.RpcError as e:
+                            wait = _retry_wait(e, self.retry, retries)
+                            if wait is None or (end is not None and time.monotonic() + wait >= end):
+                                raise
+                            time.sleep(wait)
+                            pending[0] = [first, send(first), retries + 1]
+                    pending.pop(0)
+                    batches.take(first, response)
+                    yield from batches.take_answers_of(first)
                 if k < len(batches.requests):
-                    left = None if end is None else max(end - time.monotonic(), 0.001)
-                    pending.append((k, self._stub.SolveBatch.future(
-                        batches.requests[k], timeout=left, metadata=batches.metadata(k))))
+                    pending.append([k, send(k), 0])
         except grpc.RpcError as e:
             raise _rpc_error(e) from None
         finally:
-            for _, future in pending:
+            for _, future, _ in pending:
                 future.cancel()
-        return batches.answers()
 
     def solve_all(
         self,
         puzzles: Iterable[Puzzle],
         *,
         max_moves: int = 0,
-        policy: str = "TABLE_THEN_SEARCH",
+        policy: Policy = "TABLE_THEN_SEARCH",
         timeout: Optional[float] = None,
     ) -> List[Union[Answer, PuzzledbError]]:
-        """solve_many with its default batches (kept for callers written before it)."""
-        return self.solve_many(puzzles, max_moves=max_moves, policy=policy, timeout=timeout)
+        """solve_many's answers with its default batches, as a list."""
+        return list(self.solve_many(puzzles, max_moves=max_moves, policy=policy, timeout=timeout))
 
     def tables(self, *, timeout: Optional[float] = None) -> List[Table]:
         return _tables_of(self._call(self._stub.ListTables, solver_pb2.ListTablesRequest(), timeout))
@@ -312,7 +474,7 @@ class Client:
     def sample(
         self,
         puzzle: PuzzleLike,
-        distance: Optional[int] = None,
+        distance: Distance = "max",
         *,
         state: Optional[str] = None,
         count: int = 1,
@@ -320,11 +482,12 @@ class Client:
         any_distance: bool = False,
         timeout: Optional[float] = None,
     ) -> Sample:
-        """States drawn uniformly at `distance` from the goal (None: the largest there is)
-        from the table of `puzzle`'s parameters (a Puzzle message, or a name and, for a
-        puzzle with parameters, a `state` under them; the state itself is ignored). With
-        any_distance (puzzles whose tables are pattern tables), among every solvable
-        state. The states come in the request's form."""
+        """`count` states drawn uniformly at `distance` moves from the goal ("max", the
+        default: the largest distance there is; "any": among every solvable state, for
+        puzzles whose tables are pattern tables) from the table of `puzzle`'s parameters: a
+        name (client.sample("knight", 20)), with for a puzzle with parameters a `state`
+        under them (the state itself is ignored), or a Puzzle message. `seed` makes the
+        draw repeatable. Sample.compact holds the states' compact forms."""
         request = _sample_request(_as_puzzle(puzzle, state), distance, count, seed, any_distance)
         return _sample_of(self._call(self._stub.Sample, request, timeout))
 
@@ -334,10 +497,21 @@ class Client:
         return timeout if timeout is not None else self.timeout
 
     def _call(self, method: Callable[..., Any], request: Any, timeout: Optional[float]) -> Any:
-        try:
-            return method(request, timeout=self._deadline(timeout), metadata=_metadata_of(request))
-        except grpc.RpcError as e:
-            raise _rpc_error(e) from None
+        """One unary call, retried as self.retry says within its deadline."""
+        total = self._deadline(timeout)
+        end = None if total is None else time.monotonic() + total
+        metadata = _metadata_of(request)
+        retries = 0
+        while True:
+            left = None if end is None else max(end - time.monotonic(), 0.001)
+            try:
+                return method(request, timeout=left, metadata=metadata)
+            except grpc.RpcError as e:
+                wait = _retry_wait(e, self.retry, retries)
+                if wait is None or (end is not None and time.monotonic() + wait >= end):
+                    raise _rpc_error(e) from None
+            time.sleep(wait)
+            retries += 1
 
 
 # ------------------------------------------------------------------ requests and answers
@@ -367,6 +541,16 @@ def _open_channel(
         certificate_chain=certificate_chain,
     )
     return channels.secure_channel(target, credentials, options=options)
+
+
+def _batch_bytes(channel: Any) -> Any:
+    """SolveBatch, answered with the answer's bytes (no deserializer): _Batches.take cuts
+    them into answers that parse themselves when read."""
+    return channel.unary_unary(
+        "/puzzledb.v1.Solver/SolveBatch",
+        request_serializer=solver_pb2.SolveBatchRequest.SerializeToString,
+        response_deserializer=None,
+    )
 
 
 def _metadata_of(request: Any) -> Optional[Tuple[Tuple[str, str], ...]]:
@@ -464,25 +648,32 @@ def _puzzles_of(r: solver_pb2.ListPuzzlesResponse) -> List[PuzzleInfo]:
     ]
 
 
+Distance = Union[int, Literal["max", "any"], None]
+
+
 def _sample_request(
-    puzzle: Puzzle, distance: Optional[int], count: int, seed: int, any_distance: bool
+    puzzle: Puzzle, distance: Distance, count: int, seed: int, any_distance: bool
 ) -> solver_pb2.SampleRequest:
     request = solver_pb2.SampleRequest(puzzle=puzzle, count=count, seed=seed)
-    if any_distance:
+    if any_distance or distance == "any":
         request.any_distance = True
-    elif distance is None:
+    elif distance is None or distance == "max":
         request.largest = True
-    else:
+    elif isinstance(distance, int) and not isinstance(distance, bool) and distance >= 0:
         request.distance = distance
+    else:
+        raise ValueError(f"distance {distance!r}: a number of moves (0 or more), 'max' or 'any'")
     return request
 
 
 def _sample_of(r: solver_pb2.SampleResponse) -> Sample:
+    states = list(r.states)
     return Sample(
         distance=r.distance,
         population=r.population,
-        states=list(r.states),
+        compact=[compact_of(s) for s in states],
         table_id=r.table_id,
+        states=states,
     )
 
 
@@ -491,7 +682,12 @@ class _Batches:
     first puzzle's table. A proxy spreads the calls of the tables every replica holds and
     sends those of a table built on demand to one replica (docs/API.md, "Table affinity"),
     so the puzzles of such a table get batches of their own. And the answers, put back in
-    the puzzles' order as the calls return, in any order."""
+    the puzzles' order as the calls return, in any order.
+
+    The answers come as bytes (the calls are made without a deserializer) and are cut into
+    one byte string per answer here; each Answer parses its own when first read. Parsing
+    them all at once cost about 5 us an answer, most of the client's time (docs/PERFORMANCE.md,
+    "The Python client's bulk path")."""
 
     # Calls in flight at once: enough to keep a server (or three replicas) busy.
     IN_FLIGHT = 4
@@ -502,6 +698,7 @@ class _Batches:
         if not 1 <= batch_size <= MAX_BATCH:
             raise ValueError(f"batch_size {batch_size}: from 1 to {MAX_BATCH}")
         template = _solve_request(None, max_moves, policy, 0, False)
+        plain = template.ByteSize() == 0  # no field but the puzzle to set
         self.requests: List[solver_pb2.SolveBatchRequest] = []
         self._tables: List[str] = []
         self._starts: List[int] = []  # batch k answers puzzles [starts[k], starts[k + 1])
@@ -520,8 +717,11 @@ class _Batches:
                 size = 0
                 route = this_route
             request = self.requests[-1].requests.add()
-            request.CopyFrom(template)
-            request.puzzle.CopyFrom(puzzle)
+            if plain:  # the usual case: one copy, not two
+                request.puzzle.CopyFrom(puzzle)
+            else:
+                request.CopyFrom(template)
+                request.puzzle.CopyFrom(puzzle)
             size += 1
             count += 1
         self._starts.append(count)
@@ -532,14 +732,16 @@ class _Batches:
         """Batch k's table, for the proxy."""
         return (("puzzledb-table", self._tables[k]),) if self._tables[k] else None
 
-    def take(self, k: int, response: solver_pb2.SolveBatchResponse) -> None:
-        """Batch k's answers."""
+    def take(self, k: int, response: bytes) -> None:
+        """Batch k's answers: a SolveBatchResponse, serialized."""
         if self._seen[k]:
             raise PuzzledbError(grpc.StatusCode.INTERNAL, f"batch {k} answered twice")
         self._seen[k] = True
         base = self._starts[k]
         size = self._starts[k + 1] - base
-        answered = response.responses
+        answered: Sequence[Any] = _split_answers(response)
+        if not answered and response:  # not as the server writes them: parse it whole
+            answered = solver_pb2.SolveBatchResponse.FromString(response).responses
         if len(answered) != size:
             raise PuzzledbError(
                 grpc.StatusCode.INTERNAL,
@@ -547,7 +749,14 @@ class _Batches:
             )
         answers = self._answers
         for i, one in enumerate(answered):
-            answers[base + i] = _error_of(one.error) if one.HasField("error") else Answer._from(one)
+            if isinstance(one, bytes):
+                # An answer's first field is its outcome (tag 08), which an error never has
+                # (docs/API.md, "Batches"); anything else is parsed now to see which it is.
+                if one[:1] == b"\x08":
+                    answers[base + i] = Answer(one)
+                    continue
+                one = solver_pb2.SolveResponse.FromString(one)
+            answers[base + i] = _error_of(one.error) if one.HasField("error") else Answer(one)
 
     def take_answers_of(self, k: int) -> List[Union[Answer, PuzzledbError]]:
         """Batch k's answers, once it is answered, in its puzzles' order; they are not kept
@@ -557,15 +766,37 @@ class _Batches:
         self._answers[base:end] = [None] * (end - base)
         return cast("List[Union[Answer, PuzzledbError]]", taken)
 
-    def answers(self) -> List[Union[Answer, PuzzledbError]]:
-        """Every answer, once every batch is answered."""
-        missing = self._seen.count(False)
-        if missing:
-            raise PuzzledbError(
-                grpc.StatusCode.INTERNAL,
-                f"no answers to {missing} of {len(self.requests)} batches",
-            )
-        return cast("List[Union[Answer, PuzzledbError]]", self._answers)
+
+def _split_answers(data: bytes) -> List[bytes]:
+    """The answers of a serialized SolveBatchResponse, each still serialized: the bytes are
+    field 1 (`responses`, tag 0a) again and again, each a length and the answer. Empty when
+    they hold anything else (the caller parses them whole then)."""
+    out: List[bytes] = []
+    append = out.append
+    pos, n = 0, len(data)
+    while pos < n:
+        if data[pos] != 0x0A or pos + 1 >= n:
+            return []
+        length = data[pos + 1]
+        pos += 2
+        if length & 0x80:
+            length &= 0x7F
+            shift = 7
+            while True:
+                if pos >= n or shift > 28:
+                    return []
+                byte = data[pos]
+                pos += 1
+                length |= (byte & 0x7F) << shift
+                if not byte & 0x80:
+                    break
+                shift += 7
+        end = pos + length
+        if end > n:
+            return []
+        append(data[pos:end])
+        pos = end
+    return out
 
 
 def _error_of(error: solver_pb2.Error) -> PuzzledbError:
@@ -573,6 +804,7 @@ def _error_of(error: solver_pb2.Error) -> PuzzledbError:
 
 
 def _policy(name: str) -> solver_pb2.Policy:
-    if name not in _POLICIES:
-        raise ValueError(f"policy {name!r}: one of {', '.join(_POLICIES)}")
-    return cast("solver_pb2.Policy", solver_pb2.Policy.Value(name))
+    upper = name.upper() if isinstance(name, str) else name
+    if upper not in _POLICIES:
+        raise ValueError(f"policy {name!r}: one of {', '.join(_POLICIES)} (any case)")
+    return cast("solver_pb2.Policy", solver_pb2.Policy.Value(upper))

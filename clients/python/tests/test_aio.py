@@ -139,7 +139,7 @@ class AioClientTest(unittest.TestCase):
         rng = random.Random(7)
         puzzles = [puzzledb.knight(random_knight(rng)) for _ in range(4999)]
         puzzles.insert(1234, puzzledb.knight("1111"))  # malformed: refused in band
-        want = self.sync.solve_many(puzzles, batch_size=700)
+        want = list(self.sync.solve_many(puzzles, batch_size=700))
 
         async def body(client):
             got = [a async for a in client.solve_many(puzzles, batch_size=700)]

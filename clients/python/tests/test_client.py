@@ -9,7 +9,6 @@ stopped at the end. Expected answers come from the command line over the same ta
 its own process, a path that shares no code with this client.
 """
 
-import dataclasses
 import json
 import os
 import re
@@ -146,28 +145,37 @@ class ClientTest(unittest.TestCase):
         self.assertEqual({p.name for p in puzzles} >= set(CASES), True)
         tables = {t.table_id for t in self.client.tables()}
         self.assertEqual({t for p in puzzles for t in p.tables}, tables)
+        reached_goals = []
         for p in puzzles:
             with self.subTest(puzzle=p.name):
                 answer = self.client.solve(p.name, p.example)
                 self.assertEqual(answer.outcome, "SOLVED")
                 self.assertEqual(len(answer.moves), answer.distance)
                 again = self.client.solve(puzzledb.puzzle(p.name, p.example))
-                self.assertEqual(dataclasses.replace(again, micros=0),
-                                 dataclasses.replace(answer, micros=0))
+                self.assertEqual({**again.as_dict(), "micros": 0}, {**answer.as_dict(), "micros": 0})
+                self.assertEqual(again, again)
+                if answer.final_state:  # a puzzle with several goals says which it reached
+                    self.assertEqual(self.client.solve(p.name, answer.final_state).distance, 0)
+                    reached_goals.append(p.name)
                 self.assertEqual(self.client.analyze(p.name, p.example).distance, answer.distance)
                 self.assertEqual(self.client.solve(p.name, p.goal).distance, 0)
+        self.assertIn("rotation", reached_goals)
         want = self.expected("eight")
         self.assertEqual(self.client.solve("eight", EIGHT).moves, want["moves"])
-        answers = self.client.solve_many([("eight", EIGHT), ("knight", KNIGHT), ("eight", "1")])
+        answers = list(self.client.solve_many([("eight", EIGHT), ("knight", KNIGHT), ("eight", "1")]))
         self.assertEqual(answers[0].moves, want["moves"])
         self.assertEqual(answers[1].distance, self.expected("knight")["distance"])
         self.assertIsInstance(answers[2], PuzzledbError)
         self.assertIn("puzzle.state: ", answers[2].message)
         sample = self.client.sample("knight", 39, count=2, seed=3)
         self.assertEqual(sample.population, 62)
+        self.assertEqual(sample.compact, [s.state for s in sample.states])
         for state in sample.states:
             self.assertEqual(state.name, "knight")
             self.assertEqual(self.client.solve("knight", state.state).distance, 39)
+        self.assertNotIn("board", repr(sample))  # compact forms, not protobuf's text
+        largest = self.client.sample("knight", count=2, seed=3)  # "max" by default
+        self.assertEqual(largest.compact, sample.compact)
         with self.assertRaises(PuzzledbError) as caught:
             self.client.solve("chess", "e4")
         self.assertEqual(caught.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
@@ -222,7 +230,7 @@ class ClientTest(unittest.TestCase):
                    CASES["knobs"][0], CASES["rotation"][0]] * 300
         one = [self.client.solve(p) if i != 1 else None for i, p in enumerate(puzzles[:5])]
         for batch_size in (1, 7, 2000, puzzledb.MAX_BATCH):
-            answers = self.client.solve_many(puzzles, batch_size=batch_size)
+            answers = list(self.client.solve_many(puzzles, batch_size=batch_size))
             self.assertEqual(len(answers), len(puzzles))
             for i, answer in enumerate(answers):
                 if i % 5 == 1:
@@ -231,14 +239,14 @@ class ClientTest(unittest.TestCase):
                     self.assertIn("25", answer.message)
                 else:
                     self.assertEqual(essence(answer), essence(one[i % 5]), (batch_size, i))
-        self.assertEqual(self.client.solve_many([]), [])
+        self.assertEqual(list(self.client.solve_many([])), [])
         with self.assertRaises(ValueError):
-            self.client.solve_many(puzzles, batch_size=puzzledb.MAX_BATCH + 1)
+            list(self.client.solve_many(puzzles, batch_size=puzzledb.MAX_BATCH + 1))
         # More puzzles than batches in flight, and a search among them.
         # The fifteen puzzle's sample from the statement (UVa 10181), 9 moves by search.
         fifteen = puzzledb.fifteen([2, 3, 4, 0, 1, 5, 7, 8, 9, 6, 10, 12, 13, 14, 11, 15])
         many = [CASES["knight"][0]] * 9000 + [fifteen]
-        answers = self.client.solve_many(many, batch_size=1000)
+        answers = list(self.client.solve_many(many, batch_size=1000))
         self.assertEqual(answers[-1].source, "SEARCH")
         self.assertTrue(all(essence(a) == essence(one[0]) for a in answers[:-1]))
 
@@ -259,7 +267,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual([len(b.requests) for b in batches.requests], [3, 2, 1])
         self.assertEqual([batches.metadata(k)[0][1] for k in range(3)],
                          ["knight", puzzledb.table_id(other), "rotation"])
-        answers = self.client.solve_many(puzzles)
+        answers = list(self.client.solve_many(puzzles))
         self.assertEqual([essence(a) for a in answers],
                          [essence(self.client.solve(p)) for p in puzzles])
 
