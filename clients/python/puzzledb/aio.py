@@ -194,7 +194,7 @@ class Client:
                             wait = _retry_wait(e, self.retry, retries)
                             if wait is None or (end is not None and loop.time() + wait >= end):
                                 raise
-                            await asyncio.sleep(wait)
+                            await self._pause(e, wait)
                             pending[0] = [first, send(first), retries + 1]
                     pending.pop(0)
                     batches.take(first, response)
@@ -243,5 +243,15 @@ class Client:
                 wait = _retry_wait(e, self.retry, retries)
                 if wait is None or (end is not None and time.monotonic() + wait >= end):
                     raise _rpc_error(e) from None
-            await asyncio.sleep(wait)
+                await self._pause(e, wait)
             retries += 1
+
+    async def _pause(self, e: Any, wait: float) -> None:
+        """As puzzledb.Client's: after UNAVAILABLE, until connected again or `wait`."""
+        if e.code() != grpc.StatusCode.UNAVAILABLE:
+            await asyncio.sleep(wait)
+            return
+        try:
+            await asyncio.wait_for(self._channel.channel_ready(), wait)
+        except asyncio.TimeoutError:
+            pass

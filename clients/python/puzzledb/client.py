@@ -48,14 +48,17 @@ class PuzzledbError(Exception):
 @dataclasses.dataclass(frozen=True)
 class Retry:
     """How a call the server refused for now is tried again (docs/API.md, "Retries"): one
-    that failed with UNAVAILABLE (no server reached: down, restarting) or with a refusal
-    the server says will pass (its search pool or memory budget full: RESOURCE_EXHAUSTED
-    with a `grpc-retry-pushback-ms` trailer, whose wait is kept to). Up to `attempts` in
+    that failed with UNAVAILABLE (no server reached: down, restarting), CANCELLED by a
+    server that was stopping, or with a refusal the server says will pass (its search pool
+    or memory budget full: RESOURCE_EXHAUSTED with a `grpc-retry-pushback-ms` trailer, whose
+    wait is kept to). Up to `attempts` in
     all, waiting between them a random time between half and all of a backoff that starts
     at `initial_backoff` seconds and grows `multiplier` times up to `max_backoff`; never past
     the call's deadline. A refusal that will not pass (a malformed request, a search that
-    used its node budget) is never retried. Retry(attempts=1), or retry=None, turns it off.
-    With the defaults a call keeps trying for about 3 to 6 seconds: a restart's time."""
+    used its node budget) is never retried. After UNAVAILABLE a wait ends as soon as the
+    connection is made again. With the defaults a call keeps trying for 3 to 6 seconds (a
+    restart's time) before it gives up with the last error. Retry(attempts=1), or
+    retry=None, turns retries off."""
 
     attempts: int = 6
     initial_backoff: float = 0.2
@@ -79,6 +82,10 @@ def _retry_wait(e: Any, retry: Optional[Retry], retries_done: int) -> Optional[f
     if retry is None or retries_done + 1 >= retry.attempts:
         return None
     code = e.code() if callable(getattr(e, "code", None)) else None
+    if code == grpc.StatusCode.CANCELLED:
+        # Not by this client (its own cancels end the call without an error to retry): a
+        # server that began to stop cancels the calls that reached it in that instant.
+        return retry.backoff(retries_done + 1)
     if code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED):
         return None
     pushback = None
@@ -439,7 +446,7 @@ class Client:
                             wait = _retry_wait(e, self.retry, retries)
                             if wait is None or (end is not None and time.monotonic() + wait >= end):
                                 raise
-                            time.sleep(wait)
+                            self._pause(e, wait)
                             pending[0] = [first, send(first), retries + 1]
                     pending.pop(0)
                     batches.take(first, response)
@@ -510,8 +517,22 @@ class Client:
                 wait = _retry_wait(e, self.retry, retries)
                 if wait is None or (end is not None and time.monotonic() + wait >= end):
                     raise _rpc_error(e) from None
-            time.sleep(wait)
+                self._pause(e, wait)
             retries += 1
+
+    def _pause(self, e: Any, wait: float) -> None:
+        """The wait before a retry. After UNAVAILABLE it ends as soon as the connection is
+        made again: gRPC fails calls at once until it has reconnected."""
+        if e.code() != grpc.StatusCode.UNAVAILABLE:
+            time.sleep(wait)
+            return
+        ready = grpc.channel_ready_future(self._channel)
+        try:
+            ready.result(timeout=wait)
+        except grpc.FutureTimeoutError:
+            pass
+        finally:
+            ready.cancel()  # stops its watch of the channel, which may be closed next
 
 
 # ------------------------------------------------------------------ requests and answers
@@ -529,8 +550,13 @@ def _open_channel(
 ) -> Any:
     """A channel from `channels` (the module grpc, or grpc.aio): TLS when any of the
     certificate arguments or `tls` asks for it, else plaintext."""
-    # A batch's answers can exceed gRPC's default 4 MB.
-    options: List[Tuple[str, Any]] = [("grpc.max_receive_message_length", 64 << 20)]
+    # A batch's answers can exceed gRPC's default 4 MB. A channel that lost its server
+    # tries to reconnect after 0.1 s, then at least every second (gRPC's default backoff
+    # grows to 2 minutes, and calls fail at once while it waits): a restarted server is
+    # found again within the retries (Retry).
+    options: List[Tuple[str, Any]] = [("grpc.max_receive_message_length", 64 << 20),
+                                      ("grpc.initial_reconnect_backoff_ms", 100),
+                                      ("grpc.max_reconnect_backoff_ms", 1000)]
     if server_name:
         options.append(("grpc.ssl_target_name_override", server_name))
     if not (tls or root_certificates or private_key or certificate_chain):

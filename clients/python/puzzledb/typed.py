@@ -59,8 +59,10 @@ def fifteen(cells: Union[str, Sequence[int]]) -> Puzzle:
 def _numbers(text: str, name: str, count: int, base: int) -> List[int]:
     """A compact form's numbers: separated by spaces or commas, or one digit each."""
     parts = text.replace(",", " ").split()
-    if len(parts) == 1 and len(parts[0]) == count:
-        parts = list(parts[0])
+    if len(parts) == 1:
+        parts = list(parts[0])  # one digit a number
+        if len(parts) != count:
+            raise ValueError(f"{name}: a compact form of {count} digits, got {len(parts)} in {text!r}")
     if len(parts) != count:
         raise ValueError(f"{name}: a compact form of {count} numbers, got {len(parts)} in {text!r}")
     try:

@@ -50,11 +50,13 @@ CASES = {
 }
 
 
-def start_server(db: str, log_path: str, *extra: str) -> "tuple[subprocess.Popen, str]":
-    """A puzzledb-server on a free loopback port; its address from its start-up line."""
+def start_server(db: str, log_path: str, *extra: str,
+                 listen: str = "127.0.0.1:0") -> "tuple[subprocess.Popen, str]":
+    """A puzzledb-server on a free loopback port (or `listen`); its address from its
+    start-up line."""
     with open(log_path, "w") as log:  # the server keeps its own copy of the descriptor
         process = subprocess.Popen(
-            [os.environ["PUZZLEDB_SERVER"], "--db", db, "--listen", "127.0.0.1:0", "--http",
+            [os.environ["PUZZLEDB_SERVER"], "--db", db, "--listen", listen, "--http",
              "127.0.0.1:0", "--drain", "0", *extra],
             stdout=log, stderr=log)
     for _ in range(600):
@@ -180,6 +182,50 @@ class ClientTest(unittest.TestCase):
             self.client.solve("chess", "e4")
         self.assertEqual(caught.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
         self.assertIn("puzzle.name: unknown puzzle 'chess'", caught.exception.message)
+
+    def test_compact_forms_policies_and_the_whole_answer(self):
+        # The typed helpers take the compact forms HTTP takes, and give them back.
+        rotation = puzzledb.rotation(ROTATION)
+        self.assertEqual(rotation, puzzledb.rotation([int(c) for c in ROTATION]))
+        self.assertEqual(puzzledb.rotation(" ".join(ROTATION)), rotation)
+        self.assertEqual(puzzledb.knobs(KNOBS), CASES["knobs"][0])
+        statement = puzzledb.fifteen("2340157896acdebf")
+        self.assertEqual(statement, puzzledb.fifteen([2, 3, 4, 0, 1, 5, 7, 8, 9, 6, 10, 12, 13, 14, 11, 15]))
+        self.assertEqual(puzzledb.fifteen("2,3,4,0,1,5,7,8,9,6,10,12,13,14,11,15"), statement)
+        self.assertEqual(self.client.solve(statement).distance, 9)
+        for name, (typed, _) in CASES.items():
+            with self.subTest(puzzle=name):
+                compact = puzzledb.compact_of(typed)
+                self.assertEqual(essence(self.client.solve(name, compact)), essence(self.client.solve(typed)))
+        self.assertEqual(puzzledb.compact_of(statement), "2340157896acdebf")
+        with self.assertRaises(ValueError) as caught:
+            puzzledb.fifteen("2340157896acdeb")
+        self.assertIn("fifteen: a compact form of 16 digits, got 15", str(caught.exception))
+        with self.assertRaises(ValueError):
+            puzzledb.rotation("1132312131321312322322xy")
+        # Policies in any case; a wrong one says which there are.
+        for policy in ("table_only", "Table_Only", "TABLE_ONLY"):
+            self.assertEqual(self.client.solve("eight", EIGHT, policy=policy).source, "TABLE")
+        self.assertEqual(self.client.solve("eight", EIGHT, policy="search_only").source, "SEARCH")
+        with self.assertRaises(ValueError) as caught:
+            self.client.solve("eight", EIGHT, policy="fast")  # type: ignore[arg-type]
+        self.assertIn("TABLE_THEN_SEARCH, TABLE_ONLY, SEARCH_ONLY (any case)", str(caught.exception))
+        # The whole answer: provenance to the checksum, the request's id.
+        answer = self.client.solve("eight", EIGHT)
+        tables = {t.table_id: t for t in self.client.tables()}
+        self.assertEqual(answer.table_generation, tables["eight"].generation)
+        self.assertNotEqual(answer.table_crc32, 0)
+        self.assertEqual(answer.id, 0)
+        self.assertEqual(set(answer.as_dict()), set(puzzledb.Answer._FIELDS))
+        self.assertIn("table_crc32=", repr(answer))
+        # Samples: a distance, the largest, or "any"; a wrong one is refused here.
+        self.assertEqual(self.client.sample("knight", "max", seed=1).distance, 39)
+        near = self.client.sample("fifteen", 10, count=2, seed=5)
+        self.assertEqual(len(near.compact), 2)
+        self.assertEqual({self.client.solve("fifteen", c).distance for c in near.compact}, {10})
+        self.assertEqual(self.client.sample("fifteen", "any", count=1).population, 10461394944000)
+        with self.assertRaises(ValueError):
+            self.client.sample("knight", -1)
 
     def test_fifteen_is_searched_over_its_pattern_tables(self):
         korf1 = [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
