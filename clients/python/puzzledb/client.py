@@ -346,6 +346,7 @@ class Client:
         self.target = target
         self.timeout = timeout
         self.retry = retry
+        self._watched = float("-inf")  # when _pause last watched the connection
         self._channel = _open_channel(
             grpc, target, tls, root_certificates, private_key, certificate_chain, server_name)
         self._stub = solver_pb2_grpc.SolverStub(self._channel)  # type: ignore[no-untyped-call]
@@ -353,6 +354,12 @@ class Client:
 
     def close(self) -> None:
         """Closes the connection; calls in flight fail with CANCELLED."""
+        # grpcio's thread that watched the connection (Client._pause) looks again every
+        # 0.2 s until it sees nobody waits, and raises in the background if the channel is
+        # closed under it: a close just after a retry waits for it to end.
+        left = self._watched + 0.3 - time.monotonic()
+        if left > 0:
+            time.sleep(left)
         self._channel.close()
 
     def __enter__(self) -> "Client":
@@ -532,7 +539,8 @@ class Client:
         except grpc.FutureTimeoutError:
             pass
         finally:
-            ready.cancel()  # stops its watch of the channel, which may be closed next
+            ready.cancel()
+            self._watched = time.monotonic()
 
 
 # ------------------------------------------------------------------ requests and answers
