@@ -29,11 +29,17 @@ absl::StatusOr<std::string> CompactFromPuzzle(const v1::Puzzle& puzzle);
 // Every case of an original input: its compact form, or why it was refused. An unknown
 // puzzle, or an input over `max_cases` cases, is INVALID_ARGUMENT.
 absl::StatusOr<v1::ParseInputResponse> ParseInput(const v1::ParseInputRequest& request,
-                                                  size_t max_cases = 1000);
+                                                  size_t max_cases);
+inline absl::StatusOr<v1::ParseInputResponse> ParseInput(const v1::ParseInputRequest& request) {
+  return ParseInput(request, 1000);
+}
 
 // The states a sequence of named moves passes through, from request.state; a move that is
 // not legal where it is made is INVALID_ARGUMENT naming it ("moves[3]: ...").
-absl::StatusOr<v1::PlayResponse> Play(const v1::PlayRequest& request, size_t max_moves = 1000);
+absl::StatusOr<v1::PlayResponse> Play(const v1::PlayRequest& request, size_t max_moves);
+inline absl::StatusOr<v1::PlayResponse> Play(const v1::PlayRequest& request) {
+  return Play(request, 1000);
+}
 
 }  // namespace puzzledb
 

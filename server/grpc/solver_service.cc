@@ -2,6 +2,7 @@
 
 #include "core/util/strings.h"
 #include "service/memory_budget.h"
+#include "service/puzzle_text.h"
 #include "service/retry_hint.h"
 
 namespace puzzledb {
@@ -175,6 +176,33 @@ grpc::ServerUnaryReactor* SolverService::ListPuzzles(grpc::CallbackServerContext
                            absl::StatusCode::kOk, std::chrono::steady_clock::now() - started);
   reactor->Finish(grpc::Status::OK);
   return reactor;
+}
+
+template <class Request, class Response>
+grpc::ServerUnaryReactor* SolverService::ByModel(grpc::CallbackServerContext* context,
+                                                 const Request& request, Response* response,
+                                                 CallMethod method,
+                                                 absl::StatusOr<Response> (*answer)(const Request&)) {
+  const auto started = std::chrono::steady_clock::now();
+  absl::StatusOr<Response> answered = answer(request);
+  if (answered.ok()) *response = std::move(*answered);
+  env_.metrics->RecordCall(method, Transport::kGrpc, AnswerSource::kNone,
+                           answered.status().code(), std::chrono::steady_clock::now() - started);
+  auto* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpc(answered.status(), context));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* SolverService::ParseInput(grpc::CallbackServerContext* context,
+                                                    const v1::ParseInputRequest* request,
+                                                    v1::ParseInputResponse* response) {
+  return ByModel(context, *request, response, CallMethod::kParseInput, &puzzledb::ParseInput);
+}
+
+grpc::ServerUnaryReactor* SolverService::Play(grpc::CallbackServerContext* context,
+                                              const v1::PlayRequest* request,
+                                              v1::PlayResponse* response) {
+  return ByModel(context, *request, response, CallMethod::kPlay, &puzzledb::Play);
 }
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* SolverService::SolveStream(

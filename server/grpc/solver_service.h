@@ -30,7 +30,8 @@ class ArenaBatchAllocator final
 using SolverCallbackBase = v1::Solver::WithCallbackMethod_Solve<v1::Solver::WithCallbackMethod_Analyze<
     v1::Solver::WithRawCallbackMethod_SolveStream<v1::Solver::WithCallbackMethod_SolveBatch<
         v1::Solver::WithCallbackMethod_ListTables<v1::Solver::WithCallbackMethod_ListPuzzles<
-            v1::Solver::WithCallbackMethod_Sample<v1::Solver::Service>>>>>>>;
+            v1::Solver::WithCallbackMethod_Sample<v1::Solver::WithCallbackMethod_ParseInput<
+                v1::Solver::WithCallbackMethod_Play<v1::Solver::Service>>>>>>>>>;
 
 class SolverService final : public SolverCallbackBase {
  public:
@@ -64,12 +65,25 @@ class SolverService final : public SolverCallbackBase {
   grpc::ServerUnaryReactor* Sample(grpc::CallbackServerContext* context,
                                    const v1::SampleRequest* request,
                                    v1::SampleResponse* response) override;
+  // Answered by the puzzles' models, no table involved (as HTTP's /v1/parse and /v1/play).
+  grpc::ServerUnaryReactor* ParseInput(grpc::CallbackServerContext* context,
+                                       const v1::ParseInputRequest* request,
+                                       v1::ParseInputResponse* response) override;
+  grpc::ServerUnaryReactor* Play(grpc::CallbackServerContext* context,
+                                 const v1::PlayRequest* request,
+                                 v1::PlayResponse* response) override;
 
  private:
   // Solve, Analyze and Sample: through AnswerCall, finished on the thread that answers.
   template <class Request, class Response>
   grpc::ServerUnaryReactor* Unary(grpc::CallbackServerContext* context, const Request* request,
                                   Response* response);
+
+  // ParseInput and Play: `answer` by the models, finished here.
+  template <class Request, class Response>
+  grpc::ServerUnaryReactor* ByModel(grpc::CallbackServerContext* context, const Request& request,
+                                    Response* response, CallMethod method,
+                                    absl::StatusOr<Response> (*answer)(const Request&));
 
   const CallEnv env_;
   const StreamOptions stream_options_;

@@ -62,10 +62,10 @@ std::string_view AllowedOf(const HttpRoutes::Row& row) {
   return row.get && row.post ? "GET, HEAD, POST" : row.get ? "GET, HEAD" : "POST";
 }
 
-absl::StatusOr<v1::ParseInputResponse> ParseInputOf(const v1::ParseInputRequest& request) {
-  return ParseInput(request);
-}
-absl::StatusOr<v1::PlayResponse> PlayOf(const v1::PlayRequest& request) { return Play(request); }
+// The models' answers, with their default limits.
+constexpr absl::StatusOr<v1::ParseInputResponse> (*ParseInputOf)(const v1::ParseInputRequest&) =
+    &ParseInput;
+constexpr absl::StatusOr<v1::PlayResponse> (*PlayOf)(const v1::PlayRequest&) = &Play;
 
 // A GET's request: for Solve and Analyze with the puzzle parsed into `parsed`.
 absl::Status QueryOf(const HttpTarget& target, v1::SolveRequest* out, Position* parsed) {

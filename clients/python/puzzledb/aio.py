@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, AsyncIterator, Callable, Iterable, List, Optional, Tuple, Union
+from typing import Any, AsyncIterator, Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
 from puzzledb._grpc import grpc
 from puzzledb.client import (
     Analysis,
     Answer,
     Distance,
+    InputCase,
+    PlayedState,
     Policy,
     Puzzle,
     PuzzleInfo,
@@ -44,8 +46,10 @@ from puzzledb.client import (
     _analyze_request,
     _batch_bytes,
     _Batches,
+    _cases_of,
     _metadata_of,
     _open_channel,
+    _played_of,
     _puzzles_of,
     _retry_wait,
     _rpc_error,
@@ -82,6 +86,7 @@ class Client:
         self._batch_bytes = _batch_bytes(self._channel)
 
     async def close(self) -> None:
+        """Closes the connection; calls in flight fail with CANCELLED."""
         await self._channel.close()
 
     async def __aenter__(self) -> "Client":
@@ -115,6 +120,7 @@ class Client:
         count_solutions: bool = False,
         timeout: Optional[float] = None,
     ) -> Answer:
+        """As puzzledb.Client.solve."""
         request = _solve_request(_as_puzzle(puzzle, state), max_moves, policy, max_solutions,
                                  count_solutions)
         return Answer._from(await self._call(self._stub.Solve, request, timeout))
@@ -129,10 +135,24 @@ class Client:
         count_solutions: bool = False,
         timeout: Optional[float] = None,
     ) -> Analysis:
+        """As puzzledb.Client.analyze."""
         request = _analyze_request(_as_puzzle(puzzle, state), max_moves, policy, count_solutions)
         return _analysis_of(await self._call(self._stub.Analyze, request, timeout))
 
+    async def parse(self, puzzle: str, text: str, *,
+                    timeout: Optional[float] = None) -> List[InputCase]:
+        """As puzzledb.Client.parse."""
+        request = solver_pb2.ParseInputRequest(puzzle=puzzle, input=text)
+        return _cases_of(await self._call(self._stub.ParseInput, request, timeout))
+
+    async def play(self, puzzle: str, state: str, moves: Sequence[str], *,
+                   timeout: Optional[float] = None) -> List[PlayedState]:
+        """As puzzledb.Client.play."""
+        request = solver_pb2.PlayRequest(puzzle=puzzle, state=state, moves=list(moves))
+        return _played_of(await self._call(self._stub.Play, request, timeout))
+
     async def tables(self, *, timeout: Optional[float] = None) -> List[Table]:
+        """As puzzledb.Client.tables."""
         request = solver_pb2.ListTablesRequest()
         return _tables_of(await self._call(self._stub.ListTables, request, timeout))
 

@@ -256,6 +256,8 @@ class Answer:
 
 @dataclasses.dataclass(frozen=True)
 class MoveAnalysis:
+    """One legal move of an Analysis: its name, and the outcome and distance after it."""
+
     move: str
     outcome: str
     distance: int
@@ -276,6 +278,8 @@ class Analysis:
 
 @dataclasses.dataclass(frozen=True)
 class Table:
+    """One table of the server's database (Client.tables; docs/API.md, "ListTables")."""
+
     table_id: str
     puzzle: str
     parameters: str
@@ -300,6 +304,28 @@ class Sample:
     compact: List[str]
     table_id: str
     states: List[Puzzle] = dataclasses.field(repr=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class InputCase:
+    """One case of an original input (Client.parse): its `number` (from 1), the `line` it
+    starts on, and its compact `state`, or the `error` that says why it was refused."""
+
+    number: int
+    line: int
+    state: str
+    error: str
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayedState:
+    """A state a played move reached (Client.play): compact, whether it is a `goal`, the
+    `legal_moves` there in canonical order, and the `table_id` that answers it."""
+
+    state: str
+    goal: bool
+    legal_moves: List[str]
+    table_id: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -394,7 +420,10 @@ class Client:
         timeout: Optional[float] = None,
     ) -> Answer:
         """The answer for `puzzle`: a Puzzle message, or a puzzle's name and its compact
-        `state` (client.solve(p.name, p.example) for a PuzzleInfo p of client.puzzles())."""
+        `state` (client.solve(p.name, p.example) for a PuzzleInfo p of client.puzzles()).
+        max_moves: 0 for no limit, else NOT_WITHIN_LIMIT past it. policy: where the answer
+        may come from. max_solutions: list the first optimal sequences too (2..10,000).
+        count_solutions: count the optimal sequences (optimal_count). docs/API.md, "Solve"."""
         request = _solve_request(_as_puzzle(puzzle, state), max_moves, policy, max_solutions,
                                  count_solutions)
         return Answer._from(self._call(self._stub.Solve, request, timeout))
@@ -409,6 +438,8 @@ class Client:
         count_solutions: bool = False,
         timeout: Optional[float] = None,
     ) -> Analysis:
+        """The distance of `puzzle` (a Puzzle message, or a name and a compact `state`) and
+        of every legal move from it, best first (docs/API.md, "Analyze")."""
         request = _analyze_request(_as_puzzle(puzzle, state), max_moves, policy, count_solutions)
         return _analysis_of(self._call(self._stub.Analyze, request, timeout))
 
@@ -477,7 +508,24 @@ class Client:
         """solve_many's answers with its default batches, as a list."""
         return list(self.solve_many(puzzles, max_moves=max_moves, policy=policy, timeout=timeout))
 
+    def parse(self, puzzle: str, text: str, *, timeout: Optional[float] = None) -> List[InputCase]:
+        """An original problem input (`text`, as pasted) read by the server's model of
+        `puzzle`: each case's compact form, or why it was refused (docs/API.md, "HTTP":
+        /v1/parse). At most 1,000 cases."""
+        request = solver_pb2.ParseInputRequest(puzzle=puzzle, input=text)
+        return _cases_of(self._call(self._stub.ParseInput, request, timeout))
+
+    def play(
+        self, puzzle: str, state: str, moves: Sequence[str], *, timeout: Optional[float] = None
+    ) -> List[PlayedState]:
+        """The states `moves` (by name) pass through from `state`, the start first, as the
+        server's model of `puzzle` plays them; a move that is not legal where it is made is
+        INVALID_ARGUMENT naming it. At most 1,000 moves."""
+        request = solver_pb2.PlayRequest(puzzle=puzzle, state=state, moves=list(moves))
+        return _played_of(self._call(self._stub.Play, request, timeout))
+
     def tables(self, *, timeout: Optional[float] = None) -> List[Table]:
+        """The tables of the server's database, with their coverage and status."""
         return _tables_of(self._call(self._stub.ListTables, solver_pb2.ListTablesRequest(), timeout))
 
     def puzzles(self, *, timeout: Optional[float] = None) -> List[PuzzleInfo]:
@@ -589,7 +637,9 @@ def _batch_bytes(channel: Any) -> Any:
 
 def _metadata_of(request: Any) -> Optional[Tuple[Tuple[str, str], ...]]:
     """The table-affinity metadata of a request with a puzzle (none without one)."""
-    has_puzzle = "puzzle" in request.DESCRIPTOR.fields_by_name and request.HasField("puzzle")
+    field = request.DESCRIPTOR.fields_by_name.get("puzzle")
+    has_puzzle = (field is not None and field.message_type is not None
+                  and request.HasField("puzzle"))  # ParseInput's and Play's are names
     return _metadata(request.puzzle if has_puzzle else None)
 
 
@@ -662,6 +712,14 @@ def _tables_of(r: solver_pb2.ListTablesResponse) -> List[Table]:
         )
         for t in r.tables
     ]
+
+
+def _cases_of(r: solver_pb2.ParseInputResponse) -> List[InputCase]:
+    return [InputCase(c.number, c.line, c.state, c.error) for c in r.cases]
+
+
+def _played_of(r: solver_pb2.PlayResponse) -> List[PlayedState]:
+    return [PlayedState(s.state, s.goal, list(s.legal_moves), s.table_id) for s in r.states]
 
 
 def _puzzles_of(r: solver_pb2.ListPuzzlesResponse) -> List[PuzzleInfo]:

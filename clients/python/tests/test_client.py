@@ -226,6 +226,18 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(self.client.sample("fifteen", "any", count=1).population, 10461394944000)
         with self.assertRaises(ValueError):
             self.client.sample("knight", -1)
+        # The models' reading of an original input, and their playing of moves.
+        cases = self.client.parse("eight", EIGHT + "\n12345678\n")
+        self.assertEqual([(c.number, c.line, c.state) for c in cases], [(1, 1, EIGHT), (2, 2, "")])
+        self.assertIn("9", cases[1].error)
+        played = self.client.play("eight", EIGHT, answer.moves)
+        self.assertEqual(len(played), len(answer.moves) + 1)
+        self.assertEqual([p.goal for p in played], [False] * len(answer.moves) + [True])
+        self.assertEqual(played[0].legal_moves, ["U", "D", "L", "R"])
+        with self.assertRaises(PuzzledbError) as caught:
+            self.client.play("eight", EIGHT, ["U", "U", "U"])
+        self.assertEqual(caught.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("moves[1]: 'U' is not a legal move there", caught.exception.message)
 
     def test_fifteen_is_searched_over_its_pattern_tables(self):
         korf1 = [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
