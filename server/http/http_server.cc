@@ -604,6 +604,7 @@ class Connection final : public ConnectionBase,
     response_.reset();
     parser_.reset();
     decoded_body_ = std::string();
+    coding_ = ContentCoding::kIdentity;
     cancelled_.reset();
     body_charge_.Release();
     body_charge_started_ = false;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <random>
 
 #include "core/util/strings.h"
 #include "server/http/web_assets.h"
@@ -42,11 +41,6 @@ namespace {
 constexpr std::string_view kOwnQuery = "\x01";
 // A link to the page may carry what it is to show (server/web/app.js reads them).
 constexpr std::string_view kPageQuery = "puzzle, state, max_moves, view";
-
-}  // namespace
-
-namespace {
-
 
 // FNV-1a, for the page's ETags.
 uint64_t Fingerprint(std::string_view bytes) {

@@ -51,10 +51,9 @@ class Retry:
     that failed with UNAVAILABLE (no server reached: down, restarting), CANCELLED by a
     server that was stopping, or with a refusal the server says will pass (its search pool
     or memory budget full: RESOURCE_EXHAUSTED with a `grpc-retry-pushback-ms` trailer, whose
-    wait is kept to). Up to `attempts` in
-    all, waiting between them a random time between half and all of a backoff that starts
-    at `initial_backoff` seconds and grows `multiplier` times up to `max_backoff`; never past
-    the call's deadline. A refusal that will not pass (a malformed request, a search that
+    wait is kept to). Up to `attempts` in all, waiting between them a random time between
+    half and all of a backoff that starts at `initial_backoff` seconds and grows
+    `multiplier` times up to `max_backoff`; never past the call's deadline. A refusal that will not pass (a malformed request, a search that
     used its node budget) is never retried. After UNAVAILABLE a wait ends as soon as the
     connection is made again. With the defaults a call keeps trying for 3 to 6 seconds (a
     restart's time) before it gives up with the last error. Retry(attempts=1), or
@@ -547,7 +546,7 @@ class Client:
         """`count` states drawn uniformly at `distance` moves from the goal ("max", the
         default: the largest distance there is; "any": among every solvable state, for
         puzzles whose tables are pattern tables) from the table of `puzzle`'s parameters: a
-        name (client.sample("knight", 20)), with for a puzzle with parameters a `state`
+        name (client.sample(name, 20)), with for a puzzle with parameters a `state`
         under them (the state itself is ignored), or a Puzzle message. `seed` makes the
         draw repeatable. Sample.compact holds the states' compact forms."""
         request = _sample_request(_as_puzzle(puzzle, state), distance, count, seed, any_distance)
