@@ -210,6 +210,21 @@ DOCUMENT = json.loads(DOCUMENT_TEXT)
 class DocumentTest(unittest.TestCase):
     """The document on its own, and against the proto."""
 
+    def test_api_md_lists_the_statuses_the_document_does(self):
+        # docs/API.md's table of errors ("### Errors") against every error status an
+        # operation lists, with 405 (components/responses/MethodNotAllowed: any method a path
+        # does not take) and 403 (a CORS preflight's refusal: the document leaves preflights
+        # out) beside them.
+        with open(os.path.join(os.path.dirname(DOC), "API.md")) as f:
+            api = f.read()
+        errors = api[api.index("\n### Errors\n"):]
+        errors = errors[:errors.index("\n### ", 5)]
+        in_prose = {int(s) for s in re.findall(r"^\| (\d{3}) \|", errors, re.M)}
+        listed = {int(status) for item in DOCUMENT["paths"].values() for op in item.values()
+                  for status in op["responses"] if int(status) >= 400}
+        self.assertIn("MethodNotAllowed", DOCUMENT["components"]["responses"])
+        self.assertEqual(in_prose, listed | {403, 405})
+
     def test_is_valid_openapi_with_every_ref_resolving(self):
         run = subprocess.run([NODE, VALIDATE_MJS, DOC], capture_output=True, text=True,
                              timeout=120)

@@ -11,7 +11,7 @@ except ImportError as e:  # pragma: no cover - depends on the interpreter
         f"has no {e.name or 'grpc'}: on Debian run /usr/bin/python3 with "
         "`apt-get install python3-grpcio python3-protobuf`, or install them into this "
         "interpreter with `pip install 'grpcio>=1.51' 'protobuf>=3.21'` "
-        "(clients/python/README.md, \"Installing\")"
+        "(clients/python/README.md, \"Installing into another Python\")"
     ) from None
 
 __all__ = ["grpc"]

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -380,6 +381,19 @@ def essence(answer):
     if not isinstance(answer, puzzledb.Answer):
         return answer
     return (answer.outcome, answer.distance, answer.moves, answer.source, answer.table_id)
+
+
+class ImportTest(unittest.TestCase):
+    def test_a_python_without_grpcio_is_told_what_to_install(self):
+        # grpc made unimportable, as in an interpreter that lacks it.
+        run = subprocess.run(
+            [sys.executable, "-c", "import sys; sys.modules['grpc'] = None; import puzzledb"],
+            capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(run.returncode, 0)
+        last = run.stderr.strip().splitlines()[-1]
+        self.assertIn("ImportError: puzzledb needs grpcio and protobuf", last)
+        self.assertIn("apt-get install python3-grpcio python3-protobuf", last)
+        self.assertIn("pip install", last)
 
 
 class TlsTest(unittest.TestCase):
