@@ -712,7 +712,7 @@ TEST_F(ServerTest, StreamsEchoIdsAndMatchUnaryAnswersUnderConcurrency) {
   for (const auto& r : requests) {
     auto answer = client_->Solve(r);
     expected.push_back(answer.ok() ? Cat(answer->distance(), ":", Join(answer->moves(), ","))
-                                   : Cat("error ", static_cast<int>(answer.status().code())));
+                                   : Cat("error ", absl::StatusCodeToString(answer.status().code())));
   }
   // Four streams and four unary callers at once.
   std::atomic<int> mismatches{0}, answered{0};
@@ -751,7 +751,7 @@ TEST_F(ServerTest, StreamsEchoIdsAndMatchUnaryAnswersUnderConcurrency) {
         auto answer = client_->Solve(requests[i]);
         const std::string got = answer.ok()
                                     ? Cat(answer->distance(), ":", Join(answer->moves(), ","))
-                                    : Cat("error ", static_cast<int>(answer.status().code()));
+                                    : Cat("error ", absl::StatusCodeToString(answer.status().code()));
         if (got != expected[i]) ++mismatches;
       }
     });
@@ -857,7 +857,7 @@ std::string Said(const v1::SolveRequest& request, const v1::SolveResponse& answe
 }
 
 std::string Said(const v1::SolveRequest& request, const absl::StatusOr<v1::SolveResponse>& answer) {
-  return answer.ok() ? Said(request, *answer) : Cat("error ", static_cast<int>(answer.status().code()));
+  return answer.ok() ? Said(request, *answer) : Cat("error ", absl::StatusCodeToString(answer.status().code()));
 }
 
 // MixedRequests and more: searches (knight boards beyond the depth-12 table, SEARCH_ONLY

@@ -183,61 +183,75 @@ class Answer:
 
     @property
     def outcome(self) -> Outcome:
+        """SOLVED, NOT_WITHIN_LIMIT or UNSOLVABLE."""
         n = self._r.outcome
         return cast(Outcome, _OUTCOMES.get(n) or solver_pb2.Outcome.Name(n))
 
     @property
     def distance(self) -> int:
+        """The number of moves when SOLVED, else 0."""
         return self._r.distance
 
     @property
     def moves(self) -> List[str]:
+        """The lexicographically smallest optimal sequence, by name."""
         return list(self._r.moves)
 
     @property
     def source(self) -> Source:
+        """TABLE or SEARCH: where the answer came from."""
         n = self._r.source
         return cast(Source, _SOURCES.get(n) or solver_pb2.Source.Name(n))
 
     @property
     def solutions(self) -> List[List[str]]:
+        """The first optimal sequences, when max_solutions asked for them."""
         return [list(s.moves) for s in self._r.solutions]
 
     @property
     def optimal_count(self) -> Optional[int]:
+        """How many optimal sequences there are, when counted (else None)."""
         count = self._r.optimal_count
         return int(count) if count else None
 
     @property
     def final_state(self) -> str:
+        """For a puzzle with several goals, the one reached, compact (else "")."""
         return compact_of(self._r.final_state) if self._r.HasField("final_state") else ""
 
     @property
     def table_id(self) -> str:
+        """The table that answered ("" for a search)."""
         return self._r.table_id
 
     @property
     def table_generation(self) -> int:
+        """That table's build (docs/API.md, "Provenance"; 0 for a search)."""
         return self._r.table_generation
 
     @property
     def table_crc32(self) -> int:
+        """That table's content checksum (0 for a search)."""
         return self._r.table_crc32
 
     @property
     def lookups(self) -> int:
+        """Table entries read."""
         return self._r.lookups
 
     @property
     def nodes(self) -> int:
+        """Search nodes expanded."""
         return self._r.nodes
 
     @property
     def micros(self) -> int:
+        """The server's time on it, in microseconds."""
         return self._r.micros
 
     @property
     def id(self) -> int:
+        """The request's id."""
         return self._r.id
 
     def as_dict(self) -> Dict[str, Any]:

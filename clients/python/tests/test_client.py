@@ -384,6 +384,25 @@ def essence(answer):
 
 
 class ImportTest(unittest.TestCase):
+    def test_every_public_name_has_a_docstring(self):
+        import inspect
+        import puzzledb.aio
+        missing = []
+        named = [(puzzledb, n) for n in puzzledb.__all__] + [(puzzledb.aio, "Client")]
+        for module, name in named:
+            obj = getattr(module, name)
+            if not (inspect.isclass(obj) or inspect.isfunction(obj)):
+                continue  # constants and Literal types
+            if not inspect.getdoc(obj):
+                missing.append(f"{module.__name__}.{name}")
+            if inspect.isclass(obj) and obj.__module__.startswith("puzzledb"):
+                for member, value in vars(obj).items():
+                    public = not member.startswith("_")
+                    if public and (inspect.isfunction(value) or isinstance(value, property)) \
+                            and not inspect.getdoc(value):
+                        missing.append(f"{module.__name__}.{name}.{member}")
+        self.assertEqual(missing, [])
+
     def test_a_python_without_grpcio_is_told_what_to_install(self):
         # grpc made unimportable, as in an interpreter that lacks it.
         run = subprocess.run(
