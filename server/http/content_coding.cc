@@ -20,12 +20,6 @@ namespace {
 constexpr int kGzipLevel = 4;
 constexpr int kBrotliQuality = 4;
 
-std::string_view Trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 bool SameToken(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
@@ -37,7 +31,7 @@ bool SameToken(std::string_view a, std::string_view b) {
 int Weight(std::string_view params) {
   for (;;) {
     const size_t semicolon = params.find(';');
-    std::string_view param = Trimmed(params.substr(0, semicolon));
+    std::string_view param = StripWhitespace(params.substr(0, semicolon));
     if (param.size() >= 2 && (param[0] == 'q' || param[0] == 'Q') && param[1] == '=') {
       std::string_view value = param.substr(2);
       if (value.empty() || (value[0] != '0' && value[0] != '1')) return 1000;
@@ -76,7 +70,7 @@ ContentCoding ChooseCoding(std::string_view accept_encoding) {
     const size_t comma = accept_encoding.find(',');
     const std::string_view item = accept_encoding.substr(0, comma);
     const size_t semicolon = item.find(';');
-    const std::string_view name = Trimmed(item.substr(0, semicolon));
+    const std::string_view name = StripWhitespace(item.substr(0, semicolon));
     const int weight =
         semicolon == std::string_view::npos ? 1000 : Weight(item.substr(semicolon + 1));
     if (SameToken(name, "gzip") || SameToken(name, "x-gzip")) gzip = std::max(gzip, weight);
@@ -124,7 +118,7 @@ std::string Encode(ContentCoding coding, std::string_view body) {
 }
 
 absl::Status CheckCoding(std::string_view content_encoding) {
-  const std::string_view coding = Trimmed(content_encoding);
+  const std::string_view coding = StripWhitespace(content_encoding);
   if (coding.empty() || SameToken(coding, "identity") || SameToken(coding, "gzip") ||
       SameToken(coding, "x-gzip")) {
     return absl::OkStatus();
@@ -136,7 +130,7 @@ absl::Status CheckCoding(std::string_view content_encoding) {
 absl::StatusOr<std::string> DecodeBody(std::string_view content_encoding, std::string_view body,
                                        size_t limit) {
   if (absl::Status taken = CheckCoding(content_encoding); !taken.ok()) return taken;
-  const std::string_view coding = Trimmed(content_encoding);
+  const std::string_view coding = StripWhitespace(content_encoding);
   if (coding.empty() || SameToken(coding, "identity")) return std::string(body);
   // A gzip member: 10 bytes of header starting 1f 8b 08 (deflate), the data, 8 of trailer.
   if (body.size() < 18 || static_cast<unsigned char>(body[0]) != 0x1f ||

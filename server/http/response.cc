@@ -151,12 +151,6 @@ std::string EntityTag(std::string_view table_id, uint64_t generation, uint32_t c
 
 namespace {
 
-std::string_view Trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 std::string_view Opaque(std::string_view tag) {
   return tag.substr(0, 2) == "W/" ? tag.substr(2) : tag;
 }
@@ -164,12 +158,12 @@ std::string_view Opaque(std::string_view tag) {
 }  // namespace
 
 bool Matches(std::string_view if_none_match, std::string_view tag) {
-  if (Trimmed(if_none_match) == "*") return true;
+  if (StripWhitespace(if_none_match) == "*") return true;
   if (tag.empty()) return false;
   // Entity tags hold no commas (RFC 9110, section 8.8.3), so the list splits at them.
   while (!if_none_match.empty()) {
     const size_t comma = if_none_match.find(',');
-    if (Opaque(Trimmed(if_none_match.substr(0, comma))) == Opaque(tag)) return true;
+    if (Opaque(StripWhitespace(if_none_match.substr(0, comma))) == Opaque(tag)) return true;
     if (comma == std::string_view::npos) break;
     if_none_match.remove_prefix(comma + 1);
   }
@@ -192,7 +186,7 @@ std::string HttpDate(int64_t unix_seconds) {
 
 std::optional<int64_t> ParseHttpDate(std::string_view text) {
   static constexpr std::string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
-  text = Trimmed(text);
+  text = StripWhitespace(text);
   // "Sun, 06 Nov 1994 08:49:37 GMT": 29 characters, fixed positions.
   if (text.size() != 29 || text.substr(3, 2) != ", " || text.substr(25) != " GMT") {
     return std::nullopt;
