@@ -3,7 +3,8 @@
 // HTTP meanwhile. Any server binary: bench/memory_probes.sh starts one (or two, before and
 // after a change) and runs this.
 //   memory_probes GRPC_PORT HTTP_PORT PID [PROBE...]
-// PROBE: json, stream, listings, batch, reset, smuggle, badstream (default: all).
+// PROBE: json, stream, listings, batch, reset, continuation, idle, smuggle, badstream
+// (default: all).
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -45,6 +46,25 @@ int main(int argc, char** argv) {
   if (want("reset")) {
     PrintProbe(Observe("rapid reset", http_port, pid,
                        [&] { return RapidResetProbe(grpc_port, 11, 20000); }));
+  }
+  if (want("continuation")) {
+    PrintProbe(Observe("CONTINUATION, 1 conn", http_port, pid,
+                       [&] { return ContinuationFloodProbe(grpc_port, 1, 20000); }));
+    PrintProbe(Observe("CONTINUATION, 6 conns", http_port, pid,
+                       [&] { return ContinuationFloodProbe(grpc_port, 6, 20000); }));
+    std::printf("a whole 200 KB header block: %s\n",
+                LargeHeaderBlockProbe(grpc_port, 200 << 10).c_str());
+  }
+  if (want("idle")) {
+    const std::pair<const char*, Opening> openings[] = {
+        {"5,000 half prefaces", Opening::kHalfPreface},
+        {"5,000 prefaces", Opening::kPreface},
+        {"5,000 idle after SETTINGS", Opening::kSettings}};
+    for (const auto& [name, opening] : openings) {
+      PrintProbe(Observe(name, http_port, pid, [&] {
+        return IdleConnectionsProbe(grpc_port, pid, 5000, opening, std::chrono::seconds(40));
+      }));
+    }
   }
   if (want("smuggle")) {
     for (const char* coding : {"gzip", "identity", "chunked, identity", "xchunked"}) {

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <random>
@@ -364,6 +365,87 @@ inline std::string GrpcMessage(std::string_view bytes) {
 
 constexpr std::string_view kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
+// An HPACK integer (RFC 7541 5.1): `first` holds the bits above the prefix.
+inline std::string Integer(uint8_t first, int prefix_bits, size_t value) {
+  const size_t limit = (size_t{1} << prefix_bits) - 1;
+  std::string out;
+  if (value < limit) {
+    out.push_back(static_cast<char>(first | value));
+    return out;
+  }
+  out.push_back(static_cast<char>(first | limit));
+  value -= limit;
+  while (value >= 128) {
+    out.push_back(static_cast<char>(0x80 | (value & 0x7f)));
+    value >>= 7;
+  }
+  out.push_back(static_cast<char>(value));
+  return out;
+}
+
+// A header field literal without indexing, its name new (RFC 7541 6.2.2), of any length.
+inline std::string LiteralField(std::string_view name, std::string_view value) {
+  return std::string(1, '\0') + Integer(0, 7, name.size()) + std::string(name) +
+         Integer(0, 7, value.size()) + std::string(value);
+}
+
+// What a raw connection saw from the server: frames by type, and whether it closed.
+struct Seen {
+  int goaway = 0, rst_stream = 0, headers = 0, settings = 0;
+  bool closed = false;
+  std::string bytes;  // not yet parsed into frames
+};
+
+// Reads what is there (non-blocking) into `seen`, counting whole frames.
+inline void ReadFrames(int fd, Seen* seen) {
+  char buffer[65536];
+  while (true) {
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+    if (n == 0) seen->closed = true;
+    if (n <= 0) break;
+    seen->bytes.append(buffer, static_cast<size_t>(n));
+  }
+  size_t at = 0;
+  while (at + 9 <= seen->bytes.size()) {
+    const std::string& b = seen->bytes;
+    const uint32_t n = static_cast<uint8_t>(b[at]) << 16 | static_cast<uint8_t>(b[at + 1]) << 8 |
+                       static_cast<uint8_t>(b[at + 2]);
+    if (at + 9 + n > b.size()) break;
+    switch (b[at + 3]) {
+      case 1: ++seen->headers; break;
+      case 3: ++seen->rst_stream; break;
+      case 4: ++seen->settings; break;
+      case 7: ++seen->goaway; break;
+      default: break;
+    }
+    at += 9 + n;
+  }
+  seen->bytes.erase(0, at);
+}
+
+// Sends `bytes` on a non-blocking `fd`, reading what comes meanwhile, until sent, the
+// server closes, or `until`. False if not all was sent.
+inline bool SendReading(int fd, std::string_view bytes, Seen* seen, ProbeClock::time_point until) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      bytes.remove_prefix(static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+      seen->closed = true;
+      return false;
+    }
+    ReadFrames(fd, seen);
+    if (seen->closed || ProbeClock::now() > until) return false;
+    pollfd p{fd, POLLOUT | POLLIN, 0};
+    ::poll(&p, 1, 20);
+  }
+  ReadFrames(fd, seen);
+  return true;
+}
+
+
 // Reads frames from `fd` (non-blocking) until a PING ACK; false on a close or a timeout.
 inline bool AwaitPingAck(int fd, std::chrono::milliseconds timeout) {
   const auto end = ProbeClock::now() + timeout;
@@ -465,6 +547,193 @@ inline std::string RapidResetProbe(int grpc_port, int connections, int streams) 
                 "%ld of %d x %d streams of HEADERS + DATA + RST_STREAM sent; %d connections "
                 "closed by the server before the end",
                 sent.load(), connections, streams, cut.load());
+  return text;
+}
+
+// Issue 49, finding 1: a CONTINUATION flood. On each of `connections` connections: the
+// preface and SETTINGS (the server's never acknowledged, as the attack sent them), one
+// HEADERS frame of a Solve call without END_HEADERS, then up to `frames` CONTINUATION
+// frames of one 16,000-byte literal header each, none of them ending the block. A
+// connection stops at the server's GOAWAY, RST_STREAM or close, or after 30 s. Returns,
+// summed over the connections: frames sent, and how the server ended them and how soon.
+inline std::string ContinuationFloodProbe(int grpc_port, int connections, int frames) {
+  const std::string padding(16000 - 16, 'p');
+  struct Result {
+    int sent = 0;
+    h2::Seen seen;
+    double ended_ms = -1;  // from the first CONTINUATION to what ended it
+  };
+  std::vector<Result> results(static_cast<size_t>(connections));
+  std::vector<std::thread> threads;
+  for (int c = 0; c < connections; ++c) {
+    threads.emplace_back([&, c] {
+      Result& r = results[static_cast<size_t>(c)];
+      const int fd = ConnectLoopback(grpc_port);
+      if (fd < 0) {
+        r.seen.closed = true;
+        return;
+      }
+      const auto until = ProbeClock::now() + std::chrono::seconds(30);
+      std::string start(h2::kPreface);
+      start += h2::Frame(4, 0, 0, "");
+      start += h2::Frame(1, 0, 1, h2::GrpcHeaders("/puzzledb.v1.Solver/Solve"));  // no END_HEADERS
+      h2::SendReading(fd, start, &r.seen, until);
+      const auto started = ProbeClock::now();
+      for (int i = 0; i < frames; ++i) {
+        const std::string field = h2::LiteralField("x-pad-" + std::to_string(i % 1000), padding);
+        if (!h2::SendReading(fd, h2::Frame(9, 0, 1, field), &r.seen, until)) break;
+        ++r.sent;
+        if (r.seen.goaway > 0 || r.seen.rst_stream > 0) break;
+      }
+      // What the server says after the last frame: up to a second more.
+      const auto wait_end = std::min(until, ProbeClock::now() + std::chrono::seconds(1));
+      while (r.seen.goaway == 0 && r.seen.rst_stream == 0 && !r.seen.closed &&
+             ProbeClock::now() < wait_end) {
+        pollfd p{fd, POLLIN, 0};
+        ::poll(&p, 1, 20);
+        h2::ReadFrames(fd, &r.seen);
+      }
+      if (r.seen.goaway > 0 || r.seen.rst_stream > 0 || r.seen.closed) {
+        r.ended_ms = MillisSince(started);
+      }
+      ::close(fd);
+    });
+  }
+  for (auto& t : threads) t.join();
+  long sent = 0;
+  int goaway = 0, reset = 0, closed = 0, open = 0;
+  double slowest = 0;
+  for (const Result& r : results) {
+    sent += r.sent;
+    goaway += r.seen.goaway > 0;
+    reset += r.seen.rst_stream > 0;
+    closed += r.seen.closed;
+    open += r.ended_ms < 0;
+    slowest = std::max(slowest, r.ended_ms);
+  }
+  char text[300];
+  std::snprintf(text, sizeof text,
+                "%ld CONTINUATION frames (%.0f MB) sent on %d connections; %d got GOAWAY, %d "
+                "RST_STREAM, %d closed, %d never ended; the last ended %.0f ms after its first "
+                "CONTINUATION",
+                sent, sent * 16000.0 / 1e6, connections, goaway, reset, closed, open, slowest);
+  return text;
+}
+
+// Issue 49, finding 1 too: one Solve call whose header block is whole but `bytes` long (as
+// one HEADERS frame and CONTINUATION frames of 16,000 bytes). Returns what the server
+// answered: "answered" (HEADERS back and no RST_STREAM), "RST_STREAM", "GOAWAY" or
+// "closed".
+inline std::string LargeHeaderBlockProbe(int grpc_port, size_t bytes) {
+  const int fd = ConnectLoopback(grpc_port);
+  if (fd < 0) return "no connection";
+  const auto until = ProbeClock::now() + std::chrono::seconds(10);
+  h2::Seen seen;
+  v1::SolveRequest request;
+  request.mutable_puzzle()->mutable_knight()->set_board("111111111111*000000000000");
+  std::string block = h2::GrpcHeaders("/puzzledb.v1.Solver/Solve");
+  for (int i = 0; block.size() < bytes; ++i) {
+    block += h2::LiteralField("x-pad-" + std::to_string(i), std::string(1000, 'p'));
+  }
+  std::string out(h2::kPreface);
+  out += h2::Frame(4, 0, 0, "");  // the server's SETTINGS never acknowledged, as the attack
+  for (size_t at = 0; at < block.size(); at += 16000) {
+    const bool last = at + 16000 >= block.size();
+    out += h2::Frame(at == 0 ? 1 : 9, last ? 0x4 : 0, 1, std::string_view(block).substr(at, 16000));
+  }
+  out += h2::Frame(0, 0x1, 1, h2::GrpcMessage(request.SerializeAsString()));
+  h2::SendReading(fd, out, &seen, until);
+  while (seen.goaway == 0 && seen.rst_stream == 0 && seen.headers < 2 && !seen.closed &&
+         ProbeClock::now() < until) {
+    pollfd p{fd, POLLIN, 0};
+    ::poll(&p, 1, 20);
+    h2::ReadFrames(fd, &seen);
+  }
+  ::close(fd);
+  return seen.goaway > 0        ? "GOAWAY"
+         : seen.rst_stream > 0  ? "RST_STREAM"
+         : seen.headers > 0     ? "answered"
+         : seen.closed          ? "closed"
+                                : "nothing within 10 s";
+}
+
+// How an idle connection opens before it falls silent.
+enum class Opening { kHalfPreface, kPreface, kSettings };
+
+// Issue 49, finding 2: `connections` connections that send half the preface, the preface,
+// or the preface and SETTINGS (with the ACK of the server's, as a client that then makes
+// no call), and nothing else; held for `hold`. Returns how many the server closed, and
+// when the first and the last of those closes came, with the server's descriptors at the
+// start and at their peak.
+inline std::string IdleConnectionsProbe(int grpc_port, pid_t pid, int connections,
+                                        Opening opening, std::chrono::milliseconds hold) {
+  auto descriptors = [pid] {
+    std::error_code error;
+    long n = 0;
+    for (auto it = std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", error);
+         !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+      ++n;
+    }
+    return n;
+  };
+  const long fds_start = descriptors();
+  long fds_peak = fds_start;
+  std::vector<int> fds;
+  std::string preface(h2::kPreface);
+  if (opening == Opening::kHalfPreface) preface.resize(preface.size() / 2);
+  if (opening == Opening::kSettings) preface += h2::Frame(4, 0, 0, "") + h2::Frame(4, 0x1, 0, "");
+  const auto started = ProbeClock::now();
+  int refused = 0;
+  for (int i = 0; i < connections; ++i) {
+    const int fd = ConnectLoopback(grpc_port);
+    if (fd < 0) {
+      ++refused;
+      continue;
+    }
+    ::send(fd, preface.data(), preface.size(), MSG_NOSIGNAL);
+    fds.push_back(fd);
+  }
+  const double opened_ms = MillisSince(started);
+  std::vector<double> closed_at(fds.size(), -1);
+  size_t closed = 0;
+  const auto end = started + hold;
+  std::vector<pollfd> polls;
+  for (int fd : fds) polls.push_back({fd, POLLIN, 0});
+  while (ProbeClock::now() < end && closed < fds.size()) {
+    fds_peak = std::max(fds_peak, descriptors());
+    ::poll(polls.data(), polls.size(), 200);
+    for (size_t i = 0; i < polls.size(); ++i) {
+      if (closed_at[i] >= 0 || (polls[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      char buffer[4096];
+      ssize_t n;
+      while ((n = ::recv(polls[i].fd, buffer, sizeof buffer, MSG_DONTWAIT)) > 0) {
+      }
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+        closed_at[i] = MillisSince(started);
+        polls[i].fd = -1;  // no more polling of it
+        ++closed;
+      }
+    }
+  }
+  for (int fd : fds) ::close(fd);
+  double first = -1, last = -1;
+  for (double t : closed_at) {
+    if (t < 0) continue;
+    first = first < 0 ? t : std::min(first, t);
+    last = std::max(last, t);
+  }
+  char text[300];
+  std::snprintf(text, sizeof text,
+                "%zu connections that sent %s (%d refused) opened in %.0f ms; %zu "
+                "closed by the server within %.0f s (first at %.1f s, last at %.1f s); server "
+                "descriptors %ld at start, peak %ld",
+                fds.size(),
+                opening == Opening::kHalfPreface ? "half a preface"
+                : opening == Opening::kPreface   ? "the preface"
+                                                 : "the preface and SETTINGS",
+                refused, opened_ms, closed,
+                std::chrono::duration<double>(hold).count(), first / 1000, last / 1000, fds_start,
+                fds_peak);
   return text;
 }
 
