@@ -108,6 +108,26 @@ ServerMetrics::ServerMetrics()
       "client", "done", "idle", "head_timeout", "body_timeout", "write_timeout", "evicted",
       "refused"};
   for (int i = 0; i < kHttpCloses; ++i) http_closed_[i] = &closed.Add({{"reason", kCloseReasons[i]}});
+  grpc_connections_opened_ = &prometheus::BuildCounter()
+                                  .Name("puzzledb_grpc_connections_total")
+                                  .Help("gRPC connections accepted")
+                                  .Register(*registry_)
+                                  .Add({});
+  grpc_connections_now_ = &prometheus::BuildGauge()
+                               .Name("puzzledb_grpc_connections_open")
+                               .Help("gRPC connections open now, opening ones included")
+                               .Register(*registry_)
+                               .Add({});
+  auto& grpc_closed = prometheus::BuildCounter()
+                          .Name("puzzledb_grpc_connections_closed_total")
+                          .Help("gRPC connections closed, by reason")
+                          .Register(*registry_);
+  constexpr const char* kGrpcCloseReasons[kGrpcCloses] = {
+      "client", "server", "handshake_timeout", "evicted", "limit", "header_block", "header_list",
+      "streams", "protocol"};
+  for (int i = 0; i < kGrpcCloses; ++i) {
+    grpc_closed_[i] = &grpc_closed.Add({{"reason", kGrpcCloseReasons[i]}});
+  }
   auto& table_seconds = prometheus::BuildHistogram()
                             .Name("puzzledb_table_answer_seconds")
                             .Help("Time to answer a call from the tables, by method")
@@ -200,6 +220,16 @@ void ServerMetrics::HttpConnectionOpened() {
 void ServerMetrics::HttpConnectionClosed(HttpClose reason) {
   http_connections_now_->Decrement();
   http_closed_[static_cast<int>(reason)]->Increment();
+}
+
+void ServerMetrics::GrpcConnectionOpened() {
+  grpc_connections_opened_->Increment();
+  grpc_connections_now_->Increment();
+}
+
+void ServerMetrics::GrpcConnectionClosed(GrpcClose reason) {
+  grpc_connections_now_->Decrement();
+  grpc_closed_[static_cast<int>(reason)]->Increment();
 }
 
 std::string ServerMetrics::Scrape() const {

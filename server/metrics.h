@@ -70,6 +70,21 @@ enum class HttpClose : uint8_t {
 };
 inline constexpr int kHttpCloses = 8;
 
+// Why the gRPC port closed a connection (server/grpc/connection_guard.h; docs/OPERATIONS.md,
+// "gRPC connections").
+enum class GrpcClose : uint8_t {
+  kClient,            // the client closed it, or the socket failed
+  kServer,            // gRPC closed it: idle (--grpc-idle-timeout), keepalive, the server stopping
+  kHandshakeTimeout,  // TLS, the preface and SETTINGS took longer than --grpc-handshake-timeout
+  kEvicted,           // the oldest still opening, for a new one over --grpc-max-handshakes
+  kLimit,             // refused at once: --grpc-max-connections were open
+  kHeaderBlock,       // a header block over --grpc-max-header-bytes
+  kHeaderList,        // its headers decoded over --grpc-max-header-bytes
+  kStreams,           // more calls open at once than --grpc-max-streams
+  kProtocol,          // not HTTP/2 (or not TLS) as the RFCs frame it
+};
+inline constexpr int kGrpcCloses = 9;
+
 // The counts the server logs when it stops, and the tests read.
 struct ServiceCounters {
   std::atomic<uint64_t> table_answers{0};
@@ -134,6 +149,8 @@ class ServerMetrics {
   void StreamClosed();
   void HttpConnectionOpened();
   void HttpConnectionClosed(HttpClose reason);
+  void GrpcConnectionOpened();
+  void GrpcConnectionClosed(GrpcClose reason);
 
   // Where scrapes read the server's state; set once, before the first scrape.
   void SetSnapshot(std::function<MetricsSnapshot()> snapshot) { snapshot_ = std::move(snapshot); }
@@ -159,6 +176,9 @@ class ServerMetrics {
   prometheus::Gauge* http_connections_now_ = nullptr;
   prometheus::Counter* http_connections_opened_ = nullptr;
   std::array<prometheus::Counter*, kHttpCloses> http_closed_{};
+  prometheus::Gauge* grpc_connections_now_ = nullptr;
+  prometheus::Counter* grpc_connections_opened_ = nullptr;
+  std::array<prometheus::Counter*, kGrpcCloses> grpc_closed_{};
   // The calls' counters, made on first use (prometheus-cpp's Family::Add takes a lock and
   // looks the labels up; this is one load).
   std::array<std::atomic<prometheus::Counter*>,

@@ -13,7 +13,9 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/server_posix.h"
 #include "server/background_builder.h"
+#include "server/grpc/connection_guard.h"
 #include "server/grpc/solver_service.h"
 #include "server/http/http_server.h"
 #include "server/http/routes.h"
@@ -21,32 +23,26 @@
 namespace puzzledb {
 namespace {
 
-// Plaintext, TLS, or TLS with client certificates, as the options say.
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServerOptions& options) {
+// The TLS flags go together, and their files can be read (the connection guard loads them).
+absl::Status CheckTls(const ServerOptions& options) {
   if (options.tls_cert_file.empty() != options.tls_key_file.empty()) {
     return absl::InvalidArgumentError(options.tls_cert_file.empty()
                                           ? "--tls-key needs --tls-cert (the certificate chain)"
                                           : "--tls-cert needs --tls-key (the certificate's key)");
   }
-  if (options.tls_cert_file.empty() && options.tls_key_file.empty()) {
+  if (options.tls_cert_file.empty()) {
     if (!options.tls_client_ca_file.empty()) {
       return absl::InvalidArgumentError("--tls-client-ca needs --tls-cert and --tls-key");
     }
-    return grpc::InsecureServerCredentials();
+    return absl::OkStatus();
   }
-  auto cert = ReadSmallFile(options.tls_cert_file, "TLS certificate");
-  if (!cert.ok()) return cert.status();
-  auto key = ReadSmallFile(options.tls_key_file, "TLS key");
-  if (!key.ok()) return key.status();
-  grpc::SslServerCredentialsOptions ssl;
-  ssl.pem_key_cert_pairs.push_back({*key, *cert});
-  if (!options.tls_client_ca_file.empty()) {
-    auto ca = ReadSmallFile(options.tls_client_ca_file, "TLS client CA");
-    if (!ca.ok()) return ca.status();
-    ssl.pem_root_certs = *ca;
-    ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  for (const auto& [file, what] : {std::pair{options.tls_cert_file, "TLS certificate"},
+                                   std::pair{options.tls_key_file, "TLS key"},
+                                   std::pair{options.tls_client_ca_file, "TLS client CA"}}) {
+    if (file.empty()) continue;
+    if (auto read = ReadSmallFile(file, what); !read.ok()) return read.status();
   }
-  return grpc::SslServerCredentials(ssl);
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -72,8 +68,7 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
       return absl::InvalidArgumentError(Cat("--metrics-listen ", Message(address)));
     }
   }
-  auto credentials = Credentials(options);
-  if (!credentials.ok()) return credentials.status();
+  if (absl::Status tls = CheckTls(options); !tls.ok()) return tls;
   std::unique_ptr<PuzzledbServer> server(new PuzzledbServer());
   server->log_ = log;
   const auto started = std::chrono::steady_clock::now();
@@ -126,13 +121,13 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  // gRPC listens on no port of its own: the connection guard accepts the connections,
+  // terminates TLS and hands each one over once its client has opened HTTP/2, keeping the
+  // bounds gRPC 1.51 does not (server/grpc/connection_guard.h; docs/OPERATIONS.md, "gRPC
+  // connections").
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen, *credentials, &server->port_);
   builder.RegisterService(server->service_.get());
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
-  // gRPC lets several servers share a port by default (SO_REUSEPORT), which would make a
-  // second puzzledb-server on the same address quietly take half the calls. Fail instead.
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   // The transport's own memory (its buffers and calls, before they reach a handler) under a
   // quota of a quarter of the budget, and each connection's calls at once under a cap:
   // what gRPC 1.51 has against floods of streams (docs/OPERATIONS.md, "Memory").
@@ -141,11 +136,47 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   if (options.memory_budget > 0) quota.Resize(std::max<size_t>(options.memory_budget / 4, 64 << 20));
   builder.SetResourceQuota(quota);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, options.grpc_max_streams);
+  // Its own check of header lists (per frame, once acknowledged), at the guard's bound.
+  builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE,
+                             static_cast<int>(options.grpc_max_header_bytes));
+  auto millis = [](std::chrono::milliseconds d) {
+    return static_cast<int>(std::min<int64_t>(d.count(), INT32_MAX));
+  };
+  // A connection with no call for this long gets a GOAWAY and is closed.
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, millis(options.grpc_idle_timeout));
+  // Dead peers: a connection with calls is pinged after this much silence, and closed when
+  // the ping is not answered in time.
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, millis(options.grpc_keepalive_time));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, millis(options.grpc_keepalive_timeout));
+  // Clients' pings: one per 10 s at most while no call is open (gRPC's default is one per
+  // 5 minutes), two too early end the connection (GOAWAY ENHANCE_YOUR_CALM).
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2);
   server->server_ = builder.BuildAndStart();
-  if (server->server_ == nullptr || server->port_ == 0) {
-    return absl::UnavailableError(Cat("cannot listen on ", options.listen,
-                                      " (address in use, or not an address of this machine?)"));
+  if (server->server_ == nullptr) return absl::InternalError("gRPC's server did not start");
+
+  GuardOptions guard;
+  guard.listen = options.listen;
+  guard.threads = options.grpc_guard_threads;
+  guard.handshake_timeout = options.grpc_handshake_timeout;
+  guard.max_handshakes = options.grpc_max_handshakes;
+  guard.max_connections = options.grpc_max_connections;
+  guard.limits.max_header_block = options.grpc_max_header_bytes;
+  guard.limits.max_header_list = options.grpc_max_header_bytes;
+  guard.limits.max_streams = static_cast<uint32_t>(options.grpc_max_streams);
+  guard.tls_cert_file = options.tls_cert_file;
+  guard.tls_key_file = options.tls_key_file;
+  guard.tls_client_ca_file = options.tls_client_ca_file;
+  grpc::Server* grpc_server = server->server_.get();
+  auto started_guard = ConnectionGuard::Start(
+      guard, [grpc_server](int fd) { grpc::AddInsecureChannelFromFd(grpc_server, fd); },
+      server->metrics_.get(), log);
+  if (!started_guard.ok()) {
+    server->Shutdown(std::chrono::milliseconds(0));
+    return started_guard.status();
   }
+  server->guard_ = std::move(*started_guard);
+  server->port_ = server->guard_->port();
   auto* health = server->server_->GetHealthCheckService();
   health->SetServingStatus("puzzledb.v1.Solver", true);
   health->SetServingStatus(true);
@@ -213,7 +244,9 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
             " tables loaded (", tables, ")", refusals, "; searches: ", searches,
             " at a time, ", options.search_queue, " may wait, default deadline ",
             options.default_search_deadline.count(), " ms, budget ",
-            options.search_node_budget, " nodes; background builds ",
+            options.search_node_budget, " nodes; gRPC connections: at most ",
+            options.grpc_max_connections, ", idle ", options.grpc_idle_timeout.count() / 1000.0,
+            " s; background builds ",
             options.build_missing_tables ? "on" : "off", "; started in ",
             std::chrono::duration_cast<std::chrono::milliseconds>(
                 std::chrono::steady_clock::now() - started)
@@ -292,10 +325,13 @@ void PuzzledbServer::Shutdown(std::chrono::milliseconds grace) {
   const auto deadline = std::chrono::system_clock::now() + grace;
   if (http_ != nullptr) http_->Shutdown(grace);
   if (metrics_http_ != nullptr) metrics_http_->Shutdown(std::chrono::milliseconds(0));
-  // Waits for the calls in flight; those still running at the deadline are cancelled
-  // (their searches see it and stop).
+  // No new connection; those still opening are closed. gRPC's shutdown then sends the
+  // others their GOAWAY, waits for the calls in flight (those still running at the deadline
+  // are cancelled: their searches see it and stop) and closes them.
+  if (guard_ != nullptr) guard_->StopAccepting();
   server_->Shutdown(deadline);
   server_->Wait();
+  if (guard_ != nullptr) guard_->Shutdown();
   pool_.reset();     // every accepted search has finished its call by now
   builder_.reset();  // finishes the build in progress
   const auto& c = metrics_->counters();

@@ -22,6 +22,7 @@ class Server;
 namespace puzzledb {
 
 class BackgroundBuilder;
+class ConnectionGuard;
 class HttpServer;
 class SolverService;
 class Solver;
@@ -49,6 +50,19 @@ struct ServerOptions {
   size_t stream_window_bytes = 8 << 20;
   // HTTP/2 streams (calls) one gRPC connection may have open at once.
   int grpc_max_streams = 100;
+  // gRPC connections (server/grpc/connection_guard.h; docs/OPERATIONS.md, "gRPC
+  // connections"): a header block's bytes, raw and decoded; how long TLS, the preface and
+  // SETTINGS may take, and how many connections may be at it at once; how many may be
+  // held; how long one may stay without a call; keepalive pings to find dead peers; the
+  // threads that pass the bytes.
+  size_t grpc_max_header_bytes = 16 << 10;
+  std::chrono::milliseconds grpc_handshake_timeout{10000};
+  size_t grpc_max_handshakes = 1000;
+  size_t grpc_max_connections = 10000;
+  std::chrono::milliseconds grpc_idle_timeout{300000};
+  std::chrono::milliseconds grpc_keepalive_time{60000};
+  std::chrono::milliseconds grpc_keepalive_timeout{20000};
+  int grpc_guard_threads = 1;
   // TLS: the server's certificate chain and key (PEM files); both empty: plaintext.
   std::string tls_cert_file;
   std::string tls_key_file;
@@ -122,6 +136,7 @@ class PuzzledbServer {
   std::unique_ptr<MemoryBudget> memory_;
   std::unique_ptr<SolverService> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<ConnectionGuard> guard_;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<HttpServer> metrics_http_;
   std::atomic<bool> serving_{true};  // health, for gRPC and /healthz

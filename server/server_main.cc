@@ -1,5 +1,6 @@
 // puzzledb-server: serves puzzledb.v1.Solver from a database built by puzzledb-build.
 // Binds localhost unless told otherwise; stops cleanly on SIGINT or SIGTERM.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -233,6 +234,43 @@ int main(int argc, char** argv) {
                  "Calls one gRPC connection may have open at once (HTTP/2 streams)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  app.add_option("--grpc-max-header-bytes", options.grpc_max_header_bytes,
+                 "Bytes of one call's header block, as sent and as decoded; a connection that "
+                 "sends more is closed with GOAWAY (ENHANCE_YOUR_CALM)")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(size_t{1} << 10, size_t{1} << 20))
+      ->capture_default_str();
+  double grpc_handshake_s = 10, grpc_idle_s = 60, grpc_keepalive_s = 60, grpc_keepalive_timeout_s = 20;
+  app.add_option("--grpc-handshake-timeout", grpc_handshake_s,
+                 "Seconds a gRPC connection may take for TLS, the HTTP/2 preface and its first "
+                 "SETTINGS; it is closed after")
+      ->check(CLI::Range(0.01, 3600.0))
+      ->capture_default_str();
+  app.add_option("--grpc-max-handshakes", options.grpc_max_handshakes,
+                 "gRPC connections that may be opening (TLS, preface, SETTINGS) at once; past "
+                 "that the one opening the longest is closed for a new one")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  size_t grpc_max_connections = 0;
+  app.add_option("--grpc-max-connections", grpc_max_connections,
+                 "gRPC connections held at once; past that a new one is closed at once. 0: "
+                 "10000, or fewer to fit half the descriptor limit (3 descriptors each)")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
+  app.add_option("--grpc-idle-timeout", grpc_idle_s,
+                 "Seconds a gRPC connection may stay without a call before it gets a GOAWAY "
+                 "and is closed (clients reconnect for their next call)")
+      ->check(CLI::Range(0.01, 86400.0))
+      ->capture_default_str();
+  app.add_option("--grpc-keepalive-time", grpc_keepalive_s,
+                 "Seconds of silence on a gRPC connection with calls before the server pings it")
+      ->check(CLI::Range(1.0, 86400.0))
+      ->capture_default_str();
+  app.add_option("--grpc-keepalive-timeout", grpc_keepalive_timeout_s,
+                 "Seconds the client has to answer that ping before its connection is closed "
+                 "(a dead peer's calls are cancelled)")
+      ->check(CLI::Range(1.0, 3600.0))
+      ->capture_default_str();
   app.add_option("--tls-cert", options.tls_cert_file,
                  "Serve TLS with this certificate chain (PEM); with --tls-key");
   app.add_option("--tls-key", options.tls_key_file, "The key of --tls-cert (PEM)");
@@ -272,11 +310,25 @@ int main(int argc, char** argv) {
   options.http_head_timeout = millis(head_timeout_s);
   options.http_body_timeout = millis(body_timeout_s);
   options.http_idle_timeout = millis(idle_timeout_s);
-  // Each HTTP connection is a descriptor: take what the system allows.
-  if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
-    files.rlim_cur = files.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &files);
+  options.grpc_handshake_timeout = millis(grpc_handshake_s);
+  options.grpc_idle_timeout = millis(grpc_idle_s);
+  options.grpc_keepalive_time = millis(grpc_keepalive_s);
+  options.grpc_keepalive_timeout = millis(grpc_keepalive_timeout_s);
+  // Each connection is a descriptor (a gRPC one three: its socket and a socket pair to
+  // gRPC's transport): take what the system allows, and by default let gRPC's connections
+  // take at most half of it.
+  if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    if (files.rlim_cur < files.rlim_max) {
+      files.rlim_cur = files.rlim_max;
+      setrlimit(RLIMIT_NOFILE, &files);
+      getrlimit(RLIMIT_NOFILE, &files);
+    }
+    if (grpc_max_connections == 0 && files.rlim_cur != RLIM_INFINITY) {
+      const auto half = static_cast<size_t>(files.rlim_cur > 512 ? (files.rlim_cur - 256) / 6 : 64);
+      grpc_max_connections = std::clamp<size_t>(half, 64, 10000);
+    }
   }
+  if (grpc_max_connections > 0) options.grpc_max_connections = grpc_max_connections;
 
   // SIGINT and SIGTERM are taken by sigwait below, in this thread only; block them before
   // any other thread starts so that every thread inherits the mask.

@@ -1,0 +1,162 @@
+// One gRPC connection's HTTP/2 frames, read in both directions as they pass between the
+// client and gRPC's transport, with the bounds that gRPC 1.51 (Debian 12's) does not keep
+// (docs/OPERATIONS.md, "Memory"):
+//   - a header block (HEADERS and its CONTINUATION frames) of at most `max_header_block`
+//     bytes, and `max_header_list` once decoded (RFC 9113 section 6.5.2's measure). gRPC
+//     1.51 checks its limit per frame, not per block, and only once the client has
+//     acknowledged its SETTINGS: a block of 20,000 CONTINUATION frames held 333 MB;
+//   - at most `max_streams` calls open at once, acknowledged or not (gRPC 1.51 counts them
+//     only against acknowledged SETTINGS);
+//   - the client's preface and first SETTINGS before anything is handed to gRPC;
+//   - a message flagged compressed on a call that names no compression (no grpc-encoding,
+//     or identity) is refused with INTERNAL and a message; gRPC 1.51 reads it as plain.
+// A bound passed ends the connection with a GOAWAY that says which and why.
+//
+// Bytes in, bytes out: no sockets, no threads (server/grpc/connection_guard.h does the
+// I/O). Not thread-safe: one connection's bytes, from one thread at a time. The header
+// blocks are decoded with nghttp2's HPACK decoder (Debian's libnghttp2), the reference
+// implementation that curl and nginx use, so that the decoder's state follows the
+// client's encoder exactly as gRPC's does.
+#ifndef PUZZLEDB_SERVER_GRPC_HTTP2_INSPECTOR_H_
+#define PUZZLEDB_SERVER_GRPC_HTTP2_INSPECTOR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+struct nghttp2_hd_inflater;
+
+namespace puzzledb {
+
+// The error codes of RFC 9113 section 7 that a GOAWAY from here carries.
+enum class Http2Error : uint32_t {
+  kNoError = 0x0,
+  kProtocol = 0x1,
+  kCompression = 0x9,
+  kEnhanceYourCalm = 0xb,
+};
+
+struct Http2Limits {
+  size_t max_header_block = 16 << 10;  // one block's HEADERS and CONTINUATION payloads
+  size_t max_header_list = 16 << 10;   // decoded: each field's name, value and 32
+  uint32_t max_streams = 100;          // calls open at once (SETTINGS_MAX_CONCURRENT_STREAMS)
+};
+
+// Why a connection ends (the metrics' reasons).
+enum class Http2Bound : uint8_t {
+  kHeaderBlock,  // a header block over max_header_block bytes
+  kHeaderList,   // decoded over max_header_list bytes
+  kStreams,      // more than max_streams calls open at once
+  kProtocol,     // not HTTP/2 as RFC 9113 frames it (or its HPACK)
+};
+
+struct Http2Refusal {
+  Http2Bound bound;
+  Http2Error code;
+  std::string reason;  // the GOAWAY's debug data
+};
+
+class Http2Inspector {
+ public:
+  explicit Http2Inspector(const Http2Limits& limits);
+  ~Http2Inspector();
+  Http2Inspector(const Http2Inspector&) = delete;
+  Http2Inspector& operator=(const Http2Inspector&) = delete;
+
+  // Bytes the client sent: appends to `to_server` what gRPC is to read (the same bytes, but
+  // for the flag of a message refused; see above). Returns a refusal when the connection
+  // must end: the bytes from the frame that broke the bound on are not appended, and
+  // nothing more may be fed from the client.
+  std::optional<Http2Refusal> FromClient(std::string_view bytes, std::string* to_server);
+
+  // Bytes gRPC sent: appends to `to_client` what the client is to read (the same bytes, but
+  // for the answer to a refused message, which replaces gRPC's RST_STREAM of its call).
+  void FromServer(std::string_view bytes, std::string* to_client);
+
+  // Ends the connection: appends the GOAWAY to `to_client` now if gRPC's bytes are at the
+  // end of a frame, else once FromServer has passed the rest of that frame; nothing of
+  // gRPC's is passed after it.
+  void Refuse(const Http2Refusal& refusal, std::string* to_client);
+  bool goaway_sent() const { return goaway_sent_; }
+
+  // The client's preface and its first frame, SETTINGS, have arrived whole: from here on
+  // the connection may be handed to gRPC.
+  bool opened() const { return opened_; }
+
+  // Calls open now (for tests).
+  size_t open_streams() const { return streams_.size(); }
+
+ private:
+  struct Stream {
+    bool compression_named = false;  // grpc-encoding names one gRPC decompresses
+    bool client_done = false;        // the client ended its side (END_STREAM)
+    bool answered = false;           // gRPC has sent HEADERS on it
+    bool refused = false;            // a message was refused; gRPC's reset is replaced
+    uint8_t prefix_at = 0;           // bytes of the current message's 5-byte prefix read
+    uint32_t message_left = 0;       // bytes of the current message's body still to come
+    uint8_t length_bytes[4] = {};
+  };
+  // A frame's 9-byte header as it arrives.
+  struct FrameHeader {
+    uint8_t bytes[9] = {};
+    uint8_t have = 0;
+    uint32_t length() const { return uint32_t{bytes[0]} << 16 | uint32_t{bytes[1]} << 8 | bytes[2]; }
+    uint8_t type() const { return bytes[3]; }
+    uint8_t flags() const { return bytes[4]; }
+    uint32_t stream() const {
+      return (uint32_t{bytes[5]} << 24 | uint32_t{bytes[6]} << 16 | uint32_t{bytes[7]} << 8 |
+              bytes[8]) & 0x7fffffff;
+    }
+  };
+
+  std::optional<Http2Refusal> ClientFrameStarts();
+  std::optional<Http2Refusal> ClientFrameEnds();
+  // DATA payload bytes of the current client frame (padding excluded), as appended at
+  // `at` in `to_server`.
+  void ClientData(std::string* to_server, size_t at, size_t n);
+  std::optional<Http2Refusal> DecodeHeaderFragment(std::string_view fragment, bool last);
+  void ServerFrameStarts(std::string* to_client);
+  void ServerFrameEnds(std::string* to_client);
+  std::string RefusedAnswer(uint32_t id, const Stream& stream) const;
+  std::string Goaway(const Http2Refusal& refusal) const;
+
+  const Http2Limits limits_;
+
+  // The client's direction.
+  size_t preface_have_ = 0;
+  bool opened_ = false;
+  FrameHeader client_;
+  uint32_t client_left_ = 0;         // payload bytes of the current frame still to come
+  bool client_in_payload_ = false;
+  // DATA: padding (RFC 9113 section 6.1).
+  bool pad_length_next_ = false;
+  uint32_t data_left_ = 0;           // data bytes of the frame still to come, before padding
+  // Header blocks: one at a time per connection (section 6.10).
+  std::string fragment_;             // the current HEADERS or CONTINUATION payload
+  bool block_open_ = false;          // a block waits for its CONTINUATION
+  uint32_t block_stream_ = 0;
+  size_t block_bytes_ = 0;
+  size_t block_list_bytes_ = 0;
+  bool block_new_stream_ = false;
+  bool block_end_stream_ = false;     // the block's HEADERS ended the client's side
+  std::string block_encoding_;
+  nghttp2_hd_inflater* hpack_ = nullptr;  // made with the first header block
+  uint32_t last_stream_ = 0;         // the highest call the client has opened
+  std::unordered_map<uint32_t, Stream> streams_;
+
+  // gRPC's direction.
+  FrameHeader server_;
+  uint32_t server_left_ = 0;
+  bool server_in_payload_ = false;
+  bool server_dropping_ = false;     // the current frame is a reset that is replaced
+  bool server_spoke_ = false;        // a frame of gRPC's has been passed
+  std::optional<Http2Refusal> goaway_pending_;
+  bool goaway_sent_ = false;
+};
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_SERVER_GRPC_HTTP2_INSPECTOR_H_
