@@ -55,6 +55,12 @@ int main(int argc, char** argv) {
     std::printf("a whole 200 KB header block: %s\n",
                 LargeHeaderBlockProbe(grpc_port, 200 << 10).c_str());
   }
+  if (want("compressed")) {
+    for (const char* encoding : {"", "identity", "gzip"}) {
+      std::printf("a message flagged compressed, grpc-encoding '%s': %s\n", encoding,
+                  CompressedFlagProbe(grpc_port, encoding).c_str());
+    }
+  }
   if (want("idle")) {
     const std::pair<const char*, Opening> openings[] = {
         {"5,000 half prefaces", Opening::kHalfPreface},

@@ -128,6 +128,11 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   grpc::ServerBuilder builder;
   builder.RegisterService(server->service_.get());
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+  // Compressed requests are refused (UNIMPLEMENTED): gRPC 1.51 checks the size of a message
+  // before it inflates it, not after, and a 1 MB gzip message became 1 GB held
+  // (docs/OPERATIONS.md, "gRPC connections"). Answers are never compressed either.
+  builder.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_DEFLATE, false);
+  builder.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_GZIP, false);
   // The transport's own memory (its buffers and calls, before they reach a handler) under a
   // quota of a quarter of the budget, and each connection's calls at once under a cap:
   // what gRPC 1.51 has against floods of streams (docs/OPERATIONS.md, "Memory").

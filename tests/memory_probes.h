@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "grpcpp/generic/generic_stub.h"
+#include "nghttp2/nghttp2.h"
 #include "grpcpp/grpcpp.h"
 #include "puzzledb/v1/solver.grpc.pb.h"
 #include "tests/http_attack.h"
@@ -659,6 +660,88 @@ inline std::string LargeHeaderBlockProbe(int grpc_port, size_t bytes) {
 
 // How an idle connection opens before it falls silent.
 enum class Opening { kHalfPreface, kPreface, kSettings };
+
+// Issue 49, finding 6: one Solve call whose message is flagged compressed (its first byte
+// 1) but whose body is the plain request, on a call with `encoding` as its grpc-encoding
+// ("" for none). Returns what ended the call: "grpc-status=N grpc-message=..." from the
+// server's trailers (decoded with nghttp2's HPACK decoder), "RST_STREAM code=N", "GOAWAY"
+// or "closed".
+inline std::string CompressedFlagProbe(int grpc_port, std::string_view encoding) {
+  const int fd = ConnectLoopback(grpc_port);
+  if (fd < 0) return "no connection";
+  v1::SolveRequest request;
+  request.mutable_puzzle()->mutable_knight()->set_board("111111111111*000000000000");
+  std::string message = h2::GrpcMessage(request.SerializeAsString());
+  message[0] = 1;  // compressed, says the flag
+  std::string headers = h2::GrpcHeaders("/puzzledb.v1.Solver/Solve");
+  if (!encoding.empty()) headers += h2::LiteralField("grpc-encoding", encoding);
+  std::string out(h2::kPreface);
+  out += h2::Frame(4, 0, 0, "");
+  out += h2::Frame(4, 0x1, 0, "");
+  out += h2::Frame(1, 0x4, 1, headers);
+  out += h2::Frame(0, 0x1, 1, message);
+  const auto until = ProbeClock::now() + std::chrono::seconds(10);
+  h2::Seen seen;
+  h2::SendReading(fd, out, &seen, until);
+  // Reads the server's frames whole, decoding every header block in order.
+  nghttp2_hd_inflater* hpack = nullptr;
+  nghttp2_hd_inflate_new(&hpack);
+  std::string got, result;
+  char buffer[65536];
+  while (result.empty() && ProbeClock::now() < until) {
+    size_t at = 0;
+    while (result.empty() && at + 9 <= got.size()) {
+      const auto* b = reinterpret_cast<const uint8_t*>(got.data() + at);
+      const uint32_t n = uint32_t{b[0]} << 16 | uint32_t{b[1]} << 8 | b[2];
+      if (at + 9 + n > got.size()) break;
+      const uint8_t type = b[3], flags = b[4];
+      std::string_view payload(got.data() + at + 9, n);
+      if (type == 1) {  // HEADERS (no padding or priority from gRPC)
+        std::string status, text;
+        const auto* in = reinterpret_cast<const uint8_t*>(payload.data());
+        size_t left = payload.size();
+        while (true) {
+          nghttp2_nv field;
+          int inflated = 0;
+          const ssize_t used = nghttp2_hd_inflate_hd2(hpack, &field, &inflated, in, left, 1);
+          if (used < 0) return "the server's headers do not decode";
+          in += used;
+          left -= static_cast<size_t>(used);
+          if ((inflated & NGHTTP2_HD_INFLATE_EMIT) != 0) {
+            const std::string name(reinterpret_cast<const char*>(field.name), field.namelen);
+            const std::string value(reinterpret_cast<const char*>(field.value), field.valuelen);
+            if (name == "grpc-status") status = value;
+            if (name == "grpc-message") text = value;
+          }
+          if ((inflated & NGHTTP2_HD_INFLATE_FINAL) != 0) {
+            nghttp2_hd_inflate_end_headers(hpack);
+            break;
+          }
+          if ((inflated & NGHTTP2_HD_INFLATE_EMIT) == 0 && left == 0) break;
+        }
+        if ((flags & 0x1) != 0) result = "grpc-status=" + status + " grpc-message=" + text;
+      } else if (type == 3 && n == 4) {
+        result = "RST_STREAM code=" + std::to_string(static_cast<uint8_t>(payload[3]));
+      } else if (type == 7) {
+        result = "GOAWAY";
+      }
+      at += 9 + n;
+    }
+    got.erase(0, at);
+    if (!result.empty()) break;
+    pollfd p{fd, POLLIN, 0};
+    ::poll(&p, 1, 50);
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+    if (n == 0) {
+      result = "closed";
+      break;
+    }
+    if (n > 0) got.append(buffer, static_cast<size_t>(n));
+  }
+  nghttp2_hd_inflate_del(hpack);
+  ::close(fd);
+  return result.empty() ? "nothing within 10 s" : result;
+}
 
 // Issue 49, finding 2: `connections` connections that send half the preface, the preface,
 // or the preface and SETTINGS (with the ACK of the server's, as a client that then makes

@@ -200,7 +200,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
       bytes = decrypted;
     }
     if (bytes.empty()) return true;
-    if (auto refusal = inspector_.FromClient(bytes, &to_inner_)) {
+    std::string answers;  // the inspector's own, for the client
+    auto refusal = inspector_.FromClient(bytes, &to_inner_, &answers);
+    if (!answers.empty() && !SendToClient(answers)) return false;
+    if (refusal) {
       Refuse(*refusal);
       return true;
     }
@@ -258,10 +261,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
       } else {
         std::string plain;
         inspector_.FromServer(std::string_view(buffer, n), &plain);
-        if (!tls_->Send(plain, &to_client_)) return Finish(GrpcClose::kProtocol);
+        if (!SendToClient(plain)) return;
       }
     }
     Pump();
+  }
+
+  // Plaintext for the client: as it is, or as TLS records. False once closed (TLS failed).
+  bool SendToClient(std::string_view plain) {
+    if (tls_ == nullptr) {
+      to_client_ += plain;
+      return true;
+    }
+    if (tls_->Send(plain, &to_client_)) return true;
+    Finish(GrpcClose::kProtocol);
+    return false;
   }
 
   void Refuse(const Http2Refusal& refusal) {
@@ -271,11 +285,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     to_inner_.clear();
     std::string plain;
     inspector_.Refuse(refusal, &plain);
-    if (tls_ == nullptr) {
-      to_client_ += plain;
-    } else if (!tls_->Send(plain, &to_client_)) {
-      return Finish(refused_);
-    }
+    if (!SendToClient(plain)) return;
     timer_.cancel();
     timer_.expires_after(kLinger);
     timer_.async_wait([self = shared_from_this()](error_code ec) {

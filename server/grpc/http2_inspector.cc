@@ -13,17 +13,16 @@ constexpr std::string_view kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 // Frame types and flags (RFC 9113 section 6).
 constexpr uint8_t kData = 0x0, kHeaders = 0x1, kRstStream = 0x3, kSettings = 0x4, kGoaway = 0x7,
-                  kContinuation = 0x9;
+                  kWindowUpdate = 0x8, kContinuation = 0x9;
+constexpr uint16_t kSettingsMaxFrameSize = 0x5;
 constexpr uint8_t kEndStream = 0x1, kAck = 0x1, kEndHeaders = 0x4, kPadded = 0x8, kPriority = 0x20;
 
-// What a refused message's flag becomes on its way to gRPC: neither 0 (plain) nor 1
-// (compressed), so that gRPC fails the call instead of reading it (and resets its stream,
-// which FromServer replaces with the answer that says why).
-constexpr char kRefusedFlag = '\x02';
-
-constexpr std::string_view kRefusedMessage =
+// What the client is told when a message of its call is refused (grpc-message).
+constexpr std::string_view kUnnamedCompressionMessage =
     "a message flagged compressed on a call that names no compression (grpc-encoding absent or "
-    "identity): send it uncompressed, or name its encoding (gzip, deflate)";
+    "identity): send it uncompressed";
+constexpr std::string_view kBadFlagMessage =
+    "a message whose compressed-flag byte is neither 0 nor 1 (gRPC's length-prefixed message)";
 
 void AppendUint32(std::string* out, uint32_t v) {
   out->push_back(static_cast<char>(v >> 24));
@@ -83,7 +82,8 @@ Http2Inspector::~Http2Inspector() {
 }
 
 std::optional<Http2Refusal> Http2Inspector::FromClient(std::string_view bytes,
-                                                       std::string* to_server) {
+                                                       std::string* to_server,
+                                                       std::string* to_client) {
   if (preface_have_ < kPreface.size()) {
     const size_t n = std::min(kPreface.size() - preface_have_, bytes.size());
     if (bytes.substr(0, n) != kPreface.substr(preface_have_, n)) {
@@ -103,43 +103,36 @@ std::optional<Http2Refusal> Http2Inspector::FromClient(std::string_view bytes,
       client_.have = 0;
       // The header is passed on only once its frame is within the bounds.
       if (auto refusal = ClientFrameStarts()) return refusal;
-      to_server->append(reinterpret_cast<const char*>(client_.bytes), 9);
+      const std::string_view header(reinterpret_cast<const char*>(client_.bytes), 9);
+      holding_ = client_.type() == kData && streams_.count(client_.stream()) > 0;
+      if (holding_) {
+        held_.assign(header);
+      } else {
+        to_server->append(header);
+      }
       client_left_ = client_.length();
       client_in_payload_ = true;
       if (client_left_ == 0) {
         client_in_payload_ = false;
-        if (auto refusal = ClientFrameEnds()) return refusal;
+        if (auto refusal = ClientFrameEnds(to_server, to_client)) return refusal;
       }
       continue;
     }
     const size_t n = std::min<size_t>(client_left_, bytes.size());
     const std::string_view chunk = bytes.substr(0, n);
-    const size_t at = to_server->size();
-    to_server->append(chunk);
     const uint8_t type = client_.type();
-    if (type == kHeaders || type == kContinuation) {
-      fragment_.append(chunk);  // within max_header_block: checked at the frame's start
-    } else if (type == kData) {
-      size_t skip = 0;
-      if (pad_length_next_) {
-        pad_length_next_ = false;
-        const uint32_t pad = static_cast<uint8_t>(chunk[0]);
-        if (pad >= client_.length()) {
-          return Protocol(Cat("DATA on stream ", client_.stream(), ": padding of ", pad,
-                              " bytes in a frame of ", client_.length()));
-        }
-        data_left_ = client_.length() - 1 - pad;
-        skip = 1;
-      }
-      const size_t data = std::min<size_t>(data_left_, n - skip);
-      ClientData(to_server, at + skip, data);
-      data_left_ -= static_cast<uint32_t>(data);
+    if (holding_) {
+      held_.append(chunk);  // within kMaxFrameBytes: checked at the frame's start
+    } else {
+      to_server->append(chunk);
+      // Within max_header_block: checked at the frame's start.
+      if (type == kHeaders || type == kContinuation) fragment_.append(chunk);
     }
     client_left_ -= static_cast<uint32_t>(n);
     bytes.remove_prefix(n);
     if (client_left_ == 0) {
       client_in_payload_ = false;
-      if (auto refusal = ClientFrameEnds()) return refusal;
+      if (auto refusal = ClientFrameEnds(to_server, to_client)) return refusal;
     }
   }
   return std::nullopt;
@@ -156,27 +149,28 @@ std::optional<Http2Refusal> Http2Inspector::ClientFrameStarts() {
     return Protocol(Cat("the header block of stream ", block_stream_,
                         " must go on in CONTINUATION frames (RFC 9113 section 6.10)"));
   }
+  if (client_.length() > kMaxFrameBytes && type != kHeaders && type != kContinuation) {
+    return Http2Refusal{Http2Bound::kProtocol, Http2Error::kFrameSize,
+                        Cat("a frame of ", client_.length(), " bytes (type ", int{type},
+                            ", stream ", stream, "); the server's SETTINGS_MAX_FRAME_SIZE is ",
+                            kMaxFrameBytes)};
+  }
   switch (type) {
-    case kData:
-      pad_length_next_ = (client_.flags() & kPadded) != 0;
-      data_left_ = pad_length_next_ ? 0 : client_.length();
-      if (pad_length_next_ && client_.length() == 0) {
-        return Protocol(Cat("DATA on stream ", stream, ": padded, but empty"));
-      }
-      break;
     case kHeaders:
       block_open_ = true;
       block_stream_ = stream;
       block_bytes_ = 0;
       block_list_bytes_ = 0;
       block_encoding_.clear();
+      block_end_stream_ = (client_.flags() & kEndStream) != 0;
       block_new_stream_ = (stream & 1) != 0 && stream > last_stream_;
       if (block_new_stream_) {
         if (streams_.size() >= limits_.max_streams) {
           return Http2Refusal{
               Http2Bound::kStreams, Http2Error::kEnhanceYourCalm,
               Cat("stream ", stream, " would be call ", streams_.size() + 1,
-                  " open at once on this connection; the server's SETTINGS_MAX_CONCURRENT_STREAMS is ",
+                  " open at once on this connection; the server's "
+                  "SETTINGS_MAX_CONCURRENT_STREAMS is ",
                   limits_.max_streams)};
         }
         last_stream_ = stream;
@@ -202,7 +196,8 @@ std::optional<Http2Refusal> Http2Inspector::ClientFrameStarts() {
   return std::nullopt;
 }
 
-std::optional<Http2Refusal> Http2Inspector::ClientFrameEnds() {
+std::optional<Http2Refusal> Http2Inspector::ClientFrameEnds(std::string* to_server,
+                                                            std::string* to_client) {
   const uint8_t type = client_.type();
   const uint8_t flags = client_.flags();
   const uint32_t stream = client_.stream();
@@ -213,19 +208,22 @@ std::optional<Http2Refusal> Http2Inspector::ClientFrameEnds() {
       if (type == kHeaders) {
         size_t pad = 0;
         if ((flags & kPadded) != 0) {
-          if (fragment.empty()) return Protocol(Cat("HEADERS on stream ", stream, ": padded, but empty"));
+          if (fragment.empty()) {
+            return Protocol(Cat("HEADERS on stream ", stream, ": padded, but empty"));
+          }
           pad = static_cast<uint8_t>(fragment[0]);
           fragment.remove_prefix(1);
         }
         if ((flags & kPriority) != 0) {
-          if (fragment.size() < 5) return Protocol(Cat("HEADERS on stream ", stream, ": priority cut short"));
+          if (fragment.size() < 5) {
+            return Protocol(Cat("HEADERS on stream ", stream, ": its priority cut short"));
+          }
           fragment.remove_prefix(5);
         }
         if (pad > fragment.size()) {
           return Protocol(Cat("HEADERS on stream ", stream, ": more padding than payload"));
         }
         fragment.remove_suffix(pad);
-        block_end_stream_ = (flags & kEndStream) != 0;
       }
       const bool last = (flags & kEndHeaders) != 0;
       if (auto refusal = DecodeHeaderFragment(fragment, last)) return refusal;
@@ -237,14 +235,16 @@ std::optional<Http2Refusal> Http2Inspector::ClientFrameEnds() {
         s.compression_named = block_encoding_ == "gzip" || block_encoding_ == "deflate";
         s.client_done = block_end_stream_;
       } else if (block_end_stream_) {
-        if (auto it = streams_.find(block_stream_); it != streams_.end()) it->second.client_done = true;
+        if (auto it = streams_.find(block_stream_); it != streams_.end()) {
+          it->second.client_done = true;
+        }
       }
       break;
     }
     case kData:
-      pad_length_next_ = false;
-      if ((flags & kEndStream) != 0) {
-        if (auto it = streams_.find(stream); it != streams_.end()) it->second.client_done = true;
+      if (holding_) {
+        holding_ = false;
+        return ClientDataEnds(to_server, to_client);
       }
       break;
     case kRstStream:
@@ -259,20 +259,58 @@ std::optional<Http2Refusal> Http2Inspector::ClientFrameEnds() {
   return std::nullopt;
 }
 
-void Http2Inspector::ClientData(std::string* to_server, size_t at, size_t n) {
-  auto it = streams_.find(client_.stream());
-  if (it == streams_.end() || it->second.refused) return;
+std::optional<Http2Refusal> Http2Inspector::ClientDataEnds(std::string* to_server,
+                                                           std::string* to_client) {
+  const uint32_t id = client_.stream();
+  const uint32_t length = client_.length();
+  std::string_view data = std::string_view(held_).substr(9);
+  if ((client_.flags() & kPadded) != 0) {
+    const size_t pad = data.empty() ? 0 : static_cast<uint8_t>(data[0]);
+    if (data.empty() || pad >= data.size()) {
+      return Protocol(Cat("DATA on stream ", id, ": padding of ", pad, " bytes in a frame of ",
+                          length));
+    }
+    data = data.substr(1, data.size() - 1 - pad);
+  }
+  auto it = streams_.find(id);
+  if (it == streams_.end()) {
+    // gRPC ended the call while its frame was held: passed on as it is, for gRPC to account
+    // for and drop.
+    to_server->append(held_);
+    held_.clear();
+    return std::nullopt;
+  }
   Stream& s = it->second;
+  if ((client_.flags() & kEndStream) != 0) s.client_done = true;
+  if (const auto why = CheckMessages(s, data)) {
+    // gRPC never reads the frame: its call is reset instead (CANCEL), the client is
+    // answered from here, and the connection's flow-control window gets back what the
+    // frame took (gRPC, which never saw it, will not give it back).
+    to_server->append(Frame(kRstStream, 0, id, std::string("\0\0\0\x08", 4)));
+    std::string answer = RefusedAnswer(id, s, *why);
+    if (length > 0) {
+      std::string window;
+      AppendUint32(&window, length);
+      answer += Frame(kWindowUpdate, 0, 0, window);
+    }
+    ToClient(std::move(answer), to_client);
+    streams_.erase(it);
+  } else {
+    to_server->append(held_);
+  }
+  held_.clear();
+  return std::nullopt;
+}
+
+std::optional<std::string_view> Http2Inspector::CheckMessages(Stream& s,
+                                                              std::string_view data) const {
   size_t i = 0;
-  while (i < n) {
+  while (i < data.size()) {
     if (s.prefix_at < 5) {
-      const auto byte = static_cast<uint8_t>((*to_server)[at + i]);
+      const auto byte = static_cast<uint8_t>(data[i]);
       if (s.prefix_at == 0) {
-        if (byte == 1 && !s.compression_named) {
-          (*to_server)[at + i] = kRefusedFlag;
-          s.refused = true;
-          return;
-        }
+        if (byte > 1) return kBadFlagMessage;
+        if (byte == 1 && !s.compression_named) return kUnnamedCompressionMessage;
       } else {
         s.length_bytes[s.prefix_at - 1] = byte;
       }
@@ -284,12 +322,13 @@ void Http2Inspector::ClientData(std::string* to_server, size_t at, size_t n) {
         if (s.message_left == 0) s.prefix_at = 0;
       }
     } else {
-      const size_t take = std::min<size_t>(s.message_left, n - i);
+      const size_t take = std::min<size_t>(s.message_left, data.size() - i);
       i += take;
       s.message_left -= static_cast<uint32_t>(take);
       if (s.message_left == 0) s.prefix_at = 0;
     }
   }
+  return std::nullopt;
 }
 
 std::optional<Http2Refusal> Http2Inspector::DecodeHeaderFragment(std::string_view fragment,
@@ -343,11 +382,6 @@ void Http2Inspector::FromServer(std::string_view bytes, std::string* to_client) 
       bytes.remove_prefix(n);
       if (server_.have < 9) break;
       server_.have = 0;
-      if (goaway_pending_) {  // at a frame's end: the GOAWAY goes now, and nothing after it
-        to_client->append(Goaway(*goaway_pending_));
-        goaway_sent_ = true;
-        return;
-      }
       ServerFrameStarts(to_client);
       server_left_ = server_.length();
       server_in_payload_ = true;
@@ -358,7 +392,11 @@ void Http2Inspector::FromServer(std::string_view bytes, std::string* to_client) 
       continue;
     }
     const size_t n = std::min<size_t>(server_left_, bytes.size());
-    if (!server_dropping_) to_client->append(bytes.substr(0, n));
+    if (server_.type() == kSettings) {
+      settings_.append(bytes.substr(0, n));
+    } else {
+      to_client->append(bytes.substr(0, n));
+    }
     server_left_ -= static_cast<uint32_t>(n);
     bytes.remove_prefix(n);
     if (server_left_ == 0) {
@@ -370,12 +408,14 @@ void Http2Inspector::FromServer(std::string_view bytes, std::string* to_client) 
 
 void Http2Inspector::ServerFrameStarts(std::string* to_client) {
   const uint8_t type = server_.type();
+  server_spoke_ = true;
+  if (type == kSettings) {  // held whole: its MAX_FRAME_SIZE may be rewritten
+    settings_.assign(reinterpret_cast<const char*>(server_.bytes), 9);
+    return;
+  }
+  to_client->append(reinterpret_cast<const char*>(server_.bytes), 9);
   const uint32_t id = server_.stream();
   auto it = id != 0 ? streams_.find(id) : streams_.end();
-  server_dropping_ = type == kRstStream && it != streams_.end() && it->second.refused;
-  if (server_dropping_) return;
-  to_client->append(reinterpret_cast<const char*>(server_.bytes), 9);
-  server_spoke_ = true;
   if (it == streams_.end()) return;
   const bool ends = (server_.flags() & kEndStream) != 0;
   if (type == kHeaders) it->second.answered = true;
@@ -383,13 +423,26 @@ void Http2Inspector::ServerFrameStarts(std::string* to_client) {
 }
 
 void Http2Inspector::ServerFrameEnds(std::string* to_client) {
-  if (server_dropping_) {
-    server_dropping_ = false;
-    const uint32_t id = server_.stream();
-    if (auto it = streams_.find(id); it != streams_.end()) {
-      to_client->append(RefusedAnswer(id, it->second));
-      streams_.erase(it);
+  if (server_.type() == kSettings) {
+    // gRPC raises its SETTINGS_MAX_FRAME_SIZE as it measures the connection (up to 16 MB);
+    // the client is told the default, so that a DATA frame can be held whole.
+    for (size_t at = 9; at + 6 <= settings_.size(); at += 6) {
+      const auto* e = reinterpret_cast<const uint8_t*>(settings_.data() + at);
+      const auto id = static_cast<uint16_t>(e[0] << 8 | e[1]);
+      const uint32_t value =
+          uint32_t{e[2]} << 24 | uint32_t{e[3]} << 16 | uint32_t{e[4]} << 8 | e[5];
+      if (id == kSettingsMaxFrameSize && value > kMaxFrameBytes) {
+        std::string capped;
+        AppendUint32(&capped, kMaxFrameBytes);
+        settings_.replace(at + 2, 4, capped);
+      }
     }
+    to_client->append(settings_);
+    settings_.clear();
+  }
+  if (!queued_to_client_.empty()) {
+    to_client->append(queued_to_client_);
+    std::string().swap(queued_to_client_);
   }
   if (goaway_pending_) {
     to_client->append(Goaway(*goaway_pending_));
@@ -397,7 +450,17 @@ void Http2Inspector::ServerFrameEnds(std::string* to_client) {
   }
 }
 
-std::string Http2Inspector::RefusedAnswer(uint32_t id, const Stream& stream) const {
+void Http2Inspector::ToClient(std::string bytes, std::string* to_client) {
+  if (goaway_sent_ || goaway_pending_) return;
+  if (server_in_payload_) {
+    queued_to_client_ += bytes;
+  } else {
+    to_client->append(bytes);
+  }
+}
+
+std::string Http2Inspector::RefusedAnswer(uint32_t id, const Stream& stream,
+                                          std::string_view why) const {
   std::string block;
   if (!stream.answered) {  // trailers-only: the response's headers too
     block.push_back(static_cast<char>(0x88));  // :status 200, static index 8
@@ -406,7 +469,7 @@ std::string Http2Inspector::RefusedAnswer(uint32_t id, const Stream& stream) con
     AppendHpackString(&block, "application/grpc");
   }
   AppendLiteralField(&block, "grpc-status", "13");  // INTERNAL, as the gRPC spec says
-  AppendLiteralField(&block, "grpc-message", kRefusedMessage);
+  AppendLiteralField(&block, "grpc-message", why);
   std::string out = Frame(kHeaders, kEndStream | kEndHeaders, id, block);
   if (!stream.client_done) out += Frame(kRstStream, 0, id, std::string(4, '\0'));  // NO_ERROR
   return out;

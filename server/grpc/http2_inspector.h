@@ -1,16 +1,22 @@
 // One gRPC connection's HTTP/2 frames, read in both directions as they pass between the
 // client and gRPC's transport, with the bounds that gRPC 1.51 (Debian 12's) does not keep
-// (docs/OPERATIONS.md, "Memory"):
+// (docs/OPERATIONS.md, "gRPC connections"):
 //   - a header block (HEADERS and its CONTINUATION frames) of at most `max_header_block`
 //     bytes, and `max_header_list` once decoded (RFC 9113 section 6.5.2's measure). gRPC
 //     1.51 checks its limit per frame, not per block, and only once the client has
 //     acknowledged its SETTINGS: a block of 20,000 CONTINUATION frames held 333 MB;
 //   - at most `max_streams` calls open at once, acknowledged or not (gRPC 1.51 counts them
 //     only against acknowledged SETTINGS);
-//   - the client's preface and first SETTINGS before anything is handed to gRPC;
-//   - a message flagged compressed on a call that names no compression (no grpc-encoding,
-//     or identity) is refused with INTERNAL and a message; gRPC 1.51 reads it as plain.
+//   - frames of at most 16,384 bytes (RFC 9113's default SETTINGS_MAX_FRAME_SIZE; gRPC's
+//     SETTINGS are rewritten to say no more), so that a DATA frame can be held whole;
+//   - the client's preface and first SETTINGS before anything is handed to gRPC.
 // A bound passed ends the connection with a GOAWAY that says which and why.
+//
+// And the messages of each call (gRPC's length-prefixed framing inside DATA frames): a
+// message flagged compressed on a call that names no compression (grpc-encoding absent or
+// identity), or flagged neither 0 nor 1, never reaches gRPC (1.51 reads the first as plain
+// and answers the second as an empty request): its DATA frame is held back, gRPC's call is
+// reset, and the client is answered INTERNAL with a message that says why.
 //
 // Bytes in, bytes out: no sockets, no threads (server/grpc/connection_guard.h does the
 // I/O). Not thread-safe: one connection's bytes, from one thread at a time. The header
@@ -35,9 +41,14 @@ namespace puzzledb {
 enum class Http2Error : uint32_t {
   kNoError = 0x0,
   kProtocol = 0x1,
+  kFrameSize = 0x6,
   kCompression = 0x9,
   kEnhanceYourCalm = 0xb,
 };
+
+// The largest frame a client may send (RFC 9113's default, which gRPC's SETTINGS are made
+// to keep).
+inline constexpr uint32_t kMaxFrameBytes = 16384;
 
 struct Http2Limits {
   size_t max_header_block = 16 << 10;  // one block's HEADERS and CONTINUATION payloads
@@ -66,14 +77,18 @@ class Http2Inspector {
   Http2Inspector(const Http2Inspector&) = delete;
   Http2Inspector& operator=(const Http2Inspector&) = delete;
 
-  // Bytes the client sent: appends to `to_server` what gRPC is to read (the same bytes, but
-  // for the flag of a message refused; see above). Returns a refusal when the connection
-  // must end: the bytes from the frame that broke the bound on are not appended, and
-  // nothing more may be fed from the client.
-  std::optional<Http2Refusal> FromClient(std::string_view bytes, std::string* to_server);
+  // Bytes the client sent: appends to `to_server` what gRPC is to read (the same bytes,
+  // but for a refused message's DATA frame, which gives way to a reset of its call), and to
+  // `to_client` what the client is answered from here (a refused call's end). Returns a
+  // refusal when the connection must end, and nothing more may be fed from the client: a
+  // frame over a bound of bytes is refused at its header, before any of it is appended; a
+  // header list found too long once decoded, at the end of the frame that made it so.
+  std::optional<Http2Refusal> FromClient(std::string_view bytes, std::string* to_server,
+                                         std::string* to_client);
 
   // Bytes gRPC sent: appends to `to_client` what the client is to read (the same bytes, but
-  // for the answer to a refused message, which replaces gRPC's RST_STREAM of its call).
+  // for SETTINGS_MAX_FRAME_SIZE kept at kMaxFrameBytes, and with what FromClient answered
+  // between two of gRPC's frames).
   void FromServer(std::string_view bytes, std::string* to_client);
 
   // Ends the connection: appends the GOAWAY to `to_client` now if gRPC's bytes are at the
@@ -94,7 +109,6 @@ class Http2Inspector {
     bool compression_named = false;  // grpc-encoding names one gRPC decompresses
     bool client_done = false;        // the client ended its side (END_STREAM)
     bool answered = false;           // gRPC has sent HEADERS on it
-    bool refused = false;            // a message was refused; gRPC's reset is replaced
     uint8_t prefix_at = 0;           // bytes of the current message's 5-byte prefix read
     uint32_t message_left = 0;       // bytes of the current message's body still to come
     uint8_t length_bytes[4] = {};
@@ -113,14 +127,18 @@ class Http2Inspector {
   };
 
   std::optional<Http2Refusal> ClientFrameStarts();
-  std::optional<Http2Refusal> ClientFrameEnds();
-  // DATA payload bytes of the current client frame (padding excluded), as appended at
-  // `at` in `to_server`.
-  void ClientData(std::string* to_server, size_t at, size_t n);
+  std::optional<Http2Refusal> ClientFrameEnds(std::string* to_server, std::string* to_client);
+  // A held DATA frame, whole: passed on, or its call refused.
+  std::optional<Http2Refusal> ClientDataEnds(std::string* to_server, std::string* to_client);
+  // Why a message among `data` (the frame's data, padding excluded) may not reach gRPC, or
+  // nothing; advances the call's message framing.
+  std::optional<std::string_view> CheckMessages(Stream& s, std::string_view data) const;
   std::optional<Http2Refusal> DecodeHeaderFragment(std::string_view fragment, bool last);
+  // Appends bytes of this side's own for the client, at the end of one of gRPC's frames.
+  void ToClient(std::string bytes, std::string* to_client);
   void ServerFrameStarts(std::string* to_client);
   void ServerFrameEnds(std::string* to_client);
-  std::string RefusedAnswer(uint32_t id, const Stream& stream) const;
+  std::string RefusedAnswer(uint32_t id, const Stream& stream, std::string_view why) const;
   std::string Goaway(const Http2Refusal& refusal) const;
 
   const Http2Limits limits_;
@@ -131,9 +149,8 @@ class Http2Inspector {
   FrameHeader client_;
   uint32_t client_left_ = 0;         // payload bytes of the current frame still to come
   bool client_in_payload_ = false;
-  // DATA: padding (RFC 9113 section 6.1).
-  bool pad_length_next_ = false;
-  uint32_t data_left_ = 0;           // data bytes of the frame still to come, before padding
+  std::string held_;                 // a DATA frame of a call, held until it is whole
+  bool holding_ = false;
   // Header blocks: one at a time per connection (section 6.10).
   std::string fragment_;             // the current HEADERS or CONTINUATION payload
   bool block_open_ = false;          // a block waits for its CONTINUATION
@@ -141,7 +158,7 @@ class Http2Inspector {
   size_t block_bytes_ = 0;
   size_t block_list_bytes_ = 0;
   bool block_new_stream_ = false;
-  bool block_end_stream_ = false;     // the block's HEADERS ended the client's side
+  bool block_end_stream_ = false;    // the block's HEADERS ended the client's side
   std::string block_encoding_;
   nghttp2_hd_inflater* hpack_ = nullptr;  // made with the first header block
   uint32_t last_stream_ = 0;         // the highest call the client has opened
@@ -151,8 +168,9 @@ class Http2Inspector {
   FrameHeader server_;
   uint32_t server_left_ = 0;
   bool server_in_payload_ = false;
-  bool server_dropping_ = false;     // the current frame is a reset that is replaced
+  std::string settings_;             // a SETTINGS frame of gRPC's, held until it is whole
   bool server_spoke_ = false;        // a frame of gRPC's has been passed
+  std::string queued_to_client_;     // this side's own bytes, for the end of gRPC's frame
   std::optional<Http2Refusal> goaway_pending_;
   bool goaway_sent_ = false;
 };

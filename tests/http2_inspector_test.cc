@@ -1,0 +1,416 @@
+// The gRPC port's reading of HTTP/2 (server/grpc/http2_inspector.h), bytes in and bytes out:
+// what passes unchanged, each bound and the GOAWAY that ends a connection past it, and the
+// calls whose messages are refused. Header blocks are written by nghttp2's HPACK encoder (as
+// a real client's, with Huffman codes and its dynamic table) and the inspector's own
+// answers read back by its decoder.
+#include "server/grpc/http2_inspector.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nghttp2/nghttp2.h"
+
+namespace puzzledb {
+namespace inspector_test {
+
+constexpr std::string_view kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+std::string Frame(uint8_t type, uint8_t flags, uint32_t stream, std::string_view payload) {
+  std::string f;
+  const auto n = static_cast<uint32_t>(payload.size());
+  for (uint32_t v : {n >> 16, n >> 8, n}) f.push_back(static_cast<char>(v));
+  f.push_back(static_cast<char>(type));
+  f.push_back(static_cast<char>(flags));
+  for (uint32_t v : {stream >> 24, stream >> 16, stream >> 8, stream}) f.push_back(static_cast<char>(v));
+  f.append(payload);
+  return f;
+}
+
+std::string Uint32(uint32_t v) {
+  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+          static_cast<char>(v)};
+}
+
+// A gRPC message: its flag, its length, its bytes.
+std::string Message(std::string_view body, char flag = 0) {
+  return std::string(1, flag) + Uint32(static_cast<uint32_t>(body.size())) + std::string(body);
+}
+
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+// A client's HPACK encoder: one per connection, as its dynamic table is.
+class Encoder {
+ public:
+  Encoder() { nghttp2_hd_deflate_new(&deflater_, 4096); }
+  ~Encoder() { nghttp2_hd_deflate_del(deflater_); }
+  std::string Block(const Fields& fields) {
+    std::vector<nghttp2_nv> nv;
+    for (const auto& [name, value] : fields) {
+      nv.push_back({reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
+                    reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name.size(),
+                    value.size(), NGHTTP2_NV_FLAG_NONE});
+    }
+    std::string out(nghttp2_hd_deflate_bound(deflater_, nv.data(), nv.size()), '\0');
+    const ssize_t n = nghttp2_hd_deflate_hd(deflater_, reinterpret_cast<uint8_t*>(out.data()),
+                                            out.size(), nv.data(), nv.size());
+    out.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    return out;
+  }
+
+ private:
+  nghttp2_hd_deflater* deflater_ = nullptr;
+};
+
+Fields Call(std::string_view encoding = "") {
+  Fields f = {{":method", "POST"},
+              {":scheme", "http"},
+              {":path", "/puzzledb.v1.Solver/Solve"},
+              {":authority", "localhost"},
+              {"content-type", "application/grpc"},
+              {"te", "trailers"}};
+  if (!encoding.empty()) f.push_back({"grpc-encoding", std::string(encoding)});
+  return f;
+}
+
+// The frames of one direction, whole.
+struct Parsed {
+  uint8_t type, flags;
+  uint32_t stream;
+  std::string payload;
+};
+std::vector<Parsed> Frames(std::string_view bytes) {
+  std::vector<Parsed> out;
+  while (bytes.size() >= 9) {
+    const auto* b = reinterpret_cast<const uint8_t*>(bytes.data());
+    const uint32_t n = uint32_t{b[0]} << 16 | uint32_t{b[1]} << 8 | b[2];
+    if (bytes.size() < 9 + n) break;
+    out.push_back({b[3], b[4],
+                   (uint32_t{b[5]} << 24 | uint32_t{b[6]} << 16 | uint32_t{b[7]} << 8 | b[8]) &
+                       0x7fffffff,
+                   std::string(bytes.substr(9, n))});
+    bytes.remove_prefix(9 + n);
+  }
+  return out;
+}
+
+// A header block of the inspector's own, decoded.
+Fields Decode(std::string_view block) {
+  nghttp2_hd_inflater* inflater = nullptr;
+  nghttp2_hd_inflate_new(&inflater);
+  Fields out;
+  const auto* in = reinterpret_cast<const uint8_t*>(block.data());
+  size_t left = block.size();
+  while (true) {
+    nghttp2_nv nv;
+    int flags = 0;
+    const ssize_t used = nghttp2_hd_inflate_hd2(inflater, &nv, &flags, in, left, 1);
+    if (used < 0) break;
+    in += used;
+    left -= static_cast<size_t>(used);
+    if ((flags & NGHTTP2_HD_INFLATE_EMIT) != 0) {
+      out.push_back({std::string(reinterpret_cast<char*>(nv.name), nv.namelen),
+                     std::string(reinterpret_cast<char*>(nv.value), nv.valuelen)});
+    }
+    if ((flags & NGHTTP2_HD_INFLATE_FINAL) != 0 || ((flags & NGHTTP2_HD_INFLATE_EMIT) == 0 && left == 0)) break;
+  }
+  nghttp2_hd_inflate_del(inflater);
+  return out;
+}
+
+std::string ValueOf(const Fields& fields, std::string_view name) {
+  for (const auto& [n, v] : fields) {
+    if (n == name) return v;
+  }
+  return "(absent)";
+}
+
+class Http2InspectorTest : public ::testing::Test {
+ protected:
+  // Feeds the client's bytes in pieces of `piece` bytes; the refusal, if any.
+  std::optional<Http2Refusal> Client(std::string_view bytes, size_t piece = SIZE_MAX) {
+    while (!bytes.empty()) {
+      const size_t n = std::min(piece, bytes.size());
+      if (auto refusal = inspector_.FromClient(bytes.substr(0, n), &to_server_, &to_client_)) {
+        return refusal;
+      }
+      bytes.remove_prefix(n);
+    }
+    return std::nullopt;
+  }
+  void Server(std::string_view bytes) { inspector_.FromServer(bytes, &to_client_); }
+  std::string Opening() { return std::string(kPreface) + Frame(4, 0, 0, ""); }
+
+  Http2Limits limits_;
+  Http2Inspector inspector_{limits_};
+  Encoder encoder_;
+  std::string to_server_, to_client_;
+};
+
+TEST_F(Http2InspectorTest, AConversationPassesUnchangedWhateverItsPieces) {
+  for (size_t piece : {size_t{1}, size_t{7}, size_t{4096}, SIZE_MAX}) {
+    Http2Inspector inspector(limits_);
+    Encoder encoder;
+    std::string in = Opening() + Frame(4, 1, 0, "") + Frame(8, 0, 0, Uint32(1 << 20));
+    // Three calls: a message in one frame, one split across three frames (padded one), and
+    // two messages in one frame.
+    in += Frame(1, 0x4, 1, encoder.Block(Call())) + Frame(0, 0x1, 1, Message("abc"));
+    const std::string split = Message(std::string(300, 'x'));
+    in += Frame(1, 0x4, 3, encoder.Block(Call("identity")));
+    in += Frame(0, 0, 3, split.substr(0, 3));
+    in += Frame(0, 0x8, 3, std::string(1, '\x02') + split.substr(3, 100) + std::string(2, '\0'));
+    in += Frame(0, 0x1, 3, split.substr(103));
+    in += Frame(1, 0x4, 5, encoder.Block(Call())) + Frame(0, 0x1, 5, Message("a") + Message(""));
+    in += Frame(6, 0, 0, "pingpong") + Frame(3, 0, 5, Uint32(8));
+    std::string to_server, to_client;
+    std::string_view rest = in;
+    while (!rest.empty()) {
+      const size_t n = std::min(piece, rest.size());
+      ASSERT_FALSE(inspector.FromClient(rest.substr(0, n), &to_server, &to_client)) << piece;
+      rest.remove_prefix(n);
+    }
+    EXPECT_EQ(to_server, in) << "in pieces of " << piece;
+    EXPECT_EQ(to_client, "");
+    EXPECT_TRUE(inspector.opened());
+  }
+}
+
+TEST_F(Http2InspectorTest, OpensOnlyOnThePrefaceAndSettings) {
+  EXPECT_FALSE(Client(kPreface.substr(0, 10)));
+  EXPECT_FALSE(inspector_.opened());
+  EXPECT_FALSE(Client(kPreface.substr(10)));
+  EXPECT_FALSE(inspector_.opened());
+  EXPECT_FALSE(Client(Frame(4, 0, 0, std::string(6, '\0')).substr(0, 12)));
+  EXPECT_FALSE(inspector_.opened()) << "SETTINGS not yet whole";
+  EXPECT_FALSE(Client(std::string(3, '\0')));
+  EXPECT_TRUE(inspector_.opened());
+
+  Http2Inspector http1(limits_);
+  auto refusal = http1.FromClient("GET / HTTP/1.1\r\n", &to_server_, &to_client_);
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->bound, Http2Bound::kProtocol);
+  EXPECT_NE(refusal->reason.find("not an HTTP/2 connection preface"), std::string::npos);
+
+  Http2Inspector ping_first(limits_);
+  refusal = ping_first.FromClient(std::string(kPreface) + Frame(6, 0, 0, "12345678"),
+                                  &to_server_, &to_client_);
+  ASSERT_TRUE(refusal);
+  EXPECT_NE(refusal->reason.find("first frame after the preface must be SETTINGS"), std::string::npos);
+}
+
+// The finding: a HEADERS frame and 20,000 CONTINUATION frames held 333 MB in gRPC 1.51.
+// Here the block's one field never ends (its declared length is 60,000 bytes), so nothing
+// is decoded: the raw bytes are the bound that holds.
+TEST_F(Http2InspectorTest, AHeaderBlockPastItsBytesEndsTheConnection) {
+  std::string start = encoder_.Block(Call());
+  start += std::string("\x00\x05x-pad\x7f", 8);  // literal, new name, value length 127 + ...
+  start += std::string("\xe1\xd3\x03", 3);        // ... 59,873: 60,000 bytes
+  ASSERT_FALSE(Client(Opening() + Frame(1, 0, 1, start)));
+  std::optional<Http2Refusal> refusal;
+  int frames = 0;
+  for (; frames < 100 && !refusal; ++frames) {
+    const size_t before = to_server_.size();
+    refusal = Client(Frame(9, 0, 1, std::string(1000, 'p')));
+    if (refusal) {
+      EXPECT_EQ(to_server_.size(), before) << "nothing of the frame past the bound";
+    }
+  }
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->bound, Http2Bound::kHeaderBlock);
+  EXPECT_EQ(refusal->code, Http2Error::kEnhanceYourCalm);
+  EXPECT_NE(refusal->reason.find("passed 16384 bytes"), std::string::npos) << refusal->reason;
+  EXPECT_EQ(frames, 17) << "refused at the frame that passed 16 KiB";
+  EXPECT_LE(to_server_.size(), 16384u + 100);
+  // The GOAWAY goes out at once: gRPC has sent nothing, so a SETTINGS frame comes first.
+  inspector_.Refuse(*refusal, &to_client_);
+  ASSERT_TRUE(inspector_.goaway_sent());
+  const auto frames_out = Frames(to_client_);
+  ASSERT_EQ(frames_out.size(), 2u);
+  EXPECT_EQ(frames_out[0].type, 4);
+  EXPECT_EQ(frames_out[1].type, 7);
+  EXPECT_EQ(frames_out[1].payload.substr(0, 8), Uint32(1) + Uint32(0xb)) << "last stream 1";
+  EXPECT_NE(frames_out[1].payload.find("--grpc-max-header-bytes"), std::string::npos);
+}
+
+// HPACK can make a small block large: a field in the dynamic table, then referred to by one
+// byte each time.
+TEST_F(Http2InspectorTest, AHeaderListPastItsDecodedBytesEndsTheConnection) {
+  std::string block = encoder_.Block(Call());
+  block += '\x40';  // literal with incremental indexing, new name
+  block += '\x05';
+  block += "x-big";
+  block += '\x7f';  // a value of 127 + 1,873 = 2,000 bytes
+  block += '\xd1';
+  block += '\x0e';
+  block += std::string(2000, 'b');
+  for (int i = 0; i < 100; ++i) block += '\xbe';  // indexed: dynamic table entry 62
+  ASSERT_LT(block.size(), 16384u);
+  auto refusal = Client(Opening() + Frame(1, 0x5, 1, block));
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->bound, Http2Bound::kHeaderList);
+  EXPECT_NE(refusal->reason.find("bytes decoded"), std::string::npos) << refusal->reason;
+}
+
+TEST_F(Http2InspectorTest, CallsOpenAtOnceAreBoundedAndFreedWhenGrpcEndsThem) {
+  limits_.max_streams = 3;
+  Http2Inspector inspector(limits_);
+  std::string to_server, to_client;
+  auto open = [&](uint32_t id) {
+    return inspector.FromClient(Frame(1, 0x4, id, encoder_.Block(Call())), &to_server, &to_client);
+  };
+  ASSERT_FALSE(inspector.FromClient(Opening(), &to_server, &to_client));
+  ASSERT_FALSE(open(1));
+  ASSERT_FALSE(open(3));
+  ASSERT_FALSE(open(5));
+  EXPECT_EQ(inspector.open_streams(), 3u);
+  // gRPC answers call 1 (trailers ending it) and resets call 3: two places free.
+  inspector.FromServer(Frame(1, 0x5, 1, "\x88") + Frame(3, 0, 3, Uint32(8)), &to_client);
+  EXPECT_EQ(inspector.open_streams(), 1u);
+  ASSERT_FALSE(open(7));
+  ASSERT_FALSE(open(9));
+  const auto refusal = open(11);
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->bound, Http2Bound::kStreams);
+  EXPECT_NE(refusal->reason.find("SETTINGS_MAX_CONCURRENT_STREAMS is 3"), std::string::npos);
+  // The client's own reset frees a place too.
+  Http2Inspector again(limits_);
+  Encoder encoder;
+  ASSERT_FALSE(again.FromClient(Opening(), &to_server, &to_client));
+  for (uint32_t id = 1; id < 200; id += 2) {
+    ASSERT_FALSE(again.FromClient(Frame(1, 0x4, id, encoder.Block(Call())) + Frame(3, 0, id, Uint32(8)),
+                                  &to_server, &to_client))
+        << id;
+  }
+}
+
+TEST_F(Http2InspectorTest, ACompressedMessageOnACallWithoutEncodingIsAnsweredFromHere) {
+  for (std::string_view encoding : {"", "identity"}) {
+    Http2Inspector inspector(limits_);
+    Encoder encoder;
+    std::string to_server, to_client;
+    ASSERT_FALSE(inspector.FromClient(Opening() + Frame(1, 0x4, 1, encoder.Block(Call(encoding))),
+                                      &to_server, &to_client));
+    const size_t before = to_server.size();
+    const std::string data = Frame(0, 0x1, 1, Message("abc", 1));
+    ASSERT_FALSE(inspector.FromClient(data, &to_server, &to_client));
+    // gRPC gets a reset of the call instead of the frame.
+    EXPECT_EQ(to_server.substr(before), Frame(3, 0, 1, Uint32(8)));
+    const auto answer = Frames(to_client);
+    ASSERT_EQ(answer.size(), 2u) << "trailers-only and the window back (the client had ended)";
+    EXPECT_EQ(answer[0].type, 1);
+    EXPECT_EQ(answer[0].flags, 0x5);
+    const Fields fields = Decode(answer[0].payload);
+    EXPECT_EQ(ValueOf(fields, ":status"), "200");
+    EXPECT_EQ(ValueOf(fields, "content-type"), "application/grpc");
+    EXPECT_EQ(ValueOf(fields, "grpc-status"), "13");
+    EXPECT_NE(ValueOf(fields, "grpc-message").find("flagged compressed"), std::string::npos);
+    EXPECT_EQ(answer[1].type, 8);
+    EXPECT_EQ(answer[1].payload, Uint32(static_cast<uint32_t>(data.size() - 9)));
+    EXPECT_EQ(inspector.open_streams(), 0u);
+  }
+}
+
+TEST_F(Http2InspectorTest, AMessageFlaggedNeitherZeroNorOneIsRefusedAfterAnswers) {
+  ASSERT_FALSE(Client(Opening() + Frame(1, 0x4, 1, encoder_.Block(Call()))));
+  // gRPC has answered the call's first message (its HEADERS are out): the refusal is
+  // trailers, without :status, and the call is reset as the client has not ended it.
+  ASSERT_FALSE(Client(Frame(0, 0, 1, Message("first"))));
+  Server(Frame(1, 0x4, 1, "\x88") + Frame(0, 0, 1, Message("answer")));
+  to_client_.clear();
+  const size_t before = to_server_.size();
+  ASSERT_FALSE(Client(Frame(0, 0, 1, Message("second", 2))));
+  EXPECT_EQ(to_server_.substr(before), Frame(3, 0, 1, Uint32(8)));
+  const auto answer = Frames(to_client_);
+  ASSERT_EQ(answer.size(), 3u);
+  const Fields fields = Decode(answer[0].payload);
+  EXPECT_EQ(ValueOf(fields, ":status"), "(absent)");
+  EXPECT_EQ(ValueOf(fields, "grpc-status"), "13");
+  EXPECT_NE(ValueOf(fields, "grpc-message").find("neither 0 nor 1"), std::string::npos);
+  EXPECT_EQ(answer[1].type, 3);
+  EXPECT_EQ(answer[1].payload, Uint32(0));
+  EXPECT_EQ(answer[2].type, 8);
+}
+
+TEST_F(Http2InspectorTest, AFlagInTheMiddleOfAFrameIsFoundWhereverMessagesEnd) {
+  ASSERT_FALSE(Client(Opening() + Frame(1, 0x4, 1, encoder_.Block(Call()))));
+  // A message whose length prefix ends in the next frame, then a compressed one after it.
+  const std::string first = Message(std::string(40, 'a'));
+  ASSERT_FALSE(Client(Frame(0, 0, 1, first.substr(0, 3))));
+  const size_t before = to_server_.size();
+  ASSERT_FALSE(Client(Frame(0, 0, 1, first.substr(3) + Message("zz", 1)), 5));
+  EXPECT_EQ(to_server_.substr(before), Frame(3, 0, 1, Uint32(8)));
+}
+
+TEST_F(Http2InspectorTest, AHeldFrameOfACallGrpcEndedMeanwhilePassesAsItIs) {
+  ASSERT_FALSE(Client(Opening() + Frame(1, 0x4, 1, encoder_.Block(Call()))));
+  const std::string data = Frame(0, 0x1, 1, Message(std::string(100, 'd'), 1));
+  ASSERT_FALSE(Client(data.substr(0, 50)));
+  Server(Frame(1, 0x5, 1, "\x88"));  // gRPC refused the call at its headers
+  const size_t before = to_server_.size();
+  ASSERT_FALSE(Client(data.substr(50)));
+  EXPECT_EQ(to_server_.substr(before), data);
+}
+
+TEST_F(Http2InspectorTest, FramesOverTheDefaultSizeAreRefusedAndGrpcSettingsKeepIt) {
+  // gRPC's SETTINGS: MAX_FRAME_SIZE (5) raised by its measurements, INITIAL_WINDOW_SIZE (4).
+  Server(Frame(4, 0, 0, std::string("\0\x05", 2) + Uint32(1 << 20) + std::string("\0\x04", 2) +
+                            Uint32(1 << 22)));
+  EXPECT_EQ(to_client_, Frame(4, 0, 0, std::string("\0\x05", 2) + Uint32(16384) +
+                                           std::string("\0\x04", 2) + Uint32(1 << 22)));
+  ASSERT_FALSE(Client(Opening() + Frame(1, 0x4, 1, encoder_.Block(Call()))));
+  const auto refusal = Client(Frame(0, 0, 1, std::string(16385, 'x')));
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->code, Http2Error::kFrameSize);
+}
+
+TEST_F(Http2InspectorTest, TheGoawayWaitsForTheEndOfGrpcsFrame) {
+  ASSERT_FALSE(Client(Opening() + Frame(1, 0x4, 1, encoder_.Block(Call()))));
+  const std::string answer = Frame(0, 0, 1, std::string(100, 'a'));
+  Server(answer.substr(0, 40));
+  inspector_.Refuse({Http2Bound::kProtocol, Http2Error::kProtocol, "why"}, &to_client_);
+  EXPECT_FALSE(inspector_.goaway_sent());
+  Server(answer.substr(40) + Frame(0, 0, 1, "more, never passed"));
+  ASSERT_TRUE(inspector_.goaway_sent());
+  const auto frames = Frames(to_client_);
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0].payload, std::string(100, 'a'));
+  EXPECT_EQ(frames[1].type, 7);
+  EXPECT_EQ(frames[1].payload, Uint32(1) + Uint32(1) + "why");
+}
+
+TEST_F(Http2InspectorTest, MalformedFramingIsRefused) {
+  struct Case {
+    std::function<std::string(Encoder&)> bytes;
+    std::string says;
+    Http2Error code;
+  };
+  const std::vector<Case> cases = {
+      {[](Encoder&) { return Frame(9, 0x4, 1, "\x82"); }, "follows no unfinished header block",
+       Http2Error::kProtocol},
+      {[](Encoder& e) { return Frame(1, 0, 1, e.Block(Call())) + Frame(0, 0, 1, "x"); },
+       "must go on in CONTINUATION", Http2Error::kProtocol},
+      {[](Encoder&) { return Frame(1, 0, 1, "\x82") + Frame(9, 0x4, 3, "\x84"); },
+       "must go on in CONTINUATION", Http2Error::kProtocol},
+      {[](Encoder&) { return Frame(1, 0x4, 1, "\xff\xff\xff\xff\x0f"); },
+       "cannot be decoded (HPACK", Http2Error::kCompression},
+      {[](Encoder&) { return Frame(1, 0xc, 1, "\x09\x82"); }, "more padding than payload",
+       Http2Error::kProtocol},
+      {[](Encoder& e) { return Frame(1, 0x4, 1, e.Block(Call())) + Frame(0, 0x8, 1, "\x05" "abc"); },
+       "padding of 5 bytes", Http2Error::kProtocol},
+      {[](Encoder&) { return Frame(6, 0, 0, std::string(20000, 'p')); }, "a frame of 20000 bytes",
+       Http2Error::kFrameSize},
+  };
+  for (const Case& c : cases) {
+    Http2Inspector inspector(limits_);
+    Encoder encoder;
+    std::string to_server, to_client;
+    const auto refusal = inspector.FromClient(Opening() + c.bytes(encoder), &to_server, &to_client);
+    ASSERT_TRUE(refusal) << c.says;
+    EXPECT_NE(refusal->reason.find(c.says), std::string::npos) << refusal->reason;
+    EXPECT_EQ(refusal->code, c.code) << c.says;
+  }
+}
+
+}  // namespace inspector_test
+}  // namespace puzzledb
