@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   std::set<std::string> wanted(argv + 4, argv + argc);
   auto want = [&](const std::string& name) { return wanted.empty() || wanted.count(name) > 0; };
   RaiseDescriptorLimit();
+  const auto settle = std::chrono::milliseconds(8000);
   if (want("json")) {
     PrintProbe(Observe("json nesting", http_port, pid,
                        [&] { return JsonNestingProbe(http_port, 2, 4 << 20); }));
@@ -44,14 +45,17 @@ int main(int argc, char** argv) {
     }));
   }
   if (want("reset")) {
-    PrintProbe(Observe("rapid reset", http_port, pid,
-                       [&] { return RapidResetProbe(grpc_port, 11, 20000); }));
+    PrintProbe(Observe(
+        "rapid reset", http_port, pid, [&] { return RapidResetProbe(grpc_port, 11, 20000); },
+        settle, address));
   }
   if (want("continuation")) {
-    PrintProbe(Observe("CONTINUATION, 1 conn", http_port, pid,
-                       [&] { return ContinuationFloodProbe(grpc_port, 1, 20000); }));
-    PrintProbe(Observe("CONTINUATION, 6 conns", http_port, pid,
-                       [&] { return ContinuationFloodProbe(grpc_port, 6, 20000); }));
+    PrintProbe(Observe(
+        "CONTINUATION, 1 conn", http_port, pid,
+        [&] { return ContinuationFloodProbe(grpc_port, 1, 20000); }, settle, address));
+    PrintProbe(Observe(
+        "CONTINUATION, 6 conns", http_port, pid,
+        [&] { return ContinuationFloodProbe(grpc_port, 6, 20000); }, settle, address));
     std::printf("a whole 200 KB header block: %s\n",
                 LargeHeaderBlockProbe(grpc_port, 200 << 10).c_str());
   }
@@ -67,9 +71,12 @@ int main(int argc, char** argv) {
         {"5,000 prefaces", Opening::kPreface},
         {"5,000 idle after SETTINGS", Opening::kSettings}};
     for (const auto& [name, opening] : openings) {
-      PrintProbe(Observe(name, http_port, pid, [&] {
-        return IdleConnectionsProbe(grpc_port, pid, 5000, opening, std::chrono::seconds(40));
-      }));
+      PrintProbe(Observe(
+          name, http_port, pid,
+          [&] {
+            return IdleConnectionsProbe(grpc_port, pid, 5000, opening, std::chrono::seconds(40));
+          },
+          settle, address));
     }
   }
   if (want("smuggle")) {

@@ -48,6 +48,9 @@ struct ProbeFigures {
   // every 20 ms while the probe ran.
   int fast_answers = 0, fast_failed = 0;
   double fast_p50_ms = 0, fast_max_ms = 0;
+  // The same over gRPC (unary Solve on one channel), when Observe is given its address.
+  int grpc_answers = 0, grpc_failed = 0;
+  double grpc_p50_ms = 0, grpc_max_ms = 0;
   std::string outcome;  // what the probe's own requests got
   double seconds = 0;
 };
@@ -61,6 +64,11 @@ inline void PrintProbe(const ProbeFigures& f) {
       (f.rss_peak_kb - f.rss_start_kb) / 1024.0, f.rss_settled_kb / 1024.0,
       (f.rss_settled_kb - f.rss_start_kb) / 1024.0, f.fast_answers, f.fast_failed,
       f.fast_p50_ms, f.fast_max_ms, f.seconds, "", f.outcome.c_str());
+  if (f.grpc_answers + f.grpc_failed > 0) {
+    std::printf("%-22s table Solves over gRPC meanwhile: %d answered (%d failed), p50 %.1f ms, "
+                "max %.1f ms\n",
+                "", f.grpc_answers, f.grpc_failed, f.grpc_p50_ms, f.grpc_max_ms);
+  }
   std::fflush(stdout);
 }
 
@@ -80,11 +88,13 @@ inline double TimedTableGet(int http_port, std::mt19937_64& rng, std::chrono::mi
 }
 
 // Runs `probe` (which fills `outcome`) while the server's memory is sampled every 10 ms
-// and table GETs are timed every 20 ms; then waits up to `settle` for the memory to come
-// back within 32 MB of the start (sampling every 250 ms).
+// and table GETs are timed every 20 ms (and table Solves over gRPC, given `grpc_address`);
+// then waits up to `settle` for the memory to come back within 32 MB of the start
+// (sampling every 250 ms).
 inline ProbeFigures Observe(const std::string& name, int http_port, pid_t pid,
                             const std::function<std::string()>& probe,
-                            std::chrono::milliseconds settle = std::chrono::milliseconds(8000)) {
+                            std::chrono::milliseconds settle = std::chrono::milliseconds(8000),
+                            const std::string& grpc_address = "") {
   ProbeFigures f;
   f.name = name;
   std::mt19937_64 rng(35);
@@ -112,12 +122,42 @@ inline ProbeFigures Observe(const std::string& name, int http_port, pid_t pid,
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   });
+  std::vector<double> grpc_times;
+  std::thread grpc_timer([&] {
+    if (grpc_address.empty()) return;
+    auto stub = v1::Solver::NewStub(
+        grpc::CreateChannel(grpc_address, grpc::InsecureChannelCredentials()));
+    std::mt19937_64 own(37);
+    while (!done) {
+      v1::SolveRequest request;
+      std::string board = RandomKnightBoard(own);
+      board.replace(board.find("%2A"), 3, "*");
+      request.mutable_puzzle()->mutable_knight()->set_board(board);
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+      v1::SolveResponse response;
+      const auto asked = ProbeClock::now();
+      if (stub->Solve(&context, request, &response).ok()) {
+        grpc_times.push_back(MillisSince(asked));
+      } else {
+        ++f.grpc_failed;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
   const auto started = ProbeClock::now();
   f.outcome = probe();
   f.seconds = MillisSince(started) / 1000;
   done = true;
   sampler.join();
   timer.join();
+  grpc_timer.join();
+  f.grpc_answers = static_cast<int>(grpc_times.size());
+  std::sort(grpc_times.begin(), grpc_times.end());
+  if (!grpc_times.empty()) {
+    f.grpc_p50_ms = grpc_times[grpc_times.size() / 2];
+    f.grpc_max_ms = grpc_times.back();
+  }
   f.rss_peak_kb = peak;
   f.fast_answers = static_cast<int>(fast.size());
   std::sort(fast.begin(), fast.end());
