@@ -1,6 +1,7 @@
 // libFuzzer target: any bytes as a POST body through the strict JSON gate
 // (server/http/strict_json.h) that stands before protobuf's parser. Nothing may crash or
-// hang, whatever the nesting; a refusal is INVALID_ARGUMENT naming the byte it stopped at;
+// hang, whatever the nesting; a refusal is INVALID_ARGUMENT naming the byte it stopped at
+// (a key given twice, the opening quote of its second);
 // and what it lets through is nested no deeper than kMaxJsonDepth, has no array directly
 // inside an array, holds no NUL byte and is not blank (a scan of its brackets outside
 // strings says so independently).
@@ -51,7 +52,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::Status status = puzzledb::CheckStrictJson(body);
   if (!status.ok()) {
     if (!absl::IsInvalidArgument(status)) std::abort();
-    if (puzzledb::Message(status).find("at byte ") == std::string_view::npos) std::abort();
+    const std::string_view message = puzzledb::Message(status);
+    const size_t at = message.find("at byte ");
+    if (at == std::string_view::npos) std::abort();
+    // A key given twice is placed at its second opening quote.
+    if (message.find("twice in one object") != std::string_view::npos) {
+      const size_t offset = std::strtoul(std::string(message.substr(at + 8, 12)).c_str(), nullptr, 10);
+      if (offset >= body.size() || body[offset] != '"') std::abort();
+    }
     return 0;
   }
   const int depth = DepthOf(body);

@@ -154,6 +154,55 @@ TEST_F(MemoryLimitsTest, BodiesAreStrictJson) {
   const std::string fine = PostJson("/v1/solve", R"( {"puzzle": {"eight": {"board": "123840765"}}} )");
   EXPECT_EQ(testing::StatusOf(fine), 200) << fine;
   EXPECT_NE(fine.find(R"("distance":1)"), std::string::npos) << fine;
+  // Issue 49, finding 5: a key twice in one object was merged, the last one winning (this
+  // one answered the knight). Now it is refused, naming the key and its byte.
+  const std::vector<Case> twice = {
+      {R"({"puzzle":{"eight":{"board":"123840765"}},"puzzle":{"knight":{"board":"111111111111*000000000000"}}})",
+       "at byte 42 (line 1, column 43): the key 'puzzle' twice in one object"},
+      {R"({"requests":[{"puzzle":{"eight":{"board":"123840765"}},"id":1,"id":2}]})",
+       "at byte 62 (line 1, column 63): the key 'id' twice"},
+      {R"({"puzzle":{"eight":{"board":"123840765"}},"\u0070uzzle":{}})", "the key 'puzzle' twice"},
+  };
+  for (const Case& c : twice) {
+    const bool batch = c.body.rfind("{\"requests\"", 0) == 0;
+    const std::string reply = PostJson(batch ? "/v1/solve/batch" : "/v1/solve", c.body);
+    EXPECT_EQ(testing::StatusOf(reply), 400) << c.body << "\n" << reply;
+    EXPECT_NE(reply.find("an object of no one meaning (RFC 8259, section 4)"), std::string::npos)
+        << reply;
+    EXPECT_NE(reply.find(c.says), std::string::npos) << c.body << "\n" << reply;
+  }
+  // The same key in two objects is two keys.
+  const std::string two = PostJson(
+      "/v1/solve/batch",
+      R"({"requests":[{"puzzle":{"eight":{"board":"123840765"}},"id":1},{"puzzle":{"eight":{"board":"123840765"}},"id":2}]})");
+  EXPECT_EQ(testing::StatusOf(two), 200) << two;
+}
+
+// Issue 49, finding 4: RFC 9112, section 3.2: an HTTP/1.1 request without Host, or with two,
+// was answered; and section 6.3: `Transfer-Encoding: chunked;q=1` was read as chunked. Each
+// is refused now (the framing one with the connection closed, as the others of its kind).
+TEST_F(MemoryLimitsTest, HostAndTransferCodingAreAsRfc9112Says) {
+  Start();
+  const std::string get = "GET /v1/solve?puzzle=eight&state=123840765 HTTP/1.1\r\n";
+  const std::string none = Http(get + "\r\n");
+  EXPECT_EQ(testing::StatusOf(none), 400) << none;
+  EXPECT_NE(none.find("no Host header"), std::string::npos) << none;
+  const std::string two = Http(get + "Host: a\r\nHost: b\r\n\r\n");
+  EXPECT_EQ(testing::StatusOf(two), 400) << two;
+  EXPECT_NE(two.find("Host given 2 times"), std::string::npos) << two;
+  const std::string bad = Http(get + "Host: a b/c\r\n\r\n");
+  EXPECT_EQ(testing::StatusOf(bad), 400) << bad;
+  EXPECT_NE(bad.find("not host[:port]"), std::string::npos) << bad;
+  for (const char* host : {"127.0.0.1:8080", "[::1]:8080", "puzzles.example.org", ""}) {
+    const std::string fine = Http(get + "Host: " + host + "\r\n\r\n");
+    EXPECT_EQ(testing::StatusOf(fine), 200) << host << ": " << fine;
+  }
+  // HTTP/1.0 needs no Host.
+  const std::string old = Http("GET /healthz HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(testing::StatusOf(old), 200) << old;
+  for (const char* coding : {"chunked;q=1", "chunked ; x=y", "chunked, chunked;q=1"}) {
+    EXPECT_EQ(testing::SmugglingProbe(HttpPort(), coding), "400 closed") << coding;
+  }
 }
 
 // Finding 2: a stream that is sent batches and never read held 5 MB a message, up to 4,096

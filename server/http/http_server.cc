@@ -364,6 +364,9 @@ class Connection final : public ConnectionBase,
         if (auto unframed = UnframedBody(); !unframed.empty()) {
           return Fail(400, absl::StatusCode::kInvalidArgument, unframed, HttpClose::kRefused);
         }
+        if (auto host = BadHost(); !host.empty()) {
+          return Fail(400, absl::StatusCode::kInvalidArgument, host, HttpClose::kRefused);
+        }
         body_limit_ = BodyLimit();
         const bool has_body = parser_->chunked() || parser_->content_length().value_or(0) > 0;
         if (absl::Status taken = CheckCoding(View(parser_->get()[bhttp::field::content_encoding]));
@@ -422,8 +425,15 @@ class Connection final : public ConnectionBase,
     for (auto field = fields.first; field != fields.second; ++field) {
       if (!codings.empty()) codings += ", ";
       codings += View(field->value());
-      for (const auto& coding : bhttp::token_list(field->value())) {
-        if (beast::iequals(coding, "chunked")) {
+      // Each coding of the list as written: `chunked` with a parameter (`chunked;q=1`) is
+      // not `chunked`, whatever a lenient tokenizer makes of it.
+      std::string_view list = View(field->value());
+      while (!list.empty()) {
+        const size_t comma = list.find(',');
+        const std::string_view coding = StripWhitespace(list.substr(0, comma));
+        list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+        if (coding.empty()) continue;  // "a, , b": empty elements are allowed (RFC 9110 5.6.1)
+        if (beast::iequals(beast::string_view(coding.data(), coding.size()), "chunked")) {
           ++chunked;
         } else {
           only_chunked = false;
@@ -434,6 +444,31 @@ class Connection final : public ConnectionBase,
     return Cat("Transfer-Encoding: ", QuoteInput(codings),
                ": a request's body is framed by Content-Length or by Transfer-Encoding: chunked "
                "alone (RFC 9112, section 6.3); the connection is closed");
+  }
+
+  // Why the request's Host field is not one a server may answer, or "" (RFC 9112, section
+  // 3.2): an HTTP/1.1 request names its host once, as host[:port].
+  std::string BadHost() const {
+    const auto& request = parser_->get();
+    const auto fields = request.equal_range(bhttp::field::host);
+    const auto count = std::distance(fields.first, fields.second);
+    if (count == 0) {
+      if (request.version() < 11) return "";
+      return "no Host header: an HTTP/1.1 request names the host it is for (RFC 9112, "
+             "section 3.2), e.g. Host: 127.0.0.1:8080";
+    }
+    if (count > 1) {
+      return Cat("Host given ", count, " times: a request names its host once (RFC 9112, section 3.2)");
+    }
+    const std::string_view host = View(fields.first->value());
+    for (const char c : host) {
+      const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                           std::string_view("-._~!$&'()*+,;=%:[]").find(c) != std::string_view::npos;
+      if (!allowed) {
+        return Cat("Host: ", QuoteInput(host), ": not host[:port] (RFC 9112, section 3.2)");
+      }
+    }
+    return "";
   }
 
   // The largest body the request's path takes: a batch's, or any other's.

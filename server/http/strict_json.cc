@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "core/util/strings.h"
@@ -18,9 +19,11 @@ using Json = nlohmann::json;
 // Why the reader was stopped by a check of ours: what is wrong, and which structure or
 // number it is (to find its byte: Locate).
 struct Fault {
-  enum class Kind { kNone, kTooDeep, kArrayInArray, kNumber } kind = Kind::kNone;
+  enum class Kind { kNone, kTooDeep, kArrayInArray, kNumber, kDuplicateKey } kind = Kind::kNone;
   std::string what;
-  size_t number = 0;  // kNumber: the index of the number among the body's numbers
+  // kNumber: the index of the number among the body's numbers; kDuplicateKey, of the key
+  // among its keys.
+  size_t number = 0;
 };
 
 // Counts the depth, and the numbers, and checks each number; a `false` stops the reader
@@ -49,9 +52,27 @@ class Checker final : public nlohmann::json_sax<Json> {
   }
   bool string(string_t&) override { return true; }
   bool binary(binary_t&) override { return true; }
-  bool key(string_t&) override { return true; }
-  bool start_object(std::size_t) override { return Deeper(/*array=*/false); }
-  bool end_object() override { return Shallower(); }
+  // A key twice in one object: protobuf's parser merges the two, the last one winning, so
+  // that `{"puzzle":{"eight":…},"puzzle":{"knight":…}}` asked for the knight. RFC 8259
+  // (section 4) leaves such an object's meaning open: it is refused.
+  bool key(string_t& key) override {
+    if (!keys_.back().insert(key).second) {
+      fault_ = {Fault::Kind::kDuplicateKey,
+                Cat("the key ", QuoteInput(key), " twice in one object; send each key once"),
+                keys_seen_};
+      return false;
+    }
+    ++keys_seen_;
+    return true;
+  }
+  bool start_object(std::size_t) override {
+    keys_.emplace_back();
+    return Deeper(/*array=*/false);
+  }
+  bool end_object() override {
+    keys_.pop_back();
+    return Shallower();
+  }
   // No field of the API is an array of arrays (protobuf's parser reads `[[...]]` for a
   // repeated message as nothing at all).
   bool start_array(std::size_t) override {
@@ -93,17 +114,19 @@ class Checker final : public nlohmann::json_sax<Json> {
 
   const int max_depth_;
   std::vector<bool> in_array_;  // of each open container, whether it is an array
+  std::vector<std::unordered_set<std::string>> keys_;  // of each open object
+  size_t keys_seen_ = 0;
   size_t numbers_ = 0;
   Fault fault_;
   size_t error_position_ = 0;
   std::string error_;
 };
 
-// The byte of a fault of ours. The body is valid JSON up to it, so a scan of its brackets
-// and number tokens outside strings finds it.
+// The byte of a fault of ours. The body is valid JSON up to it, so a scan of its brackets,
+// number tokens and keys (strings followed by a colon) outside strings finds it.
 size_t Locate(std::string_view body, const Fault& fault, int max_depth) {
   std::string open;
-  size_t numbers = 0;
+  size_t numbers = 0, keys = 0, string_start = 0;
   bool in_string = false, escaped = false, in_number = false;
   for (size_t i = 0; i < body.size(); ++i) {
     const char c = body[i];
@@ -114,6 +137,15 @@ size_t Locate(std::string_view body, const Fault& fault, int max_depth) {
         escaped = true;
       } else if (c == '"') {
         in_string = false;
+        size_t next = i + 1;
+        while (next < body.size() && (body[next] == ' ' || body[next] == '\t' ||
+                                      body[next] == '\n' || body[next] == '\r')) {
+          ++next;
+        }
+        if (next < body.size() && body[next] == ':') {  // a key
+          if (fault.kind == Fault::Kind::kDuplicateKey && keys == fault.number) return string_start;
+          ++keys;
+        }
       }
       continue;
     }
@@ -126,6 +158,7 @@ size_t Locate(std::string_view body, const Fault& fault, int max_depth) {
     in_number = number_char;
     if (c == '"') {
       in_string = true;
+      string_start = i;
     } else if (c == '[' || c == '{') {
       if (fault.kind == Fault::Kind::kArrayInArray && c == '[' && !open.empty() &&
           open.back() == '[') {
@@ -142,7 +175,9 @@ size_t Locate(std::string_view body, const Fault& fault, int max_depth) {
   return body.size();
 }
 
-absl::Status NotJson(std::string_view body, size_t offset, std::string_view why) {
+// "body: <lead> at byte 14 (line 1, column 15): <why>".
+absl::Status Refusal(std::string_view body, size_t offset, std::string_view lead,
+                     std::string_view why) {
   size_t line = 1, column = 1;
   for (size_t i = 0; i < offset && i < body.size(); ++i) {
     if (body[i] == '\n') {
@@ -152,8 +187,12 @@ absl::Status NotJson(std::string_view body, size_t offset, std::string_view why)
       ++column;
     }
   }
-  return absl::InvalidArgumentError(Cat("body: not JSON (RFC 8259) at byte ", offset, " (line ",
-                                        line, ", column ", column, "): ", why));
+  return absl::InvalidArgumentError(Cat("body: ", lead, " at byte ", offset, " (line ", line,
+                                        ", column ", column, "): ", why));
+}
+
+absl::Status NotJson(std::string_view body, size_t offset, std::string_view why) {
+  return Refusal(body, offset, "not JSON (RFC 8259)", why);
 }
 
 }  // namespace
@@ -168,6 +207,10 @@ absl::Status CheckStrictJson(std::string_view body, int max_depth) {
   if (Json::sax_parse(body.begin(), body.end(), &checker, nlohmann::detail::input_format_t::json,
                       /*strict=*/true, /*ignore_comments=*/false)) {
     return absl::OkStatus();
+  }
+  if (checker.fault().kind == Fault::Kind::kDuplicateKey) {
+    return Refusal(body, Locate(body, checker.fault(), max_depth),
+                   "an object of no one meaning (RFC 8259, section 4)", checker.fault().what);
   }
   if (checker.fault().kind != Fault::Kind::kNone) {
     return NotJson(body, Locate(body, checker.fault(), max_depth), checker.fault().what);
