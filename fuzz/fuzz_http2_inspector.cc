@@ -5,8 +5,8 @@
 // many bytes; when the first byte is odd, the client's side starts with a valid preface and
 // SETTINGS, so that the frames after them are read. Nothing may crash, hang or read out of
 // bounds; calls open stay within the bound; a refusal says why; and what goes to gRPC is
-// never much more than the
-// client sent (a refused call's DATA frame gives way to a 13-byte reset).
+// never much more than the client sent (a refused call's DATA frame gives way to a 13-byte
+// reset).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
