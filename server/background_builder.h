@@ -1,10 +1,15 @@
 // Builds missing tables in the background: when a query had to search because its
 // parameters have no table, the table is built and stored, so that later
 // queries with those parameters are table lookups. One build at a time, a bounded queue, a
-// cap on the number of tables in the database.
+// cap on the number of tables in the database. A build that fails (a full disk, a database
+// that cannot be written) stops all builds for a while: `retry_after` after the first
+// failure, twice as long after each further one in a row, at most `retry_max`; requests
+// meanwhile are not queued (their queries were answered by search anyway), so that a
+// failing disk costs one failed build per period, not one per request.
 #ifndef PUZZLEDB_SERVER_BACKGROUND_BUILDER_H_
 #define PUZZLEDB_SERVER_BACKGROUND_BUILDER_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -28,6 +33,8 @@ struct BackgroundBuilderOptions {
   int threads = 1;          // threads of one build; the rest of the machine keeps serving
   std::function<void(const std::string&)> on_built;  // after each table is stored
   SearchPriority priority = SearchPriority::kLow;      // of the building thread
+  std::chrono::milliseconds retry_after{30000};  // after a failed build (doubles, in a row)
+  std::chrono::milliseconds retry_max{3600000};
 };
 
 // Thread-safe.
@@ -50,6 +57,9 @@ class BackgroundBuilder final : public TableBuilds {
     uint64_t done = 0;
     uint64_t failed = 0;
     uint64_t dropped = 0;  // not queued: the queue was full
+    uint64_t deferred = 0;  // not queued (or dropped from the queue): builds were backing off
+    uint64_t failures_in_a_row = 0;
+    double retry_in_seconds = 0;  // until builds are tried again; 0 when they are not held
     double seconds = 0;    // spent building
   };
   Stats stats() const;
@@ -68,7 +78,8 @@ class BackgroundBuilder final : public TableBuilds {
   std::deque<std::pair<std::string, Build>> queue_;
   std::set<std::string> pending_;
   bool stopping_ = false;
-  Stats stats_;  // but `queued`, which is pending_.size()
+  Stats stats_;  // but `queued`, which is pending_.size(), and `retry_in_seconds`
+  std::chrono::steady_clock::time_point retry_at_{};  // no build before this
   std::thread thread_;
 };
 

@@ -260,16 +260,24 @@ std::string ServerMetrics::Scrape() const {
     Add(builds_queued, static_cast<double>(s.builds_queued));
     auto builds = Family("puzzledb_background_builds_total",
                          "Background table builds ended, by result (done, failed, dropped: "
-                         "not queued because the queue was full)",
+                         "not queued because the queue was full, deferred: not queued "
+                         "because builds back off after a failure)",
                          MetricType::Counter);
     Add(builds, static_cast<double>(s.builds_done), {{"result", "done"}});
     Add(builds, static_cast<double>(s.builds_failed), {{"result", "failed"}});
     Add(builds, static_cast<double>(s.builds_dropped), {{"result", "dropped"}});
+    Add(builds, static_cast<double>(s.builds_deferred), {{"result", "deferred"}});
+    auto retry_in = Family("puzzledb_background_builds_retry_in_seconds",
+                           "Seconds until background builds are tried again after a failed "
+                           "one (0: they are not held; --build-retry-after)",
+                           MetricType::Gauge);
+    Add(retry_in, s.builds_retry_in_seconds);
     auto build_seconds = Family("puzzledb_background_build_seconds_total",
                                 "Time spent on background table builds", MetricType::Counter);
     Add(build_seconds, s.build_seconds);
     families.push_back(std::move(builds_queued));
     families.push_back(std::move(builds));
+    families.push_back(std::move(retry_in));
     families.push_back(std::move(build_seconds));
   }
 

@@ -105,6 +105,8 @@ struct MetricsSnapshot {
   uint64_t builds_done = 0;
   uint64_t builds_failed = 0;
   uint64_t builds_dropped = 0;  // not queued: the queue was full
+  uint64_t builds_deferred = 0;  // not queued: builds back off after a failure
+  double builds_retry_in_seconds = 0;  // until builds are tried again (0: not held)
   double build_seconds = 0;     // spent building, done and failed
   struct Table {
     std::string id;

@@ -73,9 +73,20 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   server->log_ = log;
   const auto started = std::chrono::steady_clock::now();
 
-  // Read-write: background builds store their tables. A missing database is an error that
-  // says how to build one.
-  auto store = TableStore::Open(options.db, TableStore::Mode::kReadWriteExisting);
+  // A missing database is an error that says how to build one. Read-write when background
+  // builds may store tables, read-only otherwise (a read-only mount, a database another
+  // user owns). A database that cannot be written while builds are on is refused with the
+  // flag that serves it as it is.
+  auto store = TableStore::Open(options.db, options.build_missing_tables
+                                                ? TableStore::Mode::kReadWriteExisting
+                                                : TableStore::Mode::kReadOnly);
+  if (!store.ok() && options.build_missing_tables && !absl::IsNotFound(store.status()) &&
+      TableStore::Open(options.db, TableStore::Mode::kReadOnly).ok()) {
+    return absl::FailedPreconditionError(
+        Cat("the database ", options.db, " can be read but not written (", Message(store.status()),
+            "); background builds write to it: start with --no-build-missing-tables to serve "
+            "it read-only"));
+  }
   if (!store.ok()) return store.status();
   server->store_ = std::move(*store);
   server->solver_ = std::make_unique<Solver>(server->store_, log);
@@ -91,6 +102,7 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
     build.max_tables = options.max_tables;
     build.on_built = options.on_table_built;
     build.priority = options.search_priority;
+    build.retry_after = options.build_retry_after;
     server->builder_ = std::make_unique<BackgroundBuilder>(server->store_.get(),
                                                            server->solver_.get(), build, log);
   }
@@ -245,7 +257,9 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
                                      : std::string("; no HTTP"),
             server->metrics_http_ != nullptr ? Cat("; metrics on ", server->metrics_http_->url(), "metrics")
                                              : std::string(),
-            "; database ", options.db, ": ", loaded,
+            "; database ", options.db,
+            options.build_missing_tables ? "" : " (opened read-only: background builds off)",
+            ": ", loaded,
             " tables loaded (", tables, ")", refusals, "; searches: ", searches,
             " at a time, ", options.search_queue, " may wait, default deadline ",
             options.default_search_deadline.count(), " ms, budget ",
@@ -278,6 +292,8 @@ MetricsSnapshot PuzzledbServer::Snapshot() const {
     s.builds_done = stats.done;
     s.builds_failed = stats.failed;
     s.builds_dropped = stats.dropped;
+    s.builds_deferred = stats.deferred;
+    s.builds_retry_in_seconds = stats.retry_in_seconds;
     s.build_seconds = stats.seconds;
   }
   s.memory_enabled = true;

@@ -37,8 +37,11 @@ struct ServerOptions {
   SearchPriority search_priority = SearchPriority::kLow;  // of searches and background builds
   uint64_t search_node_budget = 500'000'000;
   std::chrono::milliseconds default_search_deadline{10000};
-  bool build_missing_tables = true;
+  bool build_missing_tables = true;  // off: the database is opened read-only
   size_t max_tables = 64;
+  // After a failed background build, none for this long (doubling after each further
+  // failure in a row, at most an hour).
+  std::chrono::milliseconds build_retry_after{30000};
   int max_message_bytes = 4 << 20;
   // The bytes calls may make the server hold beyond its tables (service/memory_budget.h,
   // docs/OPERATIONS.md "Memory"); 0: no limit.
@@ -91,8 +94,8 @@ class PuzzledbServer {
  public:
   using Log = std::function<void(std::string_view)>;
 
-  // Opens the database (read-write: background builds store their tables), loads every
-  // table, starts listening. Errors name what failed (no database, address in use, ...).
+  // Opens the database (read-write when background builds store their tables, else
+  // read-only), loads every table, starts listening. Errors name what failed (no database, address in use, ...).
   static absl::StatusOr<std::unique_ptr<PuzzledbServer>> Start(const ServerOptions& options,
                                                                Log log);
   // Shuts down if still running.

@@ -203,9 +203,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--build-missing-tables,!--no-build-missing-tables", options.build_missing_tables,
                "Build the table of parameters that had to be searched (puzzles with parameters: " +
-                   WithParameters() + "), in the background (default: on)");
+                   WithParameters() + "), in the background (default: on; off opens the "
+                   "database read-only)");
   app.add_option("--max-tables", options.max_tables,
                  "No background build once the database holds this many tables")
+      ->capture_default_str();
+  double build_retry_s = 30;
+  app.add_option("--build-retry-after", build_retry_s,
+                 "Seconds without background builds after one fails (a full disk); twice as "
+                 "long after each further failure in a row, at most an hour")
+      ->check(CLI::Range(0.01, 3600.0))
       ->capture_default_str();
   app.add_option("--max-message-bytes", options.max_message_bytes,
                  "Largest request message accepted (a batch of 10,000 requests is under "
@@ -310,6 +317,7 @@ int main(int argc, char** argv) {
   options.http_head_timeout = millis(head_timeout_s);
   options.http_body_timeout = millis(body_timeout_s);
   options.http_idle_timeout = millis(idle_timeout_s);
+  options.build_retry_after = millis(build_retry_s);
   options.grpc_handshake_timeout = millis(grpc_handshake_s);
   options.grpc_idle_timeout = millis(grpc_idle_s);
   options.grpc_keepalive_time = millis(grpc_keepalive_s);
