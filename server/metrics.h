@@ -81,9 +81,10 @@ enum class GrpcClose : uint8_t {
   kHeaderBlock,       // a header block over --grpc-max-header-bytes
   kHeaderList,        // its headers decoded over --grpc-max-header-bytes
   kStreams,           // more calls open at once than --grpc-max-streams
+  kResets,            // calls reset before their answer too fast (rapid reset)
   kProtocol,          // not HTTP/2 (or not TLS) as the RFCs frame it
 };
-inline constexpr int kGrpcCloses = 9;
+inline constexpr int kGrpcCloses = 10;
 
 // The counts the server logs when it stops, and the tests read.
 struct ServiceCounters {

@@ -5,6 +5,7 @@
 // answers read back by its decoder.
 #include "server/grpc/http2_inspector.h"
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -282,6 +283,37 @@ TEST_F(Http2InspectorTest, CallsOpenAtOnceAreBoundedAndFreedWhenGrpcEndsThem) {
                                   &to_server, &to_client))
         << id;
   }
+}
+
+// HTTP/2 rapid reset: calls opened and reset before gRPC answers them. Resets of answered
+// calls (a client giving up on a stream it has read from) are not counted.
+TEST_F(Http2InspectorTest, ResetsBeforeAnswersAreBoundedInRate) {
+  limits_.resets_per_second = 10;
+  limits_.resets_burst = 20;
+  auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+  Http2Inspector inspector(limits_, [&] { return now; });
+  std::string to_server, to_client;
+  ASSERT_FALSE(inspector.FromClient(Opening(), &to_server, &to_client));
+  uint32_t id = 1;
+  auto open_and_reset = [&](bool answered) {
+    const uint32_t stream = id;
+    id += 2;
+    if (auto refusal = inspector.FromClient(Frame(1, 0x4, stream, encoder_.Block(Call())),
+                                            &to_server, &to_client)) {
+      return refusal;
+    }
+    if (answered) inspector.FromServer(Frame(1, 0x4, stream, "\x88"), &to_client);
+    return inspector.FromClient(Frame(3, 0, stream, Uint32(8)), &to_server, &to_client);
+  };
+  for (int i = 0; i < 20; ++i) ASSERT_FALSE(open_and_reset(false)) << i;  // the burst
+  for (int i = 0; i < 100; ++i) ASSERT_FALSE(open_and_reset(true)) << "answered: not counted";
+  now += std::chrono::milliseconds(500);  // five more
+  for (int i = 0; i < 5; ++i) ASSERT_FALSE(open_and_reset(false)) << i;
+  const auto refusal = open_and_reset(false);
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->bound, Http2Bound::kResets);
+  EXPECT_EQ(refusal->code, Http2Error::kEnhanceYourCalm);
+  EXPECT_NE(refusal->reason.find("rapid reset"), std::string::npos);
 }
 
 TEST_F(Http2InspectorTest, ACompressedMessageOnACallWithoutEncodingIsAnsweredFromHere) {

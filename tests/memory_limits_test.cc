@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -57,6 +58,16 @@ class MemoryLimitsTest : public ::testing::Test {
     EXPECT_EQ(f.fast_failed, 0) << name;
     EXPECT_EQ(f.grpc_failed, 0) << name;
     return f;
+  }
+  // `probe` again and again for two seconds, so that table answers are timed meanwhile;
+  // its outcomes, a line each.
+  static std::string ForTwoSeconds(const std::function<std::string()>& probe) {
+    std::string outcomes;
+    for (const auto end = testing::ProbeClock::now() + std::chrono::seconds(2);
+         testing::ProbeClock::now() < end;) {
+      outcomes += probe() + "\n";
+    }
+    return outcomes;
   }
   // Table answers over HTTP and gRPC kept their pace while the probe ran: half of them
   // within 20 ms (the machine is shared: a single slow answer says little).
@@ -282,16 +293,31 @@ TEST_F(MemoryLimitsTest, AListingPastTheBoundSaysWhatToDo) {
 }
 
 // Finding 4: HTTP/2 rapid reset. gRPC 1.51 creates a call for every stream before its reset
-// is read, and has no limit of its own for that (docs/OPERATIONS.md, "Memory"); what it took
-// is given back once the flood has been read.
-TEST_F(MemoryLimitsTest, RapidResetMemoryIsGivenBack) {
+// is read, and has no limit of its own for that: 220,000 streams reset at once made the
+// server hold 2.3 to 3.3 GB for 10 to 20 s, and table answers over gRPC waited up to 14 s.
+// Now the gRPC port lets a connection reset 100 unanswered calls a second (bursts of 200)
+// and ends it with a GOAWAY past that (issue 49).
+TEST_F(MemoryLimitsTest, RapidResetIsCutShort) {
   Start();
+  int floods = 0;
   const ProbeFigures f = Observe(
-      "rapid reset", [&] { return testing::RapidResetProbe(server_->port(), 4, 5000); });
-  EXPECT_EQ(f.outcome.find("20000 of 4 x 5000 streams"), 0u) << f.outcome;
-#if !PUZZLEDB_TEST_SANITIZED
-  EXPECT_LE(f.rss_settled_kb - f.rss_start_kb, 64 * kMB);
-#endif
+      "rapid reset",
+      [&] {
+        return ForTwoSeconds([&] {
+          ++floods;
+          return testing::RapidResetProbe(server_->port(), 4, 5000);
+        });
+      },
+      /*time_grpc=*/true);
+  std::istringstream lines(f.outcome);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_NE(line.find("4 connections closed by the server before the end"), std::string::npos)
+        << line;
+  }
+  ExpectBounded(f, 64);
+  ExpectFastMeanwhile(f);
+  EXPECT_TRUE(MetricsShowWithin(
+      "puzzledb_grpc_connections_closed_total{reason=\"resets\"} " + std::to_string(4 * floods)));
   // And the server still answers over gRPC.
   auto stub =
       v1::Solver::NewStub(grpc::CreateChannel(GrpcAddress(), grpc::InsecureChannelCredentials()));
@@ -310,18 +336,15 @@ TEST_F(MemoryLimitsTest, RapidResetMemoryIsGivenBack) {
 // (which was answered).
 TEST_F(MemoryLimitsTest, AContinuationFloodEndsInAGoawayWithinASecond) {
   Start();
-  // Floods one after another for two seconds, so that table answers are timed meanwhile.
   int floods = 0;
   for (const int connections : {1, 6}) {
     const ProbeFigures f = Observe(
         "CONTINUATION x" + std::to_string(connections),
         [&] {
-          std::string outcomes;
-          for (const auto end = testing::ProbeClock::now() + std::chrono::seconds(2);
-               testing::ProbeClock::now() < end; ++floods) {
-            outcomes += testing::ContinuationFloodProbe(server_->port(), connections, 20000) + "\n";
-          }
-          return outcomes;
+          return ForTwoSeconds([&] {
+            ++floods;
+            return testing::ContinuationFloodProbe(server_->port(), connections, 20000);
+          });
         },
         /*time_grpc=*/true);
     const std::regex ended(

@@ -54,6 +54,7 @@ GrpcClose CloseFor(Http2Bound bound) {
     case Http2Bound::kHeaderBlock: return GrpcClose::kHeaderBlock;
     case Http2Bound::kHeaderList: return GrpcClose::kHeaderList;
     case Http2Bound::kStreams: return GrpcClose::kStreams;
+    case Http2Bound::kResets: return GrpcClose::kResets;
     case Http2Bound::kProtocol: return GrpcClose::kProtocol;
   }
   return GrpcClose::kProtocol;

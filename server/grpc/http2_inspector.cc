@@ -75,7 +75,10 @@ Http2Refusal Protocol(std::string reason) {
 
 }  // namespace
 
-Http2Inspector::Http2Inspector(const Http2Limits& limits) : limits_(limits) {}
+Http2Inspector::Http2Inspector(const Http2Limits& limits, Clock now)
+    : limits_(limits),
+      now_(now ? std::move(now) : Clock([] { return std::chrono::steady_clock::now(); })),
+      reset_allowance_(limits.resets_burst) {}
 
 Http2Inspector::~Http2Inspector() {
   if (hpack_ != nullptr) nghttp2_hd_inflate_del(hpack_);
@@ -247,9 +250,30 @@ std::optional<Http2Refusal> Http2Inspector::ClientFrameEnds(std::string* to_serv
         return ClientDataEnds(to_server, to_client);
       }
       break;
-    case kRstStream:
-      streams_.erase(stream);
+    case kRstStream: {
+      auto it = streams_.find(stream);
+      if (it == streams_.end()) break;
+      const bool unanswered = !it->second.answered;
+      streams_.erase(it);
+      if (unanswered) {
+        const auto now = now_();
+        if (reset_refilled_ != std::chrono::steady_clock::time_point{}) {
+          reset_allowance_ = std::min(
+              limits_.resets_burst,
+              reset_allowance_ + limits_.resets_per_second *
+                                     std::chrono::duration<double>(now - reset_refilled_).count());
+        }
+        reset_refilled_ = now;
+        if (reset_allowance_ < 1) {
+          return Http2Refusal{Http2Bound::kResets, Http2Error::kEnhanceYourCalm,
+                              Cat("calls reset before their answer faster than ",
+                                  limits_.resets_per_second,
+                                  " a second (HTTP/2 rapid reset, CVE-2023-44487)")};
+        }
+        reset_allowance_ -= 1;
+      }
       break;
+    }
     case kSettings:
       opened_ = true;
       break;
