@@ -1,5 +1,5 @@
 // libFuzzer target: any bytes as the two directions of one gRPC connection through the gRPC
-// port's HTTP/2 inspector (server/grpc/http2_inspector.h), with small bounds so that the
+// port's HTTP/2 inspector (server/guard/http2_inspector.h), with small bounds so that the
 // fuzzer reaches them. The input is a sequence of pieces, each a control byte (its low bit
 // the direction: 0 the client's, 1 gRPC's; the rest the piece's length, 1 to 128) and that
 // many bytes; when the first byte is odd, the client's side starts with a valid preface and
@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/grpc/http2_inspector.h"
+#include "server/guard/http2_inspector.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);

@@ -70,7 +70,7 @@ enum class HttpClose : uint8_t {
 };
 inline constexpr int kHttpCloses = 8;
 
-// Why the gRPC port closed a connection (server/grpc/connection_guard.h; docs/OPERATIONS.md,
+// Why the gRPC port closed a connection (server/guard/connection_guard.h; docs/OPERATIONS.md,
 // "gRPC connections").
 enum class GrpcClose : uint8_t {
   kClient,            // the client closed it, or the socket failed

@@ -15,7 +15,7 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server_posix.h"
 #include "server/background_builder.h"
-#include "server/grpc/connection_guard.h"
+#include "server/guard/connection_guard.h"
 #include "server/grpc/solver_service.h"
 #include "server/http/http_server.h"
 #include "server/http/routes.h"
@@ -135,7 +135,7 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   // gRPC listens on no port of its own: the connection guard accepts the connections,
   // terminates TLS and hands each one over once its client has opened HTTP/2, keeping the
-  // bounds gRPC 1.51 does not (server/grpc/connection_guard.h; docs/OPERATIONS.md, "gRPC
+  // bounds gRPC 1.51 does not (server/guard/connection_guard.h; docs/OPERATIONS.md, "gRPC
   // connections").
   grpc::ServerBuilder builder;
   builder.RegisterService(server->service_.get());

@@ -53,7 +53,7 @@ struct ServerOptions {
   size_t stream_window_bytes = 8 << 20;
   // HTTP/2 streams (calls) one gRPC connection may have open at once.
   int grpc_max_streams = 100;
-  // gRPC connections (server/grpc/connection_guard.h; docs/OPERATIONS.md, "gRPC
+  // gRPC connections (server/guard/connection_guard.h; docs/OPERATIONS.md, "gRPC
   // connections"): a header block's bytes, raw and decoded; how long TLS, the preface and
   // SETTINGS may take, and how many connections may be at it at once; how many may be
   // held; how long one may stay without a call; keepalive pings to find dead peers; the

@@ -1,9 +1,9 @@
-// The gRPC port's reading of HTTP/2 (server/grpc/http2_inspector.h), bytes in and bytes out:
+// The gRPC port's reading of HTTP/2 (server/guard/http2_inspector.h), bytes in and bytes out:
 // what passes unchanged, each bound and the GOAWAY that ends a connection past it, and the
 // calls whose messages are refused. Header blocks are written by nghttp2's HPACK encoder (as
 // a real client's, with Huffman codes and its dynamic table) and the inspector's own
 // answers read back by its decoder.
-#include "server/grpc/http2_inspector.h"
+#include "server/guard/http2_inspector.h"
 
 #include <chrono>
 #include <functional>

@@ -56,6 +56,10 @@ hits=$(grep -lE '#include "(server/http/|boost/beast|boost/asio|httplib)' server
 [ -z "$hits" ] || fail "server/grpc/ includes the HTTP binding: $hits"
 hits=$(grep -lE '#include "(server/grpc/|grpcpp|grpc/|puzzledb/v1/solver.grpc)' server/http/*)
 [ -z "$hits" ] || fail "server/http/ includes the gRPC binding: $hits"
+# The gRPC port's guard (server/guard/) stands in front of gRPC's transport as bytes: it
+# knows neither binding, nor gRPC's API (server.cc hands gRPC what it opens).
+hits=$(grep -lE '#include "(server/grpc/|server/http/|grpcpp|grpc/|puzzledb/v1/)' server/guard/*)
+[ -z "$hits" ] || fail "server/guard/ includes a binding or gRPC: $hits"
 # Nor does the shared call path know either.
 hits=$(grep -lE '#include "(server/grpc/|server/http/|grpcpp|boost/)' server/call.* server/search_pool.* server/metrics.*)
 [ -z "$hits" ] || fail "the call path includes a binding: $hits"

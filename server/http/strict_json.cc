@@ -53,8 +53,8 @@ class Checker final : public nlohmann::json_sax<Json> {
   bool string(string_t&) override { return true; }
   bool binary(binary_t&) override { return true; }
   // A key twice in one object: protobuf's parser merges the two, the last one winning, so
-  // that `{"puzzle":{"eight":…},"puzzle":{"knight":…}}` asked for the knight. RFC 8259
-  // (section 4) leaves such an object's meaning open: it is refused.
+  // that `{"puzzle":{…},"puzzle":{…}}` asked for the second puzzle. RFC 8259 (section 4)
+  // leaves such an object's meaning open: it is refused.
   bool key(string_t& key) override {
     if (!keys_.back().insert(key).second) {
       fault_ = {Fault::Kind::kDuplicateKey,

@@ -1,4 +1,4 @@
-#include "server/grpc/tls_session.h"
+#include "server/guard/tls_session.h"
 
 #include <algorithm>
 

@@ -22,7 +22,7 @@
 // and answers the second as an empty request): its DATA frame is held back, gRPC's call is
 // reset, and the client is answered INTERNAL with a message that says why.
 //
-// Bytes in, bytes out: no sockets, no threads (server/grpc/connection_guard.h does the
+// Bytes in, bytes out: no sockets, no threads (server/guard/connection_guard.h does the
 // I/O). Not thread-safe: one connection's bytes, from one thread at a time. The header
 // blocks are decoded with nghttp2's HPACK decoder (Debian's libnghttp2), the reference
 // implementation that curl and nginx use, so that the decoder's state follows the

@@ -25,7 +25,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "server/grpc/http2_inspector.h"
+#include "server/guard/http2_inspector.h"
 
 namespace puzzledb {
 

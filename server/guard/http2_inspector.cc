@@ -1,4 +1,4 @@
-#include "server/grpc/http2_inspector.h"
+#include "server/guard/http2_inspector.h"
 
 #include <algorithm>
 #include <cstring>

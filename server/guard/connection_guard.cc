@@ -1,4 +1,4 @@
-#include "server/grpc/connection_guard.h"
+#include "server/guard/connection_guard.h"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -24,7 +24,7 @@
 #include "boost/asio/strand.hpp"
 #include "openssl/ssl.h"
 #include "core/util/strings.h"
-#include "server/grpc/tls_session.h"
+#include "server/guard/tls_session.h"
 #include "server/metrics.h"
 #include "service/address.h"
 
