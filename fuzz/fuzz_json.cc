@@ -55,8 +55,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view message = puzzledb::Message(status);
     const size_t at = message.find("at byte ");
     if (at == std::string_view::npos) std::abort();
-    // A key given twice is placed at its second opening quote.
-    if (message.find("twice in one object") != std::string_view::npos) {
+    // A key given twice is placed at its second opening quote. (The refusal's lead says so:
+    // the words after it may quote the body.)
+    if (message.rfind("body: an object of no one meaning", 0) == 0) {
       const size_t offset = std::strtoul(std::string(message.substr(at + 8, 12)).c_str(), nullptr, 10);
       if (offset >= body.size() || body[offset] != '"') std::abort();
     }

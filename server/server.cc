@@ -189,6 +189,7 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
       guard, [grpc_server](int fd) { grpc::AddInsecureChannelFromFd(grpc_server, fd); },
       server->metrics_.get(), log);
   if (!started_guard.ok()) {
+    server->log_ = nullptr;  // it never started: nothing to say of its stop
     server->Shutdown(std::chrono::milliseconds(0));
     return started_guard.status();
   }
@@ -228,6 +229,7 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
     auto started_http = start_http(options.http_listen, /*api=*/true,
                                    /*metrics=*/options.metrics_listen.empty());
     if (!started_http.ok()) {
+      server->log_ = nullptr;
       server->Shutdown(std::chrono::milliseconds(0));
       return started_http.status();
     }
@@ -236,6 +238,7 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   if (!options.metrics_listen.empty()) {
     auto started_metrics = start_http(options.metrics_listen, /*api=*/false, /*metrics=*/true);
     if (!started_metrics.ok()) {
+      server->log_ = nullptr;
       server->Shutdown(std::chrono::milliseconds(0));
       return absl::Status(started_metrics.status().code(),
                           Cat("--metrics-listen: ", Message(started_metrics.status())));

@@ -166,8 +166,8 @@ TEST(EdgesTest, SigtermDrainsHealthFirstThenStops) {
 }
 
 TEST(EdgesTest, EveryLogLineIsOneEventInTheServersFormat) {
-  // A second server on a taken port: gRPC's own long complaint is not printed on its own
-  // but summed up in the server's one line.
+  // A second server on a taken port: one line says so, and nothing of a stop it never
+  // began.
   const std::string db = CopyOfTestDb("edges_log_db");
   testing::ServerProcess first(PUZZLEDB_SERVER, db, {}, testing::TempPath("edges_log1.log"));
   ASSERT_FALSE(first.address().empty()) << first.Log();
@@ -191,8 +191,7 @@ TEST(EdgesTest, EveryLogLineIsOneEventInTheServersFormat) {
   EXPECT_EQ(count, 1) << text;
   EXPECT_NE(text.find("cannot start: cannot listen on " + first.address()), std::string::npos)
       << text;
-  EXPECT_NE(text.find("gRPC says: "), std::string::npos) << text;
-  EXPECT_NE(text.find("(Address already in use)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Address already in use"), std::string::npos) << text;
   EXPECT_EQ(first.Stop(SIGTERM), 0);
   fs::remove_all(db);
   fs::remove_all(db2);

@@ -135,6 +135,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
         timer_(strand_),
         inspector_(engine->options().limits) {}
 
+  // A connection whose last handler went away without closing it (an exception in a
+  // handler) still leaves the engine's count.
+  ~Connection() {
+    if (!closed_) engine_->Gone(this, GrpcClose::kServer);
+  }
+
   // From the accepting thread.
   void Start() {
     net::post(strand_, [self = shared_from_this()] {
