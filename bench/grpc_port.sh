@@ -17,19 +17,23 @@ scratch=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$scratch"' EXIT
 
-start() {  # NAME BINARY: starts it, prints its gRPC address
+start() {  # NAME BINARY: starts it on a copy of DB
   cp -r "$db" "$scratch/$1-db"
   "$2" --db "$scratch/$1-db" --listen 127.0.0.1:0 --http 127.0.0.1:0 --no-build-missing-tables \
-    2> "$scratch/$1.log" &
+    > /dev/null 2> "$scratch/$1.log" &
   pids+=($!)
+}
+address() {  # NAME: its gRPC address, once it listens
   for _ in $(seq 600); do
     grep -q "listening on" "$scratch/$1.log" && break
     sleep 0.1
   done
   sed -n 's/.*listening on \(127.0.0.1:[0-9]*\).*/\1/p' "$scratch/$1.log"
 }
-this=$(start this "$build/server/puzzledb-server")
-that=$(start other "$other")
+start this "$build/server/puzzledb-server"
+start other "$other"
+this=$(address this)
+that=$(address other)
 [ -n "$this" ] && [ -n "$that" ] || { cat "$scratch"/*.log >&2; exit 1; }
 
 run() {  # ADDRESS MODE ARGS...: one run, "answers/s p50 p99"
