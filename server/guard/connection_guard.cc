@@ -19,13 +19,13 @@
 #include "boost/asio/ip/v6_only.hpp"
 #include "boost/asio/local/stream_protocol.hpp"
 #include "boost/asio/post.hpp"
-#include "boost/asio/ssl/context.hpp"
 #include "boost/asio/steady_timer.hpp"
 #include "boost/asio/strand.hpp"
 #include "openssl/ssl.h"
 #include "core/util/strings.h"
 #include "server/guard/tls_session.h"
 #include "server/metrics.h"
+#include "server/tls_context.h"
 #include "service/address.h"
 
 namespace puzzledb {
@@ -437,25 +437,10 @@ absl::Status ConnectionGuard::Engine::Listen() {
     return absl::InvalidArgumentError(Cat("--listen ", Message(address)));
   }
   if (!options_.tls_cert_file.empty()) {
-    tls_.emplace(net::ssl::context::tls_server);
-    tls_->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
-                      net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
-                      net::ssl::context::no_tlsv1_1);
-    error_code ec;
-    tls_->use_certificate_chain_file(options_.tls_cert_file, ec);
-    if (!ec) tls_->use_private_key_file(options_.tls_key_file, net::ssl::context::pem, ec);
-    if (!ec && !options_.tls_client_ca_file.empty()) {
-      tls_->load_verify_file(options_.tls_client_ca_file, ec);
-      tls_->set_verify_mode(net::ssl::verify_peer | net::ssl::verify_fail_if_no_peer_cert);
-    }
-    if (ec) {
-      return absl::InvalidArgumentError(
-          Cat("gRPC: cannot use the TLS certificate ", options_.tls_cert_file, " with key ",
-              options_.tls_key_file,
-              options_.tls_client_ca_file.empty() ? ""
-                                                  : " and client CA " + options_.tls_client_ca_file,
-              ": ", ec.message()));
-    }
+    auto context = ServerTlsContext("gRPC", options_.tls_cert_file, options_.tls_key_file,
+                                    options_.tls_client_ca_file);
+    if (!context.ok()) return context.status();
+    tls_.emplace(std::move(*context));
     SelectHttp2ByAlpn(tls_->native_handle());
   }
 

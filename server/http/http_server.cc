@@ -26,6 +26,7 @@
 #include "core/util/text_input.h"
 #include "server/http/content_coding.h"
 #include "server/http/routes.h"
+#include "server/tls_context.h"
 #include "service/memory_budget.h"
 
 namespace puzzledb {
@@ -754,25 +755,10 @@ absl::Status HttpServer::Engine::Listen() {
 
   const bool tls = !options_.tls_cert_file.empty();
   if (tls) {
-    tls_.emplace(net::ssl::context::tls_server);
-    tls_->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
-                      net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
-                      net::ssl::context::no_tlsv1_1);
-    beast::error_code ec;
-    tls_->use_certificate_chain_file(options_.tls_cert_file, ec);
-    if (!ec) tls_->use_private_key_file(options_.tls_key_file, net::ssl::context::pem, ec);
-    if (!ec && !options_.tls_client_ca_file.empty()) {
-      tls_->load_verify_file(options_.tls_client_ca_file, ec);
-      tls_->set_verify_mode(net::ssl::verify_peer | net::ssl::verify_fail_if_no_peer_cert);
-    }
-    if (ec) {
-      return absl::InvalidArgumentError(
-          Cat("HTTP: cannot use the TLS certificate ", options_.tls_cert_file, " with key ",
-              options_.tls_key_file,
-              options_.tls_client_ca_file.empty() ? ""
-                                                  : " and client CA " + options_.tls_client_ca_file,
-              ": ", ec.message()));
-    }
+    auto context = ServerTlsContext("HTTP", options_.tls_cert_file, options_.tls_key_file,
+                                    options_.tls_client_ca_file);
+    if (!context.ok()) return context.status();
+    tls_.emplace(std::move(*context));
   }
 
   beast::error_code ec;
