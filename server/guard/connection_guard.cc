@@ -80,7 +80,6 @@ class ConnectionGuard::Engine {
   // For the connections.
   const GuardOptions& options() const { return options_; }
   SSL_CTX* tls() { return tls_ ? tls_->native_handle() : nullptr; }
-  net::io_context& context() { return ioc_; }
   // Gives gRPC its end of a socket pair; false (and the descriptor closed) once stopping.
   bool HandOff(int fd);
   void Opened(Connection* c);
