@@ -122,12 +122,13 @@ class Checker final : public nlohmann::json_sax<Json> {
   std::string error_;
 };
 
-// The byte of a fault of ours. The body is valid JSON up to it, so a scan of its brackets,
-// number tokens and keys (strings followed by a colon) outside strings finds it.
+// The byte of a fault of ours. The body is valid JSON up to it (the reader stops at the
+// fault), so a scan of its brackets, number tokens and keys (the strings where an object
+// wants a key: after its `{` or a comma) outside strings finds it.
 size_t Locate(std::string_view body, const Fault& fault, int max_depth) {
   std::string open;
-  size_t numbers = 0, keys = 0, string_start = 0;
-  bool in_string = false, escaped = false, in_number = false;
+  size_t numbers = 0, keys = 0;
+  bool in_string = false, escaped = false, in_number = false, key_next = false;
   for (size_t i = 0; i < body.size(); ++i) {
     const char c = body[i];
     if (in_string) {
@@ -137,17 +138,15 @@ size_t Locate(std::string_view body, const Fault& fault, int max_depth) {
         escaped = true;
       } else if (c == '"') {
         in_string = false;
-        size_t next = i + 1;
-        while (next < body.size() && (body[next] == ' ' || body[next] == '\t' ||
-                                      body[next] == '\n' || body[next] == '\r')) {
-          ++next;
-        }
-        if (next < body.size() && body[next] == ':') {  // a key
-          if (fault.kind == Fault::Kind::kDuplicateKey && keys == fault.number) return string_start;
-          ++keys;
-        }
       }
       continue;
+    }
+    if (c == '"' && key_next) {
+      if (fault.kind == Fault::Kind::kDuplicateKey && keys == fault.number) return i;
+      ++keys;
+    }
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+      key_next = c == '{' || (c == ',' && !open.empty() && open.back() == '{');
     }
     const bool number_char = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' ||
                              c == 'e' || c == 'E';
@@ -158,7 +157,6 @@ size_t Locate(std::string_view body, const Fault& fault, int max_depth) {
     in_number = number_char;
     if (c == '"') {
       in_string = true;
-      string_start = i;
     } else if (c == '[' || c == '{') {
       if (fault.kind == Fault::Kind::kArrayInArray && c == '[' && !open.empty() &&
           open.back() == '[') {
