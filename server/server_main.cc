@@ -78,9 +78,40 @@ std::string SummarizeGrpcMessage(std::string message) {
   return summary;
 }
 
+// Messages a client can provoke once per call (gRPC's, protobuf's) go through the server's
+// log at most once a second each: the first is logged, and the next one logged says how
+// many were left out meanwhile.
+class OncePerSecond {
+ public:
+  // Logs "<prefix><text>" unless a line went out less than a second ago.
+  void Log(const std::string& prefix, const std::string& text) {
+    uint64_t skipped = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto now = std::chrono::steady_clock::now();
+      if (last_ != std::chrono::steady_clock::time_point{} && now - last_ < std::chrono::seconds(1)) {
+        ++left_out_;
+        return;
+      }
+      last_ = now;
+      skipped = left_out_;
+      left_out_ = 0;
+    }
+    std::string line = prefix + text;
+    if (skipped > 0) line += " (" + std::to_string(skipped) + " such messages left out in the last second)";
+    ::Log(line);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::chrono::steady_clock::time_point last_{};
+  uint64_t left_out_ = 0;
+};
+
 // Until the server has started, gRPC's errors are kept for the "cannot start" line (which
-// says the same thing); after that each is logged as one line of the server's format.
-// INFO and DEBUG messages are dropped.
+// says the same thing); after that each is logged as one line of the server's format, at
+// most one a second (a compressed call, refused, makes gRPC log one). INFO and DEBUG
+// messages are dropped.
 std::atomic<bool> started{false};
 std::string startup_grpc_error;  // guarded by log_mutex
 
@@ -92,33 +123,17 @@ void GrpcLog(gpr_log_func_args* args) {
     startup_grpc_error = summary;
     return;
   }
-  Log("grpc: " + summary);
+  static OncePerSecond limit;
+  limit.Log("grpc: ", summary);
 }
 
 // protobuf's own messages (a request with a string that is not UTF-8 makes its parser log
-// one per call) go through the server's log, and at most one a second: the first is
-// logged, and the next one logged says how many were left out meanwhile.
+// one per call).
 void ProtobufLog(google::protobuf::LogLevel level, const char* /*file*/, int /*line*/,
                  const std::string& message) {
   if (level < google::protobuf::LOGLEVEL_WARNING) return;
-  static std::mutex mutex;
-  static std::chrono::steady_clock::time_point last{};
-  static uint64_t left_out = 0;
-  uint64_t skipped = 0;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    const auto now = std::chrono::steady_clock::now();
-    if (last != std::chrono::steady_clock::time_point{} && now - last < std::chrono::seconds(1)) {
-      ++left_out;
-      return;
-    }
-    last = now;
-    skipped = left_out;
-    left_out = 0;
-  }
-  std::string text = "protobuf: " + SummarizeGrpcMessage(message);
-  if (skipped > 0) text += " (" + std::to_string(skipped) + " such messages left out in the last second)";
-  Log(text);
+  static OncePerSecond limit;
+  limit.Log("protobuf: ", SummarizeGrpcMessage(message));
 }
 
 }  // namespace

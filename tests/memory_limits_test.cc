@@ -448,6 +448,20 @@ TEST_F(MemoryLimitsTest, CompressedMessagesAreRefusedSayingWhy) {
   grpc::ClientContext plain;
   ASSERT_TRUE(stub->Solve(&plain, request, &response).ok());
   EXPECT_EQ(response.distance(), 1u);
+  // gRPC logs each compressed call it refuses; the server's log takes one line a second.
+  for (int i = 0; i < 300; ++i) {
+    grpc::ClientContext again;
+    again.set_compression_algorithm(GRPC_COMPRESS_GZIP);
+    EXPECT_EQ(stub->Solve(&again, request, &response).error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  }
+  const std::string log = server_->Log();
+  size_t lines = 0;
+  for (size_t at = log.find("grpc: Compression algorithm"); at != std::string::npos;
+       at = log.find("grpc: Compression algorithm", at + 1)) {
+    ++lines;
+  }
+  EXPECT_GE(lines, 1u) << log;
+  EXPECT_LE(lines, 30u) << "at most one a second: " << log.substr(0, 2000);
 }
 
 // Finding 5: a body that cannot be framed is refused and the connection closed with it
