@@ -24,6 +24,10 @@ hits=$(grep -rlE '#include "(grpc|grpcpp|httplib|CLI/|server/|service/|client/|b
 # solver (puzzle.h, solver.h, solver_templates.h) < puzzles (each model registers its puzzle).
 hits=$(grep -lE '#include "core/(model|puzzles|search|table|solver|puzzle\.h)' core/util/*)
 [ -z "$hits" ] || fail "core/util/ includes a higher layer: $hits"
+# core/definition/ (puzzles as data: the reader and the definition) sits beside model/:
+# it uses util/ alone.
+hits=$(grep -lE '#include "core/(model|puzzles|search|table|sliding|solver|puzzle\.h)' core/definition/*)
+[ -z "$hits" ] || fail "core/definition/ includes a higher layer: $hits"
 hits=$(grep -lE '#include "core/(puzzles|search|table|solver|puzzle\.h)' core/model/*)
 [ -z "$hits" ] || fail "core/model/ includes a higher layer: $hits"
 hits=$(grep -lE '#include "core/(puzzles|table|solver|puzzle\.h)' core/search/*)

@@ -1,0 +1,108 @@
+// A puzzle given as data: a definition file (docs/PUZZLES.md, "Puzzles as data": twsearch's
+// `.tws` format, with guarded moves and several goals) read into one value. Sets of
+// positions hold pieces, each piece with an orientation; a move sends the piece at one
+// position to another, adding to its orientation; a guarded move applies only where its
+// guards hold. Read by read_definition.h; the runtime puzzle, the index and the tables are
+// built on it.
+//
+// A Definition is immutable once read: every method may be called from any thread.
+#ifndef PUZZLEDB_CORE_DEFINITION_DEFINITION_H_
+#define PUZZLEDB_CORE_DEFINITION_DEFINITION_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace puzzledb {
+
+// A state: for each set in file order, its N piece labels (1..N), then its N orientations
+// (0..K-1; 0 when the set has none).
+using DefinedState = std::vector<uint8_t>;
+
+struct DefinedSet {
+  std::string name;
+  int size = 0;          // positions and pieces, 1..255
+  int orientations = 1;  // of each piece, 1..255 (1: none)
+  int offset = 0;        // its labels in a DefinedState; its orientations follow them
+};
+
+// What a move does where it applies: position j of each set takes the piece that was at
+// position source[j] of that set (0-based, within the set), and that piece's orientation
+// gains twist[j] (modulo the set's orientations). Indexed by the set's positions laid end
+// to end, in file order.
+struct Transform {
+  std::vector<uint8_t> source;
+  std::vector<uint8_t> twist;
+};
+
+// A condition of a guarded move: position `position` (0-based) of set `set` holds the
+// piece labelled `piece` (0: any), with orientation `orientation` (-1: any).
+struct Guard {
+  int set = 0;
+  int position = 0;
+  int piece = 0;
+  int orientation = -1;
+};
+
+struct MoveBlock {
+  std::vector<Guard> guards;  // all must hold; none for an unguarded move
+  Transform transform;
+  int line = 0;  // where the block starts in the file
+};
+
+// A move as answers count it: an unguarded move, one of its powers, or a guarded move
+// (whose blocks, at most one of which applies in any reachable state, are one move).
+struct DefinedMove {
+  std::string name;
+  std::vector<MoveBlock> blocks;
+  bool guarded = false;
+  int power = 1;  // of the move as written (unguarded moves' powers: 2, 3, ... or negative)
+};
+
+class Definition {
+ public:
+  const std::string& title() const { return title_; }
+  const std::vector<DefinedSet>& sets() const { return sets_; }
+  // The goals, in file order; the first is *the* goal where one is needed.
+  const std::vector<DefinedState>& goals() const { return goals_; }
+  // In canonical order (docs/PUZZLES.md): as first written, each unguarded move followed by
+  // its powers.
+  const std::vector<DefinedMove>& moves() const { return moves_; }
+  size_t state_bytes() const { return state_bytes_; }
+
+  // `to` = `from` after move `move`; false (and `to` unchanged) where it does not apply.
+  bool Apply(const DefinedState& from, int move, DefinedState* to) const;
+  bool IsGoal(const DefinedState& state) const;
+  // The move of that name, or -1.
+  int MoveByName(std::string_view name) const;
+
+  // The compact form (docs/PUZZLES.md): "1 2 3 4 5 6 / 0 0 0 0 0 0 | 1 2 3". A state is
+  // valid when each set holds the goal's labels and orientations below its count;
+  // INVALID_ARGUMENT naming the set and the rule otherwise.
+  absl::StatusOr<DefinedState> ParseCompact(std::string_view text) const;
+  std::string FormatCompact(const DefinedState& state) const;
+  // The state a sequence of move names ("U R2 F'") leads to from the first goal:
+  // INVALID_ARGUMENT naming the move that is none of the puzzle's or does not apply.
+  absl::StatusOr<DefinedState> ParseMoves(std::string_view text) const;
+
+ private:
+  friend class DefinitionReader;
+
+  std::string title_;
+  std::vector<DefinedSet> sets_;
+  std::vector<DefinedState> goals_;
+  std::vector<DefinedMove> moves_;
+  size_t state_bytes_ = 0;
+};
+
+// `first` then `second`, as one transform. REQUIRES: both over the same sets.
+Transform Compose(const std::vector<DefinedSet>& sets, const Transform& first,
+                  const Transform& second);
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_DEFINITION_DEFINITION_H_

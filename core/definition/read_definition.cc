@@ -1,0 +1,610 @@
+#include "core/definition/read_definition.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "core/util/strings.h"
+#include "core/util/text_input.h"
+
+namespace puzzledb {
+namespace {
+
+// twsearch's keywords that this reader does not take (docs/PUZZLES.md, "Puzzles as data").
+constexpr std::string_view kUnsupported[] = {"MoveAlias", "MoveSequence", "Illegal",
+                                             "StartState", "MoveTransformation"};
+
+struct Line {
+  int number = 0;
+  std::vector<std::string_view> tokens;
+};
+
+bool AllDigits(std::string_view token) {
+  return !token.empty() &&
+         std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool NumericLine(const Line& line) {
+  return !line.tokens.empty() && std::all_of(line.tokens.begin(), line.tokens.end(), AllDigits);
+}
+
+bool PrintableAscii(std::string_view token) {
+  return std::all_of(token.begin(), token.end(), [](char c) { return c > ' ' && c < 127; });
+}
+
+// The byte at which `text` stops being UTF-8 (RFC 3629), or npos.
+size_t NotUtf8At(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    size_t extra = 0;
+    uint32_t min = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xe0) == 0xc0) {
+      extra = 1;
+      min = 0x80;
+    } else if ((c & 0xf0) == 0xe0) {
+      extra = 2;
+      min = 0x800;
+    } else if ((c & 0xf8) == 0xf0) {
+      extra = 3;
+      min = 0x10000;
+    } else {
+      return i;
+    }
+    uint32_t code = c & (0x3f >> extra);
+    for (size_t k = 1; k <= extra; ++k) {
+      if (i + k >= text.size()) return i;
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xc0) != 0x80) return i;
+      code = code << 6 | (next & 0x3f);
+    }
+    if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return i;
+    i += extra + 1;
+  }
+  return std::string_view::npos;
+}
+
+// twsearch's whole-puzzle rotations, which it does not count as moves.
+bool RotationName(std::string_view name) {
+  if (!name.empty() && name.back() == 'v') return true;
+  if (name.empty() || (name[0] != 'x' && name[0] != 'y' && name[0] != 'z')) return false;
+  const std::string_view rest = name.substr(1);
+  return rest.empty() || rest == "2" || rest == "'" || rest == "2'";
+}
+
+// Power `t` of a move of order `n` as it is named: t, or t - n when n - t < t.
+int64_t SignedPower(uint64_t t, uint64_t n) {
+  return n - t < t ? -static_cast<int64_t>(n - t) : static_cast<int64_t>(t);
+}
+
+// The name of power `t` of a move of order `n` (docs/PUZZLES.md): U, U2, U'; R3, R2'.
+std::string PowerName(const std::string& name, uint64_t t, uint64_t n) {
+  const int64_t k = SignedPower(t, n);
+  if (k == 1) return name;
+  if (k == -1) return name + "'";
+  if (k > 1) return name + std::to_string(k);
+  return name + std::to_string(-k) + "'";
+}
+
+}  // namespace
+
+class DefinitionReader {
+ public:
+  DefinitionReader(std::string_view text, std::string_view file, const DefinitionLimits& limits)
+      : text_(text), file_(file), limits_(limits) {}
+
+  absl::StatusOr<Definition> Read();
+
+ private:
+  struct Unexpanded {
+    std::string name;
+    std::vector<MoveBlock> blocks;
+    bool guarded = false;
+    int line = 0;
+  };
+  // One set's part of a Solved or Move block.
+  struct SetPart {
+    int set = -1;
+    std::vector<int> values;        // labels (Solved) or sources (Move), as written (1-based)
+    std::vector<int> orientations;  // empty when not given
+  };
+
+  absl::Status Error(int line, std::string_view what) const {
+    return absl::InvalidArgumentError(line > 0 ? Cat(file_, ":", line, ": ", what)
+                                               : Cat(file_, ": ", what));
+  }
+  absl::Status SplitLines();
+  absl::Status ReadSet(const Line& line);
+  absl::Status ReadSolved(const Line& first);
+  absl::Status ReadMove(const Line& first);
+  // Reads the set parts of a block up to its End, from the line after `*at`; `what` names
+  // the block in messages. Moves `*at` to the End line.
+  absl::Status ReadParts(std::string_view what, bool labels, std::vector<SetPart>* parts);
+  int SetByName(std::string_view name) const;
+  absl::Status Expand(Definition* definition);
+
+  std::string_view text_;
+  std::string_view file_;
+  const DefinitionLimits limits_;
+  std::vector<Line> lines_;  // not blank, comments dropped
+  size_t at_ = 0;            // in lines_
+  bool seen_name_ = false;
+  Definition out_;
+  std::vector<Unexpanded> moves_;
+  int state_bytes_ = 0;
+  int blocks_ = 0;
+};
+
+absl::Status DefinitionReader::SplitLines() {
+  int number = 0;
+  size_t start = 0;
+  while (start <= text_.size()) {
+    const size_t newline = text_.find('\n', start);
+    std::string_view line = text_.substr(start, newline == std::string_view::npos ? std::string_view::npos
+                                                                                  : newline - start);
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (const size_t hash = line.find('#'); hash != std::string_view::npos) {
+      line = line.substr(0, hash);
+    }
+    for (char c : line) {
+      if (static_cast<unsigned char>(c) < ' ' && c != '\t') {
+        return Error(number, "a control character (byte " +
+                                 std::to_string(static_cast<unsigned char>(c)) +
+                                 "): a definition is a text file");
+      }
+    }
+    Line parsed;
+    parsed.number = number;
+    size_t at = 0;
+    while (at < line.size()) {
+      while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
+      size_t end = at;
+      while (end < line.size() && line[end] != ' ' && line[end] != '\t') ++end;
+      if (end > at) parsed.tokens.push_back(line.substr(at, end - at));
+      at = end;
+    }
+    if (!parsed.tokens.empty()) lines_.push_back(std::move(parsed));
+    if (newline == std::string_view::npos) break;
+    start = newline + 1;
+  }
+  return absl::OkStatus();
+}
+
+int DefinitionReader::SetByName(std::string_view name) const {
+  for (size_t i = 0; i < out_.sets_.size(); ++i) {
+    if (out_.sets_[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+absl::Status DefinitionReader::ReadSet(const Line& line) {
+  if (!out_.goals_.empty() || !moves_.empty()) {
+    return Error(line.number, "Set after a Solved or Move block: Set lines come first");
+  }
+  if (line.tokens.size() != 4) {
+    return Error(line.number, Cat("Set takes a name, a size and a number of orientations "
+                                  "(Set CORNERS 8 3), got ", line.tokens.size() - 1, " words"));
+  }
+  const std::string_view name = line.tokens[1];
+  if (AllDigits(name) || name == "End" || name == "If" || !PrintableAscii(name)) {
+    return Error(line.number, Cat("Set ", QuoteInput(name),
+                                  ": a set's name is printable ASCII, not a number, End or If"));
+  }
+  if (SetByName(name) >= 0) return Error(line.number, Cat("Set ", name, " is given twice"));
+  if (static_cast<int>(out_.sets_.size()) >= limits_.max_sets) {
+    return Error(line.number, Cat("more than ", limits_.max_sets, " sets"));
+  }
+  const int size = AllDigits(line.tokens[2]) && line.tokens[2].size() <= 3 ? std::stoi(std::string(line.tokens[2])) : -1;
+  const int orientations = AllDigits(line.tokens[3]) && line.tokens[3].size() <= 3 ? std::stoi(std::string(line.tokens[3])) : -1;
+  if (size < 1 || size > 255) {
+    return Error(line.number, Cat("Set ", name, ": size ", QuoteInput(line.tokens[2]),
+                                  " is not a number from 1 to 255"));
+  }
+  if (orientations < 1 || orientations > 255) {
+    return Error(line.number, Cat("Set ", name, ": orientations ", QuoteInput(line.tokens[3]),
+                                  " is not a number from 1 to 255"));
+  }
+  if (state_bytes_ + 2 * size > limits_.max_state_bytes) {
+    return Error(line.number, Cat("Set ", name, ": the sets' positions would take more than ",
+                                  limits_.max_state_bytes, " bytes a state"));
+  }
+  DefinedSet set;
+  set.name = std::string(name);
+  set.size = size;
+  set.orientations = orientations;
+  set.offset = state_bytes_;
+  state_bytes_ += 2 * size;
+  out_.sets_.push_back(std::move(set));
+  return absl::OkStatus();
+}
+
+absl::Status DefinitionReader::ReadParts(std::string_view what, bool labels,
+                                         std::vector<SetPart>* parts) {
+  const int start = lines_[at_].number;
+  while (true) {
+    ++at_;
+    if (at_ >= lines_.size()) return Error(start, Cat(what, ": no End"));
+    const Line& line = lines_[at_];
+    const std::string_view word = line.tokens[0];
+    if (word == "End") {
+      if (line.tokens.size() != 1) return Error(line.number, "End takes nothing after it");
+      return absl::OkStatus();
+    }
+    if (word == "If") {
+      return Error(line.number, Cat(what, ": If lines come first in a Move block, before its sets"));
+    }
+    if (std::find(line.tokens.begin(), line.tokens.end(), "?") != line.tokens.end()) {
+      return Error(line.number, Cat(what, ": '?' (twsearch's wildcard) is not supported"));
+    }
+    if (line.tokens.size() != 1 || NumericLine(line)) {
+      return Error(line.number, Cat(what, ": want a set's name on a line of its own, or End; got ",
+                                    QuoteInput(word)));
+    }
+    const int s = SetByName(word);
+    if (s < 0) return Error(line.number, Cat(what, ": no set is named ", QuoteInput(word)));
+    for (const SetPart& p : *parts) {
+      if (p.set == s) return Error(line.number, Cat(what, ": set ", word, " is given twice"));
+    }
+    const DefinedSet& set = out_.sets_[static_cast<size_t>(s)];
+    SetPart part;
+    part.set = s;
+    // Its labels or sources, on the next line; then maybe its orientations.
+    ++at_;
+    if (at_ >= lines_.size() || !NumericLine(lines_[at_])) {
+      return Error(at_ < lines_.size() ? lines_[at_].number : line.number,
+                   Cat(what, ": set ", set.name, ": want a line of ", set.size,
+                       labels ? " piece labels" : " positions"));
+    }
+    const Line& values = lines_[at_];
+    if (static_cast<int>(values.tokens.size()) != set.size) {
+      return Error(values.number, Cat(what, ": set ", set.name, ": ", values.tokens.size(),
+                                      " values, want ", set.size));
+    }
+    for (std::string_view token : values.tokens) {
+      const int v = token.size() <= 3 ? std::stoi(std::string(token)) : 1000;
+      if (v < 1 || v > set.size) {
+        return Error(values.number, Cat(what, ": set ", set.name, ": ", QuoteInput(token),
+                                        " is not a number from 1 to ", set.size));
+      }
+      part.values.push_back(v);
+    }
+    if (!labels) {  // a permutation of 1..N
+      std::vector<bool> seen(static_cast<size_t>(set.size) + 1, false);
+      for (int v : part.values) {
+        if (seen[static_cast<size_t>(v)]) {
+          return Error(values.number, Cat(what, ": set ", set.name, ": position ", v,
+                                          " given twice: not a permutation of 1 to ", set.size));
+        }
+        seen[static_cast<size_t>(v)] = true;
+      }
+    }
+    if (at_ + 1 < lines_.size() && NumericLine(lines_[at_ + 1])) {
+      ++at_;
+      const Line& o = lines_[at_];
+      if (static_cast<int>(o.tokens.size()) != set.size) {
+        return Error(o.number, Cat(what, ": set ", set.name, ": ", o.tokens.size(),
+                                   " orientations, want ", set.size));
+      }
+      for (std::string_view token : o.tokens) {
+        const int v = token.size() <= 3 ? std::stoi(std::string(token)) : 1000;
+        if (v >= set.orientations) {
+          return Error(o.number, Cat(what, ": set ", set.name, ": orientation ", QuoteInput(token),
+                                     " is not a number from 0 to ", set.orientations - 1));
+        }
+        part.orientations.push_back(v);
+      }
+    }
+    parts->push_back(std::move(part));
+  }
+}
+
+absl::Status DefinitionReader::ReadSolved(const Line& first) {
+  if (first.tokens.size() != 1) return Error(first.number, "Solved takes nothing after it");
+  if (out_.sets_.empty()) return Error(first.number, "Solved before any Set");
+  if (static_cast<int>(out_.goals_.size()) >= limits_.max_goals) {
+    return Error(first.number, Cat("more than ", limits_.max_goals, " Solved blocks"));
+  }
+  const std::string what = out_.goals_.empty() ? "Solved" : Cat("Solved (goal ", out_.goals_.size() + 1, ")");
+  std::vector<SetPart> parts;
+  if (absl::Status read = ReadParts(what, /*labels=*/true, &parts); !read.ok()) return read;
+  DefinedState goal(static_cast<size_t>(state_bytes_), 0);
+  for (const SetPart& part : parts) {
+    const DefinedSet& set = out_.sets_[static_cast<size_t>(part.set)];
+    for (int j = 0; j < set.size; ++j) {
+      goal[static_cast<size_t>(set.offset + j)] = static_cast<uint8_t>(part.values[static_cast<size_t>(j)]);
+      if (!part.orientations.empty()) {
+        goal[static_cast<size_t>(set.offset + set.size + j)] =
+            static_cast<uint8_t>(part.orientations[static_cast<size_t>(j)]);
+      }
+    }
+  }
+  // A set left out holds its pieces in order, 1 to N, unturned (as twsearch reads it).
+  for (size_t s = 0; s < out_.sets_.size(); ++s) {
+    const bool given = std::any_of(parts.begin(), parts.end(),
+                                   [&](const SetPart& p) { return p.set == static_cast<int>(s); });
+    if (!given) {
+      const DefinedSet& set = out_.sets_[s];
+      for (int j = 0; j < set.size; ++j) {
+        goal[static_cast<size_t>(set.offset + j)] = static_cast<uint8_t>(j + 1);
+      }
+    }
+  }
+  // Every goal holds the first's pieces: a state is valid when it does.
+  if (!out_.goals_.empty()) {
+    for (const DefinedSet& set : out_.sets_) {
+      const auto begin = static_cast<size_t>(set.offset);
+      std::vector<uint8_t> a(out_.goals_[0].begin() + begin, out_.goals_[0].begin() + begin + set.size);
+      std::vector<uint8_t> b(goal.begin() + begin, goal.begin() + begin + set.size);
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      if (a != b) {
+        return Error(first.number, Cat(what, ": set ", set.name,
+                                       " holds other pieces than the first goal's (each goal "
+                                       "holds the same labels, moved)"));
+      }
+    }
+  }
+  out_.goals_.push_back(std::move(goal));
+  return absl::OkStatus();
+}
+
+absl::Status DefinitionReader::ReadMove(const Line& first) {
+  if (first.tokens.size() != 2) {
+    return Error(first.number, Cat("Move takes one name (Move U), got ", first.tokens.size() - 1,
+                                   " words"));
+  }
+  if (out_.sets_.empty()) return Error(first.number, "Move before any Set");
+  const std::string name(first.tokens[1]);
+  if (!PrintableAscii(name)) {
+    return Error(first.number, Cat("Move ", QuoteInput(name), ": a move's name is printable ASCII"));
+  }
+  if (RotationName(name)) {
+    return Error(first.number,
+                 Cat("Move ", name, ": twsearch's whole-puzzle rotations (x, y, z, x2, x', "
+                                    "names ending in v) are not moves here; leave them out"));
+  }
+  const std::string what = Cat("Move ", name);
+  if (++blocks_ > limits_.max_blocks) {
+    return Error(first.number, Cat("more than ", limits_.max_blocks, " Move blocks"));
+  }
+  MoveBlock block;
+  block.line = first.number;
+  // Its guards first.
+  while (at_ + 1 < lines_.size() && lines_[at_ + 1].tokens[0] == "If") {
+    ++at_;
+    const Line& line = lines_[at_];
+    if (line.tokens.size() != 4 && line.tokens.size() != 5) {
+      return Error(line.number, Cat(what, ": If takes a set, a position, a piece (or *) and "
+                                          "maybe an orientation (If T 5 6)"));
+    }
+    const int s = SetByName(line.tokens[1]);
+    if (s < 0) return Error(line.number, Cat(what, ": If: no set is named ", QuoteInput(line.tokens[1])));
+    const DefinedSet& set = out_.sets_[static_cast<size_t>(s)];
+    Guard guard;
+    guard.set = s;
+    const std::string_view position = line.tokens[2];
+    guard.position = AllDigits(position) && position.size() <= 3 ? std::stoi(std::string(position)) - 1 : -1;
+    if (guard.position < 0 || guard.position >= set.size) {
+      return Error(line.number, Cat(what, ": If: position ", QuoteInput(position),
+                                    " is not a number from 1 to ", set.size, " (set ", set.name, ")"));
+    }
+    const std::string_view piece = line.tokens[3];
+    if (piece == "*") {
+      guard.piece = 0;
+    } else {
+      guard.piece = AllDigits(piece) && piece.size() <= 3 ? std::stoi(std::string(piece)) : -1;
+      if (guard.piece < 1 || guard.piece > set.size) {
+        return Error(line.number, Cat(what, ": If: piece ", QuoteInput(piece),
+                                      " is not * or a label from 1 to ", set.size, " (set ",
+                                      set.name, ")"));
+      }
+    }
+    if (line.tokens.size() == 5) {
+      const std::string_view o = line.tokens[4];
+      guard.orientation = AllDigits(o) && o.size() <= 3 ? std::stoi(std::string(o)) : 1000;
+      if (guard.orientation >= set.orientations) {
+        return Error(line.number, Cat(what, ": If: orientation ", QuoteInput(o),
+                                      " is not a number from 0 to ", set.orientations - 1,
+                                      " (set ", set.name, ")"));
+      }
+    } else if (guard.piece == 0) {
+      return Error(line.number, Cat(what, ": If: any piece (*) and any orientation: the guard "
+                                          "says nothing; give an orientation"));
+    }
+    block.guards.push_back(guard);
+  }
+  std::vector<SetPart> parts;
+  if (absl::Status read = ReadParts(what, /*labels=*/false, &parts); !read.ok()) return read;
+  // The identity on the sets left out.
+  size_t slots = 0;
+  for (const DefinedSet& set : out_.sets_) slots += static_cast<size_t>(set.size);
+  block.transform.source.resize(slots);
+  block.transform.twist.assign(slots, 0);
+  size_t slot = 0;
+  for (size_t s = 0; s < out_.sets_.size(); ++s) {
+    const DefinedSet& set = out_.sets_[s];
+    const SetPart* part = nullptr;
+    for (const SetPart& p : parts) {
+      if (p.set == static_cast<int>(s)) part = &p;
+    }
+    for (int j = 0; j < set.size; ++j, ++slot) {
+      block.transform.source[slot] =
+          static_cast<uint8_t>(part != nullptr ? part->values[static_cast<size_t>(j)] - 1 : j);
+      if (part != nullptr && !part->orientations.empty()) {
+        block.transform.twist[slot] = static_cast<uint8_t>(part->orientations[static_cast<size_t>(j)]);
+      }
+    }
+  }
+  bool identity = true;
+  for (size_t i = 0; i < slots && identity; ++i) {
+    identity = block.transform.twist[i] == 0;
+  }
+  slot = 0;
+  for (const DefinedSet& set : out_.sets_) {
+    for (int j = 0; j < set.size && identity; ++j, ++slot) identity = block.transform.source[slot] == j;
+    if (!identity) break;
+  }
+  if (identity) return Error(first.number, Cat(what, ": changes nothing"));
+  const bool guarded = !block.guards.empty();
+  for (Unexpanded& m : moves_) {
+    if (m.name != name) continue;
+    if (!m.guarded || !guarded) {
+      return Error(first.number,
+                   Cat(what, ": given again (first at line ", m.line,
+                       "); only guarded moves (If) may have several blocks, and a name is "
+                       "guarded in all its blocks or in none"));
+    }
+    m.blocks.push_back(std::move(block));
+    return absl::OkStatus();
+  }
+  Unexpanded move;
+  move.name = name;
+  move.guarded = guarded;
+  move.line = first.number;
+  move.blocks.push_back(std::move(block));
+  moves_.push_back(std::move(move));
+  return absl::OkStatus();
+}
+
+absl::Status DefinitionReader::Expand(Definition* definition) {
+  const auto& sets = definition->sets_;
+  for (Unexpanded& m : moves_) {
+    if (m.guarded) {
+      DefinedMove move;
+      move.name = m.name;
+      move.blocks = std::move(m.blocks);
+      move.guarded = true;
+      definition->moves_.push_back(std::move(move));
+    } else {
+      // Its order: the least common multiple, over its cycles, of each cycle's length times
+      // the order of the twist it adds up to. Capped past what the limit allows.
+      const Transform& t = m.blocks[0].transform;
+      const uint64_t cap = static_cast<uint64_t>(limits_.max_moves) + 1;
+      uint64_t order = 1;
+      size_t base = 0;
+      for (const DefinedSet& set : sets) {
+        std::vector<bool> done(static_cast<size_t>(set.size), false);
+        for (int j = 0; j < set.size; ++j) {
+          if (done[static_cast<size_t>(j)]) continue;
+          uint64_t length = 0;
+          int twist = 0;
+          for (int k = j; !done[static_cast<size_t>(k)]; k = t.source[base + static_cast<size_t>(k)]) {
+            done[static_cast<size_t>(k)] = true;
+            ++length;
+            twist = (twist + t.twist[base + static_cast<size_t>(k)]) % set.orientations;
+          }
+          const uint64_t cycle = length * static_cast<uint64_t>(set.orientations /
+                                                                std::gcd(set.orientations, twist));
+          order = std::min(cap, order / std::gcd(order, cycle) * cycle);
+        }
+        base += static_cast<size_t>(set.size);
+      }
+      const int count = static_cast<int>(definition->moves_.size());
+      if (order >= cap || count + static_cast<int>(order) - 1 > limits_.max_moves) {
+        return Error(m.line, Cat("Move ", m.name, ": with its powers (order ",
+                                 order >= cap ? Cat("over ", limits_.max_moves) : Cat(order),
+                                 ") the puzzle would have more than ", limits_.max_moves,
+                                 " moves"));
+      }
+      Transform power = t;
+      for (uint64_t p = 1; p < order; ++p) {
+        DefinedMove move;
+        move.name = PowerName(m.name, p, order);
+        MoveBlock block;
+        block.transform = power;
+        block.line = m.line;
+        move.blocks.push_back(std::move(block));
+        move.power = static_cast<int>(SignedPower(p, order));
+        definition->moves_.push_back(std::move(move));
+        power = Compose(sets, power, t);
+      }
+    }
+    if (static_cast<int>(definition->moves_.size()) > limits_.max_moves) {
+      return Error(m.line, Cat("Move ", m.name, ": the puzzle would have more than ",
+                               limits_.max_moves, " moves"));
+    }
+  }
+  // Every name once, the powers' included.
+  for (size_t i = 0; i < definition->moves_.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (definition->moves_[i].name == definition->moves_[j].name) {
+        return Error(definition->moves_[i].blocks[0].line,
+                     Cat("Move ", definition->moves_[i].name,
+                         ": the name is taken (by a move or the power of one written before)"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Definition> DefinitionReader::Read() {
+  if (text_.size() > limits_.max_file_bytes) {
+    return Error(0, Cat(Thousands(text_.size()), " bytes, more than a definition may take (",
+                        Thousands(limits_.max_file_bytes), ")"));
+  }
+  if (const size_t bad = NotUtf8At(text_); bad != std::string_view::npos) {
+    const int line = 1 + static_cast<int>(std::count(text_.begin(), text_.begin() + static_cast<long>(bad), '\n'));
+    return Error(line, Cat("not UTF-8 text (byte ", bad, ")"));
+  }
+  if (absl::Status split = SplitLines(); !split.ok()) return split;
+  for (at_ = 0; at_ < lines_.size(); ++at_) {
+    const Line& line = lines_[at_];
+    const std::string_view word = line.tokens[0];
+    absl::Status status;
+    if (word == "Name") {
+      if (seen_name_) return Error(line.number, "Name is given twice");
+      seen_name_ = true;
+      std::vector<std::string_view> rest(line.tokens.begin() + 1, line.tokens.end());
+      out_.title_ = Join(rest, " ");
+    } else if (word == "Set") {
+      status = ReadSet(line);
+    } else if (word == "Solved") {
+      status = ReadSolved(line);
+    } else if (word == "Move") {
+      status = ReadMove(line);
+    } else if (std::find(std::begin(kUnsupported), std::end(kUnsupported), word) != std::end(kUnsupported)) {
+      return Error(line.number, Cat(word, " is not supported (docs/PUZZLES.md, \"Puzzles as data\")"));
+    } else if (word == "End" || word == "If") {
+      return Error(line.number, Cat(word, " outside a block"));
+    } else {
+      return Error(line.number, Cat("unknown keyword ", QuoteInput(word),
+                                    " (want Name, Set, Solved or Move)"));
+    }
+    if (!status.ok()) return status;
+  }
+  if (out_.sets_.empty()) return Error(0, "no Set: a definition has at least one");
+  if (out_.goals_.empty()) return Error(0, "no Solved block: a definition has at least one goal");
+  if (moves_.empty()) return Error(0, "no Move: a definition has at least one");
+  // Guards name pieces the puzzle has.
+  for (const Unexpanded& m : moves_) {
+    for (const MoveBlock& block : m.blocks) {
+      for (const Guard& g : block.guards) {
+        const DefinedSet& set = out_.sets_[static_cast<size_t>(g.set)];
+        const auto begin = out_.goals_[0].begin() + set.offset;
+        if (g.piece != 0 && std::find(begin, begin + set.size, g.piece) == begin + set.size) {
+          return Error(block.line, Cat("Move ", m.name, ": If: set ", set.name,
+                                       " holds no piece labelled ", g.piece));
+        }
+      }
+    }
+  }
+  Definition definition;
+  definition.title_ = out_.title_;
+  definition.sets_ = out_.sets_;
+  definition.goals_ = out_.goals_;
+  definition.state_bytes_ = static_cast<size_t>(state_bytes_);
+  if (absl::Status expanded = Expand(&definition); !expanded.ok()) return expanded;
+  return definition;
+}
+
+absl::StatusOr<Definition> ReadDefinition(std::string_view text, std::string_view file,
+                                          const DefinitionLimits& limits) {
+  return DefinitionReader(text, file, limits).Read();
+}
+
+}  // namespace puzzledb

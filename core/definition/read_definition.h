@@ -1,0 +1,33 @@
+// Reads a definition file (docs/PUZZLES.md, "Puzzles as data") into a Definition. A
+// definition is untrusted input: every refusal is INVALID_ARGUMENT naming the file, the line
+// and the rule ("slide.tws:14: Move U: set T: 5 values, want 6"), and the limits below keep
+// what one file may ask for in bounds, their figures in the message. Never a crash, a hang,
+// or a definition that breaks a rule (fuzz/fuzz_definition.cc).
+#ifndef PUZZLEDB_CORE_DEFINITION_READ_DEFINITION_H_
+#define PUZZLEDB_CORE_DEFINITION_READ_DEFINITION_H_
+
+#include <cstddef>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "core/definition/definition.h"
+
+namespace puzzledb {
+
+struct DefinitionLimits {
+  size_t max_file_bytes = 1 << 20;
+  int max_sets = 255;
+  int max_state_bytes = 4096;  // both bytes of every position of every set
+  // Moves as answers count them, powers included: a move is a byte in an answer.
+  int max_moves = 250;
+  int max_blocks = 4096;  // the blocks of every move, guarded ones each counting
+  int max_goals = 64;
+};
+
+// `file` names the text in messages ("slide.tws").
+absl::StatusOr<Definition> ReadDefinition(std::string_view text, std::string_view file,
+                                          const DefinitionLimits& limits = {});
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_DEFINITION_READ_DEFINITION_H_

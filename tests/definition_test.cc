@@ -1,0 +1,325 @@
+// Puzzles as data (core/definition/): the reader of definition files, read as the
+// specification of docs/PUZZLES.md says. The samples read and, searched breadth-first here
+// with nothing but Definition::Apply, answer their golden cases exactly (distance and the
+// lexicographically smallest moves in canonical order); every rule a file can break is
+// refused naming the file, the line and the rule.
+#include <algorithm>
+#include <sstream>
+#include <unordered_map>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "core/definition/read_definition.h"
+#include "core/util/strings.h"
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace definition_test {
+
+std::string SampleText(const std::string& name) {
+  return testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/definitions/" + name);
+}
+
+Definition Read(const std::string& file) {
+  auto read = ReadDefinition(SampleText(file), file);
+  EXPECT_TRUE(read.ok()) << read.status();
+  return read.ok() ? *std::move(read) : Definition();
+}
+
+std::vector<std::string> MoveNames(const Definition& d) {
+  std::vector<std::string> names;
+  for (const DefinedMove& m : d.moves()) names.push_back(m.name);
+  return names;
+}
+
+// Every state that reaches a goal, with its distance: a breadth-first search backwards,
+// done forwards from each state's moves (the definitions here are small).
+class BruteForce {
+ public:
+  static std::string Key(const DefinedState& s) { return std::string(s.begin(), s.end()); }
+
+  explicit BruteForce(const Definition& d) : d_(d) {
+    // Forward search from every goal over the moves, then distances by a backward pass
+    // over the edges found.
+    std::queue<DefinedState> queue;
+    for (const DefinedState& goal : d.goals()) {
+      if (index_.emplace(Key(goal), states_.size()).second) {
+        states_.push_back(goal);
+        queue.push(goal);
+      }
+    }
+    DefinedState next;
+    while (!queue.empty()) {
+      const DefinedState s = queue.front();
+      queue.pop();
+      for (int m = 0; m < static_cast<int>(d.moves().size()); ++m) {
+        if (!d.Apply(s, m, &next)) continue;
+        if (index_.emplace(Key(next), states_.size()).second) {
+          states_.push_back(next);
+          queue.push(next);
+        }
+      }
+    }
+    // Distances to a goal: Bellman-Ford style rounds over the forward edges (small spaces).
+    distance_.assign(states_.size(), -1);
+    for (const DefinedState& goal : d.goals()) distance_[index_.at(Key(goal))] = 0;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t i = 0; i < states_.size(); ++i) {
+        for (int m = 0; m < static_cast<int>(d.moves().size()); ++m) {
+          if (!d.Apply(states_[i], m, &next)) continue;
+          const auto it = index_.find(Key(next));
+          if (it == index_.end() || distance_[it->second] < 0) continue;
+          const int through = distance_[it->second] + 1;
+          if (distance_[i] < 0 || through < distance_[i]) {
+            distance_[i] = through;
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+  size_t size() const { return states_.size(); }
+  int farthest() const { return *std::max_element(distance_.begin(), distance_.end()); }
+  // The answer line of the original output: "d m1 m2 ...", "0", or "-1".
+  std::string Answer(DefinedState s) const {
+    auto it = index_.find(Key(s));
+    if (it == index_.end() || distance_[it->second] < 0) return "-1";
+    int d = distance_[it->second];
+    std::string out = std::to_string(d);
+    DefinedState next;
+    while (d > 0) {
+      for (int m = 0; m < static_cast<int>(d_.moves().size()); ++m) {
+        if (!d_.Apply(s, m, &next)) continue;
+        const auto n = index_.find(Key(next));
+        if (n != index_.end() && distance_[n->second] == d - 1) {
+          out += " " + d_.moves()[static_cast<size_t>(m)].name;
+          s = next;
+          --d;
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+ private:
+  const Definition& d_;
+  std::vector<DefinedState> states_;
+  // By the state's bytes as a string (a map of vectors trips a false warning of g++ 12).
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<int> distance_;
+};
+
+TEST(DefinitionTest, TheSamplesRead) {
+  const Definition slide = Read("slide32.tws");
+  EXPECT_EQ(slide.title(), "Slide32");
+  ASSERT_EQ(slide.sets().size(), 1u);
+  EXPECT_EQ(slide.sets()[0].name, "T");
+  EXPECT_EQ(slide.sets()[0].size, 6);
+  EXPECT_EQ(MoveNames(slide), (std::vector<std::string>{"U", "D", "L", "R"}));
+  EXPECT_EQ(slide.moves()[0].blocks.size(), 3u) << "three guarded blocks, one move";
+  EXPECT_TRUE(slide.moves()[0].guarded);
+
+  // Powers: quarter turns bring their half turn and inverse, in canonical order.
+  const Definition cube = Read("cube2urf.tws");
+  EXPECT_EQ(MoveNames(cube),
+            (std::vector<std::string>{"U", "U2", "U'", "R", "R2", "R'", "F", "F2", "F'"}));
+  EXPECT_EQ(cube.FormatCompact(cube.goals()[0]), "1 2 3 4 5 6 7 8 / 0 0 0 0 0 0 0 0");
+  // A flip of order 2 brings nothing more.
+  EXPECT_EQ(MoveNames(Read("pancake5.tws")), (std::vector<std::string>{"F2", "F3", "F4", "F5"}));
+}
+
+// The samples' golden cases, answered by the test's own search over Definition::Apply.
+TEST(DefinitionTest, TheSamplesAnswerTheirGoldenCases) {
+  struct Case {
+    std::string name;
+    size_t positions;
+    int farthest;
+  };
+  for (const Case& c : {Case{"slide32", 360, 21}, Case{"pancake5", 120, 5}, Case{"dials3", 32, -1}}) {
+    const Definition d = Read(c.name + ".tws");
+    const BruteForce all(d);
+    EXPECT_EQ(all.size(), c.positions) << c.name;
+    if (c.farthest >= 0) {
+      EXPECT_EQ(all.farthest(), c.farthest) << c.name;
+    }
+    std::istringstream in(SampleText(c.name + ".in"));
+    std::istringstream want(SampleText(c.name + ".out"));
+    std::string line, expected;
+    int cases = 0;
+    while (std::getline(in, line)) {
+      ASSERT_TRUE(std::getline(want, expected)) << c.name << ": more cases than answers";
+      const auto state = d.ParseCompact(line);
+      ASSERT_TRUE(state.ok()) << c.name << ": " << line << ": " << state.status();
+      EXPECT_EQ(d.FormatCompact(*state), line) << "the compact form reads back";
+      EXPECT_EQ(all.Answer(*state), expected) << c.name << ": " << line;
+      ++cases;
+    }
+    EXPECT_GT(cases, 0) << c.name;
+  }
+}
+
+TEST(DefinitionTest, MoveSequencesStartAtTheGoal) {
+  const Definition cube = Read("cube2urf.tws");
+  const auto turned = cube.ParseMoves("U U'");
+  ASSERT_TRUE(turned.ok()) << turned.status();
+  EXPECT_TRUE(cube.IsGoal(*turned));
+  const auto four = cube.ParseMoves("R R R R");
+  ASSERT_TRUE(four.ok());
+  EXPECT_TRUE(cube.IsGoal(*four));
+  const auto r2 = cube.ParseMoves("R2");
+  const auto rr = cube.ParseMoves("R R");
+  ASSERT_TRUE(r2.ok() && rr.ok());
+  EXPECT_EQ(*r2, *rr);
+  EXPECT_FALSE(cube.IsGoal(*r2));
+  EXPECT_EQ(cube.ParseMoves("U X").status().message(),
+            "move 2: 'X' is no move of this puzzle (its moves: U U2 U' R R2 R' F F2 F')");
+  const Definition slide = Read("slide32.tws");
+  // The blank starts at position 6 (bottom right): it can move up or left, not down.
+  EXPECT_TRUE(slide.ParseMoves("U L").ok());
+  EXPECT_EQ(slide.ParseMoves("L D").status().message(),
+            "move 2: D does not apply there (its guards do not hold)");
+}
+
+TEST(DefinitionTest, StatesAreCheckedAgainstTheGoal) {
+  const Definition cube = Read("cube2urf.tws");
+  struct Case {
+    std::string text, says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"1 2 3 4 5 6 7 8", "set CORNER: its 8 orientations are missing"},
+           {"1 2 3 4 5 6 7 / 0 0 0 0 0 0 0", "set CORNER: 7 labels, want 8"},
+           {"1 2 3 4 5 6 7 7 / 0 0 0 0 0 0 0 0", "set CORNER: holds label 7 more times than the goal"},
+           {"1 2 3 4 5 6 7 9 / 0 0 0 0 0 0 0 0", "label '9' at position 8 is not a number from 1 to 8"},
+           {"1 2 3 4 5 6 7 8 / 0 0 0 0 0 0 0 3", "orientation '3' at position 8 is not a number from 0 to 2"},
+           {"1 2 3 4 5 6 7 8 / 0 0 0 0 0 0 0 0 | 1", "2 sets given (separated by '|'), want 1: CORNER"},
+       }) {
+    const auto s = cube.ParseCompact(c.text);
+    ASSERT_FALSE(s.ok()) << c.text;
+    EXPECT_NE(std::string(s.status().message()).find(c.says), std::string::npos)
+        << c.text << ": " << s.status();
+  }
+  const Definition slide = Read("slide32.tws");
+  EXPECT_NE(std::string(slide.ParseCompact("1 2 3 4 5 6 / 0 0 0 0 0 0").status().message())
+                .find("has no orientations"),
+            std::string::npos);
+}
+
+TEST(DefinitionTest, SeveralGoalsAndIdenticalPieces) {
+  // Two tiles of one colour (label 1 twice), a blank (3) on a 1x4 strip, two goals.
+  const std::string text =
+      "Set S 4 1\n"
+      "Solved\nS\n1 1 2 3\nEnd\n"
+      "Solved\nS\n2 1 1 3\nEnd\n"
+      "Move L\nIf S 4 3\nS\n1 2 4 3\nEnd\n"
+      "Move L\nIf S 3 3\nS\n1 3 2 4\nEnd\n"
+      "Move L\nIf S 2 3\nS\n2 1 3 4\nEnd\n"
+      "Move R\nIf S 1 3\nS\n2 1 3 4\nEnd\n"
+      "Move R\nIf S 2 3\nS\n1 3 2 4\nEnd\n"
+      "Move R\nIf S 3 3\nS\n1 2 4 3\nEnd\n";
+  const auto d = ReadDefinition(text, "strip.tws");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->goals().size(), 2u);
+  const BruteForce all(*d);
+  EXPECT_EQ(all.size(), 8u) << "tiles keep their order on a strip: 4 places of the blank, 2 orders";
+  EXPECT_EQ(all.Answer(*d->ParseCompact("2 1 1 3")), "0") << "the second goal";
+  EXPECT_EQ(all.Answer(*d->ParseCompact("1 1 3 2")), "1 R");
+  // A goal with other pieces than the first is refused.
+  const auto other = ReadDefinition("Set S 2 1\nSolved\nS\n1 2\nEnd\nSolved\nS\n1 1\nEnd\n"
+                                    "Move X\nS\n2 1\nEnd\n",
+                                    "goals.tws");
+  EXPECT_EQ(other.status().message(),
+            "goals.tws:6: Solved (goal 2): set S holds other pieces than the first goal's (each "
+            "goal holds the same labels, moved)");
+}
+
+// Every rule a file can break, in a file written here, refused with its line and rule.
+TEST(DefinitionTest, EveryBrokenRuleIsRefusedWithItsLineAndRule) {
+  const std::string head = "Set T 6 1\nSolved\nT\n1 2 3 4 5 6\nEnd\n";  // lines 1-5
+  struct Case {
+    std::string text, says;
+  };
+  const std::vector<Case> cases = {
+      {head + "Move U\nT\n1 2 3 4 5\nEnd\n", "slide.tws:8: Move U: set T: 5 values, want 6"},
+      {head + "Move U\nT\n1 2 3 4 5 5\nEnd\n",
+       "slide.tws:8: Move U: set T: position 5 given twice: not a permutation of 1 to 6"},
+      {head + "Move U\nT\n1 2 3 4 5 7\nEnd\n", "slide.tws:8: Move U: set T: '7' is not a number from 1 to 6"},
+      {head + "Move U\nQ\n1 2 3 4 6 5\nEnd\n", "slide.tws:7: Move U: no set is named 'Q'"},
+      {head + "Move U\nIf T 7 6\nT\n1 2 3 4 6 5\nEnd\n",
+       "slide.tws:7: Move U: If: position '7' is not a number from 1 to 6 (set T)"},
+      {head + "Move U\nIf T 1 9\nT\n1 2 3 4 6 5\nEnd\n",
+       "slide.tws:7: Move U: If: piece '9' is not * or a label from 1 to 6 (set T)"},
+      {head + "Move U\nIf T 1 * 1\nT\n1 2 3 4 6 5\nEnd\n",
+       "slide.tws:7: Move U: If: orientation '1' is not a number from 0 to 0 (set T)"},
+      {head + "Move U\nT\n1 2 3 4 6 5\nIf T 1 1\nEnd\n",
+       "slide.tws:9: Move U: If lines come first in a Move block, before its sets"},
+      {"Set T 6 1\nMove U\nT\n1 2 3 4 6 5\nEnd\n", "slide.tws: no Solved block"},
+      {head, "slide.tws: no Move"},
+      {"", "slide.tws: no Set"},
+      {"Set C 4 3\nSolved\nC\n1 2 3 4\n0 0 0 3\nEnd\n",
+       "slide.tws:5: Solved: set C: orientation '3' is not a number from 0 to 2"},
+      {"Set T 256 1\n", "slide.tws:1: Set T: size '256' is not a number from 1 to 255"},
+      {"Set T 6 0\n", "slide.tws:1: Set T: orientations '0' is not a number from 1 to 255"},
+      {"Set T 6\n", "slide.tws:1: Set takes a name, a size and a number of orientations"},
+      {"Set T 6 1\nSet T 3 1\n", "slide.tws:2: Set T is given twice"},
+      {head + "Set U 3 1\n", "slide.tws:6: Set after a Solved or Move block"},
+      {std::string("Set T 6 1\nSolved\nT\n1 2 3\0 4 5 6\nEnd\n", 35), "slide.tws:4: a control character (byte 0)"},
+      {"Set T 6 1\n\xff\xfe\n", "slide.tws:2: not UTF-8 text (byte 10)"},
+      {head + "Move U\nT\n1 2 3 4 6 5\n", "slide.tws:6: Move U: no End"},
+      {head + "Move U\nT\n2 1 3 4 5 6\nEnd\nMove U\nT\n1 2 3 4 6 5\nEnd\n",
+       "slide.tws:10: Move U: given again (first at line 6)"},
+      {head + "Move U\nIf T 6 6\nT\n1 2 3 4 6 5\nEnd\nMove U\nT\n1 2 3 4 6 5\nEnd\n",
+       "slide.tws:11: Move U: given again (first at line 6)"},
+      {head + "Move U\nT\n1 2 3 4 5 6\nEnd\n", "slide.tws:6: Move U: changes nothing"},
+      {head + "Move x2\nT\n2 1 3 4 5 6\nEnd\n", "slide.tws:6: Move x2: twsearch's whole-puzzle rotations"},
+      {head + "Move Rv\nT\n2 1 3 4 5 6\nEnd\n", "slide.tws:6: Move Rv: twsearch's whole-puzzle rotations"},
+      {head + "MoveSequence S U U\n", "slide.tws:6: MoveSequence is not supported"},
+      {head + "Frobnicate\n", "slide.tws:6: unknown keyword 'Frobnicate' (want Name, Set, Solved or Move)"},
+      {head + "End\n", "slide.tws:6: End outside a block"},
+      {"Set T 6 1\nSolved\nT\n1 2 3 4 5 6\nEnd\nMove A\nT\n2 3 1 4 5 6\nEnd\nMove A'\nT\n2 1 3 4 5 6\nEnd\n",
+       "slide.tws:10: Move A': the name is taken (by a move or the power of one written before)"},
+      // Cycles of 7, 8 and 9 positions: order 504, far more powers than moves allowed.
+      {"Set A 7 1\nSet B 8 1\nSet C 9 1\nSolved\nA\n1 2 3 4 5 6 7\nB\n1 2 3 4 5 6 7 8\nC\n"
+       "1 2 3 4 5 6 7 8 9\nEnd\nMove M\nA\n2 3 4 5 6 7 1\nB\n2 3 4 5 6 7 8 1\nC\n2 3 4 5 6 7 8 9 1\nEnd\n",
+       "slide.tws:12: Move M: with its powers (order over 250) the puzzle would have more than 250 moves"},
+      {"Set T 3 1\nSolved\nT\n1 2 3\nEnd\nSolved\nT\n1 2\nEnd\n", "slide.tws:8: Solved (goal 2): set T: 2 values, want 3"},
+      {"Set T 3 1\nSolved\nT\n1 2 3\n0 ? 0\nEnd\n",
+       "slide.tws:5: Solved: '?' (twsearch's wildcard) is not supported"},
+      {head + "Move U\nIf T 1 * \nT\n2 1 3 4 5 6\nEnd\n",
+       "slide.tws:7: Move U: If: any piece (*) and any orientation: the guard says nothing"},
+  };
+  for (const Case& c : cases) {
+    const auto d = ReadDefinition(c.text, "slide.tws");
+    ASSERT_FALSE(d.ok()) << c.says;
+    EXPECT_EQ(std::string(d.status().message()).rfind(c.says, 0), 0u)
+        << "want: " << c.says << "\n got: " << d.status().message();
+    EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  }
+  // A set a goal leaves out holds its pieces in order (as twsearch reads it).
+  const auto left_out = ReadDefinition(
+      "Set T 3 1\nSet U 2 3\nSolved\nT\n1 1 2\nEnd\nMove M\nU\n2 1\n1 2\nEnd\n", "out.tws");
+  ASSERT_TRUE(left_out.ok()) << left_out.status();
+  EXPECT_EQ(left_out->FormatCompact(left_out->goals()[0]), "1 1 2 | 1 2 / 0 0");
+  // A piece named in a guard that the set does not hold.
+  const auto ghost = ReadDefinition("Set T 3 1\nSolved\nT\n1 1 2\nEnd\nMove U\nIf T 1 3\nT\n2 1 3\nEnd\n",
+                                    "ghost.tws");
+  EXPECT_EQ(ghost.status().message(), "ghost.tws:6: Move U: If: set T holds no piece labelled 3");
+  // Too large a file, and too many sets.
+  DefinitionLimits small;
+  small.max_file_bytes = 10;
+  EXPECT_EQ(ReadDefinition(head, "big.tws", small).status().message(),
+            "big.tws: 35 bytes, more than a definition may take (10)");
+  std::string many;
+  for (int i = 0; i < 256; ++i) many += Cat("Set S", i, " 1 1\n");
+  EXPECT_EQ(ReadDefinition(many, "many.tws").status().message(), "many.tws:256: more than 255 sets");
+  std::string wide;
+  for (int i = 0; i < 9; ++i) wide += Cat("Set W", i, " 255 255\n");
+  EXPECT_EQ(ReadDefinition(wide, "wide.tws").status().message(),
+            "wide.tws:9: Set W8: the sets' positions would take more than 4096 bytes a state");
+}
+
+}  // namespace definition_test
+}  // namespace puzzledb
