@@ -70,7 +70,7 @@ TEST(PackedTableTest, NextMovesKeepFourBitsAnEntry) {
   EXPECT_EQ(table.data()[1], (5 << 4) | 14);  // entries 2 (low bits) and 3
   // As a load fills a table: each page decoded into its place, the odd last entry too.
   PackedTable copy = PackedTable::Unfilled(storage::v1::NEXT_MOVE, 37);
-  for (const auto [first, count] : {std::pair<uint64_t, uint32_t>{0, 16}, {16, 21}}) {
+  for (const auto& [first, count] : {std::pair<uint64_t, uint32_t>{0, 16}, {16, 21}}) {
     const std::string stored =
         EncodePage(storage::v1::NEXT_MOVE, first, count, table.Slice(first, count), 3);
     uint32_t crc = 0;
