@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/defined/defined_search.h"
+#include "core/definition/defined_index.h"
 #include "core/definition/read_definition.h"
 #include "core/util/strings.h"
 #include "gtest/gtest.h"
@@ -82,6 +84,16 @@ class BruteForce {
     }
   }
   size_t size() const { return states_.size(); }
+  const std::vector<DefinedState>& states() const { return states_; }
+  int distance(size_t i) const { return distance_[i]; }
+  // States per distance, of those that reach a goal.
+  std::vector<uint64_t> Histogram() const {
+    std::vector<uint64_t> h(static_cast<size_t>(farthest()) + 1, 0);
+    for (int d : distance_) {
+      if (d >= 0) ++h[static_cast<size_t>(d)];
+    }
+    return h;
+  }
   int farthest() const { return *std::max_element(distance_.begin(), distance_.end()); }
   // The answer line of the original output: "d m1 m2 ...", "0", or "-1".
   std::string Answer(DefinedState s) const {
@@ -319,6 +331,133 @@ TEST(DefinitionTest, EveryBrokenRuleIsRefusedWithItsLineAndRule) {
   for (int i = 0; i < 9; ++i) wide += Cat("Set W", i, " 255 255\n");
   EXPECT_EQ(ReadDefinition(wide, "wide.tws").status().message(),
             "wide.tws:9: Set W8: the sets' positions would take more than 4096 bytes a state");
+}
+
+// ---- The index and the search (core/definition/defined_index.h, core/defined/)
+
+struct Searched {
+  DefinedIndex index;
+  DefinedSearchResult result;
+};
+
+absl::StatusOr<Searched> SearchAll(const Definition& d, int threads,
+                                   uint64_t max_states = uint64_t{1} << 33) {
+  const CompiledMoves moves(d);
+  auto index = DefinedIndex::Make(d, moves, max_states);
+  if (!index.ok()) return index.status();
+  DefinedSearchOptions options;
+  options.threads = threads;
+  auto result = SearchDefinition(d, moves, *index, options);
+  if (!result.ok()) return result.status();
+  return Searched{*std::move(index), *std::move(result)};
+}
+
+// Every reachable state has its own number, and the search finds each one's distance: the
+// brute force's, state by state, on one thread and on several.
+TEST(DefinedSearchTest, TheSamplesAgreeWithTheBruteForce) {
+  for (const std::string name : {"slide32", "pancake5", "dials3"}) {
+    const Definition d = Read(name + ".tws");
+    const BruteForce all(d);
+    const CompiledMoves moves(d);
+    auto index = DefinedIndex::Make(d, moves, uint64_t{1} << 33);
+    ASSERT_TRUE(index.ok()) << name << ": " << index.status();
+    std::vector<uint64_t> ranks;
+    DefinedState back(d.state_bytes(), 0);
+    for (const DefinedState& s : all.states()) {
+      ASSERT_TRUE(index->Indexable(s.data())) << name << ": " << d.FormatCompact(s);
+      const uint64_t rank = index->Rank(s.data());
+      ASSERT_LT(rank, index->size()) << name;
+      index->Unrank(rank, back.data());
+      ASSERT_EQ(back, s) << name << ": " << d.FormatCompact(s) << " ranks to " << rank
+                         << " and back to " << d.FormatCompact(back);
+      ranks.push_back(rank);
+    }
+    std::sort(ranks.begin(), ranks.end());
+    EXPECT_EQ(std::adjacent_find(ranks.begin(), ranks.end()), ranks.end()) << name << ": two states, one number";
+    for (const int threads : {1, 2, 3}) {
+      auto searched = SearchAll(d, threads);
+      ASSERT_TRUE(searched.ok()) << name << ": " << searched.status();
+      EXPECT_EQ(searched->result.histogram, all.Histogram()) << name << " on " << threads << " threads";
+      const PackedTable& t = searched->result.entries;
+      const bool mod3 = t.encoding() == storage::v1::DISTANCE_MOD3;
+      for (size_t i = 0; i < all.size(); ++i) {
+        const int want = all.distance(i);
+        const uint8_t entry = t.Get(searched->index.Rank(all.states()[i].data()));
+        if (want < 0) {
+          EXPECT_EQ(entry, mod3 ? PackedTable::kMod3Uncovered : PackedTable::kByteUncovered);
+        } else {
+          EXPECT_EQ(entry, mod3 ? want % 3 : want) << name << ": " << d.FormatCompact(all.states()[i]);
+        }
+      }
+    }
+  }
+}
+
+// The cube2 puzzle as data: section 6's positions per distance, its index without holes.
+TEST(DefinedSearchTest, TheCubeAsDataHasTheModelsCensus) {
+  auto searched = SearchAll(Read("cube2urf.tws"), 2);
+  ASSERT_TRUE(searched.ok()) << searched.status();
+  EXPECT_EQ(searched->index.size(), 3674160u) << "7!.3^6: the orientations' sum is kept";
+  EXPECT_EQ(searched->result.histogram,
+            (std::vector<uint64_t>{1, 9, 54, 321, 1847, 9992, 50136, 227536, 870072, 1887748,
+                                   623800, 2644}));
+  EXPECT_EQ(searched->result.entries.encoding(), storage::v1::DISTANCE_MOD3);
+}
+
+// What the moves keep shrinks the index: parities that go together, orientation sums;
+// a state that breaks them is no number.
+TEST(DefinedSearchTest, TheIndexKeepsOnlyWhatTheMovesCanReach) {
+  // Two sets of 4, every move a swap in each: their parities go together (4! x 4! / 2);
+  // the twists of C add up to 0 (3^3 of 3^4).
+  const auto linked = ReadDefinition(
+      "Set A 4 1\nSet B 4 1\nSet C 4 3\nSolved\nA\n1 2 3 4\nB\n1 2 3 4\nC\n1 2 3 4\nEnd\n"
+      "Move X\nA\n2 1 3 4\nB\n1 2 4 3\nC\n2 3 4 1\n1 2 0 0\nEnd\n"
+      "Move Y\nA\n2 3 4 1\nB\n2 3 4 1\nEnd\n",
+      "linked.tws");
+  ASSERT_TRUE(linked.ok()) << linked.status();
+  const CompiledMoves moves(*linked);
+  auto index = DefinedIndex::Make(*linked, moves, 1000000);
+  ASSERT_TRUE(index.ok()) << index.status();
+  EXPECT_EQ(index->size(), 24u * 24u / 2u * 24u * 27u) << index->Describe(*linked);
+  const auto one_swap = linked->ParseCompact("2 1 3 4 | 1 2 3 4 | 1 2 3 4 / 0 0 0 0");
+  const auto two_swaps = linked->ParseCompact("2 1 3 4 | 2 1 3 4 | 1 2 3 4 / 0 0 0 0");
+  const auto twisted = linked->ParseCompact("1 2 3 4 | 1 2 3 4 | 1 2 3 4 / 1 0 0 0");
+  ASSERT_TRUE(one_swap.ok() && two_swaps.ok() && twisted.ok());
+  EXPECT_FALSE(index->Indexable(one_swap->data()));
+  EXPECT_TRUE(index->Indexable(two_swaps->data()));
+  EXPECT_FALSE(index->Indexable(twisted->data()));
+  // Every number unranks to a state that ranks back to it.
+  DefinedState s(linked->state_bytes(), 0);
+  for (uint64_t i = 0; i < index->size(); i += 7) {
+    index->Unrank(i, s.data());
+    ASSERT_TRUE(index->Indexable(s.data())) << i;
+    ASSERT_EQ(index->Rank(s.data()), i) << linked->FormatCompact(s);
+  }
+  auto searched = SearchAll(*linked, 2);
+  ASSERT_TRUE(searched.ok()) << searched.status();
+  EXPECT_EQ(searched->result.reached(), BruteForce(*linked).size());
+  // Past the limit: refused with the size.
+  auto big = DefinedIndex::Make(*linked, moves, 1000);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().message(),
+            "its states need an index of 186624 numbers (A placements 24 x B placements 12 x C "
+            "placements 24 x C orientations 27), more than the limit of 1000 for a complete table");
+}
+
+// Two blocks of one move that both apply in a reachable state: the file is refused, naming
+// the move, the blocks' lines and the state.
+TEST(DefinedSearchTest, TwoBlocksApplyingInOneStateAreRefused) {
+  const auto d = ReadDefinition(
+      "Set T 3 1\nSolved\nT\n1 2 3\nEnd\n"
+      "Move M\nIf T 1 1\nT\n2 1 3\nEnd\n"   // lines 6-9
+      "Move M\nIf T 3 3\nT\n1 3 2\nEnd\n",  // lines 11-14: both hold at the goal
+      "clash.tws");
+  ASSERT_TRUE(d.ok()) << d.status();
+  const auto searched = SearchAll(*d, 2);
+  ASSERT_FALSE(searched.ok());
+  EXPECT_EQ(searched.status().message(),
+            "Move M: its blocks at lines 6 and 11 both apply in the reachable state 1 2 3 (at most "
+            "one block of a move may apply in any state)");
 }
 
 }  // namespace definition_test

@@ -42,7 +42,8 @@ bool Definition::Apply(const DefinedState& from, int move, DefinedState* to) con
       const DefinedSet& set = sets_[static_cast<size_t>(g.set)];
       const size_t at = static_cast<size_t>(set.offset + g.position);
       if ((g.piece != 0 && from[at] != g.piece) ||
-          (g.orientation >= 0 && from[at + static_cast<size_t>(set.size)] != g.orientation)) {
+          (g.orientation >= 0 && set.orientations > 1 &&
+           from[at + static_cast<size_t>(set.size)] != g.orientation)) {
         holds = false;
         break;
       }
@@ -56,8 +57,10 @@ bool Definition::Apply(const DefinedState& from, int move, DefinedState* to) con
       for (size_t j = 0; j < n; ++j, ++slot) {
         const size_t source = base + block.transform.source[slot];
         (*to)[base + j] = from[source];
-        (*to)[base + n + j] = static_cast<uint8_t>(
-            (from[source + n] + block.transform.twist[slot]) % set.orientations);
+        if (set.orientations > 1) {
+          (*to)[base + n + j] = static_cast<uint8_t>(
+              (from[source + n] + block.transform.twist[slot]) % set.orientations);
+        }
       }
     }
     return true;

@@ -19,15 +19,15 @@
 
 namespace puzzledb {
 
-// A state: for each set in file order, its N piece labels (1..N), then its N orientations
-// (0..K-1; 0 when the set has none).
+// A state: for each set in file order, its N piece labels (1..N), then, if its pieces have
+// orientations (K > 1), its N orientations (0..K-1).
 using DefinedState = std::vector<uint8_t>;
 
 struct DefinedSet {
   std::string name;
   int size = 0;          // positions and pieces, 1..255
   int orientations = 1;  // of each piece, 1..255 (1: none)
-  int offset = 0;        // its labels in a DefinedState; its orientations follow them
+  int offset = 0;        // its labels in a DefinedState; its orientations (if K > 1) follow them
 };
 
 // What a move does where it applies: position j of each set takes the piece that was at

@@ -209,7 +209,8 @@ absl::Status DefinitionReader::ReadSet(const Line& line) {
     return Error(line.number, Cat("Set ", name, ": orientations ", QuoteInput(line.tokens[3]),
                                   " is not a number from 1 to 255"));
   }
-  if (state_bytes_ + 2 * size > limits_.max_state_bytes) {
+  const int bytes = orientations > 1 ? 2 * size : size;
+  if (state_bytes_ + bytes > limits_.max_state_bytes) {
     return Error(line.number, Cat("Set ", name, ": the sets' positions would take more than ",
                                   limits_.max_state_bytes, " bytes a state"));
   }
@@ -218,7 +219,7 @@ absl::Status DefinitionReader::ReadSet(const Line& line) {
   set.size = size;
   set.orientations = orientations;
   set.offset = state_bytes_;
-  state_bytes_ += 2 * size;
+  state_bytes_ += bytes;
   out_.sets_.push_back(std::move(set));
   return absl::OkStatus();
 }
@@ -317,7 +318,7 @@ absl::Status DefinitionReader::ReadSolved(const Line& first) {
     const DefinedSet& set = out_.sets_[static_cast<size_t>(part.set)];
     for (int j = 0; j < set.size; ++j) {
       goal[static_cast<size_t>(set.offset + j)] = static_cast<uint8_t>(part.values[static_cast<size_t>(j)]);
-      if (!part.orientations.empty()) {
+      if (!part.orientations.empty() && set.orientations > 1) {
         goal[static_cast<size_t>(set.offset + set.size + j)] =
             static_cast<uint8_t>(part.orientations[static_cast<size_t>(j)]);
       }

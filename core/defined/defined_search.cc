@@ -1,0 +1,345 @@
+#include "core/defined/defined_search.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "core/util/strings.h"
+
+namespace puzzledb {
+namespace {
+
+constexpr uint32_t kNoMove = UINT32_MAX;
+// Outer transitions are computed once when their table stays within this many bytes (or an
+// eighth of the entries'); otherwise per run of outer numbers, as the threads reach them.
+constexpr uint64_t kOuterTableBytes = uint64_t{16} << 20;
+
+// Where each move leads from one outer number: the outer number reached and the block
+// that applies, or kNoMove.
+struct Step {
+  uint64_t outer = 0;
+  uint32_t block = kNoMove;
+};
+
+class Search {
+ public:
+  Search(const Definition& definition, const CompiledMoves& moves, const DefinedIndex& index,
+         const DefinedSearchOptions& options)
+      : definition_(definition),
+        moves_(moves),
+        index_(index),
+        options_(options),
+        mod3_(DefinedEncoding(moves) == storage::v1::DISTANCE_MOD3),
+        inner_(index.inner_size()),
+        outer_(index.outer_size()),
+        move_count_(moves.move_count()),
+        block_count_(moves.block_count()),
+        threads_(options.threads > 0 ? options.threads
+                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {}
+
+  absl::StatusOr<DefinedSearchResult> Run() {
+    const auto started = std::chrono::steady_clock::now();
+    DefinedSearchResult result;
+    result.entries = PackedTable(mod3_ ? storage::v1::DISTANCE_MOD3 : storage::v1::DISTANCE_BYTE,
+                                 index_.size());
+    bytes_ = result.entries.MutableBytes(0);
+    BuildInnerTable();
+    BuildOuterTable(result.entries);
+
+    // Layer 0: the goals.
+    uint64_t seen = 0;
+    for (const DefinedState& goal : definition_.goals()) {
+      const uint64_t i = index_.Rank(goal.data());
+      if (Get(i) != Unseen()) continue;
+      Set(i, 0);
+      ++seen;
+    }
+    result.histogram.push_back(seen);
+    uint64_t total = seen;
+    Report(0, seen, total, started, false);
+    // Each value marks states of several layers (d, d - 3, ... for modulo 3): top-down
+    // costs the states of all of them.
+    for (int d = 0;; ++d) {
+      uint64_t marked = 0;  // states whose entry holds d's value
+      if (mod3_) {
+        for (int e = d; e >= 0; e -= 3) marked += result.histogram[static_cast<size_t>(e)];
+      } else {
+        marked = result.histogram[static_cast<size_t>(d)];
+      }
+      const uint64_t unseen = index_.size() - total;
+      const bool bottom_up = moves_.guarded() || unseen < marked;
+      result.bottom_up_layers |= bottom_up;
+      if (!mod3_ && d + 1 >= PackedTable::kByteUncovered) {
+        return absl::InvalidArgumentError(
+            Cat("a state is more than ", PackedTable::kByteUncovered - 1,
+                " moves from every goal, farther than a table of this puzzle holds"));
+      }
+      const uint64_t found = Layer(d, bottom_up);
+      if (found == 0) break;
+      result.histogram.push_back(found);
+      total += found;
+      Report(d + 1, found, total, started, bottom_up);
+    }
+    if (moves_.guarded()) {
+      if (absl::Status once = CheckOneBlock(); !once.ok()) return once;
+    }
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+  }
+
+ private:
+  uint8_t Unseen() const { return mod3_ ? PackedTable::kMod3Uncovered : PackedTable::kByteUncovered; }
+  uint8_t ValueOf(int d) const { return static_cast<uint8_t>(mod3_ ? d % 3 : d); }
+
+  uint8_t Get(uint64_t i) const {
+    const uint8_t byte = std::atomic_ref<uint8_t>(bytes_[mod3_ ? i >> 2 : i]).load(std::memory_order_relaxed);
+    return mod3_ ? (byte >> (2 * (i & 3))) & 3 : byte;
+  }
+  // From unseen to `value`; true if this call changed it.
+  bool Set(uint64_t i, uint8_t value) const {
+    if (!mod3_) {
+      uint8_t expected = PackedTable::kByteUncovered;
+      return std::atomic_ref<uint8_t>(bytes_[i]).compare_exchange_strong(expected, value,
+                                                                        std::memory_order_relaxed);
+    }
+    const int shift = 2 * static_cast<int>(i & 3);
+    const auto clear = static_cast<uint8_t>(~((3 ^ value) << shift));
+    const uint8_t old = std::atomic_ref<uint8_t>(bytes_[i >> 2]).fetch_and(clear, std::memory_order_relaxed);
+    return ((old >> shift) & 3) == 3;
+  }
+
+  void BuildInnerTable() {
+    inner_table_.resize(inner_ * static_cast<uint64_t>(block_count_));
+    std::vector<uint8_t> state(static_cast<size_t>(index_.state_bytes()), 0);
+    std::vector<uint8_t> next(state.size(), 0);
+    for (uint64_t i = 0; i < inner_; ++i) {
+      index_.UnrankInner(i, state.data());
+      for (int b = 0; b < block_count_; ++b) {
+        moves_.Transform(b, state.data(), next.data());
+        inner_table_[i * static_cast<uint64_t>(block_count_) + static_cast<uint64_t>(b)] =
+            static_cast<uint32_t>(index_.RankInner(next.data()));
+      }
+    }
+  }
+
+  void BuildOuterTable(const PackedTable& entries) {
+    const uint64_t bytes = outer_ * static_cast<uint64_t>(move_count_) * sizeof(Step);
+    if (bytes > std::max(kOuterTableBytes, PackedTable::BytesFor(entries.encoding(), entries.size()) / 8)) {
+      return;  // computed as the threads go
+    }
+    outer_table_.resize(outer_ * static_cast<uint64_t>(move_count_));
+    std::atomic<uint64_t> next{0};
+    constexpr uint64_t kChunk = 1024;
+    auto worker = [&] {
+      std::vector<uint8_t> state(static_cast<size_t>(index_.state_bytes()), 0);
+      for (uint64_t first; (first = next.fetch_add(kChunk)) < outer_;) {
+        for (uint64_t o = first; o < std::min(outer_, first + kChunk); ++o) {
+          OuterSteps(o, state.data(), &outer_table_[o * static_cast<uint64_t>(move_count_)]);
+        }
+      }
+    };
+    RunThreads(worker);
+  }
+
+  // Every move's step from outer number o (`state` is scratch).
+  void OuterSteps(uint64_t o, uint8_t* state, Step* steps) const {
+    uint8_t next[4096];
+    index_.UnrankOuter(o, state);
+    for (int m = 0; m < move_count_; ++m) {
+      const int b = moves_.BlockAt(m, state);
+      if (b < 0) {
+        steps[m] = Step{};
+        continue;
+      }
+      moves_.Transform(b, state, next);
+      steps[m] = Step{index_.RankOuter(next), static_cast<uint32_t>(b)};
+    }
+  }
+
+  template <class Worker>
+  void RunThreads(Worker& worker) const {
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads_; ++t) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+  }
+
+  // Layer d + 1 from layer d; returns how many states it holds.
+  uint64_t Layer(int d, bool bottom_up) {
+    const uint8_t from = ValueOf(d);
+    const uint8_t to = ValueOf(d + 1);
+    const uint8_t wanted = bottom_up ? Unseen() : from;
+    std::atomic<uint64_t> next{0};
+    std::atomic<uint64_t> found{0};
+    const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{1} << 16) / inner_);
+    auto worker = [&] {
+      std::vector<uint8_t> state(static_cast<size_t>(index_.state_bytes()), 0);
+      std::vector<Step> computed(static_cast<size_t>(move_count_));
+      uint64_t mine = 0;
+      for (uint64_t first; (first = next.fetch_add(chunk)) < outer_;) {
+        const uint64_t last = std::min(outer_, first + chunk);
+        for (uint64_t o = first; o < last; ++o) {
+          const Step* steps = nullptr;
+          const uint64_t base = o * inner_;
+          ForEach(base, base + inner_, wanted, [&](uint64_t at) {
+            if (steps == nullptr) {
+              if (outer_table_.empty()) {
+                OuterSteps(o, state.data(), computed.data());
+                steps = computed.data();
+              } else {
+                steps = &outer_table_[o * static_cast<uint64_t>(move_count_)];
+              }
+            }
+            const uint32_t* row = &inner_table_[(at - base) * static_cast<uint64_t>(block_count_)];
+            for (int m = 0; m < move_count_; ++m) {
+              const Step& s = steps[m];
+              if (s.block == kNoMove) continue;
+              const uint64_t there = s.outer * inner_ + row[s.block];
+              if (bottom_up) {
+                if (Get(there) == from) {
+                  mine += Set(at, to) ? 1 : 0;
+                  return;
+                }
+              } else if (Get(there) == Unseen()) {
+                mine += Set(there, to) ? 1 : 0;
+              }
+            }
+          });
+        }
+      }
+      found.fetch_add(mine);
+    };
+    RunThreads(worker);
+    return found.load();
+  }
+
+  // Calls fn(i) for every i in [first, last) whose entry holds `value`.
+  template <class Fn>
+  void ForEach(uint64_t first, uint64_t last, uint8_t value, Fn&& fn) const {
+    if (!mod3_) {
+      for (uint64_t i = first; i < last; ++i) {
+        if (Get(i) == value) fn(i);
+      }
+      return;
+    }
+    uint64_t i = first;
+    // Entry by entry to a byte's start, then a byte of four at a time.
+    for (; i < last && (i & 3) != 0; ++i) {
+      if (Get(i) == value) fn(i);
+    }
+    const uint8_t pattern = static_cast<uint8_t>(value * 0x55);
+    for (; i + 4 <= last; i += 4) {
+      const uint8_t byte =
+          std::atomic_ref<uint8_t>(bytes_[i >> 2]).load(std::memory_order_relaxed) ^ pattern;
+      // Pairs of bits that are 00 are entries equal to `value`.
+      const uint8_t equal = static_cast<uint8_t>(~(byte | (byte >> 1)) & 0x55);
+      if (equal == 0) continue;
+      for (int k = 0; k < 4; ++k) {
+        if (equal >> (2 * k) & 1) fn(i + static_cast<uint64_t>(k));
+      }
+    }
+    for (; i < last; ++i) {
+      if (Get(i) == value) fn(i);
+    }
+  }
+
+  // No two blocks of one move apply in a reachable state. Guards read outer coordinates
+  // only, so one test per outer number with a reached state covers its inner states.
+  absl::Status CheckOneBlock() const {
+    std::atomic<uint64_t> next{0};
+    std::atomic<uint64_t> broken{UINT64_MAX};  // the smallest outer number that breaks it
+    constexpr uint64_t kChunk = 256;
+    auto worker = [&] {
+      std::vector<uint8_t> state(static_cast<size_t>(index_.state_bytes()), 0);
+      for (uint64_t first; (first = next.fetch_add(kChunk)) < outer_;) {
+        for (uint64_t o = first; o < std::min(outer_, first + kChunk); ++o) {
+          bool reached = false;
+          for (uint64_t i = o * inner_; i < (o + 1) * inner_ && !reached; ++i) {
+            reached = Get(i) != Unseen();
+          }
+          if (!reached) continue;
+          index_.UnrankOuter(o, state.data());
+          for (int m = 0; m < move_count_; ++m) {
+            int holding = 0;
+            for (int b = moves_.first_block(m); b < moves_.first_block(m + 1); ++b) {
+              holding += moves_.Holds(b, state.data()) ? 1 : 0;
+            }
+            if (holding > 1) {
+              uint64_t seen = broken.load();
+              while (o < seen && !broken.compare_exchange_weak(seen, o)) {
+              }
+            }
+          }
+        }
+      }
+    };
+    RunThreads(worker);
+    if (broken.load() == UINT64_MAX) return absl::OkStatus();
+    // Name the first: a reached state of that outer number, and the blocks.
+    const uint64_t o = broken.load();
+    uint64_t i = o * inner_;
+    while (Get(i) == Unseen()) ++i;
+    std::vector<uint8_t> state(static_cast<size_t>(index_.state_bytes()), 0);
+    index_.Unrank(i, state.data());
+    for (int m = 0; m < move_count_; ++m) {
+      std::vector<std::string> lines;
+      for (int b = moves_.first_block(m); b < moves_.first_block(m + 1); ++b) {
+        if (moves_.Holds(b, state.data())) {
+          const DefinedMove& move = definition_.moves()[static_cast<size_t>(m)];
+          lines.push_back(Cat(move.blocks[static_cast<size_t>(b - moves_.first_block(m))].line));
+        }
+      }
+      if (lines.size() > 1) {
+        return absl::InvalidArgumentError(
+            Cat("Move ", definition_.moves()[static_cast<size_t>(m)].name, ": its blocks at lines ",
+                Join(lines, " and "), " both apply in the reachable state ",
+                definition_.FormatCompact(DefinedState(state.begin(), state.end())),
+                " (at most one block of a move may apply in any state)"));
+      }
+    }
+    return absl::InternalError("a state with two blocks of one move applying was not found again");
+  }
+
+  void Report(int depth, uint64_t states, uint64_t total,
+              std::chrono::steady_clock::time_point started, bool bottom_up) const {
+    if (!options_.on_layer) return;
+    BfsLayer layer;
+    layer.depth = depth;
+    layer.states = states;
+    layer.total = total;
+    layer.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    layer.bottom_up = bottom_up;
+    options_.on_layer(layer);
+  }
+
+  const Definition& definition_;
+  const CompiledMoves& moves_;
+  const DefinedIndex& index_;
+  const DefinedSearchOptions& options_;
+  const bool mod3_;
+  const uint64_t inner_;
+  const uint64_t outer_;
+  const int move_count_;
+  const int block_count_;
+  const int threads_;
+  uint8_t* bytes_ = nullptr;
+  std::vector<uint32_t> inner_table_;  // [inner][block]
+  std::vector<Step> outer_table_;      // [outer][move], when small enough
+};
+
+}  // namespace
+
+TableEncoding DefinedEncoding(const CompiledMoves& moves) {
+  return moves.guarded() ? storage::v1::DISTANCE_BYTE : storage::v1::DISTANCE_MOD3;
+}
+
+absl::StatusOr<DefinedSearchResult> SearchDefinition(const Definition& definition,
+                                                     const CompiledMoves& moves,
+                                                     const DefinedIndex& index,
+                                                     const DefinedSearchOptions& options) {
+  return Search(definition, moves, index, options).Run();
+}
+
+}  // namespace puzzledb

@@ -1,0 +1,58 @@
+// The breadth-first search over a definition's index that fills its table: the distance of
+// every state to the nearest goal, in the table's own entries (two bits a state, the
+// distance modulo 3, for a definition without guards; a byte otherwise), so that the search
+// needs no memory beyond the table and the move tables of DefinedIndex's split.
+//
+// Layers are found top-down (the states of layer d mark their unseen neighbours) while the
+// layer is small, and bottom-up (each unseen state looks for a move into layer d) once the
+// unseen states are fewer: a state with a move into layer d, unseen until now, is at d + 1
+// whether or not the moves have inverses, and top-down is used only where they do. The
+// threads take runs of outer numbers in turn; entries are written with atomic operations.
+// docs/PERFORMANCE.md, "Definitions", has the figures.
+#ifndef PUZZLEDB_CORE_DEFINED_DEFINED_SEARCH_H_
+#define PUZZLEDB_CORE_DEFINED_DEFINED_SEARCH_H_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/definition/defined_index.h"
+#include "core/definition/definition.h"
+#include "core/search/retrograde_bfs.h"
+#include "core/table/packed_table.h"
+
+namespace puzzledb {
+
+struct DefinedSearchOptions {
+  int threads = 0;  // 0: one per hardware thread
+  std::function<void(const BfsLayer&)> on_layer;  // after every layer, on the calling thread
+};
+
+struct DefinedSearchResult {
+  PackedTable entries;              // DISTANCE_MOD3 or DISTANCE_BYTE, by the index
+  std::vector<uint64_t> histogram;  // states at each distance, 0 .. the farthest
+  double seconds = 0;
+  bool bottom_up_layers = false;
+
+  uint64_t reached() const {
+    uint64_t n = 0;
+    for (uint64_t h : histogram) n += h;
+    return n;
+  }
+};
+
+// The encoding a definition's table takes: two bits a state without guards (every move's
+// inverse is one of its powers, so neighbours differ by at most one), a byte with them.
+TableEncoding DefinedEncoding(const CompiledMoves& moves);
+
+// INVALID_ARGUMENT when two blocks of one move apply in a reachable state (the message names
+// the move, the blocks' lines and the state) or a state is farther than a byte table holds.
+absl::StatusOr<DefinedSearchResult> SearchDefinition(const Definition& definition,
+                                                     const CompiledMoves& moves,
+                                                     const DefinedIndex& index,
+                                                     const DefinedSearchOptions& options);
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_DEFINED_DEFINED_SEARCH_H_

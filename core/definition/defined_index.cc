@@ -1,0 +1,568 @@
+#include "core/definition/defined_index.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+
+#include "core/util/strings.h"
+
+namespace puzzledb {
+namespace {
+
+// Above this, a label coordinate of distinct labels does not fit the 64-bit arithmetic
+// (21! > 2^64); the size limit refuses such an index long before.
+constexpr int kMaxDistinct = 20;
+// An orbit makes at most two coordinates; a set of 255 positions, 255 orbits.
+constexpr size_t kMaxCoordinates = 2 * 255 * 255;
+// An inner part's table (a 32-bit entry per inner number and block) stays within this.
+constexpr uint64_t kInnerTableBytes = uint64_t{4} << 20;
+
+// "88179840", or "2^71.3" past what a double counts exactly.
+std::string ApproximateCount(double log2) {
+  if (log2 < 52) return Cat(static_cast<uint64_t>(std::llround(std::exp2(log2))));
+  char text[32];
+  std::snprintf(text, sizeof text, "2^%.1f", log2);
+  return text;
+}
+
+}  // namespace
+
+CompiledMoves::CompiledMoves(const Definition& definition)
+    : state_bytes_(static_cast<int>(definition.state_bytes())) {
+  const auto& sets = definition.sets();
+  for (size_t m = 0; m < definition.moves().size(); ++m) {
+    const DefinedMove& move = definition.moves()[m];
+    first_block_.push_back(static_cast<int>(blocks_.size()));
+    guarded_ |= move.guarded;
+    for (const MoveBlock& written : move.blocks) {
+      Block block;
+      block.move = static_cast<int>(m);
+      block.source.resize(static_cast<size_t>(state_bytes_));
+      block.add.assign(static_cast<size_t>(state_bytes_), 0);
+      block.modulus.assign(static_cast<size_t>(state_bytes_), 0);
+      size_t slot = 0;
+      for (const DefinedSet& set : sets) {
+        const int base = set.offset;
+        for (int j = 0; j < set.size; ++j, ++slot) {
+          const int from = written.transform.source[slot];
+          block.source[static_cast<size_t>(base + j)] = static_cast<uint16_t>(base + from);
+          if (set.orientations > 1) {
+            const auto at = static_cast<size_t>(base + set.size + j);
+            block.source[at] = static_cast<uint16_t>(base + set.size + from);
+            block.add[at] = written.transform.twist[slot];
+            block.modulus[at] = static_cast<uint8_t>(set.orientations);
+          }
+        }
+      }
+      for (const Guard& g : written.guards) {
+        const DefinedSet& set = sets[static_cast<size_t>(g.set)];
+        if (g.piece != 0) {
+          block.tests.push_back({static_cast<uint16_t>(set.offset + g.position),
+                                 static_cast<uint8_t>(g.piece)});
+        }
+        if (g.orientation >= 0 && set.orientations > 1) {
+          block.tests.push_back({static_cast<uint16_t>(set.offset + set.size + g.position),
+                                 static_cast<uint8_t>(g.orientation)});
+        }
+      }
+      blocks_.push_back(std::move(block));
+    }
+  }
+  first_block_.push_back(static_cast<int>(blocks_.size()));
+}
+
+void CompiledMoves::Transform(int b, const uint8_t* in, uint8_t* out) const {
+  const Block& block = blocks_[static_cast<size_t>(b)];
+  const uint16_t* source = block.source.data();
+  const uint8_t* add = block.add.data();
+  const uint8_t* modulus = block.modulus.data();
+  for (int i = 0; i < state_bytes_; ++i) {
+    unsigned v = in[source[i]];
+    if (modulus[i] != 0) {
+      v += add[i];
+      if (v >= modulus[i]) v -= modulus[i];
+    }
+    out[i] = static_cast<uint8_t>(v);
+  }
+}
+
+absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
+                                                const CompiledMoves& moves,
+                                                uint64_t max_states) {
+  DefinedIndex index;
+  index.state_bytes_ = moves.state_bytes();
+  const auto& sets = definition.sets();
+  const auto& goals = definition.goals();
+  std::vector<bool> read(static_cast<size_t>(moves.state_bytes()), false);
+  for (int b = 0; b < moves.block_count(); ++b) {
+    for (const CompiledMoves::Test& t : moves.block(b).tests) read[t.at] = true;
+  }
+  std::vector<Coordinate> all;
+  double log2_size = 0;
+  int orbit_count = 0;
+  for (size_t s = 0; s < sets.size(); ++s) {
+    const DefinedSet& set = sets[s];
+    const int n = set.size;
+    // The set's orbits: positions that the blocks move into one another.
+    std::vector<int> root(static_cast<size_t>(n));
+    for (int j = 0; j < n; ++j) root[static_cast<size_t>(j)] = j;
+    auto find = [&root](int j) {
+      while (root[static_cast<size_t>(j)] != j) j = root[static_cast<size_t>(j)] = root[static_cast<size_t>(root[static_cast<size_t>(j)])];
+      return j;
+    };
+    for (int b = 0; b < moves.block_count(); ++b) {
+      for (int j = 0; j < n; ++j) {
+        const int from = moves.block(b).source[static_cast<size_t>(set.offset + j)] - set.offset;
+        root[static_cast<size_t>(find(j))] = find(from);
+      }
+    }
+    std::vector<std::vector<int>> orbits;
+    std::vector<int> orbit_of(static_cast<size_t>(n), -1);
+    for (int j = 0; j < n; ++j) {
+      const int r = find(j);
+      if (orbit_of[static_cast<size_t>(r)] < 0) {
+        orbit_of[static_cast<size_t>(r)] = static_cast<int>(orbits.size());
+        orbits.emplace_back();
+      }
+      orbits[static_cast<size_t>(orbit_of[static_cast<size_t>(r)])].push_back(j);
+    }
+    // Goals that hold other pieces in an orbit than the first goal does: the set is then
+    // one orbit (its coordinate has holes).
+    for (const auto& orbit : orbits) {
+      auto multiset = [&](const DefinedState& goal) {
+        std::vector<uint8_t> labels;
+        for (int j : orbit) labels.push_back(goal[static_cast<size_t>(set.offset + j)]);
+        std::sort(labels.begin(), labels.end());
+        return labels;
+      };
+      const bool same = std::all_of(goals.begin(), goals.end(), [&](const DefinedState& g) {
+        return multiset(g) == multiset(goals[0]);
+      });
+      if (!same) {
+        orbits.assign(1, {});
+        for (int j = 0; j < n; ++j) orbits[0].push_back(j);
+        break;
+      }
+    }
+    for (const auto& orbit : orbits) {
+      Coordinate labels;
+      labels.kind = Coordinate::Kind::kLabels;
+      labels.set = static_cast<int>(s);
+      labels.orbit = orbit_count++;
+      labels.n = static_cast<int>(orbit.size());
+      for (int j : orbit) {
+        labels.bytes.push_back(static_cast<uint16_t>(set.offset + j));
+        labels.read_by_guards |= read[static_cast<size_t>(set.offset + j)];
+      }
+      // Labels coded 0.. in increasing order, with their counts in the first goal.
+      std::vector<uint8_t> present;
+      for (uint16_t at : labels.bytes) present.push_back(goals[0][at]);
+      std::sort(present.begin(), present.end());
+      labels.code.fill(0xFF);
+      for (uint8_t label : present) {
+        if (labels.code[label] == 0xFF) {
+          labels.code[label] = static_cast<uint8_t>(labels.label.size());
+          labels.label.push_back(label);
+          labels.counts.push_back(0);
+        }
+        ++labels.counts[labels.code[label]];
+      }
+      labels.distinct = labels.label.size() == orbit.size();
+      all.push_back(std::move(labels));
+      if (set.orientations > 1) {
+        Coordinate twists;
+        twists.kind = Coordinate::Kind::kTwists;
+        twists.set = static_cast<int>(s);
+        twists.orbit = all.back().orbit;
+        twists.n = static_cast<int>(orbit.size());
+        twists.k = set.orientations;
+        for (int j : orbit) {
+          twists.bytes.push_back(static_cast<uint16_t>(set.offset + n + j));
+          twists.read_by_guards |= read[static_cast<size_t>(set.offset + n + j)];
+        }
+        // The sum is kept when every block adds up to 0 over the orbit and every goal has
+        // the same sum there.
+        bool kept = true;
+        for (int b = 0; b < moves.block_count() && kept; ++b) {
+          int total = 0;
+          for (uint16_t at : twists.bytes) total += moves.block(b).add[at];
+          kept = total % set.orientations == 0;
+        }
+        std::vector<int> sums;
+        for (const DefinedState& goal : goals) {
+          int total = 0;
+          for (uint16_t at : twists.bytes) total += goal[at];
+          sums.push_back(total % set.orientations);
+        }
+        kept &= std::all_of(sums.begin(), sums.end(), [&](int x) { return x == sums[0]; });
+        twists.sum_fixed = kept;
+        twists.sum = sums[0];
+        all.push_back(std::move(twists));
+      }
+    }
+  }
+
+  // Parities: which orbits of distinct labels have a parity that follows from the others'.
+  std::vector<int> distinct;  // coordinates
+  for (size_t c = 0; c < all.size(); ++c) {
+    if (all[c].kind == Coordinate::Kind::kLabels && all[c].distinct && all[c].n >= 2) {
+      distinct.push_back(static_cast<int>(c));
+    }
+  }
+  if (!distinct.empty()) {
+    const size_t k = distinct.size();
+    auto goal_parities = [&](const DefinedState& goal) {
+      std::vector<uint8_t> p(k);
+      for (size_t i = 0; i < k; ++i) p[i] = static_cast<uint8_t>(Parity(all[static_cast<size_t>(distinct[i])], goal.data()));
+      return p;
+    };
+    const std::vector<uint8_t> base = goal_parities(goals[0]);
+    std::vector<std::vector<uint8_t>> generators;
+    for (int b = 0; b < moves.block_count(); ++b) {
+      std::vector<uint8_t> p(k);
+      for (size_t i = 0; i < k; ++i) {
+        const Coordinate& c = all[static_cast<size_t>(distinct[i])];
+        // The block as a permutation of the orbit's positions.
+        std::vector<uint8_t> moved(static_cast<size_t>(moves.state_bytes()), 0);
+        for (int j = 0; j < c.n; ++j) moved[c.bytes[static_cast<size_t>(j)]] = c.label[static_cast<size_t>(j)];
+        std::vector<uint8_t> after(moved.size(), 0);
+        moves.Transform(b, moved.data(), after.data());
+        p[i] = static_cast<uint8_t>(Parity(c, after.data()) ^ Parity(c, moved.data()));
+      }
+      generators.push_back(std::move(p));
+    }
+    for (size_t g = 1; g < goals.size(); ++g) {
+      std::vector<uint8_t> p = goal_parities(goals[g]);
+      for (size_t i = 0; i < k; ++i) p[i] ^= base[i];
+      generators.push_back(std::move(p));
+    }
+    // Reduced row echelon form over GF(2): a basis with a pivot column each.
+    std::vector<std::vector<uint8_t>> basis;
+    std::vector<size_t> pivots;
+    for (size_t col = 0; col < k; ++col) {
+      size_t found = generators.size();
+      for (size_t r = 0; r < generators.size(); ++r) {
+        if (generators[r][col] != 0) {
+          found = r;
+          break;
+        }
+      }
+      if (found == generators.size()) continue;
+      std::vector<uint8_t> row = generators[found];
+      generators.erase(generators.begin() + static_cast<std::ptrdiff_t>(found));
+      for (auto& other : generators) {
+        if (other[col] != 0) {
+          for (size_t i = 0; i < k; ++i) other[i] ^= row[i];
+        }
+      }
+      for (auto& other : basis) {
+        if (other[col] != 0) {
+          for (size_t i = 0; i < k; ++i) other[i] ^= row[i];
+        }
+      }
+      basis.push_back(std::move(row));
+      pivots.push_back(col);
+    }
+    // A column that is no pivot follows from the pivots: x[q] = x0[q] + sum over the
+    // basis rows with a 1 at q of (x[p] + x0[p]).
+    for (size_t q = 0; q < k; ++q) {
+      if (std::find(pivots.begin(), pivots.end(), q) != pivots.end()) continue;
+      ParityRule rule;
+      rule.orbit = all[static_cast<size_t>(distinct[q])].orbit;
+      rule.constant = base[q];
+      for (size_t r = 0; r < basis.size(); ++r) {
+        if (basis[r][q] != 0) {
+          rule.from.push_back(all[static_cast<size_t>(distinct[pivots[r]])].orbit);
+          rule.constant ^= base[pivots[r]];
+        }
+      }
+      all[static_cast<size_t>(distinct[q])].rule = static_cast<int>(index.rules_.size());
+      index.rules_.push_back(std::move(rule));
+    }
+  }
+
+  // Sizes: checked in floating point first, so that the exact products cannot overflow.
+  std::vector<double> bits(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Coordinate& c = all[i];
+    if (c.kind == Coordinate::Kind::kLabels) {
+      double b = std::lgamma(c.n + 1.0);
+      for (uint8_t count : c.counts) b -= std::lgamma(count + 1.0);
+      bits[i] = std::max(0.0, b / std::log(2.0) - (c.rule >= 0 ? 1 : 0));
+    } else {
+      bits[i] = (c.sum_fixed ? c.n - 1 : c.n) * std::log2(static_cast<double>(c.k));
+    }
+    log2_size += bits[i];
+  }
+  if (log2_size > std::log2(static_cast<double>(max_states)) + 1e-9 || log2_size > 62) {
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < all.size(); ++i) {
+      const Coordinate& c = all[i];
+      if (bits[i] < 1e-9) continue;
+      parts.push_back(Cat(sets[static_cast<size_t>(c.set)].name,
+                          c.kind == Coordinate::Kind::kLabels ? " placements " : " orientations ",
+                          ApproximateCount(bits[i])));
+    }
+    return absl::InvalidArgumentError(
+        Cat("its states need an index of ", ApproximateCount(log2_size), " numbers (",
+            Join(parts, " x "), "), more than the limit of ", max_states,
+            " for a complete table"));
+  }
+  for (Coordinate& c : all) {
+    if (c.kind == Coordinate::Kind::kLabels) {
+      if (c.distinct && c.n > kMaxDistinct) {
+        return absl::InvalidArgumentError(
+            Cat("set ", sets[static_cast<size_t>(c.set)].name, ": more than ", kMaxDistinct,
+                " distinct pieces that move among one another cannot be indexed"));
+      }
+      // n! / prod(count!) as a product of binomials, each step exact.
+      unsigned __int128 size = 1;
+      int placed = 0;
+      for (uint8_t count : c.counts) {
+        for (int i = 1; i <= count; ++i) {
+          ++placed;
+          size = size * static_cast<unsigned>(placed) / static_cast<unsigned>(i);
+        }
+      }
+      c.size = static_cast<uint64_t>(size);
+      if (c.rule >= 0) c.size /= 2;
+    } else {
+      c.size = 1;
+      for (int j = 0; j < (c.sum_fixed ? c.n - 1 : c.n); ++j) c.size *= static_cast<uint64_t>(c.k);
+    }
+  }
+
+  // Inner: the smallest coordinates no guard reads and no parity ties to another, while
+  // their table stays small.
+  std::vector<bool> tied(static_cast<size_t>(orbit_count), false);  // by orbit: its labels
+  for (const ParityRule& rule : index.rules_) {
+    if (rule.from.empty()) continue;
+    tied[static_cast<size_t>(rule.orbit)] = true;
+    for (int f : rule.from) tied[static_cast<size_t>(f)] = true;
+  }
+  std::vector<size_t> order(all.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return all[a].size < all[b].size; });
+  const uint64_t blocks = static_cast<uint64_t>(std::max(1, moves.block_count()));
+  uint64_t inner = 1;
+  for (size_t i : order) {
+    Coordinate& c = all[i];
+    const bool labels_tied = c.kind == Coordinate::Kind::kLabels && tied[static_cast<size_t>(c.orbit)];
+    if (c.read_by_guards || labels_tied || c.size <= 1) continue;
+    if (inner * c.size * blocks * 4 > kInnerTableBytes) break;
+    inner *= c.size;
+    c.inner = true;
+  }
+  // Outer ones first; within each part, free parities before those that follow from them
+  // (unranking reads the parities a rule names before it places the orbit that follows).
+  std::stable_sort(all.begin(), all.end(), [](const Coordinate& a, const Coordinate& b) {
+    if (a.inner != b.inner) return !a.inner;
+    return (a.rule >= 0) < (b.rule >= 0);
+  });
+  index.labels_of_orbit_.assign(static_cast<size_t>(orbit_count), -1);
+  for (size_t c = 0; c < all.size(); ++c) {
+    if (all[c].kind == Coordinate::Kind::kLabels) index.labels_of_orbit_[static_cast<size_t>(all[c].orbit)] = static_cast<int>(c);
+  }
+  index.coordinates_ = std::move(all);
+  index.inner_size_ = inner;
+  index.size_ = 1;
+  for (const Coordinate& c : index.coordinates_) index.size_ *= c.size;
+  return index;
+}
+
+int DefinedIndex::Parity(const Coordinate& c, const uint8_t* state) {
+  uint8_t codes[kMaxDistinct];
+  for (int j = 0; j < c.n; ++j) codes[j] = c.code[state[c.bytes[static_cast<size_t>(j)]]];
+  uint32_t seen = 0;
+  int parity = 0;
+  for (int i = 0; i < c.n; ++i) {
+    if (seen >> i & 1) continue;
+    int length = 0;
+    for (int j = i; !(seen >> j & 1); j = codes[j]) {
+      seen |= uint32_t{1} << j;
+      ++length;
+    }
+    parity ^= (length + 1) & 1;  // a cycle of length L is L - 1 transpositions
+  }
+  return parity;
+}
+
+int DefinedIndex::RequiredParity(const ParityRule& rule, const uint8_t* state) const {
+  int parity = rule.constant;
+  for (int f : rule.from) {
+    parity ^= Parity(coordinates_[static_cast<size_t>(labels_of_orbit_[static_cast<size_t>(f)])], state);
+  }
+  return parity;
+}
+
+bool DefinedIndex::Indexable(const uint8_t* state) const {
+  for (const Coordinate& c : coordinates_) {
+    if (c.kind == Coordinate::Kind::kTwists) {
+      if (c.sum_fixed) {
+        int total = 0;
+        for (uint16_t at : c.bytes) total += state[at];
+        if (total % c.k != c.sum) return false;
+      }
+      continue;
+    }
+    // The orbit holds the goal's pieces.
+    uint8_t count[256] = {};
+    for (uint16_t at : c.bytes) {
+      const uint8_t code = c.code[state[at]];
+      if (code == 0xFF || ++count[code] > c.counts[code]) return false;
+    }
+    if (c.rule >= 0 && Parity(c, state) != RequiredParity(rules_[static_cast<size_t>(c.rule)], state)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+uint64_t DefinedIndex::RankOf(const Coordinate& c, const uint8_t* state) const {
+  const uint16_t* at = c.bytes.data();
+  if (c.kind == Coordinate::Kind::kTwists) {
+    const int digits = c.sum_fixed ? c.n - 1 : c.n;
+    uint64_t rank = 0;
+    for (int j = digits - 1; j >= 0; --j) rank = rank * static_cast<uint64_t>(c.k) + state[at[j]];
+    return rank;
+  }
+  if (c.distinct) {
+    // The Lehmer code: how many unused codes below each one, in factorial digits.
+    uint32_t used = 0;
+    uint64_t rank = 0;
+    for (int j = 0; j < c.n; ++j) {
+      const uint8_t code = c.code[state[at[j]]];
+      const uint32_t below = (uint32_t{1} << code) - 1;
+      rank = rank * static_cast<uint64_t>(c.n - j) +
+             static_cast<uint64_t>(std::popcount(below & ~used));
+      used |= uint32_t{1} << code;
+    }
+    return c.rule >= 0 ? rank >> 1 : rank;
+  }
+  // A multiset: before each position, the arrangements that start with a smaller label.
+  uint8_t count[256];
+  std::copy(c.counts.begin(), c.counts.end(), count);
+  uint64_t arrangements = c.size;  // of the positions still to place
+  uint64_t rank = 0;
+  for (int j = 0; j < c.n; ++j) {
+    const auto left = static_cast<uint64_t>(c.n - j);
+    const uint8_t code = c.code[state[at[j]]];
+    for (int l = 0; l < code; ++l) rank += arrangements * count[l] / left;
+    arrangements = arrangements * count[code] / left;
+    --count[code];
+  }
+  return rank;
+}
+
+void DefinedIndex::UnrankOf(const Coordinate& c, uint64_t value, uint8_t* state) const {
+  const uint16_t* at = c.bytes.data();
+  if (c.kind == Coordinate::Kind::kTwists) {
+    const int digits = c.sum_fixed ? c.n - 1 : c.n;
+    int total = 0;
+    for (int j = 0; j < digits; ++j) {
+      const auto digit = static_cast<uint8_t>(value % static_cast<uint64_t>(c.k));
+      state[at[j]] = digit;
+      value /= static_cast<uint64_t>(c.k);
+      total += digit;
+    }
+    if (c.sum_fixed) state[at[c.n - 1]] = static_cast<uint8_t>(((c.sum - total) % c.k + c.k) % c.k);
+    return;
+  }
+  if (c.distinct) {
+    const uint64_t rank = c.rule >= 0 ? value << 1 : value;
+    uint64_t digits[kMaxDistinct];
+    uint64_t r = rank;
+    for (int j = c.n - 1; j >= 0; --j) {
+      digits[j] = r % static_cast<uint64_t>(c.n - j);
+      r /= static_cast<uint64_t>(c.n - j);
+    }
+    uint32_t unused = (uint32_t{1} << c.n) - 1;
+    for (int j = 0; j < c.n; ++j) {
+      uint32_t left = unused;
+      for (uint64_t k = 0; k < digits[j]; ++k) left &= left - 1;
+      const int code = std::countr_zero(left);
+      state[at[j]] = c.label[static_cast<size_t>(code)];
+      unused &= ~(uint32_t{1} << code);
+    }
+    // rank and rank + 1 differ by their last two labels, and in parity.
+    if (c.rule >= 0 && Parity(c, state) != RequiredParity(rules_[static_cast<size_t>(c.rule)], state)) {
+      std::swap(state[at[c.n - 2]], state[at[c.n - 1]]);
+    }
+    return;
+  }
+  uint8_t count[256];
+  std::copy(c.counts.begin(), c.counts.end(), count);
+  uint64_t arrangements = c.size;
+  for (int j = 0; j < c.n; ++j) {
+    const auto left = static_cast<uint64_t>(c.n - j);
+    for (size_t l = 0;; ++l) {
+      if (count[l] == 0) continue;
+      const uint64_t starting = arrangements * count[l] / left;
+      if (value < starting) {
+        state[at[j]] = c.label[l];
+        arrangements = starting;
+        --count[l];
+        break;
+      }
+      value -= starting;
+    }
+  }
+}
+
+uint64_t DefinedIndex::RankOuter(const uint8_t* state) const {
+  uint64_t rank = 0;
+  for (const Coordinate& c : coordinates_) {
+    if (c.inner) break;
+    rank = rank * c.size + RankOf(c, state);
+  }
+  return rank;
+}
+
+uint64_t DefinedIndex::RankInner(const uint8_t* state) const {
+  uint64_t rank = 0;
+  for (const Coordinate& c : coordinates_) {
+    if (c.inner) rank = rank * c.size + RankOf(c, state);
+  }
+  return rank;
+}
+
+void DefinedIndex::UnrankOuter(uint64_t outer, uint8_t* state) const {
+  uint64_t values[kMaxCoordinates];
+  size_t count = 0;
+  while (count < coordinates_.size() && !coordinates_[count].inner) ++count;
+  for (size_t i = count; i-- > 0;) {
+    values[i] = outer % coordinates_[i].size;
+    outer /= coordinates_[i].size;
+  }
+  for (size_t i = 0; i < count; ++i) UnrankOf(coordinates_[i], values[i], state);
+}
+
+void DefinedIndex::UnrankInner(uint64_t inner, uint8_t* state) const {
+  uint64_t values[kMaxCoordinates];
+  size_t first = 0;
+  while (first < coordinates_.size() && !coordinates_[first].inner) ++first;
+  for (size_t i = coordinates_.size(); i-- > first;) {
+    values[i] = inner % coordinates_[i].size;
+    inner /= coordinates_[i].size;
+  }
+  for (size_t i = first; i < coordinates_.size(); ++i) UnrankOf(coordinates_[i], values[i], state);
+}
+
+std::string DefinedIndex::Describe(const Definition& definition) const {
+  std::vector<std::string> parts;
+  for (const Coordinate& c : coordinates_) {
+    if (c.size <= 1) continue;
+    const std::string& set = definition.sets()[static_cast<size_t>(c.set)].name;
+    if (c.kind == Coordinate::Kind::kLabels) {
+      parts.push_back(Cat(set, " placements ", c.size, c.rule >= 0 ? " (one parity)" : ""));
+    } else {
+      parts.push_back(Cat(set, " orientations ", c.k, "^", c.sum_fixed ? c.n - 1 : c.n,
+                          c.sum_fixed ? " (sum kept)" : ""));
+    }
+  }
+  return Cat(size_, " = ", parts.empty() ? std::string("1") : Join(parts, " x "));
+}
+
+}  // namespace puzzledb

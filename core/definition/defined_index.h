@@ -1,0 +1,172 @@
+// A definition's states as numbers: its moves compiled to byte programs (CompiledMoves),
+// and a dense index of its states (DefinedIndex), onto which its table is laid out.
+//
+// The index is a mixed-radix number of coordinates, two for each orbit of a set (positions
+// that the moves move into one another; a position no move moves is an orbit of its own):
+// where its labels are (the rank of the labels as a permutation of a multiset, so that
+// identical pieces count once) and how its pieces are turned (the orientations as digits).
+// Invariants that every move keeps shrink it, as they hold for every reachable state:
+//  - the orientations of an orbit to which every move block adds 0 in all keep their sum:
+//    the last digit follows from the others (the 2x2x2: 3^7 twists, not 3^8);
+//  - the parities of orbits of distinct labels span only what the blocks' parities span:
+//    an orbit whose parity follows from the others' keeps half its placements (the
+//    skewb's corners: 12 of 24).
+// A state that breaks an invariant is no number (Indexable false) and no goal can be
+// reached from it.
+//
+// The coordinates are split: `inner` ones, which no guard reads, small enough for a table
+// of every block's effect (CompiledMoves::Inner), and `outer` ones, computed per block of
+// inner states: index = outer * inner_size() + inner. docs/FORMAT.md, "A definition's
+// index", gives the layout a table stores.
+//
+// Immutable once made: every method may be called from any thread.
+#ifndef PUZZLEDB_CORE_DEFINITION_DEFINED_INDEX_H_
+#define PUZZLEDB_CORE_DEFINITION_DEFINED_INDEX_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/definition/definition.h"
+
+namespace puzzledb {
+
+// A definition's blocks as programs over the bytes of a state (its DefinedState layout):
+// byte i of the result is byte source[i] of the state, plus add[i] modulo modulus[i] for an
+// orientation (modulus 0: a label, copied).
+class CompiledMoves {
+ public:
+  struct Test {
+    uint16_t at = 0;  // a byte of the state
+    uint8_t value = 0;
+  };
+  struct Block {
+    std::vector<Test> tests;  // all must hold (a guarded block's guards)
+    std::vector<uint16_t> source;
+    std::vector<uint8_t> add;
+    std::vector<uint8_t> modulus;
+    int move = 0;
+  };
+
+  explicit CompiledMoves(const Definition& definition);
+
+  int state_bytes() const { return state_bytes_; }
+  int move_count() const { return static_cast<int>(first_block_.size()) - 1; }
+  int block_count() const { return static_cast<int>(blocks_.size()); }
+  const Block& block(int b) const { return blocks_[static_cast<size_t>(b)]; }
+  // The blocks of move m are first_block(m) .. first_block(m + 1) - 1.
+  int first_block(int m) const { return first_block_[static_cast<size_t>(m)]; }
+  bool guarded() const { return guarded_; }
+
+  bool Holds(int b, const uint8_t* state) const {
+    for (const Test& t : blocks_[static_cast<size_t>(b)].tests) {
+      if (state[t.at] != t.value) return false;
+    }
+    return true;
+  }
+  // `out` = block b's effect on `in` (its tests not asked). REQUIRES: in != out.
+  void Transform(int b, const uint8_t* in, uint8_t* out) const;
+  // The block of move m that applies to `state`, or -1.
+  int BlockAt(int m, const uint8_t* state) const {
+    for (int b = first_block(m); b < first_block(m + 1); ++b) {
+      if (Holds(b, state)) return b;
+    }
+    return -1;
+  }
+  bool Apply(const uint8_t* in, int m, uint8_t* out) const {
+    const int b = BlockAt(m, in);
+    if (b < 0) return false;
+    Transform(b, in, out);
+    return true;
+  }
+
+ private:
+  int state_bytes_ = 0;
+  bool guarded_ = false;
+  std::vector<Block> blocks_;
+  std::vector<int> first_block_;
+};
+
+class DefinedIndex {
+ public:
+  struct Coordinate {
+    enum class Kind { kLabels, kTwists };
+    Kind kind = Kind::kLabels;
+    int set = 0;
+    int orbit = 0;  // positions the moves move into one another, numbered over all sets
+    std::vector<uint16_t> bytes;  // the state's bytes it reads: its labels or orientations
+    int n = 0;                    // positions
+    uint64_t size = 1;
+    bool inner = false;
+    bool read_by_guards = false;
+    // kLabels: the labels the first goal holds there, each coded by its place in label
+    // (0xFF: a label not there), their counts, and whether they are all distinct.
+    std::array<uint8_t, 256> code{};
+    std::vector<uint8_t> label;
+    std::vector<uint8_t> counts;
+    bool distinct = false;
+    // kLabels, distinct: a parity that follows from other coordinates' (see ParityRule).
+    int rule = -1;
+    // kTwists: the number of orientations; with a fixed sum, the last digit follows.
+    int k = 1;
+    bool sum_fixed = false;
+    int sum = 0;
+  };
+  // The parity of the labels of orbit `orbit` is `constant` xor the parities of the
+  // orbits `from` (each of distinct labels).
+  struct ParityRule {
+    int orbit = 0;
+    std::vector<int> from;
+    int constant = 0;
+  };
+
+  // INVALID_ARGUMENT when the index would have more than max_states numbers (the message
+  // gives its size and each set's part of it).
+  static absl::StatusOr<DefinedIndex> Make(const Definition& definition,
+                                           const CompiledMoves& moves, uint64_t max_states);
+
+  uint64_t size() const { return size_; }
+  uint64_t inner_size() const { return inner_size_; }
+  uint64_t outer_size() const { return size_ / inner_size_; }
+  const std::vector<Coordinate>& coordinates() const { return coordinates_; }
+  int state_bytes() const { return state_bytes_; }
+
+  // False when the state breaks an invariant of the moves (then it is no number, and no
+  // goal can be reached from it).
+  bool Indexable(const uint8_t* state) const;
+  // REQUIRES: Indexable(state).
+  uint64_t Rank(const uint8_t* state) const { return RankOuter(state) * inner_size_ + RankInner(state); }
+  // Every byte of `state` the coordinates cover.
+  void Unrank(uint64_t index, uint8_t* state) const {
+    UnrankOuter(index / inner_size_, state);
+    UnrankInner(index % inner_size_, state);
+  }
+  uint64_t RankOuter(const uint8_t* state) const;
+  uint64_t RankInner(const uint8_t* state) const;
+  // The bytes of the outer (inner) coordinates only; the others are left as they were.
+  void UnrankOuter(uint64_t outer, uint8_t* state) const;
+  void UnrankInner(uint64_t inner, uint8_t* state) const;
+
+  // For people: "CORNER 40320 x 3^7 = 88179840" and so on.
+  std::string Describe(const Definition& definition) const;
+
+ private:
+  uint64_t RankOf(const Coordinate& c, const uint8_t* state) const;
+  void UnrankOf(const Coordinate& c, uint64_t value, uint8_t* state) const;
+  static int Parity(const Coordinate& c, const uint8_t* state);
+  int RequiredParity(const ParityRule& rule, const uint8_t* state) const;
+
+  std::vector<Coordinate> coordinates_;  // outer ones first, each part in index order
+  std::vector<ParityRule> rules_;
+  std::vector<int> labels_of_orbit_;  // each orbit's label coordinate
+  uint64_t size_ = 1;
+  uint64_t inner_size_ = 1;
+  int state_bytes_ = 0;
+};
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_DEFINITION_DEFINED_INDEX_H_
