@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <random>
 #include <span>
@@ -217,8 +218,15 @@ class Puzzle {
                               int threads) const = 0;
 };
 
-// The registered puzzles, in registration order (core/puzzles/registry.cc).
+// The registered puzzles, in registration order (core/puzzles/registry.cc): the built-in
+// ones, then those registered since. Registered puzzles are never removed, so a span or a
+// pointer once returned stays valid.
 std::span<const Puzzle* const> Puzzles();
+// Registers a puzzle made at run time (a definition's, core/defined/defined_puzzle.h) and
+// keeps it for the whole program. ALREADY_EXISTS if its name is taken; RESOURCE_EXHAUSTED
+// past kMaxPuzzles. Safe to call while other threads read the registry.
+inline constexpr size_t kMaxPuzzles = 4096;
+absl::Status RegisterPuzzle(std::shared_ptr<const Puzzle> puzzle);
 // The puzzle named `name`, or null.
 const Puzzle* FindPuzzle(std::string_view name);
 // The registered names joined by `separator`, for help texts and errors.

@@ -169,9 +169,10 @@ class Solver {
   // time its first answer without the load).
   template <PuzzleModel P>
   void Prepare(const typename P::Params& params);
-  // Loads the table `m` describes (Preload); true if it loaded.
+  // Loads the table `m` describes (Preload); true if it loaded. `base`: the puzzle's own
+  // parameters, against which a model given at run time checks the stored ones.
   template <PuzzleModel P>
-  bool Load(const TableMetadata& m);
+  bool Load(const TableMetadata& m, const typename P::Params& base);
 
  private:
   template <PuzzleModel P>

@@ -24,9 +24,9 @@ namespace puzzledb {
 
 // A table step that found nothing yet, knowing whose it is.
 template <PuzzleModel P>
-TableStep EmptyStep() {
+TableStep EmptyStep(const P& model) {
   TableStep step;
-  step.puzzle = P::kName;
+  step.puzzle = ModelName(model);
   step.pattern_bound = P::kTableEncoding == TableEncodingKind::kPatternBound;
   return step;
 }
@@ -65,7 +65,7 @@ std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
     return nullptr;
   }
   const TableMetadata& m = (*table)->metadata;
-  if (m.puzzle() != P::kName || m.parameters() != P::EncodeParams(model.params())) {
+  if (m.puzzle() != ModelName(model) || m.parameters() != P::EncodeParams(model.params())) {
     refused_[id] = "its metadata does not match the puzzle and parameters it is named after";
     if (log_) log_(Cat("refusing table ", id, ": ", refused_[id]));
     return nullptr;
@@ -76,10 +76,10 @@ std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
     // knobs' every state's distance before the solvable half's next moves; docs/FORMAT.md).
     refused_[id] =
         Cat("it holds ", m.state_count(), " entries (", storage::v1::Encoding_Name(m.encoding()),
-            ") where this puzzledb's ", P::kName, " table holds ", model.space().Size(), " (",
+            ") where this puzzledb's ", ModelName(model), " table holds ", model.space().Size(), " (",
             storage::v1::Encoding_Name(EncodingOf<P>()),
             "): a table written by another version; rebuild it with puzzledb-build --db ",
-            store_->dir(), " --puzzle ", P::kName);
+            store_->dir(), " --puzzle ", ModelName(model));
     if (log_) log_(Cat("refusing table ", id, ": ", refused_[id]));
     return nullptr;
   }
@@ -130,7 +130,7 @@ absl::StatusOr<Sample<P>> Solver::Sample(const P& model, int distance, uint64_t 
   if (distance == kAnyDistance) {
     return absl::FailedPreconditionError(
         Cat("any_distance: only a puzzle without a table of distances (the fifteen puzzle) "
-            "draws among every state; the ", P::kName, " puzzle draws at a distance"));
+            "draws among every state; the ", ModelName(model), " puzzle draws at a distance"));
   }
   const std::string id = P::TableId(model.params());
   std::shared_ptr<const TableWalker<P>> walker = WalkerFor(model);
@@ -149,7 +149,7 @@ absl::StatusOr<Sample<P>> Solver::Sample(const P& model, int distance, uint64_t 
     }
     return absl::FailedPreconditionError(
         Cat("sampling needs table ", id, ", which the database does not have (build it with "
-            "puzzledb-build --puzzle ", P::kName, ")"));
+            "puzzledb-build --puzzle ", ModelName(model), ")"));
   }
   auto sampler = SamplerFor(model, *walker);
   if (!sampler.ok()) return sampler.status();
@@ -208,14 +208,14 @@ absl::StatusOr<OptimalPaths> Solver::Optimal(
   if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
     return absl::FailedPreconditionError(
         Cat("counting or listing optimal solutions needs a table of exact distances, and the ",
-            P::kName, " puzzle's tables are pattern tables (bounds): with them the count is "
+            ModelName(P(instance.params)), " puzzle's tables are pattern tables (bounds): with them the count is "
             "a search of every optimal path, which no bound keeps small"));
   }
   if (!step.answer.has_value() || step.answer->source != Source::kTable || step.table == nullptr) {
     return absl::FailedPreconditionError(
         Cat("counting or listing optimal solutions needs a table that covers the state; ",
             step.had_table ? "the table does not cover it"
-                           : Cat("there is no usable ", P::kName, " table for these parameters")));
+                           : Cat("there is no usable ", ModelName(P(instance.params)), " table for these parameters")));
   }
   if (step.answer->outcome != Outcome::kSolved) {
     return OptimalPaths{};
@@ -236,7 +236,7 @@ absl::StatusOr<OptimalPaths> Solver::Optimal(
 template <PuzzleModel P>
 TableStep Solver::FromTables(const P& model, const typename P::Instance& instance,
                              int max_moves) {
-  TableStep step = EmptyStep<P>();
+  TableStep step = EmptyStep(model);
   if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
     step.guide = GuideFor<P>();
     step.had_table = step.guide != nullptr;
@@ -264,7 +264,7 @@ template <PuzzleModel P>
 TableStep Solver::StepOf(const P& model, const typename P::Instance& instance, int max_moves,
                          const std::shared_ptr<const TableWalker<P>>& walker,
                          typename TableWalker<P>::Answer answer) {
-  TableStep step = EmptyStep<P>();
+  TableStep step = EmptyStep(model);
   step.had_table = true;
   if (answer.kind == TableLookup::Kind::kCovered) {
     step.answer = std::move(answer.solution);
@@ -303,7 +303,7 @@ void Solver::FromTablesMany(const P& model, std::span<const typename P::Instance
   } else {
     std::shared_ptr<const TableWalker<P>> walker = WalkerFor(model);
     if (walker == nullptr) {
-      for (TableStep& step : steps) step = EmptyStep<P>();
+      for (TableStep& step : steps) step = EmptyStep(model);
       return;
     }
     std::vector<typename P::State> states;
@@ -319,7 +319,7 @@ void Solver::FromTablesMany(const P& model, std::span<const typename P::Instance
         steps[i] = StepOf(model, instances[i], max_moves[i], walker, std::move(*answers[i]));
         continue;
       }
-      steps[i] = EmptyStep<P>();
+      steps[i] = EmptyStep(model);
       if (!refused) Refuse(P::TableId(model.params()), answers[i].status());
       refused = true;
     }
@@ -351,7 +351,7 @@ template <PuzzleModel P>
 absl::StatusOr<Solution> Solver::Solve(const typename P::Instance& instance,
                                        const SolveOptions& options) {
   const P model(instance.params);
-  TableStep step = EmptyStep<P>();
+  TableStep step = EmptyStep(model);
   if (options.policy != Policy::kSearchOnly) {
     step = FromTables(model, instance, options.limits.max_moves);
     if (step.answer.has_value()) return *step.answer;
@@ -364,13 +364,13 @@ template <PuzzleModel P>
 AnalysisStep Solver::AnalyzeFromTables(const P& model, const typename P::Instance& instance,
                                        int max_moves, bool use_tables) {
   AnalysisStep step;
-  step.position = EmptyStep<P>();
+  step.position = EmptyStep(model);
   if (use_tables) step.position = FromTables(model, instance, max_moves);
-  for (int m = 0; m < P::kNumMoves; ++m) {
+  for (int m = 0; m < MoveCount(model); ++m) {
     typename P::Instance child = instance;
     if (!model.Apply(instance.state, m, &child.state)) continue;
     step.moves.push_back(m);
-    step.after.push_back(use_tables ? FromTables(model, child, max_moves) : EmptyStep<P>());
+    step.after.push_back(use_tables ? FromTables(model, child, max_moves) : EmptyStep(model));
   }
   return step;
 }
@@ -428,11 +428,11 @@ void Solver::Prepare(const typename P::Params& params) {
 }
 
 template <PuzzleModel P>
-bool Solver::Load(const TableMetadata& m) {
+bool Solver::Load(const TableMetadata& m, const typename P::Params& base) {
   if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
     return LoadGuide(m.table_id(), &P::Guide::Load) != nullptr;
   } else {
-    auto params = P::DecodeParams(m.parameters());
+    auto params = DecodeParamsOf<P>(base, m.parameters());
     if (!params.ok()) {
       std::lock_guard<std::mutex> lock(mutex_);
       refused_[m.table_id()] = Cat("unreadable parameters: ", Message(params.status()));

@@ -28,6 +28,14 @@ hits=$(grep -lE '#include "core/(model|puzzles|search|table|solver|puzzle\.h)' c
 # it uses util/ alone.
 hits=$(grep -lE '#include "core/(model|puzzles|search|table|sliding|solver|puzzle\.h)' core/definition/*)
 [ -z "$hits" ] || fail "core/definition/ includes a higher layer: $hits"
+# core/defined/ (a definition made a puzzle: its search, its model, its registration) sits
+# above the solver beside the built-in models: it may include every generic layer and the
+# model template (core/puzzles/model_puzzle.h), and no built-in model.
+hits=$(grep -lE '#include "core/(puzzles/(knight|knobs|rotation|eight|fifteen|cube2)|sliding)' core/defined/*)
+[ -z "$hits" ] || fail "core/defined/ includes a built-in model or family: $hits"
+hits=$(grep -rlE '#include "core/defined/' core/util core/definition core/model core/search core/table \
+  core/puzzle.h core/solver.h core/solver.cc core/solver_templates.h core/puzzles core/sliding)
+[ -z "$hits" ] || fail "a lower layer includes core/defined/: $hits"
 hits=$(grep -lE '#include "core/(puzzles|search|table|solver|puzzle\.h)' core/model/*)
 [ -z "$hits" ] || fail "core/model/ includes a higher layer: $hits"
 hits=$(grep -lE '#include "core/(puzzles|table|solver|puzzle\.h)' core/search/*)
@@ -47,7 +55,8 @@ hits=$(grep -rlE '#include "core/sliding/' core/util core/model core/search core
 # Only a model's own translation unit compiles the model's half of the solver.
 hits=$(grep -rlE '#include "core/(solver_templates|puzzles/model_puzzle)\.h"' \
   core service server client builder bench tests fuzz examples --include='*.cc' --include='*.h' |
-  grep -vE '^core/puzzles/[a-z0-9_]+\.(cc|h)$' | grep -v '^core/puzzles/model_puzzle\.h$')
+  grep -vE '^core/puzzles/[a-z0-9_]+\.(cc|h)$' | grep -v '^core/puzzles/model_puzzle\.h$' |
+  grep -v '^core/defined/defined_puzzle\.cc$')
 [ -z "$hits" ] || fail "a model's templates are compiled outside its translation unit: $hits"
 
 # The service layer knows no transport.

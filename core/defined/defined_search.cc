@@ -31,7 +31,7 @@ class Search {
         moves_(moves),
         index_(index),
         options_(options),
-        mod3_(DefinedEncoding(moves) == storage::v1::DISTANCE_MOD3),
+        mod3_(!options.exact && DefinedEncoding(moves) == storage::v1::DISTANCE_MOD3),
         inner_(index.inner_size()),
         outer_(index.outer_size()),
         move_count_(moves.move_count()),
@@ -69,6 +69,8 @@ class Search {
         marked = result.histogram[static_cast<size_t>(d)];
       }
       const uint64_t unseen = index_.size() - total;
+      // Top-down marks a state's neighbours as its predecessors: only where every move's
+      // inverse is a move.
       const bool bottom_up = moves_.guarded() || unseen < marked;
       result.bottom_up_layers |= bottom_up;
       if (!mod3_ && d + 1 >= PackedTable::kByteUncovered) {

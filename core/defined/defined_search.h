@@ -26,6 +26,9 @@ namespace puzzledb {
 
 struct DefinedSearchOptions {
   int threads = 0;  // 0: one per hardware thread
+  // A byte a state, the exact distance, whatever the definition's encoding (to check a
+  // table or to sample from one).
+  bool exact = false;
   std::function<void(const BfsLayer&)> on_layer;  // after every layer, on the calling thread
 };
 

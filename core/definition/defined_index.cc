@@ -13,8 +13,8 @@ namespace {
 // Above this, a label coordinate of distinct labels does not fit the 64-bit arithmetic
 // (21! > 2^64); the size limit refuses such an index long before.
 constexpr int kMaxDistinct = 20;
-// An orbit makes at most two coordinates; a set of 255 positions, 255 orbits.
-constexpr size_t kMaxCoordinates = 2 * 255 * 255;
+// Coordinates of more than one value in an index within 2^62 numbers.
+constexpr size_t kMaxCoordinates = 62;
 // An inner part's table (a 32-bit entry per inner number and block) stays within this.
 constexpr uint64_t kInnerTableBytes = uint64_t{4} << 20;
 
@@ -31,6 +31,7 @@ std::string ApproximateCount(double log2) {
 CompiledMoves::CompiledMoves(const Definition& definition)
     : state_bytes_(static_cast<int>(definition.state_bytes())) {
   const auto& sets = definition.sets();
+  first_block_.clear();
   for (size_t m = 0; m < definition.moves().size(); ++m) {
     const DefinedMove& move = definition.moves()[m];
     first_block_.push_back(static_cast<int>(blocks_.size()));
@@ -85,6 +86,34 @@ void CompiledMoves::Transform(int b, const uint8_t* in, uint8_t* out) const {
     }
     out[i] = static_cast<uint8_t>(v);
   }
+}
+
+void CompiledMoves::Untransform(int b, const uint8_t* in, uint8_t* out) const {
+  const Block& block = blocks_[static_cast<size_t>(b)];
+  for (int i = 0; i < state_bytes_; ++i) {
+    unsigned v = in[i];
+    if (block.modulus[i] != 0) v = (v + block.modulus[i] - block.add[i]) % block.modulus[i];
+    out[block.source[static_cast<size_t>(i)]] = static_cast<uint8_t>(v);
+  }
+}
+
+int CompiledMoves::InverseMove(int m) const {
+  if (first_block(m + 1) - first_block(m) != 1 || !block(first_block(m)).tests.empty()) return -1;
+  const Block& a = block(first_block(m));
+  for (int n = 0; n < move_count(); ++n) {
+    if (first_block(n + 1) - first_block(n) != 1 || !block(first_block(n)).tests.empty()) continue;
+    const Block& b = block(first_block(n));
+    // a then b: byte i of the result is byte a.source[b.source[i]] of the state.
+    bool identity = true;
+    for (int i = 0; i < state_bytes_ && identity; ++i) {
+      const uint16_t via = b.source[static_cast<size_t>(i)];
+      identity = a.source[via] == i &&
+                 (b.modulus[static_cast<size_t>(i)] == 0 ||
+                  (a.add[via] + b.add[static_cast<size_t>(i)]) % b.modulus[static_cast<size_t>(i)] == 0);
+    }
+    if (identity) return n;
+  }
+  return -1;
 }
 
 absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
@@ -206,7 +235,10 @@ absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
   // Parities: which orbits of distinct labels have a parity that follows from the others'.
   std::vector<int> distinct;  // coordinates
   for (size_t c = 0; c < all.size(); ++c) {
-    if (all[c].kind == Coordinate::Kind::kLabels && all[c].distinct && all[c].n >= 2) {
+    // (An orbit of more distinct pieces than a number holds the placements of is refused
+    // below for its size.)
+    if (all[c].kind == Coordinate::Kind::kLabels && all[c].distinct && all[c].n >= 2 &&
+        all[c].n <= kMaxDistinct) {
       distinct.push_back(static_cast<int>(c));
     }
   }
@@ -296,17 +328,28 @@ absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
     log2_size += bits[i];
   }
   if (log2_size > std::log2(static_cast<double>(max_states)) + 1e-9 || log2_size > 62) {
-    std::vector<std::string> parts;
+    // The largest parts, in the order of the file.
+    std::vector<size_t> largest;
     for (size_t i = 0; i < all.size(); ++i) {
-      const Coordinate& c = all[i];
-      if (bits[i] < 1e-9) continue;
+      if (bits[i] > 1e-9) largest.push_back(i);
+    }
+    std::stable_sort(largest.begin(), largest.end(), [&](size_t a, size_t b) { return bits[a] > bits[b]; });
+    const size_t shown = std::min<size_t>(largest.size(), 6);
+    std::sort(largest.begin(), largest.begin() + static_cast<std::ptrdiff_t>(shown));
+    std::vector<std::string> parts;
+    for (size_t k = 0; k < shown; ++k) {
+      const Coordinate& c = all[largest[k]];
       parts.push_back(Cat(sets[static_cast<size_t>(c.set)].name,
                           c.kind == Coordinate::Kind::kLabels ? " placements " : " orientations ",
-                          ApproximateCount(bits[i])));
+                          ApproximateCount(bits[largest[k]])));
+    }
+    std::string listing = Join(parts, " x ");
+    if (largest.size() > shown) {
+      listing += Cat(" x ", largest.size() - shown, largest.size() - shown == 1 ? " smaller part" : " smaller parts");
     }
     return absl::InvalidArgumentError(
         Cat("its states need an index of ", ApproximateCount(log2_size), " numbers (",
-            Join(parts, " x "), "), more than the limit of ", max_states,
+            listing, "), more than the limit of ", max_states,
             " for a complete table"));
   }
   for (Coordinate& c : all) {
@@ -366,6 +409,10 @@ absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
     if (all[c].kind == Coordinate::Kind::kLabels) index.labels_of_orbit_[static_cast<size_t>(all[c].orbit)] = static_cast<int>(c);
   }
   index.coordinates_ = std::move(all);
+  index.inner_begin_ = 0;
+  while (index.inner_begin_ < index.coordinates_.size() && !index.coordinates_[index.inner_begin_].inner) {
+    ++index.inner_begin_;
+  }
   index.inner_size_ = inner;
   index.size_ = 1;
   for (const Coordinate& c : index.coordinates_) index.size_ *= c.size;
@@ -528,26 +575,27 @@ uint64_t DefinedIndex::RankInner(const uint8_t* state) const {
   return rank;
 }
 
-void DefinedIndex::UnrankOuter(uint64_t outer, uint8_t* state) const {
+void DefinedIndex::UnrankRange(uint64_t number, size_t first, size_t last, uint8_t* state) const {
+  // The digits, last first; then placed in order (a parity that follows from others comes
+  // after them).
   uint64_t values[kMaxCoordinates];
   size_t count = 0;
-  while (count < coordinates_.size() && !coordinates_[count].inner) ++count;
-  for (size_t i = count; i-- > 0;) {
-    values[i] = outer % coordinates_[i].size;
-    outer /= coordinates_[i].size;
+  for (size_t i = last; i-- > first;) {
+    if (coordinates_[i].size <= 1) continue;
+    values[count++] = number % coordinates_[i].size;
+    number /= coordinates_[i].size;
   }
-  for (size_t i = 0; i < count; ++i) UnrankOf(coordinates_[i], values[i], state);
+  for (size_t i = first; i < last; ++i) {
+    UnrankOf(coordinates_[i], coordinates_[i].size <= 1 ? 0 : values[--count], state);
+  }
+}
+
+void DefinedIndex::UnrankOuter(uint64_t outer, uint8_t* state) const {
+  UnrankRange(outer, 0, inner_begin_, state);
 }
 
 void DefinedIndex::UnrankInner(uint64_t inner, uint8_t* state) const {
-  uint64_t values[kMaxCoordinates];
-  size_t first = 0;
-  while (first < coordinates_.size() && !coordinates_[first].inner) ++first;
-  for (size_t i = coordinates_.size(); i-- > first;) {
-    values[i] = inner % coordinates_[i].size;
-    inner /= coordinates_[i].size;
-  }
-  for (size_t i = first; i < coordinates_.size(); ++i) UnrankOf(coordinates_[i], values[i], state);
+  UnrankRange(inner, inner_begin_, coordinates_.size(), state);
 }
 
 std::string DefinedIndex::Describe(const Definition& definition) const {

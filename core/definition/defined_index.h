@@ -51,6 +51,7 @@ class CompiledMoves {
     int move = 0;
   };
 
+  CompiledMoves() = default;  // no moves
   explicit CompiledMoves(const Definition& definition);
 
   int state_bytes() const { return state_bytes_; }
@@ -69,6 +70,10 @@ class CompiledMoves {
   }
   // `out` = block b's effect on `in` (its tests not asked). REQUIRES: in != out.
   void Transform(int b, const uint8_t* in, uint8_t* out) const;
+  // The state that block b takes to `in` (its tests not asked). REQUIRES: in != out.
+  void Untransform(int b, const uint8_t* in, uint8_t* out) const;
+  // The move that undoes move m wherever m applies, or -1 (a guarded move, or none).
+  int InverseMove(int m) const;
   // The block of move m that applies to `state`, or -1.
   int BlockAt(int m, const uint8_t* state) const {
     for (int b = first_block(m); b < first_block(m + 1); ++b) {
@@ -87,7 +92,7 @@ class CompiledMoves {
   int state_bytes_ = 0;
   bool guarded_ = false;
   std::vector<Block> blocks_;
-  std::vector<int> first_block_;
+  std::vector<int> first_block_ = {0};
 };
 
 class DefinedIndex {
@@ -157,6 +162,8 @@ class DefinedIndex {
   uint64_t RankOf(const Coordinate& c, const uint8_t* state) const;
   void UnrankOf(const Coordinate& c, uint64_t value, uint8_t* state) const;
   static int Parity(const Coordinate& c, const uint8_t* state);
+  // Coordinates [first, last) from their mixed-radix number.
+  void UnrankRange(uint64_t number, size_t first, size_t last, uint8_t* state) const;
   int RequiredParity(const ParityRule& rule, const uint8_t* state) const;
 
   std::vector<Coordinate> coordinates_;  // outer ones first, each part in index order
@@ -164,6 +171,7 @@ class DefinedIndex {
   std::vector<int> labels_of_orbit_;  // each orbit's label coordinate
   uint64_t size_ = 1;
   uint64_t inner_size_ = 1;
+  size_t inner_begin_ = 0;  // the first inner coordinate
   int state_bytes_ = 0;
 };
 

@@ -112,30 +112,25 @@ struct BoardLayout {
 };
 
 // A puzzle model. `Instance` is what one case of the input describes: the parameters
-// (e.g. the knobs wiring) and the state.
+// (e.g. the knobs wiring) and the state. What every model has (ModelCore), and then what a
+// model knows about itself either at compile time (StaticModelTexts: the six models written
+// in C++) or only at run time (RuntimeModelTexts: a puzzle given as a definition file,
+// core/defined/, whose Params point to what was read); ModelName, MoveCount and InverseOf
+// below ask either.
 template <class P>
-concept PuzzleModel =
+concept ModelCore =
     IndexedSpace<typename P::Space> &&
     requires(const P& model, const typename P::State& state, typename P::State* out, int move,
              const typename P::Instance& instance, std::string_view text,
              std::array<uint64_t, P::kMaxKeys>* keys) {
       typename P::Params;
       typename P::Instance;
-      { P::kName } -> std::convertible_to<std::string_view>;
-      { P::kTitle } -> std::convertible_to<std::string_view>;  // for people
-      // The compact form for people, and an example of it (a position worth solving).
-      { P::kCompactHelp } -> std::convertible_to<std::string_view>;
-      { P::kExample } -> std::convertible_to<std::string_view>;
-      // The page's drawing (BoardLayout): the layout, the value of each of its cells, and
-      // the instance with `base`'s parameters whose cells are `cells` (INVALID_ARGUMENT
-      // naming the cell and the rule broken).
-      { P::Layout() } -> std::same_as<BoardLayout>;
       { P::Cells(instance) } -> std::same_as<std::vector<int>>;
       { P::FromCells(instance, std::span<const int>{}) } -> std::same_as<absl::StatusOr<typename P::Instance>>;
+      // The moves: at most kNumMoves (a bound for arrays; MoveCount gives the number).
       { P::kNumMoves } -> std::convertible_to<int>;
       // The move cap of the original problem's output (answers beyond it print -1); 0: none.
       { P::kDefaultMaxMoves } -> std::convertible_to<int>;
-      { P::kSingleGoal } -> std::convertible_to<bool>;
       { P::kLiveSearch } -> std::convertible_to<LiveSearchKind>;
       { instance.params } -> std::convertible_to<typename P::Params>;
       { instance.state } -> std::convertible_to<typename P::State>;
@@ -145,8 +140,6 @@ concept PuzzleModel =
       { model.IsGoal(state) } -> std::same_as<bool>;
       // The goal states (the first is the one shown to people).
       { model.Goals() } -> std::same_as<std::vector<typename P::State>>;
-      // The move that undoes `move`, or -1 if no single move does (search skips it).
-      { P::InverseMove(move) } -> std::same_as<int>;
       // An admissible lower bound on the distance to the goal.
       { model.LowerBound(state) } -> std::same_as<int>;
       // True only for states that certainly cannot reach the goal (e.g. the knobs' parity).
@@ -157,11 +150,9 @@ concept PuzzleModel =
       // many, or 0 when no table can answer for this state.
       { model.Project(state, keys) } -> std::same_as<int>;
       { model.MoveName(state, move) } -> std::same_as<std::string>;
-      { P::ParseOriginal(text) } -> std::same_as<std::vector<ParsedCase<typename P::Instance>>>;
-      { P::ParseCompact(text) } -> std::same_as<absl::StatusOr<typename P::Instance>>;
       { P::FormatCompact(instance) } -> std::same_as<std::string>;
       // Instances as the original input (ParseOriginal reads them back), e.g. for
-      // `puzzledb sample` to feed `puzzledb solve`.
+      // `puzzledb sample` to feed `puzzledb solve`. REQUIRES: at least one.
       { P::FormatOriginal(std::vector<typename P::Instance>{}) } -> std::same_as<std::string>;
       // The board as text for people (docs/PUZZLES.md), the cells that differ from `before`
       // (if not null) marked.
@@ -174,9 +165,92 @@ concept PuzzleModel =
       { P::kTableEncoding } -> std::convertible_to<TableEncodingKind>;
       { P::TableId(instance.params) } -> std::same_as<std::string>;
       { P::EncodeParams(instance.params) } -> std::same_as<std::string>;
-      { P::DecodeParams(text) } -> std::same_as<absl::StatusOr<typename P::Params>>;
       { P::DescribeParams(instance.params) } -> std::same_as<std::string>;
     };
+
+// What a model written in C++ knows at compile time.
+template <class P>
+concept StaticModelTexts = requires(std::string_view text, int move) {
+  { P::kName } -> std::convertible_to<std::string_view>;
+  { P::kTitle } -> std::convertible_to<std::string_view>;  // for people
+  // The compact form for people, and an example of it (a position worth solving).
+  { P::kCompactHelp } -> std::convertible_to<std::string_view>;
+  { P::kExample } -> std::convertible_to<std::string_view>;
+  // The page's drawing (BoardLayout): the layout; ModelCore's Cells and FromCells give the
+  // value of each of its cells and the instance with `base`'s parameters whose cells are
+  // `cells` (INVALID_ARGUMENT naming the cell and the rule broken).
+  { P::Layout() } -> std::same_as<BoardLayout>;
+  { P::kSingleGoal } -> std::convertible_to<bool>;
+  // The move that undoes `move`, or -1 if no single move does (search skips it).
+  { P::InverseMove(move) } -> std::same_as<int>;
+  { P::kNumMoves } -> std::convertible_to<int>;
+  { P::ParseOriginal(text) } -> std::same_as<std::vector<ParsedCase<typename P::Instance>>>;
+  { P::ParseCompact(text) } -> std::same_as<absl::StatusOr<typename P::Instance>>;
+  { P::DecodeParams(text) } -> std::same_as<absl::StatusOr<typename P::Params>>;
+};
+
+// The same, known only at run time: asked of the model (built from its Params), and the
+// texts read with the Params of the puzzle they are for.
+template <class P>
+concept RuntimeModelTexts =
+    requires(const P& model, const typename P::Params& params, std::string_view text, int move) {
+      { model.name() } -> std::convertible_to<std::string_view>;
+      { model.title() } -> std::convertible_to<std::string_view>;
+      { model.compact_help() } -> std::convertible_to<std::string_view>;
+      { model.example() } -> std::convertible_to<std::string_view>;
+      { model.Layout() } -> std::same_as<BoardLayout>;
+      { model.single_goal() } -> std::same_as<bool>;
+      { model.InverseMove(move) } -> std::same_as<int>;
+      { model.move_count() } -> std::same_as<int>;
+      { P::ParseOriginal(params, text) } -> std::same_as<std::vector<ParsedCase<typename P::Instance>>>;
+      { P::ParseCompact(params, text) } -> std::same_as<absl::StatusOr<typename P::Instance>>;
+      { P::DecodeParams(params, text) } -> std::same_as<absl::StatusOr<typename P::Params>>;
+    };
+
+template <class P>
+concept PuzzleModel = ModelCore<P> && (StaticModelTexts<P> || RuntimeModelTexts<P>);
+
+// The parameters a table's metadata stores (EncodeParams's bytes); a model given at run time
+// checks them against `base`, its own.
+template <class P>
+absl::StatusOr<typename P::Params> DecodeParamsOf(const typename P::Params& base,
+                                                  std::string_view bytes) {
+  if constexpr (StaticModelTexts<P>) {
+    (void)base;
+    return P::DecodeParams(bytes);
+  } else {
+    return P::DecodeParams(base, bytes);
+  }
+}
+
+// The model's name ("knight"; a definition's as it was built).
+template <class P>
+std::string_view ModelName(const P& model) {
+  if constexpr (StaticModelTexts<P>) {
+    return P::kName;
+  } else {
+    return model.name();
+  }
+}
+
+// The number of moves (a space's: the same as its model's).
+template <class P>
+int MoveCount(const P& model) {
+  if constexpr (requires { model.move_count(); }) {
+    return model.move_count();
+  } else {
+    return P::kNumMoves;
+  }
+}
+
+template <class P>
+int InverseOf(const P& model, int move) {
+  if constexpr (StaticModelTexts<P>) {
+    return P::InverseMove(move);
+  } else {
+    return model.InverseMove(move);
+  }
+}
 
 // A model whose Params are not empty has one table per parameter set, and says how the
 // builder is given them: files in its original input format whose instances' parameters

@@ -1,11 +1,13 @@
 // The runtime puzzle (core/puzzle.h) of a model: every operation written once, as a
 // template over the PuzzleModel concept, and compiled in the model's own translation unit,
 // which registers it there (PUZZLEDB_REGISTER_PUZZLE, at the end of knight.cc and the
-// others). Only a model's .cc includes this header.
+// others; a definition's, core/defined/defined_puzzle.cc, for each definition read). Only a
+// model's .cc includes this header.
 #ifndef PUZZLEDB_CORE_PUZZLES_MODEL_PUZZLE_H_
 #define PUZZLEDB_CORE_PUZZLES_MODEL_PUZZLE_H_
 
 #include <array>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,13 +32,37 @@ class ModelPuzzle final : public Puzzle {
 
  public:
   using Instance = typename P::Instance;
+  using Params = typename P::Params;
+  static constexpr bool kStatic = StaticModelTexts<P>;
 
-  std::string_view name() const override { return P::kName; }
-  std::string_view title() const override { return P::kTitle; }
-  int move_count() const override { return P::kNumMoves; }
+  // `params`: a model known at run time (a definition) is one puzzle per parameters, which
+  // say what it is; a model written in C++ takes none.
+  explicit ModelPuzzle(Params params = {}) : params_(params), model_(params_) {}
+
+  std::string_view name() const override { return ModelName(model_); }
+  std::string_view title() const override {
+    if constexpr (kStatic) {
+      return P::kTitle;
+    } else {
+      return model_.title();
+    }
+  }
+  int move_count() const override { return MoveCount(model_); }
   int default_max_moves() const override { return P::kDefaultMaxMoves; }
-  bool has_parameters() const override { return HasParams<P>; }
-  bool single_goal() const override { return P::kSingleGoal; }
+  bool has_parameters() const override {
+    if constexpr (kStatic) {
+      return HasParams<P>;
+    } else {
+      return false;
+    }
+  }
+  bool single_goal() const override {
+    if constexpr (kStatic) {
+      return P::kSingleGoal;
+    } else {
+      return model_.single_goal();
+    }
+  }
   bool pattern_tables() const override {
     return P::kTableEncoding == TableEncodingKind::kPatternBound;
   }
@@ -56,7 +82,7 @@ class ModelPuzzle final : public Puzzle {
   }
 
   absl::StatusOr<Position> ParseCompact(std::string_view text) const override {
-    auto instance = P::ParseCompact(text);
+    auto instance = Parse(text);
     if (!instance.ok()) return instance.status();
     return Of(*instance);
   }
@@ -65,7 +91,13 @@ class ModelPuzzle final : public Puzzle {
   }
   std::vector<ParsedCase<Position>> ParseOriginal(std::string_view text) const override {
     std::vector<ParsedCase<Position>> cases;
-    for (auto& parsed : P::ParseOriginal(text)) {
+    std::vector<ParsedCase<Instance>> read;
+    if constexpr (kStatic) {
+      read = P::ParseOriginal(text);
+    } else {
+      read = P::ParseOriginal(params_, text);
+    }
+    for (auto& parsed : read) {
       ParsedCase<Position>& one = cases.emplace_back();
       one.number = parsed.number;
       one.line = parsed.line;
@@ -94,14 +126,31 @@ class ModelPuzzle final : public Puzzle {
     return P::Draw(In(now), &was);
   }
 
-  std::string_view compact_help() const override { return P::kCompactHelp; }
+  std::string_view compact_help() const override {
+    if constexpr (kStatic) {
+      return P::kCompactHelp;
+    } else {
+      return model_.compact_help();
+    }
+  }
   Position Example() const override {
-    auto example = P::ParseCompact(P::kExample);
-    return Of(example.ok() ? *example : Instance{});
+    std::string_view text;
+    if constexpr (kStatic) {
+      text = P::kExample;
+    } else {
+      text = model_.example();
+    }
+    auto example = Parse(text);
+    return Of(example.ok() ? *example : Instance{params_, model_.Goals()[0]});
   }
   const BoardLayout& layout() const override {
-    static const BoardLayout layout = P::Layout();
-    return layout;
+    if constexpr (kStatic) {
+      static const BoardLayout layout = P::Layout();
+      return layout;
+    } else {
+      std::call_once(layout_once_, [this] { layout_ = model_.Layout(); });
+      return layout_;
+    }
   }
   std::vector<int> Cells(const Position& position) const override {
     return P::Cells(In(position));
@@ -110,7 +159,7 @@ class ModelPuzzle final : public Puzzle {
                                      std::span<const int> cells) const override {
     const BoardLayout& board = layout();
     if (cells.size() != board.cells.size()) {
-      return absl::InvalidArgumentError(Cat("cells: the ", P::kName, " puzzle has ",
+      return absl::InvalidArgumentError(Cat("cells: the ", name(), " puzzle has ",
                                             board.cells.size(), " cells, got ", cells.size()));
     }
     for (size_t i = 0; i < cells.size(); ++i) {
@@ -135,14 +184,13 @@ class ModelPuzzle final : public Puzzle {
     return In(a).params == In(b).params;
   }
   absl::StatusOr<Position> GoalOfStoredParameters(std::string_view bytes) const override {
-    auto params = P::DecodeParams(bytes);
+    auto params = DecodeParamsOf<P>(params_, bytes);
     if (!params.ok()) return params.status();
     const P model(*params);
     return Of(Instance{*params, model.Goals()[0]});
   }
   Position Goal(const Position* parameters) const override {
-    const typename P::Params params =
-        parameters != nullptr ? In(*parameters).params : typename P::Params{};
+    const Params params = parameters != nullptr ? In(*parameters).params : params_;
     return Of(Instance{params, P(params).Goals()[0]});
   }
   Position Random(const Position& parameters, std::mt19937_64& rng) const override {
@@ -153,7 +201,7 @@ class ModelPuzzle final : public Puzzle {
 
   bool Apply(const Position& position, int move, Position* out) const override {
     const Instance& instance = In(position);
-    if (move < 0 || move >= P::kNumMoves) return false;
+    if (move < 0 || move >= MoveCount(model_)) return false;
     Instance next = instance;
     if (!P(instance.params).Apply(instance.state, move, &next.state)) return false;
     *out = Of(next);
@@ -184,7 +232,7 @@ class ModelPuzzle final : public Puzzle {
   absl::Status SelfCheck(const Position& position) const override {
     const Instance& instance = In(position);
     const std::string compact = P::FormatCompact(instance);
-    auto again = P::ParseCompact(compact);
+    auto again = Parse(compact);
     if (!again.ok() || !(again->state == instance.state) || !(again->params == instance.params)) {
       return absl::InternalError(Cat("the compact form ", compact, " does not read back"));
     }
@@ -261,7 +309,7 @@ class ModelPuzzle final : public Puzzle {
     solver.Prepare<P>(In(position).params);
   }
   bool Load(Solver& solver, const TableMetadata& table) const override {
-    return solver.Load<P>(table);
+    return solver.Load<P>(table, params_);
   }
   uint64_t TableSize(const Position& parameters) const override {
     return P(In(parameters).params).space().Size();
@@ -286,7 +334,7 @@ class ModelPuzzle final : public Puzzle {
     if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
       return P::Guide::Build(set, store, options);
     } else {
-      return absl::FailedPreconditionError(Cat("the ", P::kName, " puzzle has no pattern tables"));
+      return absl::FailedPreconditionError(Cat("the ", name(), " puzzle has no pattern tables"));
     }
   }
   absl::Status Verify(TableStore& store, const TableMetadata& m, int threads) const override {
@@ -294,7 +342,7 @@ class ModelPuzzle final : public Puzzle {
       auto table = store.Load(m.table_id());
       return table.ok() ? P::Guide::Verify(**table, threads) : table.status();
     } else {
-      auto params = P::DecodeParams(m.parameters());
+      auto params = DecodeParamsOf<P>(params_, m.parameters());
       if (!params.ok()) {
         return absl::DataLossError(Cat("table ", m.table_id(), ": unreadable parameters: ",
                                        Message(params.status())));
@@ -316,16 +364,32 @@ class ModelPuzzle final : public Puzzle {
     }
   }
 
+  // The parameters it was made with (a definition's: what was read).
+  const Params& params() const { return params_; }
   // The position of `instance` (this puzzle's).
   Position Of(const Instance& instance) const { return Position(*this, instance); }
   // The instance of a position of this puzzle.
   static const Instance& In(const Position& position) { return position.As<Instance>(); }
+
+ private:
+  absl::StatusOr<Instance> Parse(std::string_view text) const {
+    if constexpr (kStatic) {
+      return P::ParseCompact(text);
+    } else {
+      return P::ParseCompact(params_, text);
+    }
+  }
+
+  const Params params_;
+  const P model_;  // of params_: what a model known at run time says of itself
+  mutable std::once_flag layout_once_;
+  mutable BoardLayout layout_;
 };
 
-// Compiles every template of the model here, and gives the registry (core/puzzles/
-// registry.cc) the model's puzzle: `PUZZLEDB_REGISTER_PUZZLE(KnightPuzzle)` in knight.cc
-// defines `const Puzzle& RegisteredKnightPuzzle()`.
-#define PUZZLEDB_REGISTER_PUZZLE(P)                                                          \
+// Compiles every template of the model here (PUZZLEDB_INSTANTIATE_MODEL), and gives the
+// registry (core/puzzles/registry.cc) the model's puzzle: `PUZZLEDB_REGISTER_PUZZLE(
+// KnightPuzzle)` in knight.cc defines `const Puzzle& RegisteredKnightPuzzle()`.
+#define PUZZLEDB_INSTANTIATE_MODEL(P)                                                        \
   template class ModelPuzzle<P>;                                                             \
   template absl::StatusOr<Solution> Solver::Solve<P>(const P::Instance&, const SolveOptions&); \
   template TableStep Solver::FromTables<P>(const P&, const P::Instance&, int);                 \
@@ -342,7 +406,10 @@ class ModelPuzzle final : public Puzzle {
   template absl::StatusOr<OptimalPaths> Solver::Optimal<P>(                                    \
       const P::Instance&, const TableStep&, size_t, uint64_t, const SearchLimits&) const;      \
   template void Solver::Prepare<P>(const P::Params&);                                          \
-  template bool Solver::Load<P>(const TableMetadata&);                                         \
+  template bool Solver::Load<P>(const TableMetadata&, const P::Params&);
+
+#define PUZZLEDB_REGISTER_PUZZLE(P)                                                          \
+  PUZZLEDB_INSTANTIATE_MODEL(P)                                                              \
   const Puzzle& Registered##P() {                                                              \
     static const ModelPuzzle<P> puzzle;                                                        \
     return puzzle;                                                                             \

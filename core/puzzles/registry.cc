@@ -1,8 +1,13 @@
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/puzzle.h"
+#include "core/util/strings.h"
 
 namespace puzzledb {
 
@@ -20,11 +25,50 @@ namespace puzzledb {
 PUZZLEDB_PUZZLES(PUZZLEDB_DECLARE_)
 #undef PUZZLEDB_DECLARE_
 
-std::span<const Puzzle* const> Puzzles() {
+namespace {
+
+// The list: slots that are written once, before the count that publishes them, so that
+// readers need no lock; writers take the mutex.
+struct Registry {
+  Registry() {
 #define PUZZLEDB_ENTRY_(P) &Registered##P(),
-  static const Puzzle* const kList[] = {PUZZLEDB_PUZZLES(PUZZLEDB_ENTRY_)};
+    for (const Puzzle* puzzle : {PUZZLEDB_PUZZLES(PUZZLEDB_ENTRY_)}) list[count++] = puzzle;
 #undef PUZZLEDB_ENTRY_
-  return kList;
+  }
+  std::array<const Puzzle*, kMaxPuzzles> list{};
+  std::atomic<size_t> count{0};
+  std::mutex adding;
+  std::vector<std::shared_ptr<const Puzzle>> owned;  // those registered at run time
+};
+
+Registry& TheRegistry() {
+  static Registry registry;
+  return registry;
+}
+
+}  // namespace
+
+std::span<const Puzzle* const> Puzzles() {
+  Registry& r = TheRegistry();
+  return {r.list.data(), r.count.load(std::memory_order_acquire)};
+}
+
+absl::Status RegisterPuzzle(std::shared_ptr<const Puzzle> puzzle) {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.adding);
+  const size_t n = r.count.load(std::memory_order_relaxed);
+  for (size_t i = 0; i < n; ++i) {
+    if (r.list[i]->name() == puzzle->name()) {
+      return absl::AlreadyExistsError(Cat("a puzzle named ", puzzle->name(), " is registered already"));
+    }
+  }
+  if (n == kMaxPuzzles) {
+    return absl::ResourceExhaustedError(Cat("more than ", kMaxPuzzles, " puzzles"));
+  }
+  r.list[n] = puzzle.get();
+  r.owned.push_back(std::move(puzzle));
+  r.count.store(n + 1, std::memory_order_release);
+  return absl::OkStatus();
 }
 
 const Puzzle* FindPuzzle(std::string_view name) {

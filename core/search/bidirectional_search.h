@@ -123,7 +123,7 @@ class BidirectionalSearch {
     for (int t = a - 1; t >= 0; --t) {
       for (uint32_t r : forward_layers_[t]) {
         const State s = model_.Unrank(r);
-        for (int m = 0; m < P::kNumMoves; ++m) {
+        for (int m = 0; m < MoveCount(model_); ++m) {
           State n;
           if (!model_.Apply(s, m, &n)) continue;
           if (fwd[model_.Rank(n)] == (kOnPath | (t + 1))) {
@@ -138,7 +138,7 @@ class BidirectionalSearch {
     State s = start;
     for (int t = 0; t < distance; ++t) {
       int chosen = -1;
-      for (int m = 0; m < P::kNumMoves && chosen < 0; ++m) {
+      for (int m = 0; m < MoveCount(model_) && chosen < 0; ++m) {
         State n;
         if (!model_.Apply(s, m, &n)) continue;
         const uint64_t r = model_.Rank(n);
@@ -183,7 +183,7 @@ class BidirectionalSearch {
         }
       }
       const State s = model_.Unrank(r);
-      for (int m = 0; m < P::kNumMoves; ++m) {
+      for (int m = 0; m < MoveCount(model_); ++m) {
         State n;
         if (!(forward ? model_.Apply(s, m, &n) : model_.Undo(s, m, &n))) continue;
         const auto nr = static_cast<uint32_t>(model_.Rank(n));

@@ -106,8 +106,8 @@ class IdaStar {
       return Step::kFound;
     }
     if (model_.IsGoal(s)) return Step::kFound;
-    const int undo = last_move < 0 ? -1 : P::InverseMove(last_move);
-    for (int m = 0; m < P::kNumMoves; ++m) {
+    const int undo = last_move < 0 ? -1 : InverseOf(model_, last_move);
+    for (int m = 0; m < MoveCount(model_); ++m) {
       if (m == undo) continue;
       State t;
       if (!model_.Apply(s, m, &t)) continue;

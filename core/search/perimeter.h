@@ -27,7 +27,7 @@ class Perimeter {
     for (int d = 1; d <= radius && !frontier.empty(); ++d) {
       next.clear();
       for (const auto& state : frontier) {
-        for (int m = 0; m < S::kNumMoves; ++m) {
+        for (int m = 0; m < MoveCount(space); ++m) {
           typename S::State before;
           if (!space.Undo(state, m, &before)) continue;
           if (distance_.try_emplace(space.Rank(before), static_cast<uint8_t>(d)).second) {

@@ -198,7 +198,7 @@ class RetrogradeBfs {
     };
     ForEachEqual(static_cast<uint8_t>(d), begin, end, [&](uint64_t i) {
       const State s = space_.Unrank(i);
-      for (int m = 0; m < S::kNumMoves; ++m) {
+      for (int m = 0; m < MoveCount(space_); ++m) {
         State p;
         if (!space_.Undo(s, m, &p)) continue;
         const uint64_t j = space_.Rank(p);
@@ -255,7 +255,7 @@ class RetrogradeBfs {
       Pending& p = batch[pending];
       p.index = i;
       p.count = 0;
-      for (int m = 0; m < S::kNumMoves; ++m) {
+      for (int m = 0; m < MoveCount(space_); ++m) {
         State n;
         if (!space_.Apply(s, m, &n)) continue;
         p.ranks[p.count] = space_.Rank(n);

@@ -36,7 +36,7 @@ absl::Status WalkDown(const P& model, typename P::State s, int distance,
   for (int d = distance; d > 0; --d) {
     int chosen = -1;
     State next{};
-    for (int m = 0; m < P::kNumMoves && chosen < 0; ++m) {
+    for (int m = 0; m < MoveCount(model) && chosen < 0; ++m) {
       if (!model.Apply(s, m, &next)) continue;
       const int dt = distance_of(next);
       if (dt < 0) continue;

@@ -72,6 +72,12 @@ class PackedTable {
   // A table over bytes the caller has (a mapped unpacked copy). REQUIRES: `bytes` holds
   // BytesFor(size) bytes.
   static PackedTable Over(TableEncoding encoding, uint64_t size, HugeBuffer bytes);
+  // The packed bytes, taken out (the table is left empty): a byte table's are its
+  // distances, BfsResult::distance's form.
+  HugeBuffer TakeBytes() && {
+    size_ = 0;
+    return std::move(bytes_);
+  }
   // Bytes used by `count` entries of an encoding, or of this table's.
   static uint64_t BytesFor(TableEncoding encoding, uint64_t count);
   uint64_t BytesFor(uint64_t count) const { return BytesFor(encoding_, count); }

@@ -33,6 +33,19 @@ struct BuildOptions {
   std::function<void(const std::string&)> on_progress;
 };
 
+// What a model with a search of its own returns (a definition's, core/defined/): the
+// table's entries in its encoding (or, `exact`, a byte each: the distance), instead of a
+// retrograde BFS's byte a state, which a two-bit table would need four times over.
+struct OwnSearch {
+  PackedTable entries;
+  std::vector<uint64_t> histogram;  // states per distance 0..the farthest
+  double seconds = 0;
+};
+template <class P>
+concept HasOwnSearch = requires(const P& model, const BfsOptions& options, bool exact) {
+  { model.SearchTable(options, exact) } -> std::same_as<absl::StatusOr<OwnSearch>>;
+};
+
 template <PuzzleModel P>
 TableEncoding EncodingOf() {
   switch (P::kTableEncoding) {
@@ -76,7 +89,7 @@ absl::StatusOr<PackedTable> NextMoves(const S& space, const HugeBuffer& distance
         }
         const State s = space.Unrank(i);
         int chosen = -1;
-        for (int m = 0; m < S::kNumMoves; ++m) {
+        for (int m = 0; m < MoveCount(space); ++m) {
           State t;
           if (space.Apply(s, m, &t) && distance[space.Rank(t)] == d - 1) {
             chosen = m;
@@ -124,11 +137,13 @@ template <PuzzleModel P>
 TableMetadata MetadataFor(const P& model, const BfsResult& bfs, int max_depth) {
   TableMetadata m;
   m.set_table_id(P::TableId(model.params()));
-  m.set_puzzle(std::string(P::kName));
+  m.set_puzzle(std::string(ModelName(model)));
   m.set_parameters(P::EncodeParams(model.params()));
   m.set_parameters_text(P::DescribeParams(model.params()));
   if constexpr (requires { model.params().Fingerprint(); }) {
     m.set_parameters_fingerprint(model.params().Fingerprint());
+  } else if constexpr (requires { model.params()->Fingerprint(); }) {
+    m.set_parameters_fingerprint(model.params()->Fingerprint());
   }
   m.set_state_count(model.space().Size());
   m.set_complete(bfs.complete);
@@ -149,6 +164,27 @@ template <PuzzleModel P>
 absl::StatusOr<TableMetadata> BuildTable(const P& model, TableStore& store,
                                          const BuildOptions& options) {
   const auto started = std::chrono::steady_clock::now();
+  if constexpr (HasOwnSearch<P>) {
+    BfsOptions search_options;
+    search_options.threads = options.threads;
+    search_options.on_layer = options.on_layer;
+    auto searched = model.SearchTable(search_options, /*exact=*/false);
+    if (!searched.ok()) return searched.status();
+    BfsResult summary;  // the histogram alone
+    summary.histogram = searched->histogram;
+    summary.complete = true;
+    summary.seconds = searched->seconds;
+    TableMetadata metadata = MetadataFor(model, summary, -1);
+    TableWriteOptions write;
+    write.compression_level = options.compression_level;
+    write.threads = options.threads;
+    write.unpacked = options.unpacked;
+    metadata.set_build_seconds(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    const absl::Status written = store.Write(metadata, searched->entries, write, nullptr);
+    if (!written.ok()) return written;
+    return store.ReadMetadata(metadata.table_id());
+  }
   BfsOptions bfs_options;
   bfs_options.max_depth = options.max_depth;
   bfs_options.threads = options.threads;
@@ -196,7 +232,16 @@ absl::StatusOr<HugeBuffer> ExactDistances(const P& model, const LoadedTable& tab
   BfsOptions options;
   options.threads = threads;
   options.max_depth = m.complete() ? -1 : static_cast<int>(m.coverage_depth());
-  BfsResult bfs = RetrogradeBfs<typename P::Space>(model.space()).Run(options);
+  BfsResult bfs;
+  if constexpr (HasOwnSearch<P>) {
+    auto searched = model.SearchTable(options, /*exact=*/true);
+    if (!searched.ok()) return absl::DataLossError(Cat("table ", id, ": ", Message(searched.status())));
+    bfs.histogram = searched->histogram;
+    bfs.complete = true;
+    bfs.distance = std::move(searched->entries).TakeBytes();
+  } else {
+    bfs = RetrogradeBfs<typename P::Space>(model.space()).Run(options);
+  }
   if (static_cast<size_t>(m.histogram_size()) != bfs.histogram.size()) {
     return absl::DataLossError(Cat("table ", id, ": the metadata's histogram has ",
                                    m.histogram_size(), " distances, the puzzle has ",
@@ -228,7 +273,7 @@ absl::StatusOr<HugeBuffer> ExactDistances(const P& model, const LoadedTable& tab
       auto entry = [&model, i](uint8_t code) -> std::string {
         if (code == PackedTable::kNextMoveGoal) return "the goal's mark";
         if (code == PackedTable::kNextMoveUncovered) return "the uncovered mark";
-        if (code >= P::kNumMoves) return Cat("the code ", static_cast<int>(code));
+        if (code >= MoveCount(model)) return Cat("the code ", static_cast<int>(code));
         return Cat("move ", model.MoveName(model.space().Unrank(i), code));
       };
       return absl::DataLossError(Cat(

@@ -57,7 +57,7 @@ absl::StatusOr<typename TableWalker<P>::OptimalPaths> TableWalker<P>::Optimal(
     uint8_t move;
   };
   std::vector<Candidate> batch;
-  batch.reserve(kBatch * P::kNumMoves);
+  batch.reserve(kBatch * static_cast<size_t>(MoveCount(model_)));
   absl::flat_hash_map<uint64_t, uint32_t> index;  // the closer layer's nodes by key
   for (int t = distance; t > 0; --t) {
     std::vector<Node>& next = layers[static_cast<size_t>(t) - 1];
@@ -71,7 +71,7 @@ absl::StatusOr<typename TableWalker<P>::OptimalPaths> TableWalker<P>::Optimal(
       std::array<uint32_t, kBatch + 1> starts;
       for (size_t i = first; i < last; ++i) {
         starts[i - first] = static_cast<uint32_t>(batch.size());
-        for (int m = 0; m < P::kNumMoves; ++m) {
+        for (int m = 0; m < MoveCount(model_); ++m) {
           Candidate c;
           if (!model_.Apply(layer[i].state, m, &c.child)) continue;
           c.n = model_.Project(c.child, &c.keys);
@@ -120,7 +120,7 @@ absl::StatusOr<typename TableWalker<P>::OptimalPaths> TableWalker<P>::Optimal(
   for (const Node& node : layers[0]) {
     if (!model_.IsGoal(node.state)) return Broken("a state at distance 0 is not a goal");
   }
-  paths.after_move.assign(P::kNumMoves, 0);
+  paths.after_move.assign(static_cast<size_t>(MoveCount(model_)), 0);
   if (distance == 0) paths.after_move.clear();
   for (int t = 1; t <= distance; ++t) {
     std::vector<Node>& closer = layers[static_cast<size_t>(t) - 1];

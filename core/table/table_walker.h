@@ -43,6 +43,7 @@ class TableWalker final : public TableView {
   static constexpr bool kNextMove = P::kTableEncoding == TableEncodingKind::kNextMove;
   static_assert(!kMod3 || P::kMaxKeys == 1, "modulo-3 tables need one key per state");
   static_assert(!kNextMove || P::kMaxKeys == 1, "next-move tables need one key per state");
+  static_assert(P::kNumMoves <= 64, "a walk keeps the legal moves of a state in 64 bits");
   // Tables that learn a distance by walking to the goal.
   static constexpr bool kWalks = kMod3 || kNextMove;
 
@@ -243,7 +244,7 @@ class TableWalker final : public TableView {
     // their entries prefetched) by the last step.
     std::array<State, P::kNumMoves> next;
     std::array<uint64_t, P::kNumMoves> keys;
-    uint32_t legal = 0;
+    uint64_t legal = 0;
     // Modulo 3, taking turns with other walks: one move is located and read a turn (the
     // candidate), in canonical order, instead of every move at once; the other walks' turns
     // hide its read, and the moves after the one taken are never located.
@@ -301,7 +302,7 @@ class TableWalker final : public TableView {
     }
     // The moves' entries were prefetched by Locate; read in canonical order.
     int chosen = -1;
-    for (uint32_t legal = lane->legal; legal != 0; legal &= legal - 1) {
+    for (uint64_t legal = lane->legal; legal != 0; legal &= legal - 1) {
       const int m = std::countr_zero(legal);
       ++*lane->lookups;
       if (entries_.Get(lane->keys[m]) == want) {
@@ -326,7 +327,7 @@ class TableWalker final : public TableView {
   // prefetched; false when there is none.
   bool NextCandidate(Lane* lane, int from) const {
     std::array<uint64_t, 1> key;
-    for (int m = from; m < P::kNumMoves; ++m) {
+    for (int m = from; m < MoveCount(model_); ++m) {
       if (!model_.Apply(lane->s, m, &lane->next[m])) continue;
       model_.Project(lane->next[m], &key);
       lane->keys[m] = key[0];
@@ -358,13 +359,13 @@ class TableWalker final : public TableView {
       return std::nullopt;
     }
     std::array<uint64_t, 1> key;
-    uint32_t legal = 0;
-    for (int m = 0; m < P::kNumMoves; ++m) {
+    uint64_t legal = 0;
+    for (int m = 0; m < MoveCount(model_); ++m) {
       if (!model_.Apply(lane->s, m, &lane->next[m])) continue;
       model_.Project(lane->next[m], &key);
       lane->keys[m] = key[0];
       __builtin_prefetch(entries_.Address(key[0]));
-      legal |= 1u << m;
+      legal |= uint64_t{1} << m;
     }
     lane->legal = legal;
     return std::nullopt;
@@ -396,7 +397,7 @@ class TableWalker final : public TableView {
     if (lane->steps >= Longest(0)) {
       return Broken(Cat("a walk passed the table's largest distance ", Longest(0)));
     }
-    if (code >= P::kNumMoves || !model_.Apply(lane->s, code, &lane->s)) {
+    if (code >= MoveCount(model_) || !model_.Apply(lane->s, code, &lane->s)) {
       return Broken(Cat("an entry names move ", static_cast<int>(code), ", not legal there"));
     }
     if (lane->moves != nullptr) lane->moves->push_back(code);

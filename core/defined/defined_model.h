@@ -1,0 +1,194 @@
+// The model of a puzzle given as a definition file (core/definition/): one more
+// implementation of the PuzzleModel concept, whose facts are known at run time
+// (RuntimeModelTexts in core/model/model.h). Its Params point to what was read — the
+// definition, its compiled moves, its index — which lives as long as the program (the
+// registry keeps it); the runtime puzzle is ModelPuzzle<DefinedModel<E>>, made for each
+// definition by defined_puzzle.h, so that a definition is answered by the same solver,
+// walker, sampler and builder as the puzzles written in C++.
+//
+// Two instantiations, by the table's encoding: two bits a state (a definition without
+// guards: every move's inverse is a move, neighbours differ by at most one) or a byte.
+#ifndef PUZZLEDB_CORE_DEFINED_DEFINED_MODEL_H_
+#define PUZZLEDB_CORE_DEFINED_DEFINED_MODEL_H_
+
+#include <array>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/defined/defined_search.h"
+#include "core/definition/defined_index.h"
+#include "core/definition/definition.h"
+#include "core/model/model.h"
+#include "core/table/table_builder.h"
+
+namespace puzzledb {
+
+// A state of a defined puzzle: its DefinedState bytes, the rest zero (a Position holds the
+// pointer to the definition and these).
+inline constexpr int kDefinedStateBytes = 56;
+// Moves of a puzzle served from a table (a walk keeps the legal moves in 64 bits).
+inline constexpr int kMaxDefinedMoves = 64;
+
+struct DefinedModelState {
+  std::array<uint8_t, kDefinedStateBytes> bytes{};
+  bool operator==(const DefinedModelState&) const = default;
+};
+
+// What a registered definition holds; immutable.
+struct DefinedPuzzleData {
+  std::string name;      // as requests give it
+  std::string file;      // the file's name when it was read ("slide32.tws")
+  std::string text;      // the file as given: stored with the table (EncodeParams)
+  uint32_t text_crc32 = 0;
+  Definition definition;
+  CompiledMoves moves;
+  DefinedIndex index;
+  std::vector<int> inverse;  // each move's, or -1
+  std::vector<DefinedModelState> goals;
+  std::string compact_help;
+  std::string example;  // the compact form of a state a few moves from the goal
+
+  // Stored with the table (TableMetadata's parameters_fingerprint): the text's CRC-32.
+  uint64_t Fingerprint() const { return text_crc32; }
+};
+
+class DefinedSpace {
+ public:
+  using State = DefinedModelState;
+  static constexpr int kNumMoves = kMaxDefinedMoves;
+
+  explicit DefinedSpace(const DefinedPuzzleData* data) : data_(data) {}
+
+  int move_count() const { return data_->moves.move_count(); }
+  uint64_t Size() const { return data_->index.size(); }
+  // REQUIRES: the state is indexable (DefinedModel::Project says so).
+  uint64_t Rank(const State& s) const { return data_->index.Rank(s.bytes.data()); }
+  State Unrank(uint64_t index) const {
+    State s;
+    data_->index.Unrank(index, s.bytes.data());
+    return s;
+  }
+  bool Apply(const State& s, int move, State* out) const {
+    return data_->moves.Apply(s.bytes.data(), move, out->bytes.data());
+  }
+  bool Undo(const State& s, int move, State* out) const {
+    const CompiledMoves& moves = data_->moves;
+    for (int b = moves.first_block(move); b < moves.first_block(move + 1); ++b) {
+      State before;
+      moves.Untransform(b, s.bytes.data(), before.bytes.data());
+      if (moves.BlockAt(move, before.bytes.data()) == b) {
+        *out = before;
+        return true;
+      }
+    }
+    return false;
+  }
+  std::vector<State> Goals() const { return data_->goals; }
+
+ private:
+  const DefinedPuzzleData* data_;
+};
+
+template <TableEncodingKind E>
+class DefinedModel {
+ public:
+  using Params = const DefinedPuzzleData*;
+  using Space = DefinedSpace;
+  using State = DefinedModelState;
+  struct Instance {
+    Params params = nullptr;
+    State state;
+  };
+
+  static constexpr int kNumMoves = kMaxDefinedMoves;
+  static constexpr int kMaxKeys = 1;
+  static constexpr int kDefaultMaxMoves = 0;
+  static constexpr TableEncodingKind kTableEncoding = E;
+  // Without its table (refused, or not built yet), a definition is searched by IDA* with
+  // no bound but the distance so far, within the caller's limits.
+  static constexpr LiveSearchKind kLiveSearch = LiveSearchKind::kIdaStar;
+  static constexpr int kPerimeterRadius = 0;
+
+  explicit DefinedModel(Params params) : params_(params), space_(params) {}
+
+  const Params& params() const { return params_; }
+  const Space& space() const { return space_; }
+
+  // ---- what it is (RuntimeModelTexts)
+  std::string_view name() const { return params_->name; }
+  std::string_view title() const {
+    return params_->definition.title().empty() ? std::string_view(params_->name)
+                                               : std::string_view(params_->definition.title());
+  }
+  std::string_view compact_help() const { return params_->compact_help; }
+  std::string_view example() const { return params_->example; }
+  bool single_goal() const { return params_->goals.size() == 1; }
+  int move_count() const { return params_->moves.move_count(); }
+  int InverseMove(int move) const { return params_->inverse[static_cast<size_t>(move)]; }
+  BoardLayout Layout() const;
+
+  // ---- moves and goals
+  bool Apply(const State& s, int move, State* out) const { return space_.Apply(s, move, out); }
+  bool IsGoal(const State& s) const {
+    for (const State& goal : params_->goals) {
+      if (goal == s) return true;
+    }
+    return false;
+  }
+  std::vector<State> Goals() const { return params_->goals; }
+  int LowerBound(const State& s) const { return IsGoal(s) ? 0 : 1; }
+  bool ProvablyUnsolvable(const State& s) const { return !params_->index.Indexable(s.bytes.data()); }
+  State RandomState(std::mt19937_64& rng) const {
+    return space_.Unrank(std::uniform_int_distribution<uint64_t>(0, space_.Size() - 1)(rng));
+  }
+  int Project(const State& s, std::array<uint64_t, kMaxKeys>* keys) const {
+    if (!params_->index.Indexable(s.bytes.data())) return 0;
+    (*keys)[0] = space_.Rank(s);
+    return 1;
+  }
+  std::string MoveName(const State&, int move) const {
+    return params_->definition.moves()[static_cast<size_t>(move)].name;
+  }
+
+  // ---- its own search (core/table/table_builder.h, HasOwnSearch)
+  absl::StatusOr<OwnSearch> SearchTable(const BfsOptions& options, bool exact) const {
+    DefinedSearchOptions search;
+    search.threads = options.threads;
+    search.on_layer = options.on_layer;
+    search.exact = exact;
+    auto result = SearchDefinition(params_->definition, params_->moves, params_->index, search);
+    if (!result.ok()) return result.status();
+    return OwnSearch{std::move(result->entries), std::move(result->histogram), result->seconds};
+  }
+
+  // ---- texts
+  static absl::StatusOr<Instance> ParseCompact(Params params, std::string_view text);
+  static std::vector<ParsedCase<Instance>> ParseOriginal(Params params, std::string_view text);
+  static std::string FormatCompact(const Instance& instance);
+  static std::string FormatOriginal(const std::vector<Instance>& instances);
+  static std::string FormatOriginalAnswer(const Instance& instance, const DefinedModel& model,
+                                          const Solution& solution);
+  static std::string Draw(const Instance& now, const Instance* before);
+  static std::vector<int> Cells(const Instance& instance);
+  static absl::StatusOr<Instance> FromCells(const Instance& base, std::span<const int> cells);
+
+  // ---- tables: one per definition, named after it; the definition's text is its
+  // parameters, so that a table built from another file of the same name is refused.
+  static std::string TableId(Params params) { return params->name; }
+  static std::string EncodeParams(Params params) { return params->text; }
+  static std::string DescribeParams(Params params);
+  static absl::StatusOr<Params> DecodeParams(Params base, std::string_view bytes);
+
+ private:
+  Params params_;
+  Space space_;
+};
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_DEFINED_DEFINED_MODEL_H_

@@ -1,0 +1,368 @@
+#include "core/defined/defined_puzzle.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <random>
+
+#include "core/defined/defined_model.h"
+#include "core/definition/read_definition.h"
+#include "core/puzzles/model_puzzle.h"
+#include "core/table/table_format.h"
+#include "core/util/strings.h"
+#include "core/util/text_input.h"
+
+namespace puzzledb {
+
+using DefinedMod3Model = DefinedModel<TableEncodingKind::kDistanceMod3>;
+using DefinedByteModel = DefinedModel<TableEncodingKind::kDistanceByte>;
+
+namespace {
+
+std::string Hex32(uint32_t value) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%08x", value);
+  return text;
+}
+
+DefinedModelState StateOf(const DefinedState& bytes) {
+  DefinedModelState s;
+  std::copy(bytes.begin(), bytes.end(), s.bytes.begin());
+  return s;
+}
+
+DefinedState BytesOf(const DefinedPuzzleData& data, const DefinedModelState& s) {
+  return DefinedState(s.bytes.begin(), s.bytes.begin() + static_cast<std::ptrdiff_t>(data.definition.state_bytes()));
+}
+
+// A definition and its puzzle, kept together for as long as anything points to either.
+template <class Model>
+struct Holder {
+  explicit Holder(DefinedPuzzleData d) : data(std::move(d)), puzzle(&data) {}
+  DefinedPuzzleData data;
+  ModelPuzzle<Model> puzzle;
+};
+
+const DefinedPuzzleData* DataOf(const Puzzle& puzzle) {
+  if (const auto* mod3 = dynamic_cast<const ModelPuzzle<DefinedMod3Model>*>(&puzzle)) return mod3->params();
+  if (const auto* byte = dynamic_cast<const ModelPuzzle<DefinedByteModel>*>(&puzzle)) return byte->params();
+  return nullptr;
+}
+
+}  // namespace
+
+// ---- the model's texts
+
+template <TableEncodingKind E>
+absl::StatusOr<typename DefinedModel<E>::Instance> DefinedModel<E>::ParseCompact(
+    Params params, std::string_view text) {
+  auto state = params->definition.ParseCompact(text);
+  if (!state.ok()) return state.status();
+  return Instance{params, StateOf(*state)};
+}
+
+template <TableEncodingKind E>
+std::vector<ParsedCase<typename DefinedModel<E>::Instance>> DefinedModel<E>::ParseOriginal(
+    Params params, std::string_view text) {
+  std::vector<ParsedCase<Instance>> cases;
+  const InputLines lines(text);
+  int case_number = 1;
+  for (int at = lines.SkipBlank(1); at <= lines.count(); at = lines.SkipBlank(at + 1)) {
+    auto instance = ParseCompact(params, StripWhitespace(lines.line(at)));
+    if (instance.ok()) {
+      cases.push_back({case_number, at, *instance});
+    } else {
+      cases.push_back({case_number, at,
+                       InputError(case_number, at, Cat(Message(instance.status()), ": ",
+                                                       QuoteInput(lines.line(at))))});
+    }
+    ++case_number;
+  }
+  if (cases.empty()) {
+    cases.push_back({1, 1, InputError(0, 1, Cat("the input is empty; each line is a state of the ",
+                                                params->name, " puzzle: ", params->compact_help))});
+  }
+  return cases;
+}
+
+template <TableEncodingKind E>
+std::string DefinedModel<E>::FormatCompact(const Instance& instance) {
+  return instance.params->definition.FormatCompact(BytesOf(*instance.params, instance.state));
+}
+
+template <TableEncodingKind E>
+std::string DefinedModel<E>::FormatOriginal(const std::vector<Instance>& instances) {
+  std::string out;
+  for (const Instance& instance : instances) out += FormatCompact(instance) + "\n";
+  return out;
+}
+
+template <TableEncodingKind E>
+std::string DefinedModel<E>::FormatOriginalAnswer(const Instance& instance,
+                                                  const DefinedModel& model,
+                                                  const Solution& solution) {
+  if (solution.outcome != Outcome::kSolved) return "-1\n";
+  std::string out = std::to_string(solution.distance);
+  for (const uint8_t m : solution.moves) out += Cat(" ", model.MoveName(instance.state, m));
+  return out + "\n";
+}
+
+// Each set on a line: its name, then its positions' labels (and orientations), those that
+// changed since `before` in brackets.
+template <TableEncodingKind E>
+std::string DefinedModel<E>::Draw(const Instance& now, const Instance* before) {
+  const Definition& d = now.params->definition;
+  size_t width = 0;
+  for (const DefinedSet& set : d.sets()) width = std::max(width, set.name.size());
+  std::string out;
+  auto cell = [&](int at) {
+    const uint8_t value = now.state.bytes[static_cast<size_t>(at)];
+    const bool changed = before != nullptr && before->state.bytes[static_cast<size_t>(at)] != value;
+    std::string text = std::to_string(value);
+    return changed ? Cat("[", text, "]") : Cat(" ", text, " ");
+  };
+  for (const DefinedSet& set : d.sets()) {
+    std::string line = set.name + std::string(width - set.name.size(), ' ');
+    for (int j = 0; j < set.size; ++j) line += cell(set.offset + j);
+    if (set.orientations > 1) {
+      line += " /";
+      for (int j = 0; j < set.size; ++j) line += cell(set.offset + set.size + j);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+// A row of cells a set, its name on the left; a cell's value is label * 256 + orientation.
+template <TableEncodingKind E>
+BoardLayout DefinedModel<E>::Layout() const {
+  const Definition& d = params_->definition;
+  BoardLayout layout;
+  int widest = 0;
+  std::vector<bool> symbol(256 * 256, false);
+  for (size_t s = 0; s < d.sets().size(); ++s) {
+    const DefinedSet& set = d.sets()[s];
+    widest = std::max(widest, set.size);
+    layout.labels.push_back({0, static_cast<double>(s) + 0.5, set.name});
+    for (int j = 0; j < set.size; ++j) {
+      layout.cells.push_back({3.0 + j, static_cast<double>(s), Cat(set.name, " ", j + 1)});
+      const uint8_t label = d.goals()[0][static_cast<size_t>(set.offset + j)];
+      for (int o = 0; o < set.orientations; ++o) symbol[static_cast<size_t>(label * 256 + o)] = true;
+    }
+  }
+  for (int value = 0; value < 256 * 256; ++value) {
+    if (!symbol[static_cast<size_t>(value)]) continue;
+    const int label = value / 256;
+    const int o = value % 256;
+    char fill[32];
+    std::snprintf(fill, sizeof fill, "hsl(%d, 65%%, %d%%)", label * 47 % 360, o == 0 ? 75 : 60);
+    layout.symbols.push_back({value, o == 0 ? Cat(label) : Cat(label, "/", o), fill});
+  }
+  layout.width = 3.0 + widest;
+  layout.height = static_cast<double>(d.sets().size());
+  layout.hint = "Each row is a set: a cell shows the piece there (its label, then /orientation "
+                "when turned). Click two cells of a row to swap their pieces.";
+  return layout;
+}
+
+template <TableEncodingKind E>
+std::vector<int> DefinedModel<E>::Cells(const Instance& instance) {
+  const Definition& d = instance.params->definition;
+  std::vector<int> cells;
+  for (const DefinedSet& set : d.sets()) {
+    for (int j = 0; j < set.size; ++j) {
+      const int label = instance.state.bytes[static_cast<size_t>(set.offset + j)];
+      const int o = set.orientations > 1 ? instance.state.bytes[static_cast<size_t>(set.offset + set.size + j)] : 0;
+      cells.push_back(label * 256 + o);
+    }
+  }
+  return cells;
+}
+
+template <TableEncodingKind E>
+absl::StatusOr<typename DefinedModel<E>::Instance> DefinedModel<E>::FromCells(
+    const Instance& base, std::span<const int> cells) {
+  const Definition& d = base.params->definition;
+  std::string compact;
+  size_t at = 0;
+  for (size_t s = 0; s < d.sets().size(); ++s) {
+    const DefinedSet& set = d.sets()[s];
+    if (s > 0) compact += " | ";
+    std::string labels, orientations;
+    for (int j = 0; j < set.size; ++j, ++at) {
+      if (at >= cells.size()) return absl::InvalidArgumentError("too few cells");
+      if (j > 0) labels += ' ';
+      labels += std::to_string(cells[at] / 256);
+      orientations += Cat(" ", cells[at] % 256);
+    }
+    compact += labels;
+    if (set.orientations > 1) compact += " /" + orientations;
+  }
+  return ParseCompact(base.params, compact);
+}
+
+template <TableEncodingKind E>
+std::string DefinedModel<E>::DescribeParams(Params params) {
+  return Cat("file ", params->file, ", crc32 ", Hex32(params->text_crc32));
+}
+
+template <TableEncodingKind E>
+absl::StatusOr<typename DefinedModel<E>::Params> DefinedModel<E>::DecodeParams(
+    Params base, std::string_view bytes) {
+  if (bytes == base->text) return base;
+  return absl::InvalidArgumentError(
+      Cat("the table holds another definition of ", base->name, " (crc32 ",
+          Hex32(Crc32(bytes)), "; this puzzle's is ", Hex32(base->text_crc32), ")"));
+}
+
+PUZZLEDB_INSTANTIATE_MODEL(DefinedMod3Model)
+PUZZLEDB_INSTANTIATE_MODEL(DefinedByteModel)
+
+// ---- making and registering
+
+absl::Status CheckDefinedName(std::string_view name) {
+  bool good = !name.empty() && name.size() <= 32 && name[0] >= 'a' && name[0] <= 'z';
+  for (char c : name) good &= (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  if (!good) {
+    return absl::InvalidArgumentError(
+        Cat("the name ", QuoteInput(name), " is not 1 to 32 of a-z, 0-9 and _ starting with a "
+                                           "letter"));
+  }
+  return absl::OkStatus();
+}
+
+std::string DefinedNameOf(std::string_view path) {
+  std::string_view base = path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1);
+  if (base.size() > 4 && base.substr(base.size() - 4) == ".tws") base.remove_suffix(4);
+  std::string name(base);
+  for (char& c : name) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return name;
+}
+
+absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view name,
+                                                                std::string_view text,
+                                                                std::string_view file,
+                                                                uint64_t max_states) {
+  if (absl::Status good = CheckDefinedName(name); !good.ok()) return good;
+  for (const Puzzle* puzzle : Puzzles()) {
+    if (puzzle->name() == name && DataOf(*puzzle) == nullptr) {
+      return absl::InvalidArgumentError(
+          Cat("the name ", name, " is a built-in puzzle's; give the definition another (--name)"));
+    }
+  }
+  auto read = ReadDefinition(text, file);
+  if (!read.ok()) return read.status();
+  const std::string where = Cat(file, ": ");
+  if (read->state_bytes() > static_cast<size_t>(kDefinedStateBytes)) {
+    return absl::InvalidArgumentError(
+        Cat(where, "a state takes ", read->state_bytes(),
+            " bytes (a byte for each position, and one more for each that turns); a puzzle "
+            "here holds at most ", kDefinedStateBytes));
+  }
+  if (read->moves().size() > static_cast<size_t>(kMaxDefinedMoves)) {
+    return absl::InvalidArgumentError(
+        Cat(where, read->moves().size(), " moves with their powers; a puzzle answered from a "
+                                         "table may have at most ", kMaxDefinedMoves));
+  }
+  DefinedPuzzleData data;
+  data.name = std::string(name);
+  data.file = std::string(file);
+  data.text = std::string(text);
+  data.text_crc32 = Crc32(text);
+  data.definition = *std::move(read);
+  data.moves = CompiledMoves(data.definition);
+  auto index = DefinedIndex::Make(data.definition, data.moves, max_states);
+  if (!index.ok()) return absl::InvalidArgumentError(Cat(where, Message(index.status())));
+  data.index = *std::move(index);
+  for (int m = 0; m < data.moves.move_count(); ++m) data.inverse.push_back(data.moves.InverseMove(m));
+  for (const DefinedState& goal : data.definition.goals()) data.goals.push_back(StateOf(goal));
+  // The compact form, for people: the goal's, as an example of the layout.
+  std::vector<std::string> parts;
+  for (const DefinedSet& set : data.definition.sets()) {
+    parts.push_back(set.orientations > 1
+                        ? Cat(set.name, ": ", set.size, " labels, '/', ", set.size, " orientations 0-",
+                              set.orientations - 1)
+                        : Cat(set.name, ": ", set.size, " labels"));
+  }
+  data.compact_help = Cat("each set in turn, separated by '|' (", Join(parts, " | "),
+                          "); the goal is ", data.definition.FormatCompact(data.definition.goals()[0]));
+  // The example: the goal after a few moves, drawn with a seed of the file's own.
+  DefinedState state = data.definition.goals()[0], next;
+  std::mt19937_64 rng(data.text_crc32);
+  for (int step = 0, made = 0; step < 64 && made < 6; ++step) {
+    const int m = static_cast<int>(rng() % static_cast<uint64_t>(data.moves.move_count()));
+    if (data.definition.Apply(state, m, &next)) {
+      state.swap(next);
+      ++made;
+    }
+  }
+  data.example = data.definition.FormatCompact(state);
+  if (DefinedEncoding(data.moves) == storage::v1::DISTANCE_MOD3) {
+    auto holder = std::make_shared<Holder<DefinedMod3Model>>(std::move(data));
+    return std::shared_ptr<const Puzzle>(holder, &holder->puzzle);
+  }
+  auto holder = std::make_shared<Holder<DefinedByteModel>>(std::move(data));
+  return std::shared_ptr<const Puzzle>(holder, &holder->puzzle);
+}
+
+int RegisterStoredDefinitions(const TableStore& store,
+                              const std::function<void(std::string_view)>& log) {
+  auto tables = store.List();
+  if (!tables.ok()) {
+    if (log) log(Cat("stored definitions: ", Message(tables.status())));
+    return 0;
+  }
+  int registered = 0;
+  for (const TableMetadata& m : *tables) {
+    const Puzzle* known = FindPuzzle(m.puzzle());
+    if (known != nullptr) continue;  // built in, or registered already
+    // A definition's table: its text as parameters, their CRC-32 as the fingerprint.
+    const std::string& text = m.parameters();
+    if (Crc32(text) != m.parameters_fingerprint()) {
+      if (log) {
+        log(Cat("not serving ", m.puzzle(), ": its stored definition fails its checksum (crc32 ",
+                Hex32(Crc32(text)), ", recorded ", Hex32(static_cast<uint32_t>(m.parameters_fingerprint())),
+                "); rebuild it with puzzledb-build --definition"));
+      }
+      continue;
+    }
+    std::string file = Cat(m.puzzle(), ".tws");
+    const std::string& described = m.parameters_text();
+    if (described.rfind("file ", 0) == 0) file = described.substr(5, described.find(',') - 5);
+    auto puzzle = MakeDefinedPuzzle(m.puzzle(), text, file, std::max(kDefaultMaxDefinedStates, m.state_count()));
+    if (!puzzle.ok()) {
+      if (log) log(Cat("not serving ", m.puzzle(), ": ", Message(puzzle.status())));
+      continue;
+    }
+    if (absl::Status added = RegisterPuzzle(*std::move(puzzle)); !added.ok()) {
+      if (log) log(Cat("not serving ", m.puzzle(), ": ", Message(added)));
+      continue;
+    }
+    ++registered;
+  }
+  return registered;
+}
+
+bool SummarizeDefinition(const Puzzle& puzzle, DefinitionSummary* summary) {
+  const DefinedPuzzleData* data = DataOf(puzzle);
+  if (data == nullptr) return false;
+  summary->name = data->name;
+  summary->title = data->definition.title();
+  summary->file = data->file;
+  summary->text_crc32 = data->text_crc32;
+  std::vector<std::string> sets, moves;
+  for (const DefinedSet& set : data->definition.sets()) {
+    sets.push_back(set.orientations > 1 ? Cat(set.name, " ", set.size, " x ", set.orientations)
+                                        : Cat(set.name, " ", set.size));
+  }
+  for (const DefinedMove& move : data->definition.moves()) moves.push_back(move.name);
+  summary->sets = Join(sets, ", ");
+  summary->moves = Join(moves, " ");
+  summary->index = data->index.Describe(data->definition);
+  return true;
+}
+
+}  // namespace puzzledb

@@ -1,0 +1,60 @@
+// A definition file made a puzzle: read, checked against what a runtime puzzle can hold,
+// indexed, and registered (core/puzzle.h) beside the puzzles written in C++, so that every
+// surface finds it by name. docs/PUZZLES.md, "Puzzles as data".
+#ifndef PUZZLEDB_CORE_DEFINED_DEFINED_PUZZLE_H_
+#define PUZZLEDB_CORE_DEFINED_DEFINED_PUZZLE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "core/puzzle.h"
+#include "core/table/table_store.h"
+
+namespace puzzledb {
+
+// The index of a complete table may hold this many states unless a caller raises it.
+inline constexpr uint64_t kDefaultMaxDefinedStates = uint64_t{1} << 33;
+inline constexpr uint64_t kLargestMaxDefinedStates = uint64_t{1} << 40;
+
+// INVALID_ARGUMENT unless `name` can name a defined puzzle: 1 to 32 of a-z, 0-9 and _,
+// starting with a letter ("slide25").
+absl::Status CheckDefinedName(std::string_view name);
+// The name a file gives when none is: its base name without ".tws", in lower case.
+std::string DefinedNameOf(std::string_view path);
+
+// The puzzle of definition `text` (from file `file`, for messages) named `name`, not yet
+// registered: INVALID_ARGUMENT naming the file, the line and the rule, or what the puzzle
+// needs beyond puzzledb's bounds (its index past `max_states`, more moves than a table's
+// walk holds, a state of more bytes than a position holds).
+absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view name,
+                                                                std::string_view text,
+                                                                std::string_view file,
+                                                                uint64_t max_states);
+
+// Makes and registers the puzzle of every definition stored in `store` (a table's
+// metadata whose puzzle is no built-in one): a definition that fails its checksum or no
+// longer reads is not registered, and `log` says why. Returns how many were registered.
+// A name registered already (by this program) is left as it is.
+int RegisterStoredDefinitions(const TableStore& store,
+                              const std::function<void(std::string_view)>& log);
+
+// True if `puzzle` was made from a definition (and `table` is the metadata of its table):
+// the definition's name, file checksum and sets for `info`.
+struct DefinitionSummary {
+  std::string name;
+  std::string title;
+  std::string file;
+  uint32_t text_crc32 = 0;
+  std::string sets;   // "CORNER 8 x 3"
+  std::string moves;  // in canonical order
+  std::string index;  // DefinedIndex::Describe
+};
+bool SummarizeDefinition(const Puzzle& puzzle, DefinitionSummary* summary);
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_DEFINED_DEFINED_PUZZLE_H_

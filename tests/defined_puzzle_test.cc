@@ -1,0 +1,129 @@
+// A definition made a puzzle (core/defined/): built into a table, answered through the same
+// Puzzle interface and solver as the built-in puzzles, stored with its table and served
+// again from the database alone.
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/defined/defined_puzzle.h"
+#include "core/solver.h"
+#include "core/table/table_builder.h"
+#include "core/table/table_store.h"
+#include "core/util/strings.h"
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace {
+
+std::string SampleText(const std::string& name) {
+  return testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/definitions/" + name);
+}
+
+std::shared_ptr<const Puzzle> Make(const std::string& name, const std::string& text,
+                                   uint64_t max_states = kDefaultMaxDefinedStates) {
+  auto puzzle = MakeDefinedPuzzle(name, text, name + ".tws", max_states);
+  EXPECT_TRUE(puzzle.ok()) << name << ": " << puzzle.status();
+  return puzzle.ok() ? *puzzle : nullptr;
+}
+
+std::unique_ptr<TableStore> OpenStore(const std::string& name) {
+  const std::string dir = testing::TempPath(name);
+  std::filesystem::remove_all(dir);
+  auto store = TableStore::Open(dir, TableStore::Mode::kReadWrite);
+  EXPECT_TRUE(store.ok()) << store.status();
+  return store.ok() ? *std::move(store) : nullptr;
+}
+
+// The original output of every case of `in`, solved from the tables.
+std::string Answer(const Puzzle& puzzle, Solver& solver, const std::string& in) {
+  std::string out;
+  for (const auto& one : puzzle.ParseOriginal(in)) {
+    if (!one.instance.ok()) return Cat("case ", one.number, ": ", Message(one.instance.status()));
+    SolveOptions options;
+    options.policy = Policy::kTableOnly;
+    auto solution = solver.Solve(*one.instance, options);
+    if (!solution.ok()) return Cat("case ", one.number, ": ", Message(solution.status()));
+    out += puzzle.FormatOriginalAnswer(*one.instance, *solution);
+  }
+  return out;
+}
+
+// Every sample, built into a table and answered from it: its golden output, and the table
+// checked against a fresh search.
+TEST(DefinedPuzzleTest, TheSamplesAnswerTheirGoldenCasesFromTables) {
+  auto store = OpenStore("defined_samples");
+  ASSERT_NE(store, nullptr);
+  std::shared_ptr<TableStore> shared(std::move(store));
+  for (const std::string name : {"slide32", "pancake5", "dials3", "cube2urf"}) {
+    const auto puzzle = Make(name, SampleText(name + ".tws"));
+    ASSERT_NE(puzzle, nullptr);
+    EXPECT_EQ(puzzle->name(), name);
+    auto built = puzzle->Build(puzzle->Goal(nullptr), *shared, BuildOptions{});
+    ASSERT_TRUE(built.ok()) << name << ": " << built.status();
+    EXPECT_TRUE(built->complete());
+    Solver solver(shared);
+    EXPECT_EQ(Answer(*puzzle, solver, SampleText(name + ".in")), SampleText(name + ".out")) << name;
+    EXPECT_TRUE(puzzle->Verify(*shared, *built, 2).ok()) << name;
+  }
+}
+
+TEST(DefinedPuzzleTest, TheCubeAsDataHasSectionSixsCensus) {
+  auto store = OpenStore("defined_cube");
+  const auto puzzle = Make("cube2urf", SampleText("cube2urf.tws"));
+  ASSERT_NE(puzzle, nullptr);
+  auto built = puzzle->Build(puzzle->Goal(nullptr), *store, BuildOptions{});
+  ASSERT_TRUE(built.ok()) << built.status();
+  std::vector<uint64_t> census(built->histogram().begin(), built->histogram().end());
+  EXPECT_EQ(census, (std::vector<uint64_t>{1, 9, 54, 321, 1847, 9992, 50136, 227536, 870072,
+                                           1887748, 623800, 2644}));
+  EXPECT_EQ(built->encoding(), storage::v1::DISTANCE_MOD3);
+  EXPECT_EQ(built->state_count(), 3674160u);
+}
+
+// A server started on the database knows the puzzle from the stored definition alone;
+// a definition whose stored text fails its checksum is not served.
+TEST(DefinedPuzzleTest, StoredDefinitionsAreServedWithoutTheirFiles) {
+  auto store = OpenStore("defined_stored");
+  ASSERT_NE(store, nullptr);
+  const std::string text = SampleText("slide32.tws");
+  {
+    const auto puzzle = Make("stored_slide", text);
+    ASSERT_NE(puzzle, nullptr);
+    ASSERT_TRUE(puzzle->Build(puzzle->Goal(nullptr), *store, BuildOptions{}).ok());
+  }
+  EXPECT_EQ(FindPuzzle("stored_slide"), nullptr) << "made, not registered";
+  std::vector<std::string> logged;
+  EXPECT_EQ(RegisterStoredDefinitions(*store, [&](std::string_view line) { logged.emplace_back(line); }), 1);
+  EXPECT_TRUE(logged.empty()) << logged[0];
+  const Puzzle* served = FindPuzzle("stored_slide");
+  ASSERT_NE(served, nullptr);
+  std::shared_ptr<TableStore> shared(std::move(store));
+  Solver solver(shared);
+  EXPECT_EQ(Answer(*served, solver, SampleText("slide32.in")), SampleText("slide32.out"));
+  DefinitionSummary summary;
+  ASSERT_TRUE(SummarizeDefinition(*served, &summary));
+  EXPECT_EQ(summary.file, "stored_slide.tws");
+  EXPECT_EQ(summary.text_crc32, Crc32(text));
+  EXPECT_EQ(summary.moves, "U D L R");
+  // Registering again changes nothing.
+  EXPECT_EQ(RegisterStoredDefinitions(*shared, nullptr), 0);
+}
+
+TEST(DefinedPuzzleTest, NamesAndBoundsAreChecked) {
+  const std::string text = SampleText("pancake5.tws");
+  EXPECT_EQ(MakeDefinedPuzzle("Pancake", text, "p.tws", kDefaultMaxDefinedStates).status().message(),
+            "the name 'Pancake' is not 1 to 32 of a-z, 0-9 and _ starting with a letter");
+  EXPECT_EQ(MakeDefinedPuzzle("knight", text, "p.tws", kDefaultMaxDefinedStates).status().message(),
+            "the name knight is a built-in puzzle's; give the definition another (--name)");
+  EXPECT_EQ(MakeDefinedPuzzle("pancake", text, "p.tws", 100).status().message(),
+            "p.tws: its states need an index of 120 numbers (P placements 120), more than the "
+            "limit of 100 for a complete table");
+  EXPECT_EQ(DefinedNameOf("/x/y/Cube2URF.tws"), "cube2urf");
+  EXPECT_EQ(DefinedNameOf("lo33"), "lo33");
+}
+
+}  // namespace
+}  // namespace puzzledb
