@@ -11,6 +11,7 @@
 
 #include "service/exit_codes.h"
 #include "service/json.h"
+#include "core/defined/defined_puzzle.h"
 #include "core/puzzles/default_tables.h"
 #include "core/puzzle.h"
 #include "core/util/strings.h"
@@ -157,8 +158,13 @@ int BuildPuzzle(const Puzzle& puzzle, const BuildCommandOptions& options,
     }
     auto metadata = puzzle.Build(params, store, build);
     if (!metadata.ok()) {
-      err << "puzzledb-build: " << id << ": " << Message(metadata.status()) << "\n";
-      return kExitFailure;
+      // A definition's search finds what its file breaks (two blocks of a move at once):
+      // bad input, named by the file.
+      DefinitionSummary defined;
+      const bool is_defined = SummarizeDefinition(puzzle, &defined);
+      err << "puzzledb-build: " << (is_defined ? defined.file : id) << ": "
+          << Message(metadata.status()) << "\n";
+      return is_defined && absl::IsInvalidArgument(metadata.status()) ? kExitBadInput : kExitFailure;
     }
     out << id << ": " << Thousands(metadata->covered_states()) << " of "
         << Thousands(metadata->state_count()) << " states, "
@@ -170,9 +176,91 @@ int BuildPuzzle(const Puzzle& puzzle, const BuildCommandOptions& options,
   return kExitOk;
 }
 
+// The puzzles of the --definition files, each read and checked (INVALID_ARGUMENT naming the
+// file, the line and the rule).
+absl::StatusOr<std::vector<std::shared_ptr<const Puzzle>>> DefinedPuzzles(
+    const BuildCommandOptions& options) {
+  if (!options.name.empty() && options.definitions.size() != 1) {
+    return absl::InvalidArgumentError(
+        Cat("--name names the puzzle of one --definition, and ", options.definitions.size(),
+            " are given"));
+  }
+  const uint64_t max_states = options.max_states > 0 ? options.max_states : kDefaultMaxDefinedStates;
+  if (max_states > kLargestMaxDefinedStates) {
+    return absl::InvalidArgumentError(Cat("--max-states ", max_states, " is more than ",
+                                          kLargestMaxDefinedStates, " (2^40)"));
+  }
+  std::vector<std::shared_ptr<const Puzzle>> puzzles;
+  for (const std::string& path : options.definitions) {
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(path, ec);
+    if (ec) return absl::InvalidArgumentError(Cat("--definition ", path, ": ", ec.message()));
+    if (bytes > (uint64_t{1} << 20)) {
+      return absl::InvalidArgumentError(Cat("--definition ", path, ": ", bytes,
+                                            " bytes, more than a definition may take (1048576)"));
+    }
+    auto text = ReadWholeFile(path);
+    if (!text.ok()) return absl::InvalidArgumentError(Cat("--definition ", Message(text.status())));
+    const std::string name = options.name.empty() ? DefinedNameOf(path) : options.name;
+    const std::string file = std::filesystem::path(path).filename().string();
+    auto puzzle = MakeDefinedPuzzle(name, *text, file, max_states);
+    if (!puzzle.ok()) {
+      // A refusal of the name names the option to use.
+      if (absl::Status named = CheckDefinedName(name); !named.ok()) {
+        return absl::InvalidArgumentError(
+            Cat(file, ": ", Message(named),
+                options.name.empty() ? "; give the puzzle a name with --name" : ""));
+      }
+      return puzzle.status();
+    }
+    puzzles.push_back(*std::move(puzzle));
+  }
+  return puzzles;
+}
+
+// Builds one definition's table and reads it back (every page against its checksum).
+int BuildDefinition(const Puzzle& puzzle, const BuildCommandOptions& options, TableStore& store,
+                    std::ostream& out, std::ostream& err) {
+  if (const int status = BuildPuzzle(puzzle, options, {puzzle.Goal(nullptr)}, store, out, err);
+      status != kExitOk) {
+    return status;
+  }
+  if (absl::Status checked = store.Check(std::string(puzzle.name())); !checked.ok()) {
+    err << "puzzledb-build: " << puzzle.name() << ": written, but reading it back failed: "
+        << Message(checked) << "\n";
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
+void RegisterDefinitions(const TableStore& store, std::string_view command, std::ostream& err) {
+  RegisterStoredDefinitions(store, [&err, command](std::string_view line) {
+    err << "puzzledb-build" << (command.empty() ? "" : " ") << command << ": " << line << "\n";
+  });
+}
+
 int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream& err) {
+  // Definitions: every file read and checked before the database is opened.
+  auto defined = DefinedPuzzles(options);
+  if (!defined.ok()) {
+    err << "puzzledb-build: " << Message(defined.status()) << "\n";
+    return kExitBadInput;
+  }
+  if (!defined->empty() && !options.puzzle_given) {
+    auto store = TableStore::Open(options.db, TableStore::Mode::kReadWrite);
+    if (!store.ok()) {
+      err << "puzzledb-build: " << Message(store.status()) << "\n";
+      return kExitFailure;
+    }
+    for (const auto& puzzle : *defined) {
+      if (const int status = BuildDefinition(*puzzle, options, **store, out, err); status != kExitOk) {
+        return status;
+      }
+    }
+    return kExitOk;
+  }
   std::vector<const Puzzle*> chosen;
   std::string with_params;  // the puzzles that have parameters, for the error below
   for (const Puzzle* puzzle : Puzzles()) {
@@ -220,6 +308,11 @@ int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream
   for (const auto& build : builds) {
     if (const int status = build(**store); status != kExitOk) return status;
   }
+  for (const auto& puzzle : *defined) {
+    if (const int status = BuildDefinition(*puzzle, options, **store, out, err); status != kExitOk) {
+      return status;
+    }
+  }
   return kExitOk;
 }
 
@@ -240,6 +333,7 @@ std::optional<OpenedDb> OpenAndList(const std::string& db, std::string_view comm
     err << "puzzledb-build " << command << ": " << Message(tables.status()) << "\n";
     return std::nullopt;
   }
+  RegisterDefinitions(**store, command, err);
   return OpenedDb{std::move(*store), std::move(*tables)};
 }
 
@@ -366,6 +460,14 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
     out << "\n" << m.table_id() << "\n";
     out << "  puzzle        " << m.puzzle()
         << (m.parameters_text().empty() ? "" : Cat(", ", m.parameters_text())) << "\n";
+    DefinitionSummary defined;
+    if (const Puzzle* puzzle = FindPuzzle(m.puzzle());
+        puzzle != nullptr && SummarizeDefinition(*puzzle, &defined)) {
+      out << "  definition    " << (defined.title.empty() ? "(no Name line)" : defined.title) << "\n";
+      out << "  sets          " << defined.sets << "\n";
+      out << "  moves         " << defined.moves << "\n";
+      out << "  index         " << defined.index << "\n";
+    }
     out << "  states        " << Thousands(m.covered_states()) << " of "
         << Thousands(m.state_count()) << " covered, "
         << (m.complete() ? "complete" : Cat("to depth ", m.coverage_depth())) << "\n";

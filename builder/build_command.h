@@ -29,10 +29,19 @@ struct BuildCommandOptions {
   bool band_pages = false;            // write a residue table's band pages (docs/FORMAT.md)
   UnpackedCopies unpacked = UnpackedCopies::kLarge;  // which tables get an unpacked copy
   bool quiet = false;                 // no per-layer progress
+  // Definition files (docs/PUZZLES.md, "Puzzles as data") to build, each into a table of
+  // its own; with them, --puzzle builds only what it names explicitly.
+  std::vector<std::string> definitions;
+  std::string name;                   // the puzzle's name for one definition; default: the file's
+  uint64_t max_states = 0;            // a definition's index may hold; 0: the default (2^33)
+  bool puzzle_given = false;          // --puzzle was on the command line
 };
 
 // Each returns the process exit status: 0 ok, 1 a failure, 2 bad input.
 int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream& err);
+// The definitions stored in the database (puzzledb-build --definition) registered as
+// puzzles, so that the commands below find them by name; what cannot be is said on `err`.
+void RegisterDefinitions(const TableStore& store, std::string_view command, std::ostream& err);
 int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostream& err);
 int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& err);
 // Writes the unpacked copy of every table that `which` selects (kLarge or kAll) from its

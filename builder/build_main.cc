@@ -70,6 +70,17 @@ int main(int argc, char** argv) {
       ->transform(CLI::CheckedTransformer(copies, CLI::ignore_case))
       ->default_str("large");
   app.add_flag("--quiet,-q", build.quiet, "No progress on stderr");
+  app.add_option("--definition", build.definitions,
+                 "A puzzle given as a definition file (docs/PUZZLES.md, \"Puzzles as data\"): its "
+                 "table is built and stored with the definition, so that a server started on the "
+                 "database serves it; a table of that name is replaced. Repeatable. With it, "
+                 "only --puzzle's tables are built besides, when --puzzle is given");
+  app.add_option("--name", build.name,
+                 "The puzzle's name for one --definition (default: the file's name without .tws, "
+                 "in lower case): 1 to 32 of a-z, 0-9 and _, not starting with _");
+  app.add_option("--max-states", build.max_states,
+                 "The largest index of a definition's states that gets a complete table "
+                 "(default 8589934592, 2^33; at most 2^40)");
 
   CLI::App* verify = app.add_subcommand(
       "verify", "Re-read every table (the checksums of its pages and of its unpacked copy) and "
@@ -116,6 +127,7 @@ int main(int argc, char** argv) {
       }
     }
   }
+  build.puzzle_given = app.get_option("--puzzle")->count() > 0;
   if (defaults->parsed()) {
     for (const std::string& id : DefaultTableIds()) std::cout << id << "\n";
     return 0;

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "service/address.h"
+#include "core/defined/defined_puzzle.h"
 #include "core/solver.h"
 #include "service/exit_codes.h"
 #include "core/util/strings.h"
@@ -259,6 +260,8 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& optio
     auto opened = TableStore::Open(options.db, TableStore::Mode::kReadOnly);
     if (!opened.ok()) return opened.status();
     store = std::move(*opened);
+    // Puzzles given as definitions, as the database stores them.
+    RegisterStoredDefinitions(*store, log);
   }
   return std::unique_ptr<Backend>(new LocalBackend(std::move(store), options, std::move(log)));
 }

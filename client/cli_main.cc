@@ -14,9 +14,10 @@ namespace {
 // --puzzle, --max-moves, --policy, --json for solve and analyze.
 void AddCaseOptions(CLI::App* command, puzzledb::SolveCommandOptions* options, int* max_moves,
                     const std::string& cap_help) {
-  command->add_option("--puzzle,-p", options->puzzle, "Which puzzle: " + puzzledb::PuzzleNames())
-      ->required()
-      ->check(CLI::IsMember(puzzledb::PuzzleNameList()));
+  command->add_option("--puzzle,-p", options->puzzle,
+                      "Which puzzle: " + puzzledb::PuzzleNames() +
+                          ", or one given as a definition that the database holds")
+      ->required();
   command->add_option("--max-moves", *max_moves, cap_help)->check(CLI::Range(0, 1000));
   command->add_option("--policy", options->policy, "table-then-search, table-only or search-only")
       ->check(CLI::IsMember({"table-then-search", "table-only", "search-only"}))
@@ -125,9 +126,10 @@ int main(int argc, char** argv) {
   CLI::App* sample_cmd = app.add_subcommand(
       "sample", "Print states drawn uniformly among those at an exact distance, as the puzzle's "
                 "original input (ready for puzzledb solve)");
-  sample_cmd->add_option("--puzzle,-p", sample.puzzle, "Which puzzle: " + PuzzleNames())
-      ->required()
-      ->check(CLI::IsMember(PuzzleNameList()));
+  sample_cmd->add_option("--puzzle,-p", sample.puzzle,
+                         "Which puzzle: " + PuzzleNames() +
+                             ", or one given as a definition that the database holds")
+      ->required();
   sample_cmd->add_option("--distance,-d", sample.distance,
                          "The exact distance from the goal, max for the largest there is, or any "
                          "(" + AnyDistancePuzzles() + ": among every solvable state)")
@@ -158,6 +160,11 @@ int main(int argc, char** argv) {
   bool tables_json = false;
   CLI::App* tables_cmd = app.add_subcommand("tables", "List the tables (of --db, or of the server)");
   tables_cmd->add_flag("--json", tables_json, "Print JSON");
+  std::string census_puzzle;
+  CLI::App* census_cmd = app.add_subcommand(
+      "census", "Print the positions at each distance of a puzzle's tables (of --db, or of the "
+                "server), \"d count\" a line");
+  census_cmd->add_option("--puzzle,-p", census_puzzle, "Which puzzle")->required();
   bool puzzles_json = false;
   CLI::App* puzzles_cmd = app.add_subcommand(
       "puzzles", "List the puzzles answered (of this build, or of the server): names, compact "
@@ -204,6 +211,7 @@ int main(int argc, char** argv) {
 
   if (tables_cmd->parsed()) return RunTablesCommand(backend, tables_json, std::cout, std::cerr);
   if (puzzles_cmd->parsed()) return RunPuzzlesCommand(backend, puzzles_json, std::cout, std::cerr);
+  if (census_cmd->parsed()) return RunCensusCommand(backend, census_puzzle, std::cout, std::cerr);
   if (sample_cmd->parsed()) {
     if (seed_option->count() > 0) sample.seed = sample_seed;
     sample.backend = backend;

@@ -43,6 +43,9 @@ int RunTablesCommand(const BackendOptions& options, bool json, std::ostream& out
 
 // The puzzles answered (of this build in-process, or of the server): name, title, what the
 // compact form holds, an example, and the tables of each.
+// puzzledb census: the positions at each distance of a puzzle's tables, "d count" a line.
+int RunCensusCommand(const BackendOptions& options, const std::string& puzzle, std::ostream& out,
+                     std::ostream& err);
 int RunPuzzlesCommand(const BackendOptions& options, bool json, std::ostream& out,
                       std::ostream& err);
 

@@ -45,16 +45,13 @@ absl::StatusOr<v1::Puzzle> PuzzleFor(const Puzzle& puzzle, const SampleCommandOp
 }
 
 int Run(const Puzzle& puzzle, const SampleCommandOptions& options, v1::SampleRequest request,
-        std::ostream& out, std::ostream& err) {
+        std::unique_ptr<Backend> backend, std::ostream& out, std::ostream& err) {
   auto wire = PuzzleFor(puzzle, options);
   if (!wire.ok()) {
     err << "puzzledb: " << Message(wire.status()) << "\n";
     return kExitBadInput;
   }
   *request.mutable_puzzle() = std::move(*wire);
-  int exit_code = kExitOk;
-  std::unique_ptr<Backend> backend = MakeCommandBackend(options.backend, err, &exit_code);
-  if (backend == nullptr) return exit_code;
   auto response = backend->Sample(request);
   if (!response.ok()) {
     err << "puzzledb: " << Message(response.status()) << "\n";
@@ -110,13 +107,17 @@ int RunSampleCommand(const SampleCommandOptions& options, std::ostream& out, std
   }
   request.set_count(options.count);
   request.set_seed(options.seed.has_value() ? *options.seed : std::random_device{}() * 4294967296ull + std::random_device{}());
+  // The backend first: a database's puzzles given as definitions are registered as it opens.
+  int exit_code = kExitOk;
+  std::unique_ptr<Backend> backend = MakeCommandBackend(options.backend, err, &exit_code);
+  if (backend == nullptr) return exit_code;
   const Puzzle* puzzle = FindPuzzle(options.puzzle);
   if (puzzle == nullptr) {
     err << "puzzledb: unknown puzzle '" << options.puzzle << "'; choose one of " << PuzzleNames()
         << "\n";
     return kExitBadInput;
   }
-  return Run(*puzzle, options, request, out, err);
+  return Run(*puzzle, options, request, std::move(backend), out, err);
 }
 
 }  // namespace puzzledb

@@ -234,15 +234,16 @@ int Run(Mode mode, const SolveCommandOptions& options, std::string_view input, s
     err << "puzzledb: " << Message(policy.status()) << "\n";
     return kExitBadInput;
   }
+  // The backend first: a database's puzzles given as definitions are registered as it opens.
+  int status = kExitOk;
+  std::unique_ptr<Backend> backend = MakeCommandBackend(options.backend, err, &status);
+  if (backend == nullptr) return status;
   const Puzzle* puzzle = FindPuzzle(options.puzzle);
   if (puzzle == nullptr) {
     err << "puzzledb: unknown puzzle '" << options.puzzle << "'; choose one of " << PuzzleNames()
         << "\n";
     return kExitBadInput;
   }
-  int status = kExitOk;
-  std::unique_ptr<Backend> backend = MakeCommandBackend(options.backend, err, &status);
-  if (backend == nullptr) return status;
   return RunCases(*puzzle, mode, options, *policy, input, *backend, out, err);
 }
 

@@ -1,6 +1,10 @@
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "client/commands.h"
+#include "core/puzzle.h"
 #include "core/util/strings.h"
 #include "service/wire.h"
 
@@ -33,6 +37,52 @@ int RunTablesCommand(const BackendOptions& options, bool json, std::ostream& out
         << ", largest distance " << t.max_distance() << ", " << size << "\n";
   }
   for (const auto& id : tables->building()) out << id << "  BUILDING\n";
+  return kExitOk;
+}
+
+int RunCensusCommand(const BackendOptions& options, const std::string& name, std::ostream& out,
+                     std::ostream& err) {
+  if (options.server.empty() && options.db.empty()) {
+    err << "puzzledb census: say whose tables: --db DIR (a database) or --server ADDR\n";
+    return kExitBadInput;
+  }
+  int exit_code = kExitOk;
+  std::unique_ptr<Backend> backend = MakeCommandBackend(options, err, &exit_code);
+  if (backend == nullptr) return exit_code;
+  // A puzzle this program knows says what its tables count (a server's definitions are
+  // known to it alone: their tables count positions).
+  if (const Puzzle* puzzle = FindPuzzle(name); puzzle != nullptr && !puzzle->table_entries().empty()) {
+    err << "puzzledb census: the " << name << " puzzle's tables hold " << puzzle->table_entries()
+        << " (docs/PUZZLES.md), not one entry a position: they give no census\n";
+    return kExitBadInput;
+  }
+  auto tables = backend->ListTables();
+  if (!tables.ok()) {
+    err << "puzzledb: " << Message(tables.status()) << "\n";
+    return kExitFailure;
+  }
+  std::vector<const v1::TableInfo*> chosen;
+  for (const auto& t : tables->tables()) {
+    if (t.puzzle() == name) chosen.push_back(&t);
+  }
+  if (chosen.empty()) {
+    std::vector<std::string> known;
+    for (const auto& t : tables->tables()) {
+      if (std::find(known.begin(), known.end(), t.puzzle()) == known.end()) known.push_back(t.puzzle());
+    }
+    err << "puzzledb census: no table of a puzzle named '" << name << "'"
+        << (known.empty() ? std::string(" (there are no tables)")
+                          : Cat("; tables are of ", Join(known, ", ")))
+        << "\n";
+    return kExitBadInput;
+  }
+  for (const v1::TableInfo* t : chosen) {
+    if (chosen.size() > 1) out << "# " << t->table_id() << (t->parameters().empty() ? "" : Cat(": ", t->parameters())) << "\n";
+    if (!t->complete()) {
+      out << "# covers distances 0 to " << t->coverage_depth() << " only\n";
+    }
+    for (int d = 0; d < t->histogram_size(); ++d) out << d << " " << t->histogram(d) << "\n";
+  }
   return kExitOk;
 }
 

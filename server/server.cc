@@ -7,6 +7,7 @@
 
 #include "service/address.h"
 #include "service/files.h"
+#include "core/defined/defined_puzzle.h"
 #include "core/solver.h"
 #include "core/util/strings.h"
 #include "core/table/table_store.h"
@@ -89,6 +90,9 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   }
   if (!store.ok()) return store.status();
   server->store_ = std::move(*store);
+  // Puzzles given as definitions are served from what the database stores of them.
+  const int defined = RegisterStoredDefinitions(*server->store_, log);
+  if (defined > 0 && log) log(Cat("serving ", defined, " puzzle(s) given as definitions"));
   server->solver_ = std::make_unique<Solver>(server->store_, log);
   const int loaded = server->solver_->Preload();
 

@@ -115,7 +115,7 @@ TEST(DefinedPuzzleTest, StoredDefinitionsAreServedWithoutTheirFiles) {
 TEST(DefinedPuzzleTest, NamesAndBoundsAreChecked) {
   const std::string text = SampleText("pancake5.tws");
   EXPECT_EQ(MakeDefinedPuzzle("Pancake", text, "p.tws", kDefaultMaxDefinedStates).status().message(),
-            "the name 'Pancake' is not 1 to 32 of a-z, 0-9 and _ starting with a letter");
+            "the name 'Pancake' is not 1 to 32 of a-z, 0-9 and _, not starting with _");
   EXPECT_EQ(MakeDefinedPuzzle("knight", text, "p.tws", kDefaultMaxDefinedStates).status().message(),
             "the name knight is a built-in puzzle's; give the definition another (--name)");
   EXPECT_EQ(MakeDefinedPuzzle("pancake", text, "p.tws", 100).status().message(),

@@ -25,6 +25,7 @@
 #include "core/definition/definition.h"
 #include "core/model/model.h"
 #include "core/table/table_builder.h"
+#include "core/util/strings.h"
 
 namespace puzzledb {
 
@@ -33,6 +34,10 @@ namespace puzzledb {
 inline constexpr int kDefinedStateBytes = 56;
 // Moves of a puzzle served from a table (a walk keeps the legal moves in 64 bits).
 inline constexpr int kMaxDefinedMoves = 64;
+// A definition's table stores this line, then the file (docs/FORMAT.md, "A definition's
+// table"): the number is that of the index's layout, which a table's entries follow.
+inline constexpr std::string_view kDefinitionHeader = "puzzledb definition, index layout 1\n";
+inline constexpr std::string_view kDefinitionHeaderStart = "puzzledb definition, index layout ";
 
 struct DefinedModelState {
   std::array<uint8_t, kDefinedStateBytes> bytes{};
@@ -180,7 +185,7 @@ class DefinedModel {
   // ---- tables: one per definition, named after it; the definition's text is its
   // parameters, so that a table built from another file of the same name is refused.
   static std::string TableId(Params params) { return params->name; }
-  static std::string EncodeParams(Params params) { return params->text; }
+  static std::string EncodeParams(Params params) { return Cat(kDefinitionHeader, params->text); }
   static std::string DescribeParams(Params params);
   static absl::StatusOr<Params> DecodeParams(Params base, std::string_view bytes);
 

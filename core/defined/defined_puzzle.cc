@@ -122,7 +122,7 @@ std::string DefinedModel<E>::Draw(const Instance& now, const Instance* before) {
     return changed ? Cat("[", text, "]") : Cat(" ", text, " ");
   };
   for (const DefinedSet& set : d.sets()) {
-    std::string line = set.name + std::string(width - set.name.size(), ' ');
+    std::string line = set.name + std::string(width - set.name.size() + 1, ' ');
     for (int j = 0; j < set.size; ++j) line += cell(set.offset + j);
     if (set.orientations > 1) {
       line += " /";
@@ -210,7 +210,15 @@ std::string DefinedModel<E>::DescribeParams(Params params) {
 template <TableEncodingKind E>
 absl::StatusOr<typename DefinedModel<E>::Params> DefinedModel<E>::DecodeParams(
     Params base, std::string_view bytes) {
-  if (bytes == base->text) return base;
+  if (bytes == EncodeParams(base)) return base;
+  if (bytes.substr(0, kDefinitionHeader.size()) != kDefinitionHeader) {
+    return absl::InvalidArgumentError(
+        Cat("the table's entries follow another layout of the index (",
+            QuoteInput(bytes.substr(0, bytes.find('\n'))), "; this puzzledb's is ",
+            QuoteInput(kDefinitionHeader.substr(0, kDefinitionHeader.size() - 1)),
+            "): rebuild it with puzzledb-build --definition"));
+  }
+  bytes.remove_prefix(kDefinitionHeader.size());
   return absl::InvalidArgumentError(
       Cat("the table holds another definition of ", base->name, " (crc32 ",
           Hex32(Crc32(bytes)), "; this puzzle's is ", Hex32(base->text_crc32), ")"));
@@ -222,12 +230,11 @@ PUZZLEDB_INSTANTIATE_MODEL(DefinedByteModel)
 // ---- making and registering
 
 absl::Status CheckDefinedName(std::string_view name) {
-  bool good = !name.empty() && name.size() <= 32 && name[0] >= 'a' && name[0] <= 'z';
+  bool good = !name.empty() && name.size() <= 32 && name[0] != '_';
   for (char c : name) good &= (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
   if (!good) {
     return absl::InvalidArgumentError(
-        Cat("the name ", QuoteInput(name), " is not 1 to 32 of a-z, 0-9 and _ starting with a "
-                                           "letter"));
+        Cat("the name ", QuoteInput(name), " is not 1 to 32 of a-z, 0-9 and _, not starting with _"));
   }
   return absl::OkStatus();
 }
@@ -319,8 +326,19 @@ int RegisterStoredDefinitions(const TableStore& store,
   for (const TableMetadata& m : *tables) {
     const Puzzle* known = FindPuzzle(m.puzzle());
     if (known != nullptr) continue;  // built in, or registered already
-    // A definition's table: its text as parameters, their CRC-32 as the fingerprint.
-    const std::string& text = m.parameters();
+    // A definition's table: the header and its text as parameters, the text's CRC-32 as
+    // the fingerprint.
+    std::string_view text = m.parameters();
+    if (text.substr(0, kDefinitionHeaderStart.size()) != kDefinitionHeaderStart) continue;
+    if (text.substr(0, kDefinitionHeader.size()) != kDefinitionHeader) {
+      if (log) {
+        log(Cat("not serving ", m.puzzle(), ": its table follows another layout of the index (",
+                QuoteInput(text.substr(0, text.find('\n'))), "); rebuild it with puzzledb-build "
+                "--definition"));
+      }
+      continue;
+    }
+    text.remove_prefix(kDefinitionHeader.size());
     if (Crc32(text) != m.parameters_fingerprint()) {
       if (log) {
         log(Cat("not serving ", m.puzzle(), ": its stored definition fails its checksum (crc32 ",

@@ -20,8 +20,8 @@ namespace puzzledb {
 inline constexpr uint64_t kDefaultMaxDefinedStates = uint64_t{1} << 33;
 inline constexpr uint64_t kLargestMaxDefinedStates = uint64_t{1} << 40;
 
-// INVALID_ARGUMENT unless `name` can name a defined puzzle: 1 to 32 of a-z, 0-9 and _,
-// starting with a letter ("slide25").
+// INVALID_ARGUMENT unless `name` can name a defined puzzle: 1 to 32 of a-z, 0-9 and _, not
+// starting with _ ("slide25", "2x2x2").
 absl::Status CheckDefinedName(std::string_view name);
 // The name a file gives when none is: its base name without ".tws", in lower case.
 std::string DefinedNameOf(std::string_view path);

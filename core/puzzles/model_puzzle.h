@@ -66,6 +66,17 @@ class ModelPuzzle final : public Puzzle {
   bool pattern_tables() const override {
     return P::kTableEncoding == TableEncodingKind::kPatternBound;
   }
+  std::string_view table_entries() const override {
+    if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
+      return "pattern tables of groups of pieces, bounds rather than distances";
+    } else if constexpr (requires { P::Space::kMirrorQuotient; }) {
+      return "positions up to their mirror image, one entry for each such pair";
+    } else if constexpr (P::kMaxKeys > 1 || !std::is_same_v<typename P::Space::State, typename P::State>) {
+      return "placements of a part of the puzzle, from which a position's distance is found";
+    } else {
+      return {};
+    }
+  }
   std::string_view parameters_flag() const override {
     if constexpr (requires { P::kParamsFlag; }) {
       return P::kParamsFlag;

@@ -1,0 +1,145 @@
+// Puzzles as data through the real binaries: puzzledb-build --definition builds a table and
+// stores the definition with it; puzzledb answers from the database alone (solve, census,
+// sample), info and verify describe and check it; every broken rule is refused naming the
+// file, the line and the rule, before a database is made.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace definition_cli_test {
+
+using testing::RunCommand;
+namespace fs = std::filesystem;
+
+const std::string kCli = PUZZLEDB_CLI;
+const std::string kBuild = PUZZLEDB_BUILD;
+
+std::string Sample(const std::string& name) {
+  return std::string(PUZZLEDB_GOLDEN_DIR) + "/definitions/" + name;
+}
+
+// Writes `text` as the file `name` (so that messages name it) in a folder of the test's.
+std::string Write(const std::string& name, const std::string& text) {
+  const fs::path folder = testing::TempPath("definitions");
+  fs::create_directories(folder);
+  const std::string path = (folder / name).string();
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+class DefinitionCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = testing::TempPath("definition_cli_db");
+    fs::remove_all(db_);
+  }
+  void TearDown() override { fs::remove_all(db_); }
+  std::string db_;
+};
+
+TEST_F(DefinitionCliTest, ABuiltDefinitionIsAnsweredFromTheDatabaseAlone) {
+  const auto built = RunCommand(kBuild + " --db " + db_ + " -q --definition " + Sample("slide32.tws") +
+                                    " --definition " + Sample("cube2urf.tws"),
+                                "");
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_EQ(built.out.rfind("slide32: 360 of 720 states, complete, largest distance 21, ", 0), 0u)
+      << built.out;
+  EXPECT_NE(built.out.find("\ncube2urf: 3,674,160 of 3,674,160 states, complete, largest distance 11, "),
+            std::string::npos)
+      << built.out;
+  for (const std::string name : {"slide32", "cube2urf"}) {
+    const auto solved = RunCommand(kCli + " solve --db " + db_ + " --puzzle " + name,
+                                   testing::ReadFile(Sample(name + ".in")));
+    EXPECT_EQ(solved.exit_code, 0) << solved.err;
+    EXPECT_EQ(solved.out, testing::ReadFile(Sample(name + ".out"))) << name;
+  }
+  const auto census = RunCommand(kCli + " census --db " + db_ + " --puzzle cube2urf", "");
+  EXPECT_EQ(census.exit_code, 0) << census.err;
+  EXPECT_EQ(census.out,
+            "0 1\n1 9\n2 54\n3 321\n4 1847\n5 9992\n6 50136\n7 227536\n8 870072\n9 1887748\n"
+            "10 623800\n11 2644\n");
+  const auto info = RunCommand(kBuild + " info --db " + db_, "");
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("  puzzle        slide32, file slide32.tws, crc32 "), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("  sets          T 6\n  moves         U D L R\n  index         720 = T placements 720\n"),
+            std::string::npos)
+      << info.out;
+  EXPECT_NE(info.out.find("  moves         U U2 U' R R2 R' F F2 F'\n"), std::string::npos) << info.out;
+  const auto verified = RunCommand(kBuild + " verify --db " + db_, "");
+  EXPECT_EQ(verified.exit_code, 0) << verified.err;
+  // A bad state is refused naming the set and the rule.
+  const auto bad = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32", "1 2 3 4 5 5\n");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err,
+            "puzzledb: case 1, line 1: set T: holds label 5 more times than the goal does (a state "
+            "holds the goal's pieces, moved): '1 2 3 4 5 5'\n");
+  // Drawn at the largest distance, and solved back at that distance.
+  const auto drawn = RunCommand(kCli + " sample --db " + db_ + " --puzzle slide32 --distance max --count 3 --seed 7", "");
+  ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
+  const auto back = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32", drawn.out);
+  EXPECT_EQ(back.out.substr(0, 3), "21 ") << back.out;
+}
+
+TEST_F(DefinitionCliTest, BuildingANameAgainReplacesItsTable) {
+  ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --name same --definition " + Sample("slide32.tws"), "").exit_code, 0);
+  ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --name same --definition " + Sample("pancake5.tws"), "").exit_code, 0);
+  const auto census = RunCommand(kCli + " census --db " + db_ + " --puzzle same", "");
+  EXPECT_EQ(census.out, "0 1\n1 4\n2 12\n3 35\n4 48\n5 20\n") << "pancake5's, not slide32's";
+  const auto built = RunCommand(kBuild + " --db " + db_ + " -q --name knight --definition " + Sample("pancake5.tws"), "");
+  EXPECT_EQ(built.exit_code, 2);
+  EXPECT_EQ(built.err, "puzzledb-build: the name knight is a built-in puzzle's; give the definition another (--name)\n");
+}
+
+// Each rule a file can break, in a file written here: exit 2, the file, the line and the
+// rule, and no table made (no database either, but where the search finds the fault).
+TEST_F(DefinitionCliTest, EveryBrokenRuleIsRefusedBeforeADatabaseIsMade) {
+  const std::string head = "Set T 3 1\nSolved\nT\n1 2 3\nEnd\n";  // lines 1-5
+  struct Case {
+    std::string file, text, says;
+  };
+  const std::vector<Case> cases = {
+      {"perm.tws", head + "Move M\nT\n1 1 3\nEnd\n",
+       "perm.tws:8: Move M: set T: position 1 given twice: not a permutation of 1 to 3"},
+      {"short.tws", head + "Move M\nT\n2 1\nEnd\n", "short.tws:8: Move M: set T: 2 values, want 3"},
+      {"unknown.tws", head + "Move M\nQ\n2 1 3\nEnd\n", "unknown.tws:7: Move M: no set is named 'Q'"},
+      {"clash.tws", head + "Move M\nIf T 1 1\nT\n2 1 3\nEnd\nMove M\nIf T 3 3\nT\n1 3 2\nEnd\n",
+       "clash.tws: Move M: its blocks at lines 6 and 11 both apply in the reachable state 1 2 3 "
+       "(at most one block of a move may apply in any state)"},
+      {"outside.tws", head + "Move M\nIf T 4 1\nT\n2 1 3\nEnd\n",
+       "outside.tws:7: Move M: If: position '4' is not a number from 1 to 3 (set T)"},
+      {"nosolved.tws", "Set T 3 1\nMove M\nT\n2 1 3\nEnd\n",
+       "nosolved.tws: no Solved block: a definition has at least one goal"},
+      {"orient.tws", "Set T 3 2\nSolved\nT\n1 2 3\n0 0 2\nEnd\n",
+       "orient.tws:5: Solved: set T: orientation '2' is not a number from 0 to 1"},
+      {"binary.tws", std::string("Set T 3 1\n\x01\x02\x03", 13), "binary.tws:2: a control character (byte 1): a definition is a text file"},
+      {"empty.tws", "", "empty.tws: no Set: a definition has at least one"},
+      {"huge.tws", "Set T 40 1\nSolved\nT\n" + [] {
+         std::string labels;
+         for (int i = 1; i <= 40; ++i) labels += std::to_string(i) + " ";
+         return labels;
+       }() + "\nEnd\nMove M\nT\n2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 1\nEnd\nMove N\nT\n2 1 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40\nEnd\n",
+       "huge.tws: its states need an index of 2^159.2 numbers (T placements 2^159.2), more than "
+       "the limit of 8589934592 for a complete table"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = Write(c.file, c.text);
+    const auto result = RunCommand(kBuild + " --db " + db_ + " -q --definition " + path, "");
+    EXPECT_EQ(result.exit_code, 2) << c.file << ": " << result.err;
+    EXPECT_EQ(result.err, "puzzledb-build: " + c.says + "\n") << c.file;
+    if (c.file == "clash.tws") {
+      const auto info = RunCommand(kBuild + " info --db " + db_, "");
+      EXPECT_EQ(info.out.rfind(db_ + ": 0 tables,", 0), 0u) << info.out;
+      fs::remove_all(db_);
+    }
+    EXPECT_FALSE(fs::exists(db_)) << c.file << ": a database was made";
+    fs::remove(path);
+  }
+}
+
+}  // namespace definition_cli_test
+}  // namespace puzzledb
