@@ -2,7 +2,9 @@
 // Nothing may crash, hang or read out of bounds; a refusal is INVALID_ARGUMENT naming the
 // file; and a definition read keeps its rules: within the limits, move names unique, every
 // goal reads back from its compact form, and every move applied to a goal gives a state
-// that reads back too (labels the goal's, orientations in range).
+// that reads back too (labels the goal's, orientations in range). A definition whose index
+// is small is then indexed and searched: every goal at distance 0, every reached state
+// ranking back to its number, the census adding up.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -10,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/defined/defined_search.h"
+#include "core/definition/defined_index.h"
 #include "core/definition/read_definition.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -39,6 +43,36 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto again = d.ParseCompact(d.FormatCompact(next));
       if (!again.ok() || *again != next) std::abort();
     }
+  }
+  const puzzledb::CompiledMoves moves(d);
+  const auto index = puzzledb::DefinedIndex::Make(d, moves, 1 << 12);
+  if (!index.ok()) {
+    if (!absl::IsInvalidArgument(index.status())) std::abort();
+    return 0;
+  }
+  puzzledb::DefinedState state(d.state_bytes(), 0);
+  for (const puzzledb::DefinedState& goal : d.goals()) {
+    if (!index->Indexable(goal.data()) || index->Rank(goal.data()) >= index->size()) std::abort();
+    index->Unrank(index->Rank(goal.data()), state.data());
+    if (state != goal) std::abort();
+  }
+  puzzledb::DefinedSearchOptions options;
+  options.threads = 1;
+  const auto searched = puzzledb::SearchDefinition(d, moves, *index, options);
+  if (!searched.ok()) {
+    if (!absl::IsInvalidArgument(searched.status())) std::abort();
+    return 0;
+  }
+  if (searched->histogram.empty() || searched->reached() > index->size()) std::abort();
+  for (uint64_t i = 0; i < index->size(); ++i) {
+    const uint8_t entry = searched->entries.Get(i);
+    if (entry == puzzledb::PackedTable::kMod3Uncovered &&
+        searched->entries.encoding() == puzzledb::storage::v1::DISTANCE_MOD3) {
+      continue;
+    }
+    if (entry == puzzledb::PackedTable::kByteUncovered) continue;
+    index->Unrank(i, state.data());
+    if (!index->Indexable(state.data()) || index->Rank(state.data()) != i) std::abort();
   }
   return 0;
 }
