@@ -154,6 +154,9 @@ std::string EncodePage(TableEncoding encoding, uint64_t first_entry, uint32_t en
   const size_t n = ZSTD_compress(value.data() + kPageHeader, bound, payload.data(), payload.size(),
                                  compression_level);
   value.resize(kPageHeader + (ZSTD_isError(n) ? 0 : n));
+  // A table's pages are all held until they are written: each keeps what it stores, not
+  // the bound it was compressed into (which held the table's size over again).
+  value.shrink_to_fit();
   return value;
 }
 
