@@ -225,7 +225,7 @@ int BuildDefinition(const Puzzle& puzzle, const BuildCommandOptions& options, Ta
       status != kExitOk) {
     return status;
   }
-  if (absl::Status checked = store.Check(std::string(puzzle.name())); !checked.ok()) {
+  if (absl::Status checked = store.CheckPages(std::string(puzzle.name())); !checked.ok()) {
     err << "puzzledb-build: " << puzzle.name() << ": written, but reading it back failed: "
         << Message(checked) << "\n";
     return kExitFailure;

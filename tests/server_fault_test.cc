@@ -144,9 +144,12 @@ TEST(ServerFaultTest, ACorruptedTableIsRefusedAndItsStatesSearched) {
                                              "/knobs_9001.in",
                                          "");
   ASSERT_EQ(built.exit_code, 0) << built.err;
+  // The table's pages' file: the largest (its metadata record has a file of its own).
   fs::path sst;
   for (const auto& entry : fs::directory_iterator(db)) {
-    if (entry.path().extension() == ".sst") sst = entry.path();
+    if (entry.path().extension() == ".sst" && (sst.empty() || entry.file_size() > fs::file_size(sst))) {
+      sst = entry.path();
+    }
   }
   {
     std::fstream f(sst, std::ios::in | std::ios::out | std::ios::binary);

@@ -258,7 +258,8 @@ absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(const std::s
   return std::shared_ptr<const LoadedTable>(std::move(*pages));
 }
 
-absl::StatusOr<std::shared_ptr<LoadedTable>> TableStore::LoadPages(const TableMetadata& m) const {
+absl::StatusOr<std::shared_ptr<LoadedTable>> TableStore::LoadPages(const TableMetadata& m,
+                                                                   bool keep) const {
   const std::string& table_id = m.table_id();
   auto bad = [&](std::string_view what) {
     return absl::DataLossError(Cat("table ", table_id, ": ", what));
@@ -266,7 +267,7 @@ absl::StatusOr<std::shared_ptr<LoadedTable>> TableStore::LoadPages(const TableMe
   auto table = std::make_shared<LoadedTable>();
   table->metadata = m;
   // Every byte comes from a page, and a table with a page missing is refused.
-  table->entries = PackedTable::Unfilled(m.encoding(), m.state_count());
+  if (keep) table->entries = PackedTable::Unfilled(m.encoding(), m.state_count());
 
   rocksdb::ReadOptions read;
   read.verify_checksums = true;
@@ -282,6 +283,7 @@ absl::StatusOr<std::shared_ptr<LoadedTable>> TableStore::LoadPages(const TableMe
   std::vector<absl::Status> problems(kBatch);
   std::vector<uint32_t> crcs(kBatch);
   std::vector<uint64_t> sizes(kBatch);
+  std::vector<std::vector<uint8_t>> scratch(keep ? 0 : kBatch);  // a page's bytes each
   uint32_t crc = 0;
   it->Seek(prefix);
   for (uint32_t start = 0; start < m.page_count(); start += kBatch) {
@@ -299,9 +301,15 @@ absl::StatusOr<std::shared_ptr<LoadedTable>> TableStore::LoadPages(const TableMe
       const auto count = static_cast<uint32_t>(
           std::min<uint64_t>(m.entries_per_page(), m.state_count() - first));
       // Decompressed into the table's own bytes (disjoint per page) and checked there.
-      sizes[i] = table->entries.BytesFor(count);
-      problems[i] = DecodePageInto(values[i], m.encoding(), first, count,
-                                   table->entries.MutableBytes(first), sizes[i], &crcs[i]);
+      sizes[i] = PackedTable::BytesFor(m.encoding(), count);
+      uint8_t* into;
+      if (keep) {
+        into = table->entries.MutableBytes(first);
+      } else {
+        scratch[i].resize(sizes[i]);
+        into = scratch[i].data();
+      }
+      problems[i] = DecodePageInto(values[i], m.encoding(), first, count, into, sizes[i], &crcs[i]);
     });
     for (uint32_t i = 0; i < n; ++i) {
       if (!problems[i].ok()) return bad(Cat("page ", start + i, ": ", Message(problems[i])));
@@ -440,6 +448,12 @@ absl::Status TableStore::Check(const std::string& table_id) const {
   return absl::DataLossError(Cat("table ", table_id, ": ", Message(copy.status())));
 }
 
+absl::Status TableStore::CheckPages(const std::string& table_id) const {
+  auto m = ReadMetadata(table_id);
+  if (!m.ok()) return m.status();
+  return LoadPages(*m, /*keep=*/false).status();
+}
+
 absl::Status TableStore::Unpack(const std::string& table_id) {
   if (mode_ == Mode::kReadOnly) return absl::FailedPreconditionError("the database is read-only");
   std::lock_guard<std::mutex> lock(write_mutex_);
@@ -523,41 +537,73 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
   const uint32_t per_page = options.entries_per_page;
   const uint64_t pages = PageCount(entries.size(), per_page);
 
-  // Compress the pages (and the band pages) on every thread: task t < pages is entry
-  // page t, task pages + t band page t.
-  const uint64_t tasks = bands != nullptr ? 2 * pages : pages;
-  std::vector<std::string> values(tasks);
-  std::vector<uint32_t> crcs(tasks);
-  std::vector<uint64_t> sizes(tasks);
+  // Pages are compressed a batch at a time on every thread and written in order to an SST
+  // file of their own, so that a batch of them is held rather than all (the compressed
+  // pages were up to three quarters of the entries' size again); band pages likewise to
+  // theirs. The metadata, which needs the pages' checksums and sizes, goes last, to a file
+  // of its own; the files are ingested in one step, all or none (docs/FORMAT.md,
+  // "Atomicity").
   const int threads = options.threads > 0 ? options.threads
                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  OnThreads(tasks, threads, [&](uint64_t t) {
-    const uint64_t p = t % pages;
-    const uint64_t first = p * per_page;
-    const auto count = static_cast<uint32_t>(std::min<uint64_t>(per_page, entries.size() - first));
-    std::string payload;
-    TableEncoding encoding = entries.encoding();
-    if (t < pages) {
-      payload = entries.Slice(first, count);
-    } else {
-      // per_page is a multiple of 4, so a page's bands start on a byte.
-      payload.assign(reinterpret_cast<const char*>(bands->data()) + first / 2, (count + 1) / 2);
-      encoding = storage::v1::DISTANCE_BAND;
+  const std::filesystem::path staging = std::filesystem::path(dir_) / "staging";
+  std::error_code ec;
+  std::filesystem::create_directories(staging, ec);
+  const std::string stem = (staging / Cat(id, "-", generation)).string();
+  std::vector<std::string> files;
+  auto remove_files = [&files, &ec] {
+    for (const std::string& f : files) std::filesystem::remove(f, ec);
+  };
+  // Writes every page of one kind; returns the CRC of their payloads and their stored bytes.
+  auto write_pages = [&](PageKind kind, const std::string& file, uint32_t* crc,
+                         uint64_t* stored) -> absl::Status {
+    files.push_back(file);
+    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), DatabaseOptions(true));
+    rocksdb::Status s = writer.Open(file);
+    const uint64_t batch = static_cast<uint64_t>(threads) * 8;
+    std::vector<std::string> values;
+    std::vector<uint32_t> crcs;
+    std::vector<uint64_t> sizes;
+    *crc = 0;
+    *stored = 0;
+    for (uint64_t begin = 0; s.ok() && begin < pages; begin += batch) {
+      const uint64_t n = std::min(batch, pages - begin);
+      values.assign(n, std::string());
+      crcs.assign(n, 0);
+      sizes.assign(n, 0);
+      OnThreads(n, threads, [&](uint64_t i) {
+        const uint64_t first = (begin + i) * per_page;
+        const auto count = static_cast<uint32_t>(std::min<uint64_t>(per_page, entries.size() - first));
+        std::string payload;
+        TableEncoding encoding = entries.encoding();
+        if (kind == PageKind::kEntries) {
+          payload = entries.Slice(first, count);
+        } else {
+          // per_page is a multiple of 4, so a page's bands start on a byte.
+          payload.assign(reinterpret_cast<const char*>(bands->data()) + first / 2, (count + 1) / 2);
+          encoding = storage::v1::DISTANCE_BAND;
+        }
+        crcs[i] = Crc32(payload);
+        sizes[i] = payload.size();
+        values[i] = EncodePage(encoding, first, count, payload, options.compression_level);
+      });
+      for (uint64_t i = 0; s.ok() && i < n; ++i) {
+        *crc = Crc32Combine(*crc, crcs[i], sizes[i]);
+        *stored += values[i].size();
+        s = writer.Put(PageKey(id, generation, static_cast<uint32_t>(begin + i), kind), values[i]);
+      }
     }
-    crcs[t] = Crc32(payload);
-    sizes[t] = payload.size();
-    values[t] = EncodePage(encoding, first, count, payload, options.compression_level);
-  });
-
+    if (s.ok()) s = writer.Finish();
+    return FromRocks(s, Cat("table ", id, ": writing ", file));
+  };
   uint32_t crc = 0, band_crc = 0;
   uint64_t stored = 0, band_stored = 0;
-  for (uint64_t p = 0; p < pages; ++p) {
-    crc = Crc32Combine(crc, crcs[p], sizes[p]);
-    stored += values[p].size();
+  absl::Status written = write_pages(PageKind::kEntries, stem + "-pages.sst", &crc, &stored);
+  if (written.ok() && bands != nullptr) {
+    written = write_pages(PageKind::kBands, stem + "-bands.sst", &band_crc, &band_stored);
   }
-  for (uint64_t t = pages; t < tasks; ++t) {
-    band_crc = Crc32Combine(band_crc, crcs[t], sizes[t]);
-    band_stored += values[t].size();
+  if (!written.ok()) {
+    remove_files();
+    return written;
   }
   metadata.set_format_version(kTableFormatVersion);
   metadata.set_encoding(entries.encoding());
@@ -570,36 +616,24 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
   metadata.set_band_page_count(bands != nullptr ? static_cast<uint32_t>(pages) : 0);
   metadata.set_band_crc32(band_crc);
   metadata.set_band_stored_bytes(band_stored);
-
-  // One SST file with the metadata record and every page, ingested in one step. An SST is
-  // written in key order: band pages ("B/"), the metadata ("M/"), the pages ("P/").
-  const std::filesystem::path staging = std::filesystem::path(dir_) / "staging";
-  std::error_code ec;
-  std::filesystem::create_directories(staging, ec);
-  const std::string file = (staging / Cat(id, "-", generation, ".sst")).string();
   {
+    const std::string file = stem + "-metadata.sst";
+    files.push_back(file);
     rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), DatabaseOptions(true));
     rocksdb::Status s = writer.Open(file);
-    for (uint64_t p = 0; s.ok() && pages + p < tasks; ++p) {
-      s = writer.Put(PageKey(id, generation, static_cast<uint32_t>(p), PageKind::kBands),
-                     values[pages + p]);
-    }
     if (s.ok()) s = writer.Put(MetadataKey(id), metadata.SerializeAsString());
-    for (uint64_t p = 0; s.ok() && p < pages; ++p) {
-      s = writer.Put(PageKey(id, generation, static_cast<uint32_t>(p)), values[p]);
-    }
     if (s.ok()) s = writer.Finish();
     if (!s.ok()) {
-      std::filesystem::remove(file, ec);
+      remove_files();
       return FromRocks(s, Cat("table ", id, ": writing ", file));
     }
   }
   CrashPoint("before-ingest");
   rocksdb::IngestExternalFileOptions ingest;
   ingest.move_files = true;
-  const rocksdb::Status s = db_->IngestExternalFile({file}, ingest);
-  std::filesystem::remove(file, ec);
-  if (!s.ok()) return FromRocks(s, Cat("table ", id, ": ingesting ", file));
+  const rocksdb::Status s = db_->IngestExternalFile(files, ingest);
+  remove_files();
+  if (!s.ok()) return FromRocks(s, Cat("table ", id, ": ingesting ", Join(files, ", ")));
   CrashPoint("after-ingest");
   // The new table is live; the pages of earlier generations (also those a crash left
   // behind) are garbage now, and so are their unpacked copies.

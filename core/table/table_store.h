@@ -1,8 +1,8 @@
 // The tables on disk: a RocksDB database holding, per table, one metadata record and the
 // table's entries in compressed pages (docs/FORMAT.md describes every byte).
 //
-// A table is written atomically: its pages and its metadata go into one SST file that is
-// ingested in one step, under a new generation, and only then are the previous
+// A table is written atomically: its pages, its band pages and its metadata go into SST
+// files (the pages a batch at a time) that are ingested in one step, under a new generation, and only then are the previous
 // generation's pages deleted. A build killed at any point leaves the previous table (or
 // none) in place, never a half table that looks whole.
 //
@@ -98,6 +98,9 @@ class TableStore {
   // DATA_LOSS naming what is wrong with either (verify and info; a load that reads the copy
   // does not see a damaged page).
   absl::Status Check(const std::string& table_id) const;
+  // Reads every page of a table and checks it (its CRC, and the content CRC), holding a
+  // batch of pages at a time, not the table: a build reading back what it wrote.
+  absl::Status CheckPages(const std::string& table_id) const;
   // Writes a table's unpacked copy from its pages (a database written before the copies
   // existed, or a copy found damaged). REQUIRES: kReadWrite.
   absl::Status Unpack(const std::string& table_id);
@@ -129,7 +132,10 @@ class TableStore {
   absl::StatusOr<std::shared_ptr<const LoadedTable>> Load(const std::string& table_id,
                                                           bool pages_only) const;
   // Every page, checked (the metadata's fields are checked already).
-  absl::StatusOr<std::shared_ptr<LoadedTable>> LoadPages(const TableMetadata& m) const;
+  // `keep` false: each page is decoded into a scratch buffer and checked, and the table's
+  // entries are left empty (CheckPages).
+  absl::StatusOr<std::shared_ptr<LoadedTable>> LoadPages(const TableMetadata& m,
+                                                         bool keep = true) const;
   // NOT_FOUND if the table has no copy, DATA_LOSS if it fails a check.
   absl::StatusOr<std::shared_ptr<LoadedTable>> LoadUnpacked(const TableMetadata& m) const;
   absl::Status WriteUnpacked(const TableMetadata& m, const PackedTable& entries);
