@@ -18,6 +18,10 @@ void AddCaseOptions(CLI::App* command, puzzledb::SolveCommandOptions* options, i
                       "Which puzzle: " + puzzledb::PuzzleNames() +
                           ", or one given as a definition that the database holds")
       ->required();
+  command->add_flag("--scramble", options->scramble,
+                    "Each input line is a sequence of moves played from the goal (an empty line: "
+                    "the goal), named as the puzzle names them, instead of a case of the original "
+                    "input");
   command->add_option("--max-moves", *max_moves, cap_help)->check(CLI::Range(0, 1000));
   command->add_option("--policy", options->policy, "table-then-search, table-only or search-only")
       ->check(CLI::IsMember({"table-then-search", "table-only", "search-only"}))

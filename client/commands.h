@@ -22,6 +22,7 @@ struct SolveCommandOptions {
   bool json = false;                         // one JSON object per case
   bool show = false;                         // solve: draw every board of the solution
   bool count = false;                        // print the number of optimal solutions
+  bool scramble = false;                     // cases are move sequences from the goal
   uint32_t all_optimal = 0;                  // solve: list up to this many optimal solutions
   std::string policy = "table-then-search";  // or "table-only", "search-only"
   BackendOptions backend;

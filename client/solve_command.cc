@@ -137,7 +137,7 @@ int RunCases(const Puzzle& puzzle, Mode mode, const SolveCommandOptions& options
   // Solve keeps the original output's cap (the model's); an analysis has none unless asked.
   const int default_cap = mode == Mode::kSolve ? puzzle.default_max_moves() : 0;
   const int max_moves = options.max_moves.value_or(default_cap);
-  const auto cases = puzzle.ParseOriginal(input);
+  const auto cases = options.scramble ? puzzle.ParseScrambles(input) : puzzle.ParseOriginal(input);
   // The cases from `begin` handed to the backend together (a server answers them over one
   // stream). Text mode stops at a bad case, so a chunk ends with it; an analysis is one
   // case a chunk, asked for when it is printed.

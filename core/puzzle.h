@@ -123,6 +123,12 @@ class Puzzle {
   // The original problem's input, case by case; and back (ParseOriginal reads it).
   virtual std::vector<ParsedCase<Position>> ParseOriginal(std::string_view text) const = 0;
   virtual std::string FormatOriginal(std::span<const Position> positions) const = 0;
+  // Cases given as move sequences, one a line, each played from the goal (a blank line is
+  // the goal itself): moves named as MoveName names them where they are made. A case that
+  // names no move of the puzzle there, or one that does not apply, is INVALID_ARGUMENT
+  // naming the case, the line and the move; so is every case of a puzzle with parameters
+  // (its cases carry them: the original input gives them).
+  virtual std::vector<ParsedCase<Position>> ParseScrambles(std::string_view text) const = 0;
   // The original problem's output for one case.
   virtual std::string FormatOriginalAnswer(const Position& position,
                                            const Solution& solution) const = 0;

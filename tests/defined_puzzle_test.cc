@@ -70,6 +70,43 @@ TEST(DefinedPuzzleTest, TheSamplesAnswerTheirGoldenCasesFromTables) {
   }
 }
 
+// Move sequences played from the goal: the golden scrambles' answers, and each scramble's
+// position the same as its compact form's.
+TEST(DefinedPuzzleTest, ScramblesAreTheirPositions) {
+  auto store = OpenStore("defined_scrambles");
+  std::shared_ptr<TableStore> shared(std::move(store));
+  const auto puzzle = Make("cube2urf", SampleText("cube2urf.tws"));
+  ASSERT_NE(puzzle, nullptr);
+  ASSERT_TRUE(puzzle->Build(puzzle->Goal(nullptr), *shared, BuildOptions{}).ok());
+  Solver solver(shared);
+  std::string out;
+  for (const auto& one : puzzle->ParseScrambles(SampleText("cube2urf_scramble.in"))) {
+    ASSERT_TRUE(one.instance.ok()) << one.instance.status();
+    const auto compact = puzzle->ParseCompact(puzzle->FormatCompact(*one.instance));
+    ASSERT_TRUE(compact.ok());
+    SolveOptions options;
+    options.policy = Policy::kTableOnly;
+    const auto solved = solver.Solve(*one.instance, options);
+    const auto again = solver.Solve(*compact, options);
+    ASSERT_TRUE(solved.ok() && again.ok());
+    EXPECT_EQ(solved->moves, again->moves);
+    out += puzzle->FormatOriginalAnswer(*one.instance, *solved);
+  }
+  EXPECT_EQ(out, SampleText("cube2urf_scramble.out"));
+  // A move of no such name, and one that does not apply (a guarded move where the blank
+  // is not), named with the case and the line.
+  const auto bad = puzzle->ParseScrambles("U R\nU X F\n");
+  ASSERT_EQ(bad.size(), 2u);
+  EXPECT_TRUE(bad[0].instance.ok());
+  EXPECT_EQ(bad[1].instance.status().message(),
+            "case 2, line 2: move 2: 'X' is no move of the cube2urf puzzle there (its moves: U U2 "
+            "U' R R2 R' F F2 F'): 'U X F'");
+  const auto slide = Make("slide_scramble", SampleText("slide32.tws"));
+  ASSERT_NE(slide, nullptr);
+  EXPECT_EQ(slide->ParseScrambles("U D D\n")[0].instance.status().message(),
+            "case 1, line 1: move 3: 'D' does not apply there: 'U D D'");
+}
+
 TEST(DefinedPuzzleTest, TheCubeAsDataHasSectionSixsCensus) {
   auto store = OpenStore("defined_cube");
   const auto puzzle = Make("cube2urf", SampleText("cube2urf.tws"));

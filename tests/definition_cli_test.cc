@@ -85,6 +85,14 @@ TEST_F(DefinitionCliTest, ABuiltDefinitionIsAnsweredFromTheDatabaseAlone) {
   EXPECT_EQ(back.out.substr(0, 3), "21 ") << back.out;
 }
 
+TEST_F(DefinitionCliTest, ScramblesAreAnsweredAsTheOriginalOutput) {
+  ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --definition " + Sample("cube2urf.tws"), "").exit_code, 0);
+  const auto solved = RunCommand(kCli + " solve --scramble --db " + db_ + " --puzzle cube2urf",
+                                 testing::ReadFile(Sample("cube2urf_scramble.in")));
+  EXPECT_EQ(solved.exit_code, 0) << solved.err;
+  EXPECT_EQ(solved.out, testing::ReadFile(Sample("cube2urf_scramble.out")));
+}
+
 TEST_F(DefinitionCliTest, BuildingANameAgainReplacesItsTable) {
   ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --name same --definition " + Sample("slide32.tws"), "").exit_code, 0);
   ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --name same --definition " + Sample("pancake5.tws"), "").exit_code, 0);

@@ -120,6 +120,25 @@ class ModelPuzzle final : public Puzzle {
     }
     return cases;
   }
+  std::vector<ParsedCase<Position>> ParseScrambles(std::string_view text) const override {
+    std::vector<ParsedCase<Position>> cases;
+    const InputLines lines(text);
+    for (int at = 1; at <= lines.count(); ++at) {
+      ParsedCase<Position>& one = cases.emplace_back();
+      one.number = at;
+      one.line = at;
+      one.instance = Scramble(lines.line(at));
+      if (!one.instance.ok()) {
+        one.instance = InputError(at, at, Cat(Message(one.instance.status()), ": ",
+                                              QuoteInput(lines.line(at))));
+      }
+    }
+    if (cases.empty()) {
+      cases.push_back({1, 1, InputError(0, 1, "the input is empty; each line is a sequence of "
+                                              "moves from the goal (an empty line: the goal)")});
+    }
+    return cases;
+  }
   std::string FormatOriginal(std::span<const Position> positions) const override {
     std::vector<Instance> instances;
     instances.reserve(positions.size());
@@ -383,6 +402,40 @@ class ModelPuzzle final : public Puzzle {
   static const Instance& In(const Position& position) { return position.As<Instance>(); }
 
  private:
+  // The goal after the moves named in `line`, each the first move of that name there that
+  // applies.
+  absl::StatusOr<Position> Scramble(std::string_view line) const {
+    if (has_parameters()) {
+      return absl::InvalidArgumentError(
+          Cat("the ", name(), " puzzle's cases carry parameters: give them in its original "
+                              "input, not as moves"));
+    }
+    Instance instance{params_, model_.Goals()[0]};
+    int number = 0;
+    for (const std::string_view token : SplitWhitespace(line)) {
+      ++number;
+      bool named = false, made = false;
+      for (int m = 0; m < MoveCount(model_) && !made; ++m) {
+        if (model_.MoveName(instance.state, m) != token) continue;
+        named = true;
+        typename P::State next;
+        if (model_.Apply(instance.state, m, &next)) {
+          instance.state = next;
+          made = true;
+        }
+      }
+      if (!made) {
+        std::vector<std::string> names;
+        for (int m = 0; m < MoveCount(model_); ++m) names.push_back(model_.MoveName(instance.state, m));
+        return absl::InvalidArgumentError(
+            named ? Cat("move ", number, ": ", QuoteInput(token), " does not apply there")
+                  : Cat("move ", number, ": ", QuoteInput(token), " is no move of the ", name(),
+                        " puzzle there (its moves: ", Join(names, " "), ")"));
+      }
+    }
+    return Of(instance);
+  }
+
   absl::StatusOr<Instance> Parse(std::string_view text) const {
     if constexpr (kStatic) {
       return P::ParseCompact(text);
