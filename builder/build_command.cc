@@ -235,10 +235,14 @@ int BuildDefinition(const Puzzle& puzzle, const BuildCommandOptions& options, Ta
 
 }  // namespace
 
-void RegisterDefinitions(const TableStore& store, std::string_view command, std::ostream& err) {
-  RegisterStoredDefinitions(store, [&err, command](std::string_view line) {
-    err << "puzzledb-build" << (command.empty() ? "" : " ") << command << ": " << line << "\n";
-  });
+void RegisterDefinitions(const TableStore& store, std::string_view command, std::ostream& err,
+                         std::map<std::string, std::string>* refused) {
+  RegisterStoredDefinitions(
+      store,
+      [&err, command](std::string_view line) {
+        err << "puzzledb-build" << (command.empty() ? "" : " ") << command << ": " << line << "\n";
+      },
+      refused);
 }
 
 int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream& err) {
@@ -320,6 +324,7 @@ int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream
 struct OpenedDb {
   std::unique_ptr<TableStore> store;
   std::vector<TableMetadata> tables;
+  std::map<std::string, std::string> refused;  // stored definitions not served, and why
 };
 std::optional<OpenedDb> OpenAndList(const std::string& db, std::string_view command,
                                     std::ostream& err) {
@@ -333,8 +338,9 @@ std::optional<OpenedDb> OpenAndList(const std::string& db, std::string_view comm
     err << "puzzledb-build " << command << ": " << Message(tables.status()) << "\n";
     return std::nullopt;
   }
-  RegisterDefinitions(**store, command, err);
-  return OpenedDb{std::move(*store), std::move(*tables)};
+  std::map<std::string, std::string> refused;
+  RegisterDefinitions(**store, command, err, &refused);
+  return OpenedDb{std::move(*store), std::move(*tables), std::move(refused)};
 }
 
 int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostream& err) {
@@ -363,9 +369,12 @@ int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostrea
     // then the entries against a fresh search.
     absl::Status status = store->Check(m.table_id());
     if (status.ok()) {
+      const auto refused = opened->refused.find(m.table_id());
       status = puzzle != nullptr ? puzzle->Verify(*store, m, threads)
-                                 : absl::DataLossError(Cat("table ", m.table_id(),
-                                                           ": unknown puzzle '", m.puzzle(), "'"));
+               : refused != opened->refused.end()
+                   ? absl::DataLossError(Cat("table ", m.table_id(), ": ", refused->second))
+                   : absl::DataLossError(Cat("table ", m.table_id(), ": unknown puzzle '",
+                                             m.puzzle(), "'"));
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

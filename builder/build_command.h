@@ -2,6 +2,7 @@
 #ifndef PUZZLEDB_BUILDER_BUILD_COMMAND_H_
 #define PUZZLEDB_BUILDER_BUILD_COMMAND_H_
 
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -41,7 +42,9 @@ struct BuildCommandOptions {
 int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream& err);
 // The definitions stored in the database (puzzledb-build --definition) registered as
 // puzzles, so that the commands below find them by name; what cannot be is said on `err`.
-void RegisterDefinitions(const TableStore& store, std::string_view command, std::ostream& err);
+// `refused` (if not null) gets the ones not registered and why, by table id.
+void RegisterDefinitions(const TableStore& store, std::string_view command, std::ostream& err,
+                         std::map<std::string, std::string>* refused = nullptr);
 int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostream& err);
 int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& err);
 // Writes the unpacked copy of every table that `which` selects (kLarge or kAll) from its

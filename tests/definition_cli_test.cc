@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "core/table/table_format.h"
 #include "gtest/gtest.h"
+#include "puzzledb/storage/v1/table.pb.h"
+#include "rocksdb/db.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
@@ -91,6 +94,65 @@ TEST_F(DefinitionCliTest, ScramblesAreAnsweredAsTheOriginalOutput) {
                                  testing::ReadFile(Sample("cube2urf_scramble.in")));
   EXPECT_EQ(solved.exit_code, 0) << solved.err;
   EXPECT_EQ(solved.out, testing::ReadFile(Sample("cube2urf_scramble.out")));
+}
+
+// A build killed before its table is in (and after) leaves the database serving what it
+// served: the earlier table, then both.
+TEST_F(DefinitionCliTest, AKilledBuildLeavesTheEarlierTablesServing) {
+  ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --definition " + Sample("slide32.tws"), "").exit_code, 0);
+  const auto killed = RunCommand("PUZZLEDB_CRASH_AT=before-ingest " + kBuild + " --db " + db_ +
+                                     " -q --definition " + Sample("pancake5.tws"),
+                                 "");
+  EXPECT_EQ(killed.exit_code, 86) << killed.err;
+  const auto tables = RunCommand(kCli + " tables --db " + db_, "");
+  EXPECT_EQ(tables.out.find("pancake5"), std::string::npos) << tables.out;
+  const auto solved = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32",
+                                 testing::ReadFile(Sample("slide32.in")));
+  EXPECT_EQ(solved.out, testing::ReadFile(Sample("slide32.out"))) << solved.err;
+  const auto after = RunCommand("PUZZLEDB_CRASH_AT=after-ingest " + kBuild + " --db " + db_ +
+                                    " -q --definition " + Sample("pancake5.tws"),
+                                "");
+  EXPECT_EQ(after.exit_code, 86) << after.err;
+  const auto pancakes = RunCommand(kCli + " solve --db " + db_ + " --puzzle pancake5",
+                                   testing::ReadFile(Sample("pancake5.in")));
+  EXPECT_EQ(pancakes.out, testing::ReadFile(Sample("pancake5.out"))) << pancakes.err;
+  EXPECT_EQ(RunCommand(kBuild + " verify --db " + db_, "").exit_code, 0);
+}
+
+// A stored definition whose text no longer matches its checksum is never trusted: not
+// served, and verify fails it, saying why.
+TEST_F(DefinitionCliTest, ADamagedDefinitionRecordIsRefused) {
+  ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --definition " + Sample("slide32.tws"), "").exit_code, 0);
+  {
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), db_, &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    std::string value;
+    ASSERT_TRUE(db->Get(rocksdb::ReadOptions(), MetadataKey("slide32"), &value).ok());
+    storage::v1::TableMetadata m;
+    ASSERT_TRUE(m.ParseFromString(value));
+    // Still a definition that reads, and the same table's size: only the checksum tells.
+    std::string text = m.parameters();
+    const size_t at = text.find("Name Slide32");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, 12, "Name Slide33");
+    m.set_parameters(text);
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), MetadataKey("slide32"), m.SerializeAsString()).ok());
+  }
+  const auto verify = RunCommand(kBuild + " verify --db " + db_, "");
+  EXPECT_EQ(verify.exit_code, 1);
+  EXPECT_NE(verify.err.find("not serving slide32: its stored definition fails its checksum"),
+            std::string::npos)
+      << verify.err;
+  EXPECT_NE(verify.out.find("slide32: FAILED: table slide32: its stored definition fails its checksum"),
+            std::string::npos)
+      << verify.out;
+  const auto solved = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32", "1 2 3 4 5 6\n");
+  EXPECT_EQ(solved.exit_code, 2);
+  EXPECT_NE(solved.err.find("not serving slide32: its stored definition fails its checksum"),
+            std::string::npos)
+      << solved.err;
+  EXPECT_NE(solved.err.find("unknown puzzle 'slide32'"), std::string::npos) << solved.err;
 }
 
 TEST_F(DefinitionCliTest, BuildingANameAgainReplacesItsTable) {

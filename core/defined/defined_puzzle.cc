@@ -316,7 +316,8 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
 }
 
 int RegisterStoredDefinitions(const TableStore& store,
-                              const std::function<void(std::string_view)>& log) {
+                              const std::function<void(std::string_view)>& log,
+                              std::map<std::string, std::string>* refused) {
   auto tables = store.List();
   if (!tables.ok()) {
     if (log) log(Cat("stored definitions: ", Message(tables.status())));
@@ -324,6 +325,10 @@ int RegisterStoredDefinitions(const TableStore& store,
   }
   int registered = 0;
   for (const TableMetadata& m : *tables) {
+    auto refuse = [&](const std::string& why) {
+      if (log) log(Cat("not serving ", m.puzzle(), ": ", why));
+      if (refused != nullptr) (*refused)[m.table_id()] = why;
+    };
     const Puzzle* known = FindPuzzle(m.puzzle());
     if (known != nullptr) continue;  // built in, or registered already
     // A definition's table: the header and its text as parameters, the text's CRC-32 as
@@ -331,20 +336,16 @@ int RegisterStoredDefinitions(const TableStore& store,
     std::string_view text = m.parameters();
     if (text.substr(0, kDefinitionHeaderStart.size()) != kDefinitionHeaderStart) continue;
     if (text.substr(0, kDefinitionHeader.size()) != kDefinitionHeader) {
-      if (log) {
-        log(Cat("not serving ", m.puzzle(), ": its table follows another layout of the index (",
-                QuoteInput(text.substr(0, text.find('\n'))), "); rebuild it with puzzledb-build "
-                "--definition"));
-      }
+      refuse(Cat("its table follows another layout of the index (",
+                 QuoteInput(text.substr(0, text.find('\n'))),
+                 "); rebuild it with puzzledb-build --definition"));
       continue;
     }
     text.remove_prefix(kDefinitionHeader.size());
     if (Crc32(text) != m.parameters_fingerprint()) {
-      if (log) {
-        log(Cat("not serving ", m.puzzle(), ": its stored definition fails its checksum (crc32 ",
-                Hex32(Crc32(text)), ", recorded ", Hex32(static_cast<uint32_t>(m.parameters_fingerprint())),
-                "); rebuild it with puzzledb-build --definition"));
-      }
+      refuse(Cat("its stored definition fails its checksum (crc32 ", Hex32(Crc32(text)),
+                 ", recorded ", Hex32(static_cast<uint32_t>(m.parameters_fingerprint())),
+                 "); rebuild it with puzzledb-build --definition"));
       continue;
     }
     std::string file = Cat(m.puzzle(), ".tws");
@@ -352,11 +353,11 @@ int RegisterStoredDefinitions(const TableStore& store,
     if (described.rfind("file ", 0) == 0) file = described.substr(5, described.find(',') - 5);
     auto puzzle = MakeDefinedPuzzle(m.puzzle(), text, file, std::max(kDefaultMaxDefinedStates, m.state_count()));
     if (!puzzle.ok()) {
-      if (log) log(Cat("not serving ", m.puzzle(), ": ", Message(puzzle.status())));
+      refuse(std::string(Message(puzzle.status())));
       continue;
     }
     if (absl::Status added = RegisterPuzzle(*std::move(puzzle)); !added.ok()) {
-      if (log) log(Cat("not serving ", m.puzzle(), ": ", Message(added)));
+      refuse(std::string(Message(added)));
       continue;
     }
     ++registered;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,10 +38,12 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
 
 // Makes and registers the puzzle of every definition stored in `store` (a table's
 // metadata whose puzzle is no built-in one): a definition that fails its checksum or no
-// longer reads is not registered, and `log` says why. Returns how many were registered.
-// A name registered already (by this program) is left as it is.
+// longer reads is not registered, `log` says why, and so does `refused` (if not null), by
+// table id. Returns how many were registered. A name registered already (by this program)
+// is left as it is.
 int RegisterStoredDefinitions(const TableStore& store,
-                              const std::function<void(std::string_view)>& log);
+                              const std::function<void(std::string_view)>& log,
+                              std::map<std::string, std::string>* refused = nullptr);
 
 // True if `puzzle` was made from a definition (and `table` is the metadata of its table):
 // the definition's name, file checksum and sets for `info`.
