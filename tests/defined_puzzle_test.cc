@@ -3,16 +3,19 @@
 // again from the database alone.
 #include <filesystem>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/defined/defined_puzzle.h"
+#include "core/definition/read_definition.h"
 #include "core/solver.h"
 #include "core/table/table_builder.h"
 #include "core/table/table_store.h"
 #include "core/util/strings.h"
 #include "gtest/gtest.h"
+#include "tests/definition_brute_force.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
@@ -105,6 +108,61 @@ TEST(DefinedPuzzleTest, ScramblesAreTheirPositions) {
   ASSERT_NE(slide, nullptr);
   EXPECT_EQ(slide->ParseScrambles("U D D\n")[0].instance.status().message(),
             "case 1, line 1: move 3: 'D' does not apply there: 'U D D'");
+}
+
+// Every reachable state of each small definition, and thousands drawn at random from its
+// index (reachable or not), answered from its table through the Puzzle interface, against
+// the brute force: the distance and the lexicographically smallest moves, or -1.
+TEST(DefinedPuzzleTest, RandomStatesAgreeWithTheBruteForce) {
+  auto store = OpenStore("defined_random");
+  std::shared_ptr<TableStore> shared(std::move(store));
+  const std::string strip =  // several goals, identical pieces, guarded moves
+      "Set S 5 1\nSolved\nS\n1 1 2 2 3\nEnd\nSolved\nS\n2 2 1 1 3\nEnd\n"
+      "Move L\nIf S 5 3\nS\n1 2 3 5 4\nEnd\nMove L\nIf S 4 3\nS\n1 2 4 3 5\nEnd\n"
+      "Move L\nIf S 3 3\nS\n1 3 2 4 5\nEnd\nMove L\nIf S 2 3\nS\n2 1 3 4 5\nEnd\n"
+      "Move J\nIf S 1 3\nS\n3 2 1 4 5\nEnd\nMove J\nIf S 3 3\nS\n3 2 1 4 5\nEnd\n";
+  const std::string turns =  // orientations, a sum kept, powers
+      "Set C 4 3\nSolved\nC\n1 2 3 4\nEnd\nMove A\nC\n2 3 1 4\n1 2 0 0\nEnd\n"
+      "Move B\nC\n1 3 4 2\n0 0 1 2\nEnd\n";
+  struct Case {
+    std::string name, text;
+  };
+  std::mt19937_64 rng(50);
+  for (const Case& c : {Case{"r_slide", SampleText("slide32.tws")}, Case{"r_pancake", SampleText("pancake5.tws")},
+                        Case{"r_dials", SampleText("dials3.tws")}, Case{"r_strip", strip},
+                        Case{"r_turns", turns}}) {
+    auto definition = ReadDefinition(c.text, c.name + ".tws");
+    ASSERT_TRUE(definition.ok()) << c.name << ": " << definition.status();
+    const testing::BruteForce all(*definition);
+    const auto puzzle = Make(c.name, c.text);
+    ASSERT_NE(puzzle, nullptr);
+    ASSERT_TRUE(puzzle->Build(puzzle->Goal(nullptr), *shared, BuildOptions{}).ok()) << c.name;
+    Solver solver(shared);
+    SolveOptions options;
+    options.policy = Policy::kTableOnly;
+    auto answer = [&](const Position& p) {
+      const auto solved = solver.Solve(p, options);
+      EXPECT_TRUE(solved.ok()) << c.name << ": " << solved.status();
+      std::string line = puzzle->FormatOriginalAnswer(p, *solved);
+      line.pop_back();
+      return line;
+    };
+    int checked = 0;
+    for (const DefinedState& s : all.states()) {
+      const auto p = puzzle->ParseCompact(definition->FormatCompact(s));
+      ASSERT_TRUE(p.ok());
+      ASSERT_EQ(answer(*p), all.Answer(s)) << c.name << ": " << definition->FormatCompact(s);
+      ++checked;
+    }
+    for (int i = 0; i < 3000; ++i) {
+      const Position p = puzzle->Random(puzzle->Goal(nullptr), rng);
+      auto s = definition->ParseCompact(puzzle->FormatCompact(p));
+      ASSERT_TRUE(s.ok());
+      ASSERT_EQ(answer(p), all.Answer(*s)) << c.name << ": " << definition->FormatCompact(*s);
+      ++checked;
+    }
+    EXPECT_GE(checked, 3000) << c.name;
+  }
 }
 
 TEST(DefinedPuzzleTest, TheCubeAsDataHasSectionSixsCensus) {
