@@ -1,0 +1,164 @@
+// Puzzles as data served: a server started on a database that holds definitions (and no
+// file of them) answers every sample's cases over gRPC and over HTTP in the generic form as
+// the original output says, lists them, and refuses a bad state naming the set and the rule.
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "client/puzzledb/client.h"
+#include "gtest/gtest.h"
+#include "tests/raw_http.h"
+#include "tests/server_process.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace definition_server_test {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string Sample(const std::string& name) {
+  return std::string(PUZZLEDB_GOLDEN_DIR) + "/definitions/" + name;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The original output's line from an answer's outcome, distance and move names.
+std::string OriginalLine(const std::string& outcome, int distance, const std::vector<std::string>& moves) {
+  if (outcome != "SOLVED") return "-1";
+  std::string line = std::to_string(distance);
+  for (const std::string& m : moves) line += " " + m;
+  return line;
+}
+
+// "1 6 3" as a query value.
+std::string UrlEncoded(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == ' ') {
+      out += '+';
+    } else if (c == '|') {
+      out += "%7C";
+    } else if (c == '/') {
+      out += "%2F";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// The strings of a JSON array field ("moves":["D","L"]) in a flat answer.
+std::vector<std::string> JsonStrings(const std::string& body, const std::string& field) {
+  std::vector<std::string> out;
+  size_t at = body.find("\"" + field + "\":[");
+  if (at == std::string::npos) return out;
+  at = body.find('[', at) + 1;
+  const size_t end = body.find(']', at);
+  while (at < end) {
+    const size_t open = body.find('"', at);
+    if (open == std::string::npos || open > end) break;
+    const size_t close = body.find('"', open + 1);
+    out.push_back(body.substr(open + 1, close - open - 1));
+    at = close + 1;
+  }
+  return out;
+}
+
+std::string JsonField(const std::string& body, const std::string& field) {
+  const size_t at = body.find("\"" + field + "\":");
+  if (at == std::string::npos) return "";
+  size_t begin = at + field.size() + 3;
+  if (body[begin] == '"') ++begin;
+  size_t end = begin;
+  while (end < body.size() && body[end] != '"' && body[end] != ',' && body[end] != '}') ++end;
+  return body.substr(begin, end - begin);
+}
+
+TEST(DefinitionServerTest, TheSamplesAreAnsweredOverGrpcAndHttp) {
+  const std::string db = testing::TempPath("definition_server_db");
+  fs::remove_all(db);
+  const std::vector<std::string> names = {"slide32", "pancake5", "dials3", "cube2urf"};
+  std::string build = std::string(PUZZLEDB_BUILD) + " -q --db " + db;
+  // From copies that are then deleted: the server has the database alone.
+  const fs::path copies = testing::TempPath("definition_server_files");
+  fs::create_directories(copies);
+  for (const std::string& name : names) {
+    fs::copy_file(Sample(name + ".tws"), copies / (name + ".tws"), fs::copy_options::overwrite_existing);
+    build += " --definition " + (copies / (name + ".tws")).string();
+  }
+  const auto built = testing::RunCommand(build, "");
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  fs::remove_all(copies);
+
+  testing::ServerProcess server(PUZZLEDB_SERVER, db, {"--no-build-missing-tables"},
+                                testing::TempPath("definition_server.log"));
+  ASSERT_FALSE(server.address().empty()) << server.Log();
+  EXPECT_NE(server.Log().find("serving 4 puzzle(s) given as definitions"), std::string::npos) << server.Log();
+  ClientOptions options;
+  options.target = server.address();
+  options.timeout = 10000ms;
+  Client client(options);
+
+  auto listed = client.ListPuzzles();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  std::vector<std::string> listed_names;
+  for (const auto& p : listed->puzzles()) listed_names.push_back(p.name());
+  for (const std::string& name : names) {
+    EXPECT_NE(std::find(listed_names.begin(), listed_names.end(), name), listed_names.end()) << name;
+  }
+
+  for (const std::string& name : names) {
+    const auto in = Lines(testing::ReadFile(Sample(name + ".in")));
+    const auto want = Lines(testing::ReadFile(Sample(name + ".out")));
+    ASSERT_EQ(in.size(), want.size()) << name;
+    for (size_t i = 0; i < in.size(); ++i) {
+      // gRPC, the generic form.
+      v1::SolveRequest request;
+      request.mutable_puzzle()->set_name(name);
+      request.mutable_puzzle()->set_state(in[i]);
+      auto answer = client.Solve(request);
+      ASSERT_TRUE(answer.ok()) << name << ": " << in[i] << ": " << answer.status();
+      std::vector<std::string> moves(answer->moves().begin(), answer->moves().end());
+      EXPECT_EQ(OriginalLine(v1::Outcome_Name(answer->outcome()), static_cast<int>(answer->distance()), moves),
+                want[i])
+          << name << " over gRPC: " << in[i];
+      // HTTP.
+      testing::Raw http(server.http_port());
+      ASSERT_TRUE(http.connected());
+      ASSERT_TRUE(http.Send(testing::Get("/v1/solve?puzzle=" + name + "&state=" + UrlEncoded(in[i]))));
+      const std::string reply = http.Answer();
+      ASSERT_EQ(testing::StatusOf(reply), 200) << reply;
+      const std::string body = testing::BodyOf(reply);
+      EXPECT_EQ(OriginalLine(JsonField(body, "outcome"), std::atoi(JsonField(body, "distance").c_str()),
+                             JsonStrings(body, "moves")),
+                want[i])
+          << name << " over HTTP: " << in[i] << ": " << body;
+    }
+  }
+
+  // A bad state: refused naming the set and the rule, on both.
+  v1::SolveRequest bad;
+  bad.mutable_puzzle()->set_name("slide32");
+  bad.mutable_puzzle()->set_state("1 2 3 4 5 5");
+  const auto refused = client.Solve(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(std::string(refused.status().message()).find("set T: holds label 5 more times than the goal does"),
+            std::string::npos)
+      << refused.status();
+  testing::Raw http(server.http_port());
+  ASSERT_TRUE(http.Send(testing::Get("/v1/solve?puzzle=slide32&state=1+2+3+4+5+5")));
+  const std::string reply = http.Answer();
+  EXPECT_EQ(testing::StatusOf(reply), 400) << reply;
+  EXPECT_NE(reply.find("set T: holds label 5 more times than the goal does"), std::string::npos) << reply;
+  fs::remove_all(db);
+}
+
+}  // namespace definition_server_test
+}  // namespace puzzledb
