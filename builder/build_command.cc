@@ -180,6 +180,10 @@ int BuildPuzzle(const Puzzle& puzzle, const BuildCommandOptions& options,
 // file, the line and the rule).
 absl::StatusOr<std::vector<std::shared_ptr<const Puzzle>>> DefinedPuzzles(
     const BuildCommandOptions& options) {
+  if (!options.definitions.empty() && options.max_depth >= 0 && !options.puzzle_given) {
+    return absl::InvalidArgumentError(
+        "--max-depth builds a partial table; a definition's table is always complete");
+  }
   if (!options.name.empty() && options.definitions.size() != 1) {
     return absl::InvalidArgumentError(
         Cat("--name names the puzzle of one --definition, and ", options.definitions.size(),

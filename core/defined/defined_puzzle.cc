@@ -64,25 +64,10 @@ absl::StatusOr<typename DefinedModel<E>::Instance> DefinedModel<E>::ParseCompact
 template <TableEncodingKind E>
 std::vector<ParsedCase<typename DefinedModel<E>::Instance>> DefinedModel<E>::ParseOriginal(
     Params params, std::string_view text) {
-  std::vector<ParsedCase<Instance>> cases;
-  const InputLines lines(text);
-  int case_number = 1;
-  for (int at = lines.SkipBlank(1); at <= lines.count(); at = lines.SkipBlank(at + 1)) {
-    auto instance = ParseCompact(params, StripWhitespace(lines.line(at)));
-    if (instance.ok()) {
-      cases.push_back({case_number, at, *instance});
-    } else {
-      cases.push_back({case_number, at,
-                       InputError(case_number, at, Cat(Message(instance.status()), ": ",
-                                                       QuoteInput(lines.line(at))))});
-    }
-    ++case_number;
-  }
-  if (cases.empty()) {
-    cases.push_back({1, 1, InputError(0, 1, Cat("the input is empty; each line is a state of the ",
-                                                params->name, " puzzle: ", params->compact_help))});
-  }
-  return cases;
+  return ParseCaseLines<Instance>(
+      text, [params](std::string_view line) { return ParseCompact(params, StripWhitespace(line)); },
+      Cat("the input is empty; each line is a state of the ", params->name, " puzzle: ",
+          params->compact_help));
 }
 
 template <TableEncodingKind E>

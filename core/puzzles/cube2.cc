@@ -262,25 +262,9 @@ std::string Cube2Puzzle::FormatCompact(const Instance& instance) {
 }
 
 std::vector<ParsedCase<Cube2Puzzle::Instance>> Cube2Puzzle::ParseOriginal(std::string_view text) {
-  std::vector<ParsedCase<Instance>> cases;
-  const InputLines lines(text);
-  int case_number = 1;
-  for (int at = lines.SkipBlank(1); at <= lines.count(); at = lines.SkipBlank(at + 1)) {
-    auto instance = ParseCompact(lines.line(at));
-    if (instance.ok()) {
-      cases.push_back({case_number, at, *instance});
-    } else {
-      cases.push_back({case_number, at,
-                       InputError(case_number, at, Cat(Message(instance.status()), ": ",
-                                                       QuoteInput(lines.line(at))))});
-    }
-    ++case_number;
-  }
-  if (cases.empty()) {
-    cases.push_back({1, 1, InputError(0, 1, "the input is empty; each line is a cube of 24 "
-                                            "stickers, face by face (U R F D L B)")});
-  }
-  return cases;
+  return ParseCaseLines<Instance>(
+      text, [](std::string_view line) { return ParseCompact(line); },
+      "the input is empty; each line is a cube of 24 stickers, face by face (U R F D L B)");
 }
 
 std::string Cube2Puzzle::FormatOriginal(const std::vector<Instance>& instances) {

@@ -68,25 +68,14 @@ std::string EightPuzzle::FormatOriginal(const std::vector<Instance>& instances) 
 }
 
 std::vector<ParsedCase<EightPuzzle::Instance>> EightPuzzle::ParseOriginal(std::string_view text) {
-  std::vector<ParsedCase<Instance>> cases;
-  const InputLines lines(text);
-  int case_number = 1;
-  for (int at = lines.SkipBlank(1); at <= lines.count(); at = lines.SkipBlank(at + 1)) {
-    auto board = BoardFromDigits(Squeezed(StripWhitespace(lines.line(at))));
-    if (board.ok()) {
-      cases.push_back({case_number, at, Instance{{}, *board}});
-    } else {
-      cases.push_back({case_number, at,
-                       InputError(case_number, at,
-                                  Cat(Message(board.status()), ": ", QuoteInput(lines.line(at))))});
-    }
-    ++case_number;
-  }
-  if (cases.empty()) {
-    cases.push_back({1, 1, InputError(0, 1, "the input is empty; each line is a board of 9 "
-                                            "digits, row-major, 0 for the empty place")});
-  }
-  return cases;
+  return ParseCaseLines<Instance>(
+      text,
+      [](std::string_view line) -> absl::StatusOr<Instance> {
+        auto board = BoardFromDigits(Squeezed(StripWhitespace(line)));
+        if (!board.ok()) return board.status();
+        return Instance{{}, *board};
+      },
+      "the input is empty; each line is a board of 9 digits, row-major, 0 for the empty place");
 }
 
 std::string EightPuzzle::FormatOriginalAnswer(const Instance&, const EightPuzzle&,

@@ -159,57 +159,58 @@ TableMetadata MetadataFor(const P& model, const BfsResult& bfs, int max_depth) {
   return m;
 }
 
-// Runs the BFS and writes the table (replacing the previous one atomically).
-template <PuzzleModel P>
-absl::StatusOr<TableMetadata> BuildTable(const P& model, TableStore& store,
-                                         const BuildOptions& options) {
-  const auto started = std::chrono::steady_clock::now();
-  if constexpr (HasOwnSearch<P>) {
-    BfsOptions search_options;
-    search_options.threads = options.threads;
-    search_options.on_layer = options.on_layer;
-    auto searched = model.SearchTable(search_options, /*exact=*/false);
-    if (!searched.ok()) return searched.status();
-    BfsResult summary;  // the histogram alone
-    summary.histogram = searched->histogram;
-    summary.complete = true;
-    summary.seconds = searched->seconds;
-    TableMetadata metadata = MetadataFor(model, summary, -1);
-    TableWriteOptions write;
-    write.compression_level = options.compression_level;
-    write.threads = options.threads;
-    write.unpacked = options.unpacked;
-    metadata.set_build_seconds(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    const absl::Status written = store.Write(metadata, searched->entries, write, nullptr);
-    if (!written.ok()) return written;
-    return store.ReadMetadata(metadata.table_id());
-  }
-  BfsOptions bfs_options;
-  bfs_options.max_depth = options.max_depth;
-  bfs_options.threads = options.threads;
-  bfs_options.on_layer = options.on_layer;
-  BfsResult bfs = RetrogradeBfs<typename P::Space>(model.space()).Run(bfs_options);
-  TableMetadata metadata = MetadataFor(model, bfs, options.max_depth);
-  auto entries = EntriesFor(model, bfs.distance, options.threads);
-  if (!entries.ok()) return entries.status();
-  // A residue table may also keep its distances divided by 3 (band pages), from which
-  // sampling learns exact distances without searching again.
-  HugeBuffer bands;
-  if (EncodingOf<P>() == storage::v1::DISTANCE_MOD3 && options.band_pages) {
-    bands = PackBands(bfs.distance);
-  }
-  bfs.distance = {};  // free 1 byte per state before compressing
+// Writes a build's entries (and band pages, if any) as `options` say, replacing the table's
+// previous build atomically; the build's time counts from `started`.
+inline absl::StatusOr<TableMetadata> WriteBuilt(TableStore& store, TableMetadata metadata,
+                                               const PackedTable& entries, const HugeBuffer* bands,
+                                               const BuildOptions& options,
+                                               std::chrono::steady_clock::time_point started) {
   TableWriteOptions write;
   write.compression_level = options.compression_level;
   write.threads = options.threads;
   write.unpacked = options.unpacked;
   metadata.set_build_seconds(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-  const absl::Status written =
-      store.Write(metadata, *entries, write, bands.empty() ? nullptr : &bands);
+  const absl::Status written = store.Write(metadata, entries, write, bands);
   if (!written.ok()) return written;
   return store.ReadMetadata(metadata.table_id());
+}
+
+// Runs the BFS (or the model's own search) and writes the table (replacing the previous one
+// atomically).
+template <PuzzleModel P>
+absl::StatusOr<TableMetadata> BuildTable(const P& model, TableStore& store,
+                                         const BuildOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  BfsOptions bfs_options;
+  bfs_options.max_depth = options.max_depth;
+  bfs_options.threads = options.threads;
+  bfs_options.on_layer = options.on_layer;
+  if constexpr (HasOwnSearch<P>) {
+    // Its entries straight from the search, complete.
+    auto searched = model.SearchTable(bfs_options, /*exact=*/false);
+    if (!searched.ok()) return searched.status();
+    BfsResult summary;  // the histogram alone
+    summary.histogram = searched->histogram;
+    summary.complete = true;
+    summary.seconds = searched->seconds;
+    return WriteBuilt(store, MetadataFor(model, summary, -1), searched->entries, nullptr,
+                      options, started);
+  } else {
+    BfsResult bfs = RetrogradeBfs<typename P::Space>(model.space()).Run(bfs_options);
+    TableMetadata metadata = MetadataFor(model, bfs, options.max_depth);
+    auto entries = EntriesFor(model, bfs.distance, options.threads);
+    if (!entries.ok()) return entries.status();
+    // A residue table may also keep its distances divided by 3 (band pages), from which
+    // sampling learns exact distances without searching again.
+    HugeBuffer bands;
+    if (EncodingOf<P>() == storage::v1::DISTANCE_MOD3 && options.band_pages) {
+      bands = PackBands(bfs.distance);
+    }
+    bfs.distance = {};  // free 1 byte per state before compressing
+    return WriteBuilt(store, std::move(metadata), *entries, bands.empty() ? nullptr : &bands,
+                      options, started);
+  }
 }
 
 // A stored table against a fresh BFS of the same depth: the histogram, the coverage and

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -52,6 +53,32 @@ absl::Status InputError(int case_number, int line, std::string_view what);
 // Quotes a piece of input for an error message, shortened and with control characters
 // escaped, so a message never carries raw binary or a whole line of garbage.
 std::string QuoteInput(std::string_view text);
+
+// The cases of an input of one case a line, blank lines skipped: `parse(line)` reads each
+// (an absl::StatusOr<Instance>; its error gets the case, the line and the line's text). An
+// input without a case is one case whose error says `empty` ("the input is empty; ...").
+template <class Instance, class Parse>
+std::vector<ParsedCase<Instance>> ParseCaseLines(std::string_view text, Parse parse,
+                                                 std::string_view empty) {
+  std::vector<ParsedCase<Instance>> cases;
+  const InputLines lines(text);
+  int case_number = 1;
+  for (int at = lines.SkipBlank(1); at <= lines.count(); at = lines.SkipBlank(at + 1)) {
+    absl::StatusOr<Instance> instance = parse(lines.line(at));
+    if (instance.ok()) {
+      cases.push_back({case_number, at, *std::move(instance)});
+    } else {
+      cases.push_back({case_number, at,
+                       InputError(case_number, at,
+                                  std::string(instance.status().message()) + ": " +
+                                      QuoteInput(lines.line(at)))});
+    }
+    ++case_number;
+  }
+  if (cases.empty()) cases.push_back({1, 1, InputError(0, 1, empty)});
+  return cases;
+}
+
 
 }  // namespace puzzledb
 
