@@ -266,6 +266,19 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& optio
   return std::unique_ptr<Backend>(new LocalBackend(std::move(store), options, std::move(log)));
 }
 
+const Puzzle* FindPuzzleOf(Backend& backend, std::string_view name,
+                           const std::function<void(std::string_view)>& log) {
+  if (const Puzzle* known = FindPuzzle(name); known != nullptr) return known;
+  auto listed = backend.ListPuzzles();
+  if (!listed.ok()) return nullptr;
+  std::vector<std::pair<std::string, std::string>> definitions;
+  for (const auto& p : listed->puzzles()) {
+    if (!p.definition().empty()) definitions.emplace_back(p.name(), p.definition());
+  }
+  RegisterListedDefinitions(definitions, log);
+  return FindPuzzle(name);
+}
+
 std::unique_ptr<Backend> MakeCommandBackend(const BackendOptions& options, std::ostream& err,
                                             int* exit_code) {
   auto backend = MakeBackend(options, [&err](std::string_view line) {

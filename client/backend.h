@@ -8,9 +8,11 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/puzzle.h"
 #include "puzzledb/v1/solver.pb.h"
 
 namespace puzzledb {
@@ -55,6 +57,12 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& optio
 // MakeBackend for a command: its warnings go to `err` as "puzzledb: ..."; when it fails,
 // null, with why on `err` and *exit_code set (kExitBadInput for a usage error, else
 // kExitFailure).
+// The puzzle named `name`: one this program knows, or one the backend lists with its
+// definition (a server's puzzle given as a definition file), made here from it so that its
+// states are read and written as the server does. Null if there is none.
+const Puzzle* FindPuzzleOf(Backend& backend, std::string_view name,
+                           const std::function<void(std::string_view)>& log);
+
 std::unique_ptr<Backend> MakeCommandBackend(const BackendOptions& options, std::ostream& err,
                                             int* exit_code);
 

@@ -111,7 +111,9 @@ int RunSampleCommand(const SampleCommandOptions& options, std::ostream& out, std
   int exit_code = kExitOk;
   std::unique_ptr<Backend> backend = MakeCommandBackend(options.backend, err, &exit_code);
   if (backend == nullptr) return exit_code;
-  const Puzzle* puzzle = FindPuzzle(options.puzzle);
+  const Puzzle* puzzle = FindPuzzleOf(*backend, options.puzzle, [&err](std::string_view line) {
+    err << "puzzledb: " << line << "\n";
+  });
   if (puzzle == nullptr) {
     err << "puzzledb: unknown puzzle '" << options.puzzle << "'; choose one of " << PuzzleNames()
         << "\n";

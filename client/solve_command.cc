@@ -238,7 +238,9 @@ int Run(Mode mode, const SolveCommandOptions& options, std::string_view input, s
   int status = kExitOk;
   std::unique_ptr<Backend> backend = MakeCommandBackend(options.backend, err, &status);
   if (backend == nullptr) return status;
-  const Puzzle* puzzle = FindPuzzle(options.puzzle);
+  const Puzzle* puzzle = FindPuzzleOf(*backend, options.puzzle, [&err](std::string_view line) {
+    err << "puzzledb: " << line << "\n";
+  });
   if (puzzle == nullptr) {
     err << "puzzledb: unknown puzzle '" << options.puzzle << "'; choose one of " << PuzzleNames()
         << "\n";

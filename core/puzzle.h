@@ -110,6 +110,9 @@ class Puzzle {
   virtual bool pattern_tables() const = 0;
   // True if there is one goal state (answers then need not say which goal was reached).
   virtual bool single_goal() const = 0;
+  // A puzzle given as a definition file: the file (docs/PUZZLES.md, section 7); empty for a
+  // puzzle written in C++.
+  virtual std::string_view definition() const = 0;
   // Empty if a table's entries are the puzzle's positions, so that its histogram is the
   // puzzle's census (positions per distance); else what they are instead, for people.
   virtual std::string_view table_entries() const = 0;

@@ -143,6 +143,20 @@ TEST(DefinitionServerTest, TheSamplesAreAnsweredOverGrpcAndHttp) {
     }
   }
 
+  // The command line against the server knows its definitions from ListPuzzles (their
+  // files), and reads and writes their states itself.
+  for (const std::string& name : names) {
+    const auto solved = testing::RunCommand(std::string(PUZZLEDB_CLI) + " --server " + server.address() +
+                                                " solve --puzzle " + name,
+                                            testing::ReadFile(Sample(name + ".in")));
+    EXPECT_EQ(solved.exit_code, 0) << solved.err;
+    EXPECT_EQ(solved.out, testing::ReadFile(Sample(name + ".out"))) << name;
+  }
+  const auto scrambled = testing::RunCommand(std::string(PUZZLEDB_CLI) + " --server " + server.address() +
+                                                 " solve --scramble --puzzle cube2urf",
+                                             testing::ReadFile(Sample("cube2urf_scramble.in")));
+  EXPECT_EQ(scrambled.out, testing::ReadFile(Sample("cube2urf_scramble.out"))) << scrambled.err;
+
   // A bad state: refused naming the set and the rule, on both.
   v1::SolveRequest bad;
   bad.mutable_puzzle()->set_name("slide32");

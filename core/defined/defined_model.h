@@ -135,6 +135,7 @@ class DefinedModel {
   bool single_goal() const { return params_->goals.size() == 1; }
   int move_count() const { return params_->moves.move_count(); }
   int InverseMove(int move) const { return params_->inverse[static_cast<size_t>(move)]; }
+  std::string_view definition() const { return params_->text; }
   BoardLayout Layout() const;
 
   // ---- moves and goals

@@ -350,6 +350,22 @@ int RegisterStoredDefinitions(const TableStore& store,
   return registered;
 }
 
+int RegisterListedDefinitions(const std::vector<std::pair<std::string, std::string>>& listed,
+                              const std::function<void(std::string_view)>& log) {
+  int registered = 0;
+  for (const auto& [name, text] : listed) {
+    if (text.empty() || FindPuzzle(name) != nullptr) continue;
+    auto puzzle = MakeDefinedPuzzle(name, text, Cat(name, ".tws"), kLargestMaxDefinedStates);
+    absl::Status added = puzzle.ok() ? RegisterPuzzle(*std::move(puzzle)) : puzzle.status();
+    if (!added.ok()) {
+      if (log) log(Cat("the server's puzzle ", name, " cannot be read here: ", Message(added)));
+      continue;
+    }
+    ++registered;
+  }
+  return registered;
+}
+
 bool SummarizeDefinition(const Puzzle& puzzle, DefinitionSummary* summary) {
   const DefinedPuzzleData* data = DataOf(puzzle);
   if (data == nullptr) return false;

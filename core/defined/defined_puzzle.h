@@ -10,6 +10,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/puzzle.h"
@@ -44,6 +46,12 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
 int RegisterStoredDefinitions(const TableStore& store,
                               const std::function<void(std::string_view)>& log,
                               std::map<std::string, std::string>* refused = nullptr);
+
+// Makes and registers the puzzles a server lists with their definitions (PuzzleInfo's
+// `definition`) that this program does not know yet, so that a client reads and writes
+// their states as the server does; what cannot be is said by `log`. Returns how many.
+int RegisterListedDefinitions(const std::vector<std::pair<std::string, std::string>>& listed,
+                              const std::function<void(std::string_view)>& log);
 
 // True if `puzzle` was made from a definition (and `table` is the metadata of its table):
 // the definition's name, file checksum and sets for `info`.

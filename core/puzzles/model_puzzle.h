@@ -66,6 +66,13 @@ class ModelPuzzle final : public Puzzle {
   bool pattern_tables() const override {
     return P::kTableEncoding == TableEncodingKind::kPatternBound;
   }
+  std::string_view definition() const override {
+    if constexpr (requires { model_.definition(); }) {
+      return model_.definition();
+    } else {
+      return {};
+    }
+  }
   std::string_view table_entries() const override {
     if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
       return "pattern tables of groups of pieces, bounds rather than distances";
