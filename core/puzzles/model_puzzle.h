@@ -37,7 +37,7 @@ class ModelPuzzle final : public Puzzle {
 
   // `params`: a model known at run time (a definition) is one puzzle per parameters, which
   // say what it is; a model written in C++ takes none.
-  explicit ModelPuzzle(Params params = {}) : params_(params), model_(params_) {}
+  explicit ModelPuzzle(Params params = {}) : model_(params) {}
 
   std::string_view name() const override { return ModelName(model_); }
   std::string_view title() const override {
@@ -113,7 +113,7 @@ class ModelPuzzle final : public Puzzle {
     if constexpr (kStatic) {
       read = P::ParseOriginal(text);
     } else {
-      read = P::ParseOriginal(params_, text);
+      read = P::ParseOriginal(model_.params(), text);
     }
     for (auto& parsed : read) {
       ParsedCase<Position>& one = cases.emplace_back();
@@ -178,7 +178,7 @@ class ModelPuzzle final : public Puzzle {
       text = model_.example();
     }
     auto example = Parse(text);
-    return Of(example.ok() ? *example : Instance{params_, model_.Goals()[0]});
+    return Of(example.ok() ? *example : Instance{model_.params(), model_.Goals()[0]});
   }
   const BoardLayout& layout() const override {
     if constexpr (kStatic) {
@@ -221,13 +221,13 @@ class ModelPuzzle final : public Puzzle {
     return In(a).params == In(b).params;
   }
   absl::StatusOr<Position> GoalOfStoredParameters(std::string_view bytes) const override {
-    auto params = DecodeParamsOf<P>(params_, bytes);
+    auto params = DecodeParamsOf<P>(model_.params(), bytes);
     if (!params.ok()) return params.status();
     const P model(*params);
     return Of(Instance{*params, model.Goals()[0]});
   }
   Position Goal(const Position* parameters) const override {
-    const Params params = parameters != nullptr ? In(*parameters).params : params_;
+    const Params params = parameters != nullptr ? In(*parameters).params : model_.params();
     return Of(Instance{params, P(params).Goals()[0]});
   }
   Position Random(const Position& parameters, std::mt19937_64& rng) const override {
@@ -346,7 +346,7 @@ class ModelPuzzle final : public Puzzle {
     solver.Prepare<P>(In(position).params);
   }
   bool Load(Solver& solver, const TableMetadata& table) const override {
-    return solver.Load<P>(table, params_);
+    return solver.Load<P>(table, model_.params());
   }
   uint64_t TableSize(const Position& parameters) const override {
     return P(In(parameters).params).space().Size();
@@ -379,7 +379,7 @@ class ModelPuzzle final : public Puzzle {
       auto table = store.Load(m.table_id());
       return table.ok() ? P::Guide::Verify(**table, threads) : table.status();
     } else {
-      auto params = DecodeParamsOf<P>(params_, m.parameters());
+      auto params = DecodeParamsOf<P>(model_.params(), m.parameters());
       if (!params.ok()) {
         return absl::DataLossError(Cat("table ", m.table_id(), ": unreadable parameters: ",
                                        Message(params.status())));
@@ -402,7 +402,7 @@ class ModelPuzzle final : public Puzzle {
   }
 
   // The parameters it was made with (a definition's: what was read).
-  const Params& params() const { return params_; }
+  const Params& params() const { return model_.params(); }
   // The position of `instance` (this puzzle's).
   Position Of(const Instance& instance) const { return Position(*this, instance); }
   // The instance of a position of this puzzle.
@@ -417,7 +417,7 @@ class ModelPuzzle final : public Puzzle {
           Cat("the ", name(), " puzzle's cases carry parameters: give them in its original "
                               "input, not as moves"));
     }
-    Instance instance{params_, model_.Goals()[0]};
+    Instance instance{model_.params(), model_.Goals()[0]};
     int number = 0;
     for (const std::string_view token : SplitWhitespace(line)) {
       ++number;
@@ -447,12 +447,11 @@ class ModelPuzzle final : public Puzzle {
     if constexpr (kStatic) {
       return P::ParseCompact(text);
     } else {
-      return P::ParseCompact(params_, text);
+      return P::ParseCompact(model_.params(), text);
     }
   }
 
-  const Params params_;
-  const P model_;  // of params_: what a model known at run time says of itself
+  const P model_;  // of its parameters: what a model known at run time says of itself
   mutable std::once_flag layout_once_;
   mutable BoardLayout layout_;
 };
