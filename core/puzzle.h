@@ -132,6 +132,11 @@ class Puzzle {
   // naming the case, the line and the move; so is every case of a puzzle with parameters
   // (its cases carry them: the original input gives them).
   virtual std::vector<ParsedCase<Position>> ParseScrambles(std::string_view text) const = 0;
+  // One such sequence (moves separated by white space; none: the goal), as the wire's
+  // `scramble` gives it: INVALID_ARGUMENT naming the move by its number, as above, and for
+  // more than kMaxScrambleMoves moves.
+  static constexpr int kMaxScrambleMoves = 10000;
+  virtual absl::StatusOr<Position> ParseScramble(std::string_view moves) const = 0;
   // The original problem's output for one case.
   virtual std::string FormatOriginalAnswer(const Position& position,
                                            const Solution& solution) const = 0;

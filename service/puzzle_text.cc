@@ -43,6 +43,16 @@ absl::StatusOr<Position> PositionFromCompact(std::string_view name, std::string_
   return position;
 }
 
+absl::StatusOr<Position> PositionFromScramble(std::string_view name, std::string_view moves) {
+  auto puzzle = Named(name);
+  if (!puzzle.ok()) return puzzle.status();
+  auto position = (*puzzle)->ParseScramble(moves);
+  if (!position.ok()) {
+    return absl::InvalidArgumentError(Cat("scramble: ", Message(position.status())));
+  }
+  return position;
+}
+
 absl::StatusOr<v1::Puzzle> PuzzleFromCompact(std::string_view name, std::string_view compact) {
   auto position = PositionFromCompact(name, compact);
   if (!position.ok()) return position.status();

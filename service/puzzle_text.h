@@ -18,6 +18,9 @@ namespace puzzledb {
 absl::StatusOr<Position> PositionFromCompact(std::string_view name, std::string_view compact);
 // The same as a wire message (typed where the puzzle has a typed message).
 absl::StatusOr<v1::Puzzle> PuzzleFromCompact(std::string_view name, std::string_view compact);
+// The puzzle named `name` after the moves `moves` from its goal (Puzzle::ParseScramble), or
+// INVALID_ARGUMENT naming the parameter ("puzzle: ...", "scramble: ...").
+absl::StatusOr<Position> PositionFromScramble(std::string_view name, std::string_view moves);
 
 // A puzzle message of the kind `name` with nothing in it (for requests that need only
 // which puzzle), or INVALID_ARGUMENT for an unknown name.

@@ -174,6 +174,17 @@ absl::StatusOr<const Puzzle*> NamedPuzzle(const v1::Puzzle& puzzle) {
   return found;
 }
 
+// The position of a generic message's `scramble` (given instead of its state).
+absl::StatusOr<Position> ScrambleFromWire(const Puzzle& found, const v1::Puzzle& puzzle) {
+  if (!puzzle.state().empty()) {
+    return absl::InvalidArgumentError(
+        "puzzle: both a state and a scramble are given; give one of them");
+  }
+  auto position = found.ParseScramble(puzzle.scramble());
+  if (!position.ok()) return FieldError("puzzle.scramble", position.status());
+  return position;
+}
+
 }  // namespace
 
 std::string_view WirePuzzleName(const v1::Puzzle& puzzle) {
@@ -200,22 +211,31 @@ bool IsTypedWire(const v1::Puzzle& puzzle) {
 
 absl::StatusOr<Position> PositionFromWire(const v1::Puzzle& puzzle) {
   if (puzzle.name().empty()) {
-    if (!puzzle.state().empty()) {
-      return absl::InvalidArgumentError("puzzle.name: missing; name the puzzle of the state");
+    if (!puzzle.state().empty() || puzzle.has_scramble()) {
+      return absl::InvalidArgumentError(
+          Cat("puzzle.name: missing; name the puzzle of the ",
+              puzzle.has_scramble() ? "scramble" : "state"));
     }
     return TypedFromWire(puzzle);
   }
   auto found = NamedPuzzle(puzzle);
   if (!found.ok()) return found.status();
+  if (puzzle.has_scramble()) return ScrambleFromWire(**found, puzzle);
   auto position = (*found)->ParseCompact(puzzle.state());
   if (!position.ok()) return FieldError("puzzle.state", position.status());
   return position;
 }
 
 absl::StatusOr<Position> ParametersFromWire(const v1::Puzzle& puzzle) {
-  if (puzzle.name().empty()) return TypedParametersFromWire(puzzle);
+  if (puzzle.name().empty()) {
+    if (puzzle.has_scramble()) {
+      return absl::InvalidArgumentError("puzzle.name: missing; name the puzzle of the scramble");
+    }
+    return TypedParametersFromWire(puzzle);
+  }
   auto found = NamedPuzzle(puzzle);
   if (!found.ok()) return found.status();
+  if (puzzle.has_scramble()) return ScrambleFromWire(**found, puzzle);
   if (puzzle.state().empty()) {
     if ((*found)->has_parameters()) {
       return absl::InvalidArgumentError(

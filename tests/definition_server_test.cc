@@ -157,6 +157,58 @@ TEST(DefinitionServerTest, TheSamplesAreAnsweredOverGrpcAndHttp) {
                                              testing::ReadFile(Sample("cube2urf_scramble.in")));
   EXPECT_EQ(scrambled.out, testing::ReadFile(Sample("cube2urf_scramble.out"))) << scrambled.err;
 
+  // Move sequences instead of states (`scramble`): the same answers as the command line's
+  // --scramble, over gRPC and HTTP.
+  const auto scrambles = Lines(testing::ReadFile(Sample("cube2urf_scramble.in")));
+  const auto scrambled_want = Lines(testing::ReadFile(Sample("cube2urf_scramble.out")));
+  ASSERT_EQ(scrambles.size(), scrambled_want.size());
+  for (size_t i = 0; i < scrambles.size(); ++i) {
+    v1::SolveRequest request;
+    request.mutable_puzzle()->set_name("cube2urf");
+    request.mutable_puzzle()->set_scramble(scrambles[i]);
+    auto answer = client.Solve(request);
+    ASSERT_TRUE(answer.ok()) << scrambles[i] << ": " << answer.status();
+    std::vector<std::string> moves(answer->moves().begin(), answer->moves().end());
+    EXPECT_EQ(OriginalLine(v1::Outcome_Name(answer->outcome()), static_cast<int>(answer->distance()), moves),
+              scrambled_want[i])
+        << "over gRPC: " << scrambles[i];
+    testing::Raw http(server.http_port());
+    ASSERT_TRUE(http.Send(testing::Get("/v1/solve?puzzle=cube2urf&scramble=" + UrlEncoded(scrambles[i]))));
+    const std::string reply = http.Answer();
+    ASSERT_EQ(testing::StatusOf(reply), 200) << reply;
+    const std::string body = testing::BodyOf(reply);
+    EXPECT_EQ(OriginalLine(JsonField(body, "outcome"), std::atoi(JsonField(body, "distance").c_str()),
+                           JsonStrings(body, "moves")),
+              scrambled_want[i])
+        << "over HTTP: " << scrambles[i] << ": " << body;
+  }
+  // A scramble that names no move, one with a state too, and one for a puzzle with
+  // parameters: refused naming the move and what to do, on both.
+  struct BadScramble {
+    std::string puzzle, query, grpc_state, scramble, says;
+  };
+  const std::vector<BadScramble> bad_scrambles = {
+      {"cube2urf", "scramble=U+X+F", "", "U X F",
+       "is no move of the cube2urf puzzle there"},
+      {"cube2urf", "scramble=U&state=x", "x", "U", "both"},
+      {"knobs", "scramble=1", "", "1", "carry parameters"},
+  };
+  for (const BadScramble& b : bad_scrambles) {
+    v1::SolveRequest request;
+    request.mutable_puzzle()->set_name(b.puzzle);
+    request.mutable_puzzle()->set_scramble(b.scramble);
+    if (!b.grpc_state.empty()) request.mutable_puzzle()->set_state(b.grpc_state);
+    const auto answer = client.Solve(request);
+    ASSERT_FALSE(answer.ok()) << b.scramble;
+    EXPECT_EQ(answer.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(std::string(answer.status().message()).find(b.says), std::string::npos) << answer.status();
+    testing::Raw http(server.http_port());
+    ASSERT_TRUE(http.Send(testing::Get("/v1/solve?puzzle=" + b.puzzle + "&" + b.query)));
+    const std::string reply = http.Answer();
+    EXPECT_EQ(testing::StatusOf(reply), 400) << reply;
+    EXPECT_NE(reply.find(b.says), std::string::npos) << reply;
+  }
+
   // A bad state: refused naming the set and the rule, on both.
   v1::SolveRequest bad;
   bad.mutable_puzzle()->set_name("slide32");

@@ -15,6 +15,7 @@
 #include "core/util/strings.h"
 #include "gtest/gtest.h"
 #include "tests/server_process.h"
+#include "tests/test_db.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
@@ -47,7 +48,7 @@ TEST(EndToEndTest, ServerAnswersTheCliAndStopsOnSigterm) {
   }
   ASSERT_FALSE(address.empty()) << testing::ReadFile(log);
   // Every table of the default database (core/puzzles/default_tables.h).
-  EXPECT_NE(testing::ReadFile(log).find(Cat(DefaultTableIds().size(), " tables loaded")),
+  EXPECT_NE(testing::ReadFile(log).find(Cat(testing::TestDbTableIds().size(), " tables loaded")),
             std::string::npos)
       << testing::ReadFile(log);
 

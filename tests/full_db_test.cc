@@ -20,6 +20,7 @@
 #include "core/util/strings.h"
 #include "gtest/gtest.h"
 #include "tests/brute_force.h"
+#include "tests/test_db.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
@@ -384,7 +385,7 @@ TEST(DbVerifyTest, VerifyPassesOnTheDefaultDatabase) {
 TEST(DbInfoTest, InfoListsEveryTable) {
   const auto result = testing::RunCommand(std::string(PUZZLEDB_BUILD) + " info --db " + kDb, "");
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find(Cat(DefaultTableIds().size(), " tables")), std::string::npos)
+  EXPECT_NE(result.out.find(Cat(testing::TestDbTableIds().size(), " tables")), std::string::npos)
       << result.out;
   EXPECT_NE(result.out.find("33,803,998 of 35,154,028 covered, complete"), std::string::npos);
   const auto json =

@@ -410,6 +410,15 @@ class ServerAnswersTest(unittest.TestCase):
         self.expect("GET", self.query("/v1/solve", puzzle="knight", state=KNIGHT, max_moves=2),
                     200)
         self.expect("GET", self.query("/v1/solve", puzzle="eight", state="28310476"), 400)
+        # A move sequence from the goal instead of a state.
+        scrambled = self.expect("GET", self.query("/v1/solve", puzzle="eight", scramble="U L D"),
+                                200).json()
+        self.assertEqual((scrambled["distance"], scrambled["moves"]), (3, ["U", "R", "D"]))
+        self.expect("GET", self.query("/v1/analyze", puzzle="eight", scramble="U L"), 200)
+        self.expect("GET", self.query("/v1/solve", puzzle="eight", scramble="U X"), 400)
+        self.expect("POST", "/v1/solve", 200, {"puzzle": {"name": "eight", "scramble": "U L"}})
+        self.expect("POST", "/v1/solve", 400, {"puzzle": {"eight": {"board": EIGHT},
+                                                          "scramble": "U L"}})
         self.expect("GET", self.query("/v1/solve", puzzle="fifteen", state=FIFTEEN,
                                       policy="table_only"), 412)
         self.expect("GET", self.query("/v1/solve", puzzle="fifteen", state=FIFTEEN_HARD,

@@ -15,6 +15,7 @@
 #include "tests/typed_wire.h"
 #include "puzzledb/client.h"
 #include "tests/server_process.h"
+#include "tests/test_db.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
@@ -99,12 +100,12 @@ TEST(ServerFaultTest, KilledUnderLoadItRestartsWithNothingLost) {
   EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
   testing::ServerProcess again(PUZZLEDB_SERVER, db, {}, testing::TempPath("fault_kill2.log"), port);
   ASSERT_FALSE(again.address().empty()) << again.Log();
-  EXPECT_NE(again.Log().find(Cat(DefaultTableIds().size(), " tables loaded")), std::string::npos)
+  EXPECT_NE(again.Log().find(Cat(testing::TestDbTableIds().size(), " tables loaded")), std::string::npos)
       << again.Log();
   Client client = ClientOf(again);
   auto tables = client.ListTables();
   ASSERT_TRUE(tables.ok()) << tables.status();
-  EXPECT_EQ(static_cast<size_t>(tables->tables_size()), DefaultTableIds().size());
+  EXPECT_EQ(static_cast<size_t>(tables->tables_size()), testing::TestDbTableIds().size());
   v1::SolveRequest request;
   request.mutable_puzzle()->mutable_knight()->set_board("010100*000110001010111111");
   auto answer = client.Solve(request);

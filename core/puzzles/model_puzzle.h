@@ -134,7 +134,7 @@ class ModelPuzzle final : public Puzzle {
       ParsedCase<Position>& one = cases.emplace_back();
       one.number = at;
       one.line = at;
-      one.instance = Scramble(lines.line(at));
+      one.instance = ParseScramble(lines.line(at));
       if (!one.instance.ok()) {
         one.instance = InputError(at, at, Cat(Message(one.instance.status()), ": ",
                                               QuoteInput(lines.line(at))));
@@ -408,10 +408,9 @@ class ModelPuzzle final : public Puzzle {
   // The instance of a position of this puzzle.
   static const Instance& In(const Position& position) { return position.As<Instance>(); }
 
- private:
   // The goal after the moves named in `line`, each the first move of that name there that
   // applies.
-  absl::StatusOr<Position> Scramble(std::string_view line) const {
+  absl::StatusOr<Position> ParseScramble(std::string_view line) const override {
     if (has_parameters()) {
       return absl::InvalidArgumentError(
           Cat("the ", name(), " puzzle's cases carry parameters: give them in its original "
@@ -419,8 +418,15 @@ class ModelPuzzle final : public Puzzle {
     }
     Instance instance{model_.params(), model_.Goals()[0]};
     int number = 0;
-    for (const std::string_view token : SplitWhitespace(line)) {
-      ++number;
+    constexpr std::string_view kSpace = " \t\r\n";
+    for (size_t at = line.find_first_not_of(kSpace); at != std::string_view::npos;
+         at = line.find_first_not_of(kSpace, at)) {
+      const std::string_view token = line.substr(at, line.find_first_of(kSpace, at) - at);
+      at += token.size();
+      if (++number > kMaxScrambleMoves) {
+        return absl::InvalidArgumentError(
+            Cat("more than ", kMaxScrambleMoves, " moves; give at most ", kMaxScrambleMoves));
+      }
       bool named = false, made = false;
       for (int m = 0; m < MoveCount(model_) && !made; ++m) {
         if (model_.MoveName(instance.state, m) != token) continue;
@@ -443,6 +449,7 @@ class ModelPuzzle final : public Puzzle {
     return Of(instance);
   }
 
+ private:
   absl::StatusOr<Instance> Parse(std::string_view text) const {
     if constexpr (kStatic) {
       return P::ParseCompact(text);

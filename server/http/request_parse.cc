@@ -8,6 +8,7 @@
 #include "server/http/strict_json.h"
 #include "service/puzzle_text.h"
 #include "service/request_handler.h"
+#include "service/wire.h"
 
 namespace puzzledb {
 namespace {
@@ -102,11 +103,12 @@ absl::Status SolveOrAnalyzeFromQuery(const HttpTarget& target, Request* out,
                                      Position* parsed) {
   constexpr bool kIsSolve = std::is_same_v<Request, v1::SolveRequest>;
   const std::string_view known =
-      kIsSolve ? "puzzle, state, max_moves, policy, timeout_ms, id, max_solutions, count"
-               : "puzzle, state, max_moves, policy, id, count";
+      kIsSolve
+          ? "puzzle, state, scramble, max_moves, policy, timeout_ms, id, max_solutions, count"
+          : "puzzle, state, scramble, max_moves, policy, id, count";
   if (auto repeated = NoRepeats(target); !repeated.ok()) return repeated;
   for (const auto& [name, value] : target.params) {
-    if (name == "puzzle" || name == "state") continue;
+    if (name == "puzzle" || name == "state" || name == "scramble") continue;
     if (name == "max_moves") {
       auto n = QueryNumber(name, value, 1u << 20);
       if (!n.ok()) return n.status();
@@ -141,14 +143,25 @@ absl::Status SolveOrAnalyzeFromQuery(const HttpTarget& target, Request* out,
     return absl::InvalidArgumentError("query: puzzle is missing; give puzzle=NAME and state=...");
   }
   const std::string* state = target.Find("state");
-  if (state == nullptr) {
+  const std::string* scramble = target.Find("scramble");
+  if (state != nullptr && scramble != nullptr) {
     return absl::InvalidArgumentError(
-        "query: state is missing; give the puzzle's compact form (docs/API.md)");
+        "query: both state and scramble are given; give one of them");
   }
-  if (parsed != nullptr) {
-    auto position = PositionFromCompact(*puzzle, *state);
+  if (state == nullptr && scramble == nullptr) {
+    return absl::InvalidArgumentError(
+        "query: state is missing; give the puzzle's compact form (docs/API.md), or "
+        "scramble=MOVES, moves from the goal");
+  }
+  if (parsed != nullptr || scramble != nullptr) {
+    auto position = state != nullptr ? PositionFromCompact(*puzzle, *state)
+                                     : PositionFromScramble(*puzzle, *scramble);
     if (!position.ok()) return position.status();
-    *parsed = *position;
+    if (parsed != nullptr) {
+      *parsed = *position;
+    } else {
+      PositionToWire(*position, /*typed=*/false, out->mutable_puzzle());
+    }
     return absl::OkStatus();
   }
   auto wire = PuzzleFromCompact(*puzzle, *state);

@@ -104,10 +104,16 @@ def _retry_wait(e: Any, retry: Optional[Retry], retries_done: int) -> Optional[f
 # ------------------------------------------------------------------ puzzles
 
 
-def puzzle(name: str, state: str = "") -> Puzzle:
+def puzzle(name: str, state: str = "", *, scramble: Optional[str] = None) -> Puzzle:
     """A puzzle in the generic form: its name (Client.puzzles lists them) and its state in
     the puzzle's compact form (PuzzleInfo.compact_form says what it holds, `example` shows
-    one). For a sample, a puzzle without parameters needs no state."""
+    one). For a sample, a puzzle without parameters needs no state. Or instead of a state,
+    `scramble`: the moves from the goal, by name (PuzzleInfo.move_names), separated by
+    spaces, for a puzzle without parameters (docs/API.md, "Scrambles")."""
+    if scramble is not None:
+        if state:
+            raise TypeError("give a state or a scramble, not both")
+        return Puzzle(name=name, scramble=scramble)
     return Puzzle(name=name, state=state)
 
 
@@ -355,6 +361,9 @@ class PuzzleInfo:
     pattern_tables: bool  # its tables bound a search only (no counting)
     default_max_moves: int
     tables: List[str]  # the ids of the server's tables of it
+    # A puzzle given as a definition: the file (docs/PUZZLES.md, "Puzzles as data"); "" for
+    # one written in C++.
+    definition: str = dataclasses.field(default="", repr=False)
 
 
 # ------------------------------------------------------------------ the client
@@ -748,6 +757,7 @@ def _puzzles_of(r: solver_pb2.ListPuzzlesResponse) -> List[PuzzleInfo]:
             pattern_tables=p.pattern_tables,
             default_max_moves=p.default_max_moves,
             tables=[t.table_id for t in p.tables],
+            definition=p.definition,
         )
         for p in r.puzzles
     ]

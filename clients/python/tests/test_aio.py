@@ -18,7 +18,8 @@ import grpc
 import puzzledb
 import puzzledb.aio
 from puzzledb import PuzzledbError
-from test_client import CASES, start_server, start_tls_server, stop_server
+from test_client import (CASES, DEFINED, defined_sample, original_line, start_server,
+                         start_tls_server, stop_server)
 
 KORF1 = [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
 
@@ -116,6 +117,20 @@ class AioClientTest(unittest.TestCase):
             self.assertEqual(await client.tables(), self.sync.tables())
             sample = await client.sample(puzzledb.knight(""), None, count=3, seed=1)
             self.assertEqual(sample, self.sync.sample(puzzledb.knight(""), None, count=3, seed=1))
+        self.run_async(body)
+
+    def test_puzzles_given_as_definitions(self):
+        async def body(client):
+            for name in DEFINED:
+                cases = defined_sample(name)
+                answers = await asyncio.gather(*(client.solve(name, state) for state, _ in cases))
+                self.assertEqual([original_line(a) for a in answers], [line for _, line in cases])
+                got = [a async for a in client.solve_many([(name, s) for s, _ in cases])]
+                self.assertEqual([original_line(a) for a in got], [line for _, line in cases])
+            listed = {p.name: p for p in await client.puzzles()}
+            self.assertIn("Solved", listed["slide32"].definition)
+            answer = await client.solve(puzzledb.puzzle("cube2urf", scramble="R U R' U'"))
+            self.assertEqual(original_line(answer), "4 U R U' R'")
         self.run_async(body)
 
     def test_the_generic_form_answers_as_the_synchronous_client(self):

@@ -51,6 +51,31 @@ CASES = {
 }
 
 
+# The puzzles given as definitions that the test database holds (tests/CMakeLists.txt,
+# build_test_db), with their samples: each .in line a state, each .out line the original
+# output ("d moves").
+DEFINITIONS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                               "tests", "golden", "definitions")
+DEFINED = ("slide32", "cube2urf")
+
+
+def defined_sample(name: str) -> "list[tuple[str, str]]":
+    """(state, original output line) of every case of a definition's sample."""
+    with open(os.path.join(DEFINITIONS_DIR, name + ".in")) as f:
+        states = f.read().splitlines()
+    with open(os.path.join(DEFINITIONS_DIR, name + ".out")) as f:
+        lines = f.read().splitlines()
+    assert len(states) == len(lines) > 0, name
+    return list(zip(states, lines))
+
+
+def original_line(answer) -> str:
+    """An answer as the original output prints it: -1, or the distance and the moves."""
+    if answer.outcome != "SOLVED":
+        return "-1"
+    return " ".join([str(answer.distance)] + list(answer.moves))
+
+
 def start_server(db: str, log_path: str, *extra: str,
                  listen: str = "127.0.0.1:0") -> "tuple[subprocess.Popen, str]":
     """A puzzledb-server on a free loopback port (or `listen`); its address from its
@@ -183,6 +208,42 @@ class ClientTest(unittest.TestCase):
             self.client.solve("chess", "e4")
         self.assertEqual(caught.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
         self.assertIn("puzzle.name: unknown puzzle 'chess'", caught.exception.message)
+
+    def test_puzzles_given_as_definitions(self):
+        """The database's definitions are listed with their files and answered as their
+        samples say, by state and by scramble, singly and in batches."""
+        listed = {p.name: p for p in self.client.puzzles()}
+        for name in DEFINED:
+            with self.subTest(puzzle=name):
+                info = listed[name]
+                with open(os.path.join(DEFINITIONS_DIR, name + ".tws")) as f:
+                    self.assertEqual(info.definition, f.read())
+                self.assertNotIn("Solved", repr(info))  # the file is not in the repr
+                self.assertEqual(info.tables, [name])
+                cases = defined_sample(name)
+                for state, line in cases:
+                    self.assertEqual(original_line(self.client.solve(name, state)), line, state)
+                got = list(self.client.solve_many([(name, state) for state, _ in cases]))
+                self.assertEqual([original_line(a) for a in got], [line for _, line in cases])
+        self.assertEqual(listed["eight"].definition, "")
+        with open(os.path.join(DEFINITIONS_DIR, "cube2urf_scramble.in")) as f:
+            scrambles = f.read().splitlines()
+        with open(os.path.join(DEFINITIONS_DIR, "cube2urf_scramble.out")) as f:
+            want = f.read().splitlines()
+        for scramble, line in zip(scrambles, want):
+            answer = self.client.solve(puzzledb.puzzle("cube2urf", scramble=scramble))
+            self.assertEqual(original_line(answer), line, scramble)
+        analysis = self.client.analyze(puzzledb.puzzle("cube2urf", scramble="U R"))
+        self.assertEqual(analysis.distance, 2)
+        with self.assertRaises(PuzzledbError) as caught:
+            self.client.solve(puzzledb.puzzle("cube2urf", scramble="U Q"))
+        self.assertEqual(caught.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("puzzle.scramble: move 2: ", caught.exception.message)
+        with self.assertRaises(TypeError):
+            puzzledb.puzzle("cube2urf", "x", scramble="U")
+        with self.assertRaises(PuzzledbError) as caught:
+            self.client.solve("slide32", "1 2 3 4 5 5")
+        self.assertIn("set T: holds label 5 more times than the goal does", caught.exception.message)
 
     def test_compact_forms_policies_and_the_whole_answer(self):
         # The typed helpers take the compact forms HTTP takes, and give them back.
