@@ -119,7 +119,7 @@ std::string DefinedModel<E>::Draw(const Instance& now, const Instance* before) {
   return out;
 }
 
-// A row of cells a set, its name on the left; a cell's value is label * 256 + orientation.
+// A row of cells a set, its name centred in the three units on their left; a cell's value is label * 256 + orientation.
 template <TableEncodingKind E>
 BoardLayout DefinedModel<E>::Layout() const {
   const Definition& d = params_->definition;
@@ -129,7 +129,7 @@ BoardLayout DefinedModel<E>::Layout() const {
   for (size_t s = 0; s < d.sets().size(); ++s) {
     const DefinedSet& set = d.sets()[s];
     widest = std::max(widest, set.size);
-    layout.labels.push_back({0, static_cast<double>(s) + 0.5, set.name});
+    layout.labels.push_back({1.5, static_cast<double>(s) + 0.5, set.name});
     for (int j = 0; j < set.size; ++j) {
       layout.cells.push_back({3.0 + j, static_cast<double>(s), Cat(set.name, " ", j + 1)});
       const uint8_t label = d.goals()[0][static_cast<size_t>(set.offset + j)];

@@ -16,9 +16,10 @@ const view = {
   puzzle: '',
   state: '',       // the position being edited or analyzed (compact form)
   cells: [],       // its cells' values (the layout's), as /v1/play gives them
+  legal: [],       // the names of the moves that apply there, as /v1/play gives them
   table: '',       // the table that answers it (/v1/play's table_id)
   selected: -1,    // the first cell of a swap
-  states: null,    // a solution's positions ({state, cells}), start first
+  states: null,    // a solution's positions ({state, cells, legal}), start first
   moves: [],       // a solution's move names
   step: 0,                       // the board shown: states[step]
   timer: null,
@@ -133,10 +134,12 @@ async function setPosition(puzzle, state, kind, cells) {
     const now = played.states[0];
     view.state = now.state;
     view.cells = now.cells;
+    view.legal = now.legal_moves || [];
     view.table = now.table_id;
   } catch (e) {
     view.state = state;
     view.cells = [];
+    view.legal = [];
     view.table = '';
     showError(e.message);
   }
@@ -153,6 +156,41 @@ function shownCells() {
   return view.states ? view.states[view.step].cells : view.cells;
 }
 
+function shownLegal() {
+  return view.states ? view.states[view.step].legal : view.legal;
+}
+
+// A button for each move that applies to the board shown (the server's model says which):
+// a click plays it there and shows the new position.
+function renderPlayMoves() {
+  const row = $('play-moves');
+  row.textContent = '';
+  const legal = shownLegal();
+  if (legal.length === 0) return;
+  const label = document.createElement('span');
+  label.className = 'hint';
+  label.textContent = 'Play a move:';
+  row.appendChild(label);
+  for (const name of legal) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = name;
+    button.dataset.move = name;
+    button.addEventListener('click', () => playOne(name));
+    row.appendChild(button);
+  }
+}
+
+async function playOne(name) {
+  const from = shownState();
+  try {
+    const played = await call('/v1/play', {puzzle: view.puzzle, state: from, moves: [name]});
+    await setPosition(view.puzzle, played.states[1].state, '');
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
 function render() {
   const board = $('board');
   board.textContent = '';
@@ -163,6 +201,7 @@ function render() {
     now.forEach((c, i) => { if (c !== before[i]) changed.add(i); });
   }
   if (now.length > 0) board.appendChild(drawBoard(PUZZLES[view.puzzle], now, changed));
+  renderPlayMoves();
   if (view.states) {
     $('step').textContent = 'move ' + view.step + ' of ' + view.moves.length +
         (view.step === view.moves.length ? ' (goal)' : '');
@@ -209,7 +248,8 @@ async function solve() {
     if (answer.outcome !== 'SOLVED') return;
     const played = await call('/v1/play', {puzzle: view.puzzle, state: view.state,
                                            moves: answer.moves});
-    view.states = played.states.map((s) => ({state: s.state, cells: s.cells}));
+    view.states = played.states.map((s) => ({state: s.state, cells: s.cells,
+                                             legal: s.legal_moves || []}));
     view.moves = answer.moves;
     view.step = 0;
     const list = $('moves');

@@ -204,6 +204,59 @@ try {
     check(/corner URF .*mirrored/.test(refused), `cube2: a mirrored corner is refused naming it ("${refused}")`);
   }
 
+  // 1d. Puzzles given as definitions (the test database holds two): listed, drawn a set a
+  // row (label, then /orientation), answered as their samples say, played through to the
+  // goal, and played by the buttons of the moves that apply there (as the CLI's analysis
+  // of the goal lists them, in-process).
+  {
+    const listed = await page.$$eval('#puzzle option', (o) => o.map((x) => x.value));
+    const samples = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'golden',
+                              'definitions');
+    for (const [name, goal, cells] of [['slide32', '1 2 3 4 5 6', 6],
+                                       ['cube2urf', '1 2 3 4 5 6 7 8 / 0 0 0 0 0 0 0 0', 8]]) {
+      check(listed.includes(name), `${name}: the page lists the definition (${listed.join(' ')})`);
+      const state = fs.readFileSync(path.join(samples, name + '.in'), 'utf8').split('\n')[0];
+      const want = fs.readFileSync(path.join(samples, name + '.out'), 'utf8').split('\n')[0];
+      await page.goto(base + '?' + new URLSearchParams({puzzle: name, state}).toString());
+      await page.waitForSelector('#player:not([hidden])');
+      const got = await shown();
+      check(`${distanceIn(got.summary)} ${got.moves.join(' ')}` === want,
+            `${name}: the link shows the sample's answer ${want} (page: "${got.summary}", ` +
+            `${got.moves.join(' ')})`);
+      check(await page.$$eval('#board svg g.cell', (g) => g.length) === cells,
+            `${name}: ${cells} cells drawn in its set's row`);
+      check(/Each row is a set/.test(await page.textContent('#hint')), `${name}: the hint explains the rows`);
+      if (name === 'cube2urf') {
+        const texts = await page.$$eval('#board svg g.cell text', (t) => t.map((x) => x.textContent));
+        check(texts.some((t) => /^\d\/[12]$/.test(t)),
+              `cube2urf: a turned corner shows its orientation (${texts.join(' ')})`);
+      }
+      await page.screenshot({path: path.join(artifacts, `${name}.png`), fullPage: true});
+      for (let i = 0; i < got.moves.length; i++) await page.click('#next');
+      check((await page.textContent('#step')).includes('(goal)'), `${name}: the step counter says goal`);
+      const atGoal = await page.$$eval('#board svg g.cell text', (t) => t.map((x) => x.textContent));
+      check(atGoal.join(' ') === goal.split(' / ')[0],
+            `${name}: after ${got.moves.length} clicks on next the board is the goal (${atGoal.join(' ')})`);
+      // The goal's move buttons: the moves that apply there.
+      const run = spawnSync(cliBinary, ['--db', db, 'analyze', '--puzzle', name, '--json'],
+                            {input: goal + '\n', encoding: 'utf8'});
+      const legal = JSON.parse(run.stdout.trim()).moves.map((m) => m.move);
+      const buttons = await page.$$eval('#play-moves button', (b) => b.map((x) => x.textContent));
+      check(JSON.stringify(buttons) === JSON.stringify(legal),
+            `${name}: the goal's move buttons are the moves that apply there (${legal.join(' ')}; ` +
+            `page: ${buttons.join(' ')})`);
+      await page.click(`#play-moves button[data-move="${legal[0]}"]`);
+      await page.waitForFunction((g) => document.getElementById('state').value !== g &&
+                                        document.getElementById('state').value !== '', goal);
+      await page.click('#solve');
+      await page.waitForSelector('#player:not([hidden])');
+      const after = await shown();
+      check(distanceIn(after.summary) === 1,
+            `${name}: one move played from the goal is 1 move away (page: "${after.summary}")`);
+      await page.screenshot({path: path.join(artifacts, `${name}-played.png`), fullPage: true});
+    }
+  }
+
   // 2. Clicking through the 8-puzzle's solution reaches the goal board.
   await page.goto(base + '?puzzle=eight&state=' + CASES.eight.state);
   await page.waitForSelector('#player:not([hidden])');
