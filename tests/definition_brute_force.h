@@ -74,6 +74,35 @@ class BruteForce {
     return h;
   }
   int farthest() const { return *std::max_element(distance_.begin(), distance_.end()); }
+  // The distance of a state (-1: it reaches no goal, or is not reachable from one).
+  int DistanceOf(const DefinedState& s) const {
+    const auto it = index_.find(Key(s));
+    return it == index_.end() ? -1 : distance_[it->second];
+  }
+  // The number of optimal move sequences from `s` (0 if it reaches no goal): each move that
+  // goes one step closer, summed over what follows it.
+  uint64_t OptimalCount(const DefinedState& s) const {
+    const int d = DistanceOf(s);
+    if (d <= 0) return d == 0 ? 1 : 0;
+    const std::string key = Key(s);
+    if (const auto known = counts_.find(key); known != counts_.end()) return known->second;
+    uint64_t count = 0;
+    DefinedState next;
+    for (int m = 0; m < static_cast<int>(d_.moves().size()); ++m) {
+      if (d_.Apply(s, m, &next) && DistanceOf(next) == d - 1) count += OptimalCount(next);
+    }
+    counts_.emplace(key, count);
+    return count;
+  }
+  // The first `limit` optimal sequences, by move names, in the moves' canonical order
+  // (their order in the file) compared move by move.
+  std::vector<std::string> FirstOptimal(const DefinedState& s, size_t limit) const {
+    std::vector<std::string> out;
+    std::vector<std::string> path;
+    FirstOptimal(s, limit, &path, &out);
+    return out;
+  }
+
   // The answer line of the original output: "d m1 m2 ...", "0", or "-1".
   std::string Answer(DefinedState s) const {
     auto it = index_.find(Key(s));
@@ -97,11 +126,31 @@ class BruteForce {
   }
 
  private:
+  void FirstOptimal(const DefinedState& s, size_t limit, std::vector<std::string>* path,
+                    std::vector<std::string>* out) const {
+    const int d = DistanceOf(s);
+    if (out->size() >= limit || d < 0) return;
+    if (d == 0) {
+      std::string line;
+      for (const std::string& m : *path) line += (line.empty() ? "" : " ") + m;
+      out->push_back(line);
+      return;
+    }
+    DefinedState next;
+    for (int m = 0; m < static_cast<int>(d_.moves().size()); ++m) {
+      if (!d_.Apply(s, m, &next) || DistanceOf(next) != d - 1) continue;
+      path->push_back(d_.moves()[static_cast<size_t>(m)].name);
+      FirstOptimal(next, limit, path, out);
+      path->pop_back();
+    }
+  }
+
   const Definition& d_;
   std::vector<DefinedState> states_;
   // By the state's bytes as a string (a map of vectors trips a false warning of g++ 12).
   std::unordered_map<std::string, size_t> index_;
   std::vector<int> distance_;
+  mutable std::unordered_map<std::string, uint64_t> counts_;
 };
 
 }  // namespace puzzledb::testing

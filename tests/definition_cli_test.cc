@@ -4,13 +4,19 @@
 // file, the line and the rule, before a database is made.
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/definition/read_definition.h"
 #include "core/table/table_format.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "puzzledb/storage/v1/table.pb.h"
+#include "puzzledb/v1/solver.pb.h"
 #include "rocksdb/db.h"
+#include "tests/definition_brute_force.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
@@ -86,6 +92,72 @@ TEST_F(DefinitionCliTest, ABuiltDefinitionIsAnsweredFromTheDatabaseAlone) {
   ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
   const auto back = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32", drawn.out);
   EXPECT_EQ(back.out.substr(0, 3), "21 ") << back.out;
+}
+
+// One message of each JSON line of the command line's output.
+template <class Message>
+std::vector<Message> JsonLines(const std::string& text) {
+  std::vector<Message> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    Message& m = out.emplace_back();
+    const auto status = google::protobuf::util::JsonStringToMessage(line, &m);
+    EXPECT_TRUE(status.ok()) << status << ": " << line;
+  }
+  return out;
+}
+
+// --count, --all-optimal and analyze on every state of three definitions (guarded, identical
+// pieces, orientations), against the tests' own search: the number of optimal solutions,
+// the first 30 of them in canonical order, and the distance after every move that applies.
+TEST_F(DefinitionCliTest, CountsListsAndAnalysesAgreeWithTheBruteForce) {
+  for (const std::string name : {"slide32", "pancake5", "dials3"}) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --definition " + Sample(name + ".tws"), "").exit_code, 0);
+    const std::string text = testing::ReadFile(Sample(name + ".tws"));
+    auto definition = ReadDefinition(text, name + ".tws");
+    ASSERT_TRUE(definition.ok()) << definition.status();
+    const testing::BruteForce all(*definition);
+    std::string input;
+    for (const DefinedState& s : all.states()) input += definition->FormatCompact(s) + "\n";
+    const auto solved = RunCommand(kCli + " solve --db " + db_ + " --puzzle " + name +
+                                       " --count --all-optimal 30 --json", input);
+    ASSERT_EQ(solved.exit_code, 0) << solved.err;
+    const auto answers = JsonLines<v1::SolveResponse>(solved.out);
+    ASSERT_EQ(answers.size(), all.size());
+    const auto analyzed = RunCommand(kCli + " analyze --db " + db_ + " --puzzle " + name + " --json", input);
+    ASSERT_EQ(analyzed.exit_code, 0) << analyzed.err;
+    const auto analyses = JsonLines<v1::AnalyzeResponse>(analyzed.out);
+    ASSERT_EQ(analyses.size(), all.size());
+    uint64_t several = 0;
+    for (size_t i = 0; i < all.size(); ++i) {
+      const DefinedState& s = all.states()[i];
+      const std::string compact = definition->FormatCompact(s);
+      EXPECT_EQ(answers[i].optimal_count(), std::to_string(all.OptimalCount(s))) << compact;
+      std::vector<std::string> listed;
+      for (const auto& solution : answers[i].solutions()) {
+        std::string line;
+        for (const std::string& m : solution.moves()) line += (line.empty() ? "" : " ") + m;
+        listed.push_back(line);
+      }
+      // One optimal solution is not listed apart from the answer's moves.
+      const auto want = all.FirstOptimal(s, 30);
+      if (want.size() > 1) EXPECT_EQ(listed, want) << compact;
+      several += want.size() > 1;
+      std::map<std::string, int> after;
+      DefinedState next;
+      for (int m = 0; m < static_cast<int>(definition->moves().size()); ++m) {
+        if (definition->Apply(s, m, &next)) after[definition->moves()[static_cast<size_t>(m)].name] = all.DistanceOf(next);
+      }
+      std::map<std::string, int> got;
+      for (const auto& move : analyses[i].moves()) {
+        got[move.move()] = move.outcome() == v1::SOLVED ? static_cast<int>(move.distance()) : -1;
+      }
+      EXPECT_EQ(got, after) << compact;
+      EXPECT_EQ(static_cast<int>(analyses[i].distance()), all.distance(i)) << compact;
+    }
+    EXPECT_GT(several, 0u) << "no state with several optimal solutions: the lists were not checked";
+  }
 }
 
 TEST_F(DefinitionCliTest, ScramblesAreAnsweredAsTheOriginalOutput) {
