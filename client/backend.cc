@@ -266,10 +266,11 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& optio
   return std::unique_ptr<Backend>(new LocalBackend(std::move(store), options, std::move(log)));
 }
 
-const Puzzle* FindPuzzleOf(Backend& backend, std::string_view name,
+const Puzzle* FindPuzzleOf(std::string_view name,
+                           const std::function<absl::StatusOr<v1::ListPuzzlesResponse>()>& list,
                            const std::function<void(std::string_view)>& log) {
   if (const Puzzle* known = FindPuzzle(name); known != nullptr) return known;
-  auto listed = backend.ListPuzzles();
+  auto listed = list();
   if (!listed.ok()) return nullptr;
   std::vector<std::pair<std::string, std::string>> definitions;
   for (const auto& p : listed->puzzles()) {
@@ -277,6 +278,11 @@ const Puzzle* FindPuzzleOf(Backend& backend, std::string_view name,
   }
   RegisterListedDefinitions(definitions, log);
   return FindPuzzle(name);
+}
+
+const Puzzle* FindPuzzleOf(Backend& backend, std::string_view name,
+                           const std::function<void(std::string_view)>& log) {
+  return FindPuzzleOf(name, [&backend] { return backend.ListPuzzles(); }, log);
 }
 
 std::unique_ptr<Backend> MakeCommandBackend(const BackendOptions& options, std::ostream& err,

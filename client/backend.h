@@ -54,15 +54,19 @@ class Backend {
 absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& options,
                                                      std::function<void(std::string_view)> log);
 
-// MakeBackend for a command: its warnings go to `err` as "puzzledb: ..."; when it fails,
-// null, with why on `err` and *exit_code set (kExitBadInput for a usage error, else
-// kExitFailure).
-// The puzzle named `name`: one this program knows, or one the backend lists with its
-// definition (a server's puzzle given as a definition file), made here from it so that its
-// states are read and written as the server does. Null if there is none.
+// The puzzle named `name`: one this program knows, or one `list` lists with its definition
+// (a server's puzzle given as a definition file), made here from it so that its states are
+// read and written as the server does. Null if there is none.
+const Puzzle* FindPuzzleOf(std::string_view name,
+                           const std::function<absl::StatusOr<v1::ListPuzzlesResponse>()>& list,
+                           const std::function<void(std::string_view)>& log);
+// The same, with the puzzles the backend lists.
 const Puzzle* FindPuzzleOf(Backend& backend, std::string_view name,
                            const std::function<void(std::string_view)>& log);
 
+// MakeBackend for a command: its warnings go to `err` as "puzzledb: ..."; when it fails,
+// null, with why on `err` and *exit_code set (kExitBadInput for a usage error, else
+// kExitFailure).
 std::unique_ptr<Backend> MakeCommandBackend(const BackendOptions& options, std::ostream& err,
                                             int* exit_code);
 

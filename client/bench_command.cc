@@ -31,12 +31,17 @@ std::string MicrosText(uint64_t nanos) {
   return Cat(nanos / 1000, ".", fraction.substr(1));
 }
 
-// Random valid requests of one puzzle; for a puzzle with parameters, those of a table the
+// Random valid requests of one puzzle (one this program knows, or one given as a definition
+// that the server or database lists); for a puzzle with parameters, those of a table the
 // server has (so that the answers come from it), unless the table is to be avoided.
 absl::StatusOr<std::vector<v1::SolveRequest>> MakeRequests(
     const BenchCommandOptions& options,
-    const std::function<absl::StatusOr<v1::ListTablesResponse>()>& list_tables) {
-  const Puzzle* puzzle = FindPuzzle(options.puzzle);
+    const std::function<absl::StatusOr<v1::ListTablesResponse>()>& list_tables,
+    const std::function<absl::StatusOr<v1::ListPuzzlesResponse>()>& list_puzzles,
+    std::ostream& err) {
+  const Puzzle* puzzle = FindPuzzleOf(options.puzzle, list_puzzles, [&err](std::string_view line) {
+    err << "puzzledb bench: " << line << "\n";
+  });
   if (puzzle == nullptr) {
     return absl::InvalidArgumentError(Cat("unknown puzzle '", options.puzzle, "'"));
   }
@@ -363,7 +368,8 @@ int LoadServer(const BenchCommandOptions& options, Tally* tally, double* elapsed
     return kExitFailure;
   }
   absl::StatusOr<std::vector<v1::SolveRequest>> requests =
-      MakeRequests(options, [&] { return (*probe)->ListTables(); });
+      MakeRequests(options, [&] { return (*probe)->ListTables(); },
+                   [&] { return (*probe)->ListPuzzles(); }, err);
   if (!requests.ok()) {
     err << "puzzledb bench: " << Message(requests.status()) << "\n";
     return absl::IsInvalidArgument(requests.status()) ? kExitBadInput : kExitFailure;
@@ -409,7 +415,8 @@ int LoadInProcess(const BenchCommandOptions& options, Tally* tally, double* elap
   std::unique_ptr<Backend> backend = MakeCommandBackend(backend_options, err, &exit_code);
   if (backend == nullptr) return exit_code;
   absl::StatusOr<std::vector<v1::SolveRequest>> requests =
-      MakeRequests(options, [&] { return backend->ListTables(); });
+      MakeRequests(options, [&] { return backend->ListTables(); },
+                   [&] { return backend->ListPuzzles(); }, err);
   if (!requests.ok()) {
     err << "puzzledb bench: " << Message(requests.status()) << "\n";
     return absl::IsInvalidArgument(requests.status()) ? kExitBadInput : kExitFailure;

@@ -157,6 +157,18 @@ TEST(DefinitionServerTest, TheSamplesAreAnsweredOverGrpcAndHttp) {
                                              testing::ReadFile(Sample("cube2urf_scramble.in")));
   EXPECT_EQ(scrambled.out, testing::ReadFile(Sample("cube2urf_scramble.out"))) << scrambled.err;
 
+  // bench over the server draws a definition's positions too (its file from ListPuzzles),
+  // and every one is answered.
+  for (const std::string mode : {"unary", "batch"}) {
+    const auto bench = testing::RunCommand(std::string(PUZZLEDB_CLI) + " bench --server " + server.address() +
+                                               " --puzzle cube2urf --seconds 0.3 --json --mode " + mode,
+                                           "");
+    EXPECT_EQ(bench.exit_code, 0) << bench.err;
+    EXPECT_NE(bench.out.find("\"puzzle\":\"cube2urf\""), std::string::npos) << bench.out;
+    EXPECT_NE(bench.out.find("\"errors\":0,"), std::string::npos) << bench.out;
+    EXPECT_EQ(bench.out.find("\"solves\":0,"), std::string::npos) << bench.out;
+  }
+
   // Move sequences instead of states (`scramble`): the same answers as the command line's
   // --scramble, over gRPC and HTTP.
   const auto scrambles = Lines(testing::ReadFile(Sample("cube2urf_scramble.in")));
