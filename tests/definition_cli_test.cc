@@ -67,6 +67,20 @@ TEST_F(DefinitionCliTest, ABuiltDefinitionIsAnsweredFromTheDatabaseAlone) {
     EXPECT_EQ(solved.exit_code, 0) << solved.err;
     EXPECT_EQ(solved.out, testing::ReadFile(Sample(name + ".out"))) << name;
   }
+  // --show draws every board on the way, a set a row; the last is the goal.
+  const auto shown = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32 --show", "1 6 3 2 5 4\n");
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  std::vector<std::string> boards;
+  std::istringstream show_lines(shown.out);
+  for (std::string line; std::getline(show_lines, line);) {
+    if (line.rfind("T ", 0) == 0) boards.push_back(line);
+  }
+  ASSERT_EQ(boards.size(), 15u) << shown.out;  // the start and 14 moves
+  std::string last = boards.back();
+  std::erase_if(last, [](char c) { return c == '[' || c == ']' || c == ' '; });
+  EXPECT_EQ(last, "T123456") << shown.out;
+  EXPECT_NE(shown.out.find("move 14 of 14: D"), std::string::npos) << shown.out;
+
   const auto census = RunCommand(kCli + " census --db " + db_ + " --puzzle cube2urf", "");
   EXPECT_EQ(census.exit_code, 0) << census.err;
   EXPECT_EQ(census.out,

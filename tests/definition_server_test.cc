@@ -157,6 +157,16 @@ TEST(DefinitionServerTest, TheSamplesAreAnsweredOverGrpcAndHttp) {
                                              testing::ReadFile(Sample("cube2urf_scramble.in")));
   EXPECT_EQ(scrambled.out, testing::ReadFile(Sample("cube2urf_scramble.out"))) << scrambled.err;
 
+  // Metrics list a definition's table as any other (its states, its puzzle).
+  {
+    testing::Raw http(server.http_port());
+    ASSERT_TRUE(http.Send(testing::Get("/metrics")));
+    const std::string metrics = http.Answer();
+    EXPECT_NE(metrics.find("puzzledb_table_states{table=\"cube2urf\"} 3674160"), std::string::npos) << metrics;
+    EXPECT_NE(metrics.find("table=\"slide32\",puzzle=\"slide32\",status=\"LOADED\""), std::string::npos)
+        << metrics;
+  }
+
   // bench over the server draws a definition's positions too (its file from ListPuzzles),
   // and every one is answered.
   for (const std::string mode : {"unary", "batch"}) {
