@@ -6,7 +6,11 @@
 # files. For each of 2x2x2, skewb and tangram, ROUNDS (default 3) rounds of one run of each,
 # alternating (ours, theirs, ours, ...), on 2 threads: the wall seconds and peak resident kB
 # of every run, the ratio of each pair, and a check that both count the same positions at
-# every distance (ours from `puzzledb census`, theirs from its "Dist" lines).
+# every distance (ours from `puzzledb census`, theirs from its "Dist" lines). Then the
+# memory of our build beside its table: the peak beyond that of a build of a two-position
+# definition (the program, its libraries and RocksDB), over the table's entries (its index
+# times 2 bits, or a byte a state for an exact or guarded table). PUZZLES="2x2x2 ..." picks
+# other files of TWS_DIR.
 # docs/PERFORMANCE.md, "Definitions", quotes it.
 set -eu
 build=$1
@@ -16,7 +20,12 @@ rounds=${4:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
-for puzzle in 2x2x2 skewb tangram; do
+printf 'Set P 2 1\nSolved\nP\n1 2\nEnd\nMove S\nP\n2 1\nEnd\n' >"$work/tiny.tws"
+/usr/bin/time -f "%e %M" -o "$work/tiny.time" \
+  "$build/builder/puzzledb-build" --db "$work/tiny" --definition "$work/tiny.tws" --threads 2 -q >/dev/null
+read -r _ tiny_kb <"$work/tiny.time"
+echo "a build of a two-position definition: peak $tiny_kb kB"
+for puzzle in ${PUZZLES:-2x2x2 skewb tangram}; do
   file="$tws/$puzzle.tws"
   name=p$(echo "$puzzle" | tr -cd 'a-z0-9')
   round=1
@@ -32,6 +41,13 @@ for puzzle in 2x2x2 skewb tangram; do
     echo "$puzzle round $round: puzzledb-build $ours_s s $ours_kb kB, twsearch -g $theirs_s s $theirs_kb kB, ratio $ratio"
     round=$((round + 1))
   done
+  "$build/builder/puzzledb-build" info --db "$work/db" >"$work/info"
+  entries=$(awk '$1 == "index" { print $2 }' "$work/info")
+  bits=$(grep -q '^  encoding .* 2 bits' "$work/info" && echo 2 || echo 8)
+  awk -v peak="$ours_kb" -v tiny="$tiny_kb" -v n="$entries" -v bits="$bits" -v p="$puzzle" 'BEGIN {
+    table = n * bits / 8 / 1024
+    printf "%s: the last build peaked at %d kB, %d kB beyond the two-position build: %.2f x its table (%d entries of %d bits, %d kB)\n",
+           p, peak, peak - tiny, (peak - tiny) / table, n, bits, table }'
   "$build/client/puzzledb" census --db "$work/db" --puzzle "$name" >"$work/ours.census"
   awk '$1 == "Dist" && $4 != 0 { print $2, $4 }' "$work/theirs.out" >"$work/theirs.census"
   if cmp -s "$work/ours.census" "$work/theirs.census"; then

@@ -12,10 +12,6 @@ namespace puzzledb {
 namespace {
 
 constexpr uint32_t kNoMove = UINT32_MAX;
-// Outer transitions are computed once when their table stays within a fifth of the
-// entries' bytes (or this many); otherwise per outer number, as the threads reach it.
-constexpr uint64_t kOuterTableBytes = uint64_t{1} << 20;
-constexpr uint32_t kNoOuter = UINT32_MAX;
 
 // Where each move leads from one outer number: the outer number reached and the block
 // that applies, or kNoMove.
@@ -47,7 +43,6 @@ class Search {
                                  index_.size());
     bytes_ = result.entries.MutableBytes(0);
     BuildInnerTable();
-    BuildOuterTable(result.entries);
 
     // Layer 0: the goals.
     uint64_t seen = 0;
@@ -127,36 +122,6 @@ class Search {
     }
   }
 
-  void BuildOuterTable(const PackedTable& entries) {
-    // An outer number in 32 bits, and the block in 16 where moves have several.
-    const uint64_t per_entry = moves_.guarded() ? 6 : 4;
-    const uint64_t bytes = outer_ * static_cast<uint64_t>(move_count_) * per_entry;
-    if (outer_ >= kNoOuter ||
-        bytes > std::max(kOuterTableBytes, PackedTable::BytesFor(entries.encoding(), entries.size()) / 5)) {
-      return;  // computed as the threads go
-    }
-    outer_next_.resize(outer_ * static_cast<uint64_t>(move_count_));
-    if (moves_.guarded()) outer_block_.resize(outer_next_.size());
-    std::atomic<uint64_t> next{0};
-    constexpr uint64_t kChunk = 1024;
-    auto worker = [&] {
-      std::vector<uint8_t> state(static_cast<size_t>(index_.state_bytes()), 0);
-      std::vector<Step> steps(static_cast<size_t>(move_count_));
-      for (uint64_t first; (first = next.fetch_add(kChunk)) < outer_;) {
-        for (uint64_t o = first; o < std::min(outer_, first + kChunk); ++o) {
-          OuterSteps(o, state.data(), steps.data());
-          for (int m = 0; m < move_count_; ++m) {
-            const uint64_t at = o * static_cast<uint64_t>(move_count_) + static_cast<uint64_t>(m);
-            const Step& s = steps[static_cast<size_t>(m)];
-            outer_next_[at] = s.block == kNoMove ? kNoOuter : static_cast<uint32_t>(s.outer);
-            if (!outer_block_.empty()) outer_block_[at] = static_cast<uint16_t>(s.block == kNoMove ? 0 : s.block);
-          }
-        }
-      }
-    };
-    RunThreads(worker);
-  }
-
   // Every move's step from outer number o (`state` is scratch).
   void OuterSteps(uint64_t o, uint8_t* state, Step* steps) const {
     uint8_t next[4096];
@@ -199,20 +164,9 @@ class Search {
           const uint64_t base = o * inner_;
           ForEach(base, base + inner_, wanted, [&](uint64_t at) {
             if (steps == nullptr) {
-              if (outer_next_.empty()) {
-                OuterSteps(o, state.data(), computed.data());
-              } else {
-                const uint64_t row = o * static_cast<uint64_t>(move_count_);
-                for (int m = 0; m < move_count_; ++m) {
-                  const uint32_t there = outer_next_[row + static_cast<uint64_t>(m)];
-                  Step& s = computed[static_cast<size_t>(m)];
-                  s.outer = there;
-                  s.block = there == kNoOuter ? kNoMove
-                            : outer_block_.empty()
-                                ? static_cast<uint32_t>(moves_.first_block(m))
-                                : outer_block_[row + static_cast<uint64_t>(m)];
-                }
-              }
+              // Once per outer number that has a state to visit: a table of these would
+              // cost memory and save no time (docs/PERFORMANCE.md, "Definitions").
+              OuterSteps(o, state.data(), computed.data());
               steps = computed.data();
             }
             const uint32_t* row = &inner_table_[(at - base) * static_cast<uint64_t>(block_count_)];
@@ -349,10 +303,6 @@ class Search {
   const int threads_;
   uint8_t* bytes_ = nullptr;
   std::vector<uint32_t> inner_table_;  // [inner][block]
-  // [outer][move], when small enough: the outer number reached (kNoOuter: the move does
-  // not apply), and the block, for moves of several.
-  std::vector<uint32_t> outer_next_;
-  std::vector<uint16_t> outer_block_;
 };
 
 }  // namespace

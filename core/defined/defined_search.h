@@ -1,7 +1,8 @@
 // The breadth-first search over a definition's index that fills its table: the distance of
 // every state to the nearest goal, in the table's own entries (two bits a state, the
 // distance modulo 3, for a definition without guards; a byte otherwise), so that the search
-// needs no memory beyond the table and the move tables of DefinedIndex's split.
+// needs no memory beyond the table and the inner coordinates' move table of DefinedIndex's
+// split.
 //
 // Layers are found top-down (the states of layer d mark their unseen neighbours) while the
 // layer is small, and bottom-up (each unseen state looks for a move into layer d) once the
