@@ -207,6 +207,34 @@ TEST(DefinedPuzzleTest, StoredDefinitionsAreServedWithoutTheirFiles) {
   EXPECT_EQ(RegisterStoredDefinitions(*shared, nullptr), 0);
 }
 
+// What a server lists is input too: a definition that breaks a rule, one under a built-in
+// name and one under a bad name are each refused naming the puzzle and the rule; the good
+// one beside them is registered and reads states as the server would.
+TEST(DefinedPuzzleTest, ListedDefinitionsAreCheckedAsFilesAre) {
+  std::vector<std::string> logged;
+  const std::vector<std::pair<std::string, std::string>> listed = {
+      {"listed_bad", "Set T 3 1\nSolved\nT\n1 2 3\nEnd\nMove X\nT\n1 1 3\nEnd\n"},
+      {"knight", SampleText("pancake5.tws")},
+      {"Bad Name", SampleText("pancake5.tws")},
+      {"listed_pancake", SampleText("pancake5.tws")},
+      {"listed_empty", ""},
+  };
+  EXPECT_EQ(RegisterListedDefinitions(listed, [&](std::string_view line) { logged.emplace_back(line); }), 1);
+  ASSERT_EQ(logged.size(), 2u);  // knight is known here: the built-in one stays, unasked
+  EXPECT_NE(logged[0].find("the server's puzzle listed_bad cannot be read here: listed_bad.tws:8: Move X: set T: position 1 given twice"),
+            std::string::npos)
+      << logged[0];
+  EXPECT_NE(logged[1].find("the server's puzzle Bad Name cannot be read here: the name 'Bad Name' is not"),
+            std::string::npos)
+      << logged[1];
+  EXPECT_EQ(FindPuzzle("listed_bad"), nullptr);
+  EXPECT_EQ(FindPuzzle("listed_empty"), nullptr);
+  EXPECT_EQ(FindPuzzle("knight")->definition(), "");
+  const Puzzle* pancake = FindPuzzle("listed_pancake");
+  ASSERT_NE(pancake, nullptr);
+  EXPECT_TRUE(pancake->ParseCompact("5 4 3 2 1").ok());
+}
+
 TEST(DefinedPuzzleTest, NamesAndBoundsAreChecked) {
   const std::string text = SampleText("pancake5.tws");
   EXPECT_EQ(MakeDefinedPuzzle("Pancake", text, "p.tws", kDefaultMaxDefinedStates).status().message(),
