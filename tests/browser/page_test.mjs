@@ -255,6 +255,12 @@ try {
             `${name}: one move played from the goal is 1 move away (page: "${after.summary}")`);
       await page.screenshot({path: path.join(artifacts, `${name}-played.png`), fullPage: true});
     }
+    // A state that breaks a rule: the page shows the server's reason, naming the set.
+    await page.goto(base + '?puzzle=slide32&state=' + encodeURIComponent('1 2 3 4 5 5'));
+    await page.waitForSelector('#error:not([hidden])');
+    const refused = await page.textContent('#error');
+    check(/set T: holds label 5 more times than the goal does/.test(refused),
+          `slide32: a bad state is refused naming the set and the rule ("${refused}")`);
   }
 
   // 2. Clicking through the 8-puzzle's solution reaches the goal board.
