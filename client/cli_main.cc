@@ -166,8 +166,10 @@ int main(int argc, char** argv) {
   tables_cmd->add_flag("--json", tables_json, "Print JSON");
   std::string census_puzzle;
   CLI::App* census_cmd = app.add_subcommand(
-      "census", "Print the positions at each distance of a puzzle's tables (of --db, or of the "
-                "server), \"d count\" a line");
+      "census", "Print the positions at each distance of a puzzle, from its tables (of --db, or "
+                "of the server), \"d count\" a line; where a table's entries are not positions "
+                "(mirror pairs, placements of a part), counted a distance at a time by the "
+                "sampler. Pattern tables give none");
   census_cmd->add_option("--puzzle,-p", census_puzzle, "Which puzzle")->required();
   bool puzzles_json = false;
   CLI::App* puzzles_cmd = app.add_subcommand(

@@ -50,12 +50,16 @@ int RunCensusCommand(const BackendOptions& options, const std::string& name, std
   std::unique_ptr<Backend> backend = MakeCommandBackend(options, err, &exit_code);
   if (backend == nullptr) return exit_code;
   // A puzzle this program knows says what its tables count (a server's definitions are
-  // known to it alone: their tables count positions).
-  if (const Puzzle* puzzle = FindPuzzle(name); puzzle != nullptr && !puzzle->table_entries().empty()) {
-    err << "puzzledb census: the " << name << " puzzle's tables hold " << puzzle->table_entries()
-        << " (docs/PUZZLES.md), not one entry a position: they give no census\n";
+  // known to it alone: their tables count positions). Pattern tables count nothing; tables
+  // of other entries (mirror pairs, placements of a part) give each distance's positions
+  // through the sampler's population, one call a distance.
+  const Puzzle* known = FindPuzzle(name);
+  if (known != nullptr && known->pattern_tables()) {
+    err << "puzzledb census: the " << name << " puzzle's tables hold " << known->table_entries()
+        << " (docs/PUZZLES.md): they give no census\n";
     return kExitBadInput;
   }
+  const bool by_population = known != nullptr && !known->table_entries().empty();
   auto tables = backend->ListTables();
   if (!tables.ok()) {
     err << "puzzledb: " << Message(tables.status()) << "\n";
@@ -81,7 +85,27 @@ int RunCensusCommand(const BackendOptions& options, const std::string& name, std
     if (!t->complete()) {
       out << "# covers distances 0 to " << t->coverage_depth() << " only\n";
     }
-    for (int d = 0; d < t->histogram_size(); ++d) out << d << " " << t->histogram(d) << "\n";
+    if (!by_population) {
+      for (int d = 0; d < t->histogram_size(); ++d) out << d << " " << t->histogram(d) << "\n";
+      continue;
+    }
+    // A position is as far as its nearest entry, so no farther than the table's largest
+    // distance; the layers are contiguous, so the first empty one ends them.
+    err << "puzzledb census: the " << name << " puzzle's tables hold " << known->table_entries()
+        << "; counting its positions at each distance\n";
+    for (int d = 0; d < t->histogram_size(); ++d) {
+      v1::SampleRequest request;
+      request.mutable_puzzle()->set_name(name);
+      request.set_distance(static_cast<uint32_t>(d));
+      request.set_count(0);
+      auto counted = backend->Sample(request);
+      if (!counted.ok()) {
+        err << "puzzledb census: distance " << d << ": " << Message(counted.status()) << "\n";
+        return kExitFailure;
+      }
+      if (counted->population() == 0) break;
+      out << d << " " << counted->population() << std::endl;  // each line as it is counted
+    }
   }
   return kExitOk;
 }

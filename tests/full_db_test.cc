@@ -46,14 +46,17 @@ class FullDbTest : public ::testing::Test {
 std::shared_ptr<TableStore>* FullDbTest::store_ = nullptr;
 Solver* FullDbTest::solver_ = nullptr;
 
+// The knight's boards per distance 0..39 (docs/PUZZLES.md).
+const std::vector<uint64_t> kKnightPublished = {
+    1,       8,       14,      38,      148,     368,     1001,    2440,    6468,    14116,
+    32825,   64782,   137262,  240404,  455522,  716458,  1224370, 1720894, 2645274, 3327210,
+    4594399, 5148132, 6372557, 6345924, 6997217, 6160052, 6002337, 4635014, 3942462, 2634392,
+    1921476, 1086234, 658300,  300838,  144842,  49078,   17065,   3428,    488,     62};
+
 TEST_F(FullDbTest, KnightTableHasThePublishedHistogram) {
   auto m = (*store_)->ReadMetadata("knight");
   ASSERT_TRUE(m.ok()) << m.status();
-  const std::vector<uint64_t> published = {
-      1,       8,       14,      38,      148,     368,     1001,    2440,    6468,    14116,
-      32825,   64782,   137262,  240404,  455522,  716458,  1224370, 1720894, 2645274, 3327210,
-      4594399, 5148132, 6372557, 6345924, 6997217, 6160052, 6002337, 4635014, 3942462, 2634392,
-      1921476, 1086234, 658300,  300838,  144842,  49078,   17065,   3428,    488,     62};
+  const std::vector<uint64_t>& published = kKnightPublished;
   // The table holds classes {board, its mirror}: a class at distance d is two boards there,
   // or one when the board is its own mirror (docs/FORMAT.md).
   const KnightPuzzle knight;
@@ -380,6 +383,36 @@ TEST(DbVerifyTest, VerifyPassesOnTheDefaultDatabase) {
   EXPECT_NE(result.out.find("knight: ok"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("rotation: ok"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("eight: ok (181,440 entries"), std::string::npos) << result.out;
+}
+
+// The census of puzzles whose tables hold other entries than positions: the knight's (mirror
+// pairs) as published, the rotation game's (placements of one colour) every one of its
+// 24! / (8! 8! 8!) positions; pattern tables give none, and say why.
+TEST(DbCensusTest, EveryPuzzleWithACompleteTableHasACensus) {
+  const auto knight = testing::RunCommand(std::string(PUZZLEDB_CLI) + " census --db " + kDb + " --puzzle knight", "");
+  ASSERT_EQ(knight.exit_code, 0) << knight.err;
+  std::string want;
+  for (size_t d = 0; d < kKnightPublished.size(); ++d) want += Cat(d, " ", kKnightPublished[d], "\n");
+  EXPECT_EQ(knight.out, want);
+  EXPECT_NE(knight.err.find("mirror"), std::string::npos) << knight.err;
+
+  const auto rotation = testing::RunCommand(std::string(PUZZLEDB_CLI) + " census --db " + kDb + " --puzzle rotation", "");
+  ASSERT_EQ(rotation.exit_code, 0) << rotation.err;
+  std::istringstream lines(rotation.out);
+  uint64_t total = 0;
+  int expected_d = 0;
+  for (int d; lines >> d;) {
+    uint64_t count = 0;
+    lines >> count;
+    EXPECT_EQ(d, expected_d++);
+    EXPECT_GT(count, 0u) << d;
+    total += count;
+  }
+  EXPECT_EQ(total, 9465511770u) << rotation.out;  // 24! / (8! 8! 8!): every position once
+
+  const auto fifteen = testing::RunCommand(std::string(PUZZLEDB_CLI) + " census --db " + kDb + " --puzzle fifteen", "");
+  EXPECT_EQ(fifteen.exit_code, 2);
+  EXPECT_NE(fifteen.err.find("pattern tables"), std::string::npos) << fifteen.err;
 }
 
 TEST(DbInfoTest, InfoListsEveryTable) {
