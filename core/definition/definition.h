@@ -91,6 +91,7 @@ class Definition {
 
  private:
   friend class DefinitionReader;
+  friend class Projection;
 
   std::string title_;
   std::vector<DefinedSet> sets_;

@@ -1,0 +1,240 @@
+#include "core/definition/projection.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/util/strings.h"
+#include "core/util/text_input.h"
+
+namespace puzzledb {
+namespace {
+
+const DefinedSet* SetNamed(const Definition& d, std::string_view name, int* index) {
+  for (size_t s = 0; s < d.sets().size(); ++s) {
+    if (d.sets()[s].name == name) {
+      *index = static_cast<int>(s);
+      return &d.sets()[s];
+    }
+  }
+  return nullptr;
+}
+
+// "1-6,9" into labels of a set of `size` pieces.
+absl::StatusOr<std::vector<int>> ParseLabels(std::string_view text, const DefinedSet& set) {
+  std::vector<int> labels;
+  for (std::string_view rest = text; !rest.empty();) {
+    const size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    const size_t dash = item.find('-');
+    int range[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      const std::string_view digits =
+          k == 0 ? item.substr(0, dash) : dash == std::string_view::npos ? item.substr(0, dash) : item.substr(dash + 1);
+      int value = 0;
+      bool ok = !digits.empty() && digits.size() <= 3;
+      for (char c : digits) {
+        if (c < '0' || c > '9') ok = false;
+        value = value * 10 + (c - '0');
+      }
+      if (!ok || value < 1 || value > set.size) {
+        return absl::InvalidArgumentError(Cat("set ", set.name, ": ", QuoteInput(item),
+                                              " is not a label from 1 to ", set.size,
+                                              " or a range of them (1-6)"));
+      }
+      range[k] = value;
+    }
+    if (range[0] > range[1]) {
+      return absl::InvalidArgumentError(
+          Cat("set ", set.name, ": the range ", QuoteInput(item), " runs backwards"));
+    }
+    for (int l = range[0]; l <= range[1]; ++l) labels.push_back(l);
+  }
+  std::sort(labels.begin(), labels.end());
+  labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+  return labels;
+}
+
+}  // namespace
+
+absl::StatusOr<ProjectionSpec> ParseProjection(std::string_view text, const Definition& definition) {
+  ProjectionSpec spec;
+  for (std::string_view rest = text; !rest.empty();) {
+    const size_t semicolon = rest.find(';');
+    const std::string_view clause = rest.substr(0, semicolon);
+    rest = semicolon == std::string_view::npos ? std::string_view() : rest.substr(semicolon + 1);
+    const std::vector<std::string_view> words = SplitWhitespace(clause);
+    if (words.empty()) continue;
+    int index = 0;
+    const DefinedSet* set = SetNamed(definition, words[0], &index);
+    if (set == nullptr) {
+      std::vector<std::string> names;
+      for (const DefinedSet& s : definition.sets()) names.push_back(s.name);
+      return absl::InvalidArgumentError(Cat("projection: no set ", QuoteInput(words[0]),
+                                            " (the sets: ", Join(names, " "), ")"));
+    }
+    ProjectedSet& kept = spec.sets.emplace_back();
+    kept.name = set->name;
+    for (size_t w = 1; w < words.size(); ++w) {
+      if (words[w] == "-o") {
+        kept.orientations = false;
+      } else if (kept.pieces.empty() && std::isdigit(static_cast<unsigned char>(words[w][0]))) {
+        auto labels = ParseLabels(words[w], *set);
+        if (!labels.ok()) return absl::InvalidArgumentError(Cat("projection: ", Message(labels.status())));
+        kept.pieces = *std::move(labels);
+      } else {
+        return absl::InvalidArgumentError(
+            Cat("projection: set ", set->name, ": ", QuoteInput(words[w]),
+                " is neither the labels to tell apart (1-6,9) nor -o (no orientations)"));
+      }
+    }
+  }
+  return spec;
+}
+
+std::string FormatProjection(const ProjectionSpec& spec) {
+  std::vector<std::string> clauses;
+  for (const ProjectedSet& set : spec.sets) {
+    std::string clause = set.name;
+    if (!set.pieces.empty()) {
+      std::vector<std::string> runs;
+      for (size_t i = 0; i < set.pieces.size();) {
+        size_t j = i;
+        while (j + 1 < set.pieces.size() && set.pieces[j + 1] == set.pieces[j] + 1) ++j;
+        runs.push_back(j == i ? Cat(set.pieces[i]) : Cat(set.pieces[i], "-", set.pieces[j]));
+        i = j + 1;
+      }
+      clause = Cat(clause, " ", Join(runs, ","));
+    }
+    if (!set.orientations) clause += " -o";
+    clauses.push_back(clause);
+  }
+  return Join(clauses, "; ");
+}
+
+absl::StatusOr<Projection> Projection::Make(const Definition& d, const ProjectionSpec& spec) {
+  if (spec.sets.empty()) return absl::InvalidArgumentError("projection: it keeps no set");
+  // Which sets are kept, in the definition's order, and how.
+  std::vector<const ProjectedSet*> kept(d.sets().size(), nullptr);
+  for (const ProjectedSet& p : spec.sets) {
+    int index = 0;
+    const DefinedSet* set = SetNamed(d, p.name, &index);
+    if (set == nullptr) return absl::InvalidArgumentError(Cat("projection: no set ", QuoteInput(p.name)));
+    if (kept[static_cast<size_t>(index)] != nullptr) {
+      return absl::InvalidArgumentError(Cat("projection: set ", p.name, " is named twice"));
+    }
+    for (int label : p.pieces) {
+      if (label < 1 || label > set->size) {
+        return absl::InvalidArgumentError(
+            Cat("projection: set ", p.name, ": no label ", label, " (1 to ", set->size, ")"));
+      }
+    }
+    kept[static_cast<size_t>(index)] = &p;
+  }
+
+  Projection out;
+  out.spec_ = spec;
+  Definition& pd = out.projected_;
+  pd.title_ = Cat(d.title(), " seen as ", FormatProjection(spec));
+  // Each kept set's label map: a label told apart keeps its rank among those told apart,
+  // the others share the next label.
+  std::vector<std::vector<uint8_t>> label_maps(d.sets().size());
+  std::vector<int> slot_of_set(d.sets().size(), -1);  // its first position, end to end
+  int slots = 0;
+  for (size_t s = 0; s < d.sets().size(); ++s) {
+    const DefinedSet& set = d.sets()[s];
+    const ProjectedSet* p = kept[s];
+    std::vector<uint8_t>& map = label_maps[s];
+    map.assign(static_cast<size_t>(set.size) + 1, 0);
+    for (int l = 1; l <= set.size; ++l) map[static_cast<size_t>(l)] = static_cast<uint8_t>(l);
+    if (p != nullptr && !p->pieces.empty()) {
+      const int merged = static_cast<int>(p->pieces.size()) + 1;
+      for (int l = 1; l <= set.size; ++l) {
+        const auto at = std::find(p->pieces.begin(), p->pieces.end(), l);
+        map[static_cast<size_t>(l)] =
+            static_cast<uint8_t>(at == p->pieces.end() ? merged : 1 + (at - p->pieces.begin()));
+      }
+    }
+    if (p == nullptr) {
+      slots += set.size;
+      continue;
+    }
+    DefinedSet projected = set;
+    projected.orientations = p->orientations ? set.orientations : 1;
+    projected.offset = static_cast<int>(pd.state_bytes_);
+    pd.state_bytes_ += static_cast<size_t>(set.size) * (projected.orientations > 1 ? 2 : 1);
+    slot_of_set[s] = slots;
+    slots += set.size;
+    for (int j = 0; j < set.size; ++j) {
+      out.bytes_.push_back({static_cast<size_t>(set.offset + j), map});
+    }
+    if (projected.orientations > 1) {
+      for (int j = 0; j < set.size; ++j) {
+        out.bytes_.push_back({static_cast<size_t>(set.offset + set.size + j), {}});
+      }
+    }
+    pd.sets_.push_back(std::move(projected));
+  }
+
+  for (const DefinedState& goal : d.goals()) {
+    DefinedState g;
+    out.Project(goal, &g);
+    if (std::find(pd.goals_.begin(), pd.goals_.end(), g) == pd.goals_.end()) pd.goals_.push_back(g);
+  }
+
+  // A block seen through the projection: its transform on the kept sets' positions, the
+  // guards on what the projection still sees.
+  auto project_block = [&](const MoveBlock& block) {
+    MoveBlock b;
+    b.line = block.line;
+    for (size_t s = 0; s < d.sets().size(); ++s) {
+      if (kept[s] == nullptr) continue;
+      const DefinedSet& set = d.sets()[s];
+      for (int j = 0; j < set.size; ++j) {
+        const size_t slot = static_cast<size_t>(slot_of_set[s] + j);
+        b.transform.source.push_back(block.transform.source[slot]);
+        b.transform.twist.push_back(block.transform.twist[slot]);
+      }
+    }
+    for (const Guard& g : block.guards) {
+      const auto s = static_cast<size_t>(g.set);
+      if (kept[s] == nullptr) continue;
+      Guard mapped = g;
+      mapped.set = static_cast<int>(std::count_if(kept.begin(), kept.begin() + static_cast<long>(s),
+                                                  [](const ProjectedSet* p) { return p != nullptr; }));
+      if (g.piece != 0) mapped.piece = label_maps[s][static_cast<size_t>(g.piece)];
+      if (!kept[s]->orientations) mapped.orientation = -1;
+      if (mapped.piece == 0 && mapped.orientation < 0) continue;  // reads nothing
+      b.guards.push_back(mapped);
+    }
+    return b;
+  };
+  for (const DefinedMove& move : d.moves()) {
+    if (!move.guarded) {
+      DefinedMove m = move;
+      m.blocks = {project_block(move.blocks[0])};
+      pd.moves_.push_back(std::move(m));
+      continue;
+    }
+    for (size_t b = 0; b < move.blocks.size(); ++b) {
+      DefinedMove m;
+      m.name = move.blocks.size() == 1 ? move.name : Cat(move.name, "#", b + 1);
+      m.guarded = true;
+      m.power = move.power;
+      m.blocks = {project_block(move.blocks[b])};
+      pd.moves_.push_back(std::move(m));
+    }
+  }
+  return out;
+}
+
+void Projection::Project(const DefinedState& from, DefinedState* to) const {
+  to->resize(bytes_.size());
+  for (size_t i = 0; i < bytes_.size(); ++i) {
+    const Byte& b = bytes_[i];
+    const uint8_t value = from[b.from];
+    (*to)[i] = b.labels.empty() ? value : b.labels[value];
+  }
+}
+
+}  // namespace puzzledb

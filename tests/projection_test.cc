@@ -1,0 +1,147 @@
+// Projections of a definition (core/definition/projection.h): what they read from text, and
+// that each is a lower bound. For every state the tests' own search reaches, the projected
+// state's distance in the projection (searched the same way) is at most the state's own;
+// the whole definition projected is the definition; a guarded move's blocks become moves
+// of their own where the projection can no longer tell which applies.
+#include <string>
+#include <vector>
+
+#include "core/definition/projection.h"
+#include "core/definition/read_definition.h"
+#include "gtest/gtest.h"
+#include "tests/definition_brute_force.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace projection_test {
+
+using testing::BruteForce;
+
+Definition Read(const std::string& file) {
+  auto read = ReadDefinition(testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/definitions/" + file), file);
+  EXPECT_TRUE(read.ok()) << read.status();
+  return read.ok() ? *std::move(read) : Definition();
+}
+
+Projection Make(const Definition& d, const std::string& text) {
+  auto spec = ParseProjection(text, d);
+  EXPECT_TRUE(spec.ok()) << text << ": " << spec.status();
+  auto projection = Projection::Make(d, spec.ok() ? *spec : ProjectionSpec{});
+  EXPECT_TRUE(projection.ok()) << text << ": " << projection.status();
+  return *std::move(projection);
+}
+
+// Every reachable state's projected distance against its own; returns how many are
+// strictly below (the bound loses something).
+int CheckAdmissible(const Definition& d, const BruteForce& all, const Projection& p,
+                    const std::string& what) {
+  const BruteForce projected(p.projected());
+  int below = 0;
+  DefinedState q;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all.distance(i) < 0) continue;
+    p.Project(all.states()[i], &q);
+    const int bound = projected.DistanceOf(q);
+    EXPECT_GE(bound, 0) << what << ": " << d.FormatCompact(all.states()[i]) << " projects to no reachable state";
+    EXPECT_LE(bound, all.distance(i)) << what << ": " << d.FormatCompact(all.states()[i]);
+    below += bound < all.distance(i);
+  }
+  return below;
+}
+
+TEST(ProjectionTest, TheWholeDefinitionProjectsToItself) {
+  for (const std::string file : {"slide32.tws", "pancake5.tws", "dials3.tws"}) {
+    const Definition d = Read(file);
+    std::string all_sets;
+    for (const DefinedSet& s : d.sets()) all_sets += s.name + ";";
+    const Projection p = Make(d, all_sets);
+    const BruteForce all(d);
+    DefinedState q;
+    for (const DefinedState& s : all.states()) {
+      p.Project(s, &q);
+      ASSERT_EQ(q, s) << file;
+    }
+    EXPECT_EQ(CheckAdmissible(d, all, p, file), 0) << file << ": the same distances";
+  }
+}
+
+TEST(ProjectionTest, EveryProjectionIsALowerBound) {
+  struct Case {
+    std::string file, projection;
+    bool loses;  // some state's bound is below its distance
+  };
+  for (const Case& c : {Case{"slide32.tws", "T 1,6", true}, Case{"slide32.tws", "T 1-3", true},
+                        Case{"slide32.tws", "T 6", true}, Case{"pancake5.tws", "P 1-2", true},
+                        Case{"dials3.tws", "", false}}) {
+    const Definition d = Read(c.file);
+    const BruteForce all(d);
+    std::string text = c.projection;
+    if (text.empty()) {  // the first set, orientations left out
+      text = d.sets()[0].name + (d.sets()[0].orientations > 1 ? " -o" : "");
+    }
+    const Projection p = Make(d, text);
+    const int below = CheckAdmissible(d, all, p, c.file + ": " + text);
+    if (c.loses) {
+      EXPECT_GT(below, 0) << c.file << ": " << text << " bounds every state exactly";
+    }
+  }
+}
+
+// Two sets, one with orientations: every way of leaving out a set, some pieces or the
+// twists bounds from below, and the spec reads back as written.
+TEST(ProjectionTest, SetsPiecesAndTwistsLeftOut) {
+  auto d = ReadDefinition(
+      "Set C 4 3\nSet E 3 1\nSolved\nC\n1 2 3 4\n0 0 0 0\nE\n1 2 3\nEnd\n"
+      "Move A\nC\n2 3 1 4\n1 2 0 0\nE\n2 1 3\nEnd\n"
+      "Move B\nC\n1 3 4 2\n0 0 1 2\nE\n1 3 2\nEnd\n",
+      "two.tws");
+  ASSERT_TRUE(d.ok()) << d.status();
+  const BruteForce all(*d);
+  ASSERT_GT(all.size(), 100u);
+  for (const std::string text : {"C -o", "C 1-2", "C 1,3 -o", "E", "C 4; E 1"}) {
+    const Projection p = Make(*d, text);
+    EXPECT_GT(CheckAdmissible(*d, all, p, text), 0) << text;
+    EXPECT_EQ(FormatProjection(p.spec()), text);
+  }
+}
+
+TEST(ProjectionTest, GuardedBlocksBecomeMovesWhereTheGuardIsLost) {
+  const Definition d = Read("slide32.tws");
+  // Tile 1 and the blank (6) told apart, tiles 2-5 merged: the labels become 1 (tile 1),
+  // 2 (the blank) and 3 (the others), and every guard reads label 2. A move's blocks
+  // still exclude each other here, but each is a move of its own all the same.
+  const Projection kept = Make(d, "T 1,6");
+  std::vector<std::string> names;
+  for (const DefinedMove& m : kept.projected().moves()) names.push_back(m.name);
+  EXPECT_EQ(names.front(), "U#1");
+  EXPECT_EQ(names.size(), 14u);  // 3 + 3 + 4 + 4 blocks
+  for (const DefinedMove& m : kept.projected().moves()) {
+    ASSERT_EQ(m.blocks.size(), 1u);
+    ASSERT_EQ(m.blocks[0].guards.size(), 1u) << m.name;
+    EXPECT_EQ(m.blocks[0].guards[0].piece, 2) << m.name << ": the blank, as projected";
+  }
+  // The blank merged with tiles 2-5 (label 2): the guards read the merged label, so that
+  // several blocks of a move apply where the merged pieces stand.
+  const Projection lost = Make(d, "T 1");
+  EXPECT_EQ(lost.projected().moves()[0].blocks[0].guards[0].piece, 2);
+  EXPECT_EQ(lost.projected().goals().size(), 1u);
+}
+
+TEST(ProjectionTest, BadSpecsAreRefusedNamingTheWord) {
+  const Definition d = Read("cube2urf.tws");
+  EXPECT_EQ(ParseProjection("EDGE", d).status().message(), "projection: no set 'EDGE' (the sets: CORNER)");
+  EXPECT_EQ(ParseProjection("CORNER 0-3", d).status().message(),
+            "projection: set CORNER: '0-3' is not a label from 1 to 8 or a range of them (1-6)");
+  EXPECT_EQ(ParseProjection("CORNER 5-3", d).status().message(),
+            "projection: set CORNER: the range '5-3' runs backwards");
+  EXPECT_EQ(ParseProjection("CORNER twist", d).status().message(),
+            "projection: set CORNER: 'twist' is neither the labels to tell apart (1-6,9) nor -o "
+            "(no orientations)");
+  auto twice = ParseProjection("CORNER; CORNER -o", d);
+  ASSERT_TRUE(twice.ok());
+  EXPECT_EQ(Projection::Make(d, *twice).status().message(), "projection: set CORNER is named twice");
+  EXPECT_EQ(Projection::Make(d, ProjectionSpec{}).status().message(), "projection: it keeps no set");
+}
+
+}  // namespace projection_test
+}  // namespace puzzledb
