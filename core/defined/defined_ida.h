@@ -1,0 +1,41 @@
+// The live search of a definition (issue 51): IDA* bounded by the largest of its projection
+// tables' bounds (core/defined/projection_table.h; none: plain iterative deepening), moves
+// tried in canonical order, so that the first answer found is the lexicographically
+// smallest of the optimal ones. A move that leaves the state as it was, or goes back to the
+// state before, is never taken: no optimal answer does either.
+#ifndef PUZZLEDB_CORE_DEFINED_DEFINED_IDA_H_
+#define PUZZLEDB_CORE_DEFINED_DEFINED_IDA_H_
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/defined/projection_table.h"
+#include "core/definition/definition.h"
+
+namespace puzzledb {
+
+struct DefinedIdaOptions {
+  uint64_t max_nodes = 0;  // states generated; 0: no budget (RESOURCE_EXHAUSTED past it)
+  int max_depth = 255;     // no answer longer than this is looked for
+  const std::atomic<bool>* cancelled = nullptr;  // CANCELLED once it reads true
+};
+
+struct DefinedIdaResult {
+  // False: no goal within max_depth, or (where a table says so) none at all.
+  bool solved = false;
+  std::vector<int> moves;  // the answer, in canonical move numbers
+  uint64_t nodes = 0;      // states generated
+  int iterations = 0;
+};
+
+absl::StatusOr<DefinedIdaResult> DefinedIdaStar(const Definition& definition,
+                                                std::span<const ProjectionTable* const> tables,
+                                                const DefinedState& start,
+                                                const DefinedIdaOptions& options);
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_DEFINED_DEFINED_IDA_H_

@@ -1,0 +1,60 @@
+// A projection's complete table (issue 51): the exact distance of every state of a
+// projection of a definition (core/definition/projection.h), a byte each, found by the
+// definitions' own search over the projection's index. Since the projection of a state is
+// never farther from a goal than the state, the table bounds the whole puzzle's distances
+// from below: what guides the live search of a definition too large for a table of its own.
+//
+// Immutable once built: Bound may be called from any thread.
+#ifndef PUZZLEDB_CORE_DEFINED_PROJECTION_TABLE_H_
+#define PUZZLEDB_CORE_DEFINED_PROJECTION_TABLE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/defined/defined_search.h"
+#include "core/definition/defined_index.h"
+#include "core/definition/projection.h"
+#include "core/table/packed_table.h"
+
+namespace puzzledb {
+
+class ProjectionTable {
+ public:
+  // A bound larger than any distance: the state reaches no goal.
+  static constexpr int kUnreachable = 1 << 20;
+
+  // Builds the table of `spec`'s projection of `definition`. INVALID_ARGUMENT for a bad
+  // spec, or a projection whose index has more than max_entries numbers (the message gives
+  // the size).
+  static absl::StatusOr<ProjectionTable> Build(const Definition& definition,
+                                               const ProjectionSpec& spec,
+                                               uint64_t max_entries,
+                                               const DefinedSearchOptions& options);
+
+  // The bound of a state of the definition: a lower bound of its distance, or
+  // kUnreachable when its projection reaches no projected goal (nor then does it).
+  // `scratch` holds the projected state between calls.
+  int Bound(const DefinedState& state, DefinedState* scratch) const;
+
+  const Projection& projection() const { return projection_; }
+  uint64_t entries() const { return table_.size(); }
+  // The states of the projection at each distance (from the search).
+  const std::vector<uint64_t>& histogram() const { return histogram_; }
+  // The average bound over the projection's reachable states, weighted as the histogram.
+  double average() const;
+
+ private:
+  ProjectionTable(Projection projection, CompiledMoves moves, DefinedIndex index)
+      : projection_(std::move(projection)), moves_(std::move(moves)), index_(std::move(index)) {}
+
+  Projection projection_;
+  CompiledMoves moves_;
+  DefinedIndex index_;
+  PackedTable table_;  // DISTANCE_BYTE
+  std::vector<uint64_t> histogram_;
+};
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_DEFINED_PROJECTION_TABLE_H_

@@ -1,0 +1,127 @@
+// The live search of a definition (core/defined/defined_ida.h) over projection tables
+// (core/defined/projection_table.h), against the tests' own breadth-first search: on every
+// reachable state of small definitions (guarded moves, several goals, identical pieces,
+// orientations) the same distance and the same moves (the lexicographically smallest
+// optimal answer), with no table, with one and with two; each table's bound at most the
+// distance everywhere; the node budget and cancellation end a search that cannot finish.
+#include <atomic>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "core/defined/defined_ida.h"
+#include "core/definition/read_definition.h"
+#include "gtest/gtest.h"
+#include "tests/definition_brute_force.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace defined_ida_test {
+
+using testing::BruteForce;
+
+std::string SampleText(const std::string& name) {
+  return testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/definitions/" + name);
+}
+
+// Several goals, identical pieces, guarded moves.
+const char kStrip[] =
+    "Set S 5 1\nSolved\nS\n1 1 2 2 3\nEnd\nSolved\nS\n2 2 1 1 3\nEnd\n"
+    "Move L\nIf S 5 3\nS\n1 2 3 5 4\nEnd\nMove L\nIf S 4 3\nS\n1 2 4 3 5\nEnd\n"
+    "Move L\nIf S 3 3\nS\n1 3 2 4 5\nEnd\nMove L\nIf S 2 3\nS\n2 1 3 4 5\nEnd\n"
+    "Move J\nIf S 1 3\nS\n3 2 1 4 5\nEnd\nMove J\nIf S 3 3\nS\n3 2 1 4 5\nEnd\n";
+// Two sets, one with orientations; moves of order 3 (A, A2, B, B2).
+const char kTwo[] =
+    "Set C 4 3\nSet E 3 1\nSolved\nC\n1 2 3 4\n0 0 0 0\nE\n1 2 3\nEnd\n"
+    "Move A\nC\n2 3 1 4\n1 2 0 0\nE\n2 3 1\nEnd\n"
+    "Move B\nC\n1 3 4 2\n0 0 1 2\nE\n1 2 3\nEnd\n";
+
+std::string Line(const Definition& d, const DefinedIdaResult& r) {
+  if (!r.solved) return "-1";
+  std::string line = std::to_string(r.moves.size());
+  for (int m : r.moves) line += " " + d.moves()[static_cast<size_t>(m)].name;
+  return line;
+}
+
+TEST(DefinedIdaTest, AnswersAreTheBruteForcesWithAndWithoutTables) {
+  struct Case {
+    std::string name, text;
+    std::vector<std::string> projections;
+    int farthest_searched;  // the states searched with tables: those this far at most
+  };
+  // strip: every state its moves reach from a goal reaches none (answered -1, the tables'
+  // bound unreachable).
+  const std::vector<Case> cases = {
+      {"slide32", SampleText("slide32.tws"), {"T 1,2,6", "T 3-6"}, 99},
+      {"pancake5", SampleText("pancake5.tws"), {"P 1-3", "P 3-5"}, 99},
+      {"dials3", SampleText("dials3.tws"), {"D -o", "D"}, 99},
+      {"strip", kStrip, {"S 3", "S 1,3"}, 99},
+      {"two", kTwo, {"C -o", "C 1-2; E 1"}, 99},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto d = ReadDefinition(c.text, c.name + ".tws");
+    ASSERT_TRUE(d.ok()) << d.status();
+    const BruteForce all(*d);
+    std::vector<ProjectionTable> tables;
+    for (const std::string& text : c.projections) {
+      auto spec = ParseProjection(text, *d);
+      ASSERT_TRUE(spec.ok()) << spec.status();
+      DefinedSearchOptions one_thread;
+      one_thread.threads = 1;
+      auto table = ProjectionTable::Build(*d, *spec, 1 << 20, one_thread);
+      ASSERT_TRUE(table.ok()) << text << ": " << table.status();
+      tables.push_back(*std::move(table));
+    }
+    // Each bound is admissible and finite on every reachable state.
+    DefinedState scratch;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (all.distance(i) < 0) continue;  // reached from a goal, but reaching none
+      for (const ProjectionTable& t : tables) {
+        ASSERT_LE(t.Bound(all.states()[i], &scratch), all.distance(i))
+            << FormatProjection(t.projection().spec()) << ": " << d->FormatCompact(all.states()[i]);
+      }
+    }
+    std::vector<std::vector<const ProjectionTable*>> sets = {{}, {&tables[0]}, {&tables[0], &tables[1]}};
+    for (const auto& set : sets) {
+      DefinedIdaOptions options;
+      options.max_depth = all.farthest();
+      uint64_t nodes = 0;
+      for (size_t i = 0; i < all.size(); ++i) {
+        // Plain iterative deepening only where it ends soon.
+        if (all.distance(i) > (set.empty() ? 8 : c.farthest_searched)) continue;
+        auto found = DefinedIdaStar(*d, set, all.states()[i], options);
+        ASSERT_TRUE(found.ok()) << found.status();
+        ASSERT_EQ(Line(*d, *found), all.Answer(all.states()[i]))
+            << set.size() << " tables: " << d->FormatCompact(all.states()[i]);
+        nodes += found->nodes;
+      }
+      std::cout << c.name << ", " << set.size() << " tables: " << nodes << " states generated, "
+                << all.size() << " states, farthest " << all.farthest() << "\n";
+    }
+  }
+}
+
+// With no table, a state of the other parity sends the search as deep as it may go: the
+// budget ends it, and so does cancellation.
+TEST(DefinedIdaTest, TheBudgetAndCancellationEndASearch) {
+  auto d = ReadDefinition(SampleText("slide32.tws"), "slide32.tws");
+  ASSERT_TRUE(d.ok());
+  auto start = d->ParseCompact("2 1 3 4 5 6");  // no goal can be reached
+  ASSERT_TRUE(start.ok());
+  DefinedIdaOptions options;
+  options.max_nodes = 50;
+  auto spent = DefinedIdaStar(*d, {}, *start, options);
+  EXPECT_EQ(spent.status().code(), absl::StatusCode::kResourceExhausted) << spent.status();
+  std::atomic<bool> cancelled{true};
+  DefinedIdaOptions cancel;
+  cancel.cancelled = &cancelled;
+  cancel.max_depth = 40;
+  auto stopped = DefinedIdaStar(*d, {}, *start, cancel);
+  EXPECT_EQ(stopped.status().code(), absl::StatusCode::kCancelled) << stopped.status();
+  cancel.max_depth = 2000;
+  EXPECT_EQ(DefinedIdaStar(*d, {}, *start, cancel).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace defined_ida_test
+}  // namespace puzzledb
