@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/definition/defined_index.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
@@ -11,7 +12,7 @@ class Ida {
  public:
   Ida(const Definition& d, std::span<const ProjectionTable* const> tables,
       const DefinedIdaOptions& options)
-      : d_(d), tables_(tables), options_(options) {}
+      : d_(d), moves_of_(d), tables_(tables), options_(options) {}
 
   absl::StatusOr<DefinedIdaResult> Run(const DefinedState& start) {
     path_.assign(static_cast<size_t>(options_.max_depth) + 2, start);
@@ -47,8 +48,9 @@ class Ida {
     const DefinedState& here = path_[static_cast<size_t>(g)];
     if (d_.IsGoal(here)) return true;
     DefinedState& next = path_[static_cast<size_t>(g) + 1];
-    for (int m = 0; m < static_cast<int>(d_.moves().size()); ++m) {
-      if (!d_.Apply(here, m, &next) || next == here ||
+    for (int m = 0; m < moves_of_.move_count(); ++m) {
+      // The compiled blocks: what Definition::Apply does, without its bookkeeping.
+      if (!moves_of_.Apply(here.data(), m, next.data()) || next == here ||
           (g > 0 && next == path_[static_cast<size_t>(g) - 1])) {
         continue;
       }
@@ -75,6 +77,7 @@ class Ida {
   }
 
   const Definition& d_;
+  const CompiledMoves moves_of_;
   const std::span<const ProjectionTable* const> tables_;
   const DefinedIdaOptions& options_;
   std::vector<DefinedState> path_;  // path_[g]: the state after g moves
