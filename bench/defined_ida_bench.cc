@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/peak_memory.h"
 #include "core/defined/defined_ida.h"
 #include "core/defined/projection_table.h"
 #include "core/definition/read_definition.h"
@@ -27,14 +28,6 @@ double Since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-long PeakKilobytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
-  }
-  return -1;
-}
 
 int Usage() {
   std::fprintf(stderr,
@@ -141,6 +134,6 @@ int main(int argc, char** argv) {
   std::printf("%d scrambles of %d moves: %.3f s, %llu states generated (%.2f M/s), peak %ld kB\n",
               scrambles, length, total_seconds, static_cast<unsigned long long>(total_nodes),
               total_seconds > 0 ? static_cast<double>(total_nodes) / total_seconds / 1e6 : 0.0,
-              PeakKilobytes());
+              puzzledb::bench::PeakResidentKilobytes());
   return failed == 0 ? 0 : 1;
 }

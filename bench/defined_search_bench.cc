@@ -11,20 +11,8 @@
 
 #include "core/defined/defined_search.h"
 #include "core/definition/defined_index.h"
+#include "bench/peak_memory.h"
 #include "core/definition/read_definition.h"
-
-namespace {
-
-long PeakKilobytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
-  }
-  return -1;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   int threads = 0;
@@ -66,7 +54,7 @@ int main(int argc, char** argv) {
       std::printf("%zu %llu\n", d, static_cast<unsigned long long>(result->histogram[d]));
     }
     std::printf("%s: %llu positions, search %.2f s, peak %ld kB\n", name.c_str(),
-                static_cast<unsigned long long>(result->reached()), result->seconds, PeakKilobytes());
+                static_cast<unsigned long long>(result->reached()), result->seconds, puzzledb::bench::PeakResidentKilobytes());
   }
   return failed == 0 ? 0 : 1;
 }

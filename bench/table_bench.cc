@@ -18,6 +18,7 @@
 
 #include <unistd.h>
 
+#include "bench/peak_memory.h"
 #include "benchmark/benchmark.h"
 #include "core/puzzles/knight.h"
 #include "core/puzzles/knobs.h"
@@ -36,14 +37,7 @@
 namespace puzzledb {
 namespace {
 
-double PeakRssMegabytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return 0;
-}
+double PeakRssMegabytes() { return static_cast<double>(bench::PeakResidentKilobytes()) / 1024.0; }
 
 const std::string& DbPath() {
   static const std::string* path = [] {

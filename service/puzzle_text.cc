@@ -31,26 +31,28 @@ std::vector<std::string> LegalMoves(const Position& position) {
   return names;
 }
 
-}  // namespace
-
-absl::StatusOr<Position> PositionFromCompact(std::string_view name, std::string_view compact) {
+// The puzzle named `name`'s position that `read` reads from `text`, or INVALID_ARGUMENT
+// naming the parameter `field`.
+absl::StatusOr<Position> ReadNamed(std::string_view name, std::string_view field,
+                                   absl::StatusOr<Position> (Puzzle::*read)(std::string_view) const,
+                                   std::string_view text) {
   auto puzzle = Named(name);
   if (!puzzle.ok()) return puzzle.status();
-  auto position = (*puzzle)->ParseCompact(compact);
+  auto position = ((**puzzle).*read)(text);
   if (!position.ok()) {
-    return absl::InvalidArgumentError(Cat("state: ", Message(position.status())));
+    return absl::InvalidArgumentError(Cat(field, ": ", Message(position.status())));
   }
   return position;
 }
 
+}  // namespace
+
+absl::StatusOr<Position> PositionFromCompact(std::string_view name, std::string_view compact) {
+  return ReadNamed(name, "state", &Puzzle::ParseCompact, compact);
+}
+
 absl::StatusOr<Position> PositionFromScramble(std::string_view name, std::string_view moves) {
-  auto puzzle = Named(name);
-  if (!puzzle.ok()) return puzzle.status();
-  auto position = (*puzzle)->ParseScramble(moves);
-  if (!position.ok()) {
-    return absl::InvalidArgumentError(Cat("scramble: ", Message(position.status())));
-  }
-  return position;
+  return ReadNamed(name, "scramble", &Puzzle::ParseScramble, moves);
 }
 
 absl::StatusOr<v1::Puzzle> PuzzleFromCompact(std::string_view name, std::string_view compact) {

@@ -81,6 +81,17 @@ std::string JsonField(const std::string& body, const std::string& field) {
   return body.substr(begin, end - begin);
 }
 
+// A GET of /v1/solve as the original output's line, or what went wrong.
+std::string OverHttp(const testing::ServerProcess& server, const std::string& target) {
+  testing::Raw http(server.http_port());
+  if (!http.connected() || !http.Send(testing::Get(target))) return "no connection";
+  const std::string reply = http.Answer();
+  if (testing::StatusOf(reply) != 200) return "status " + std::to_string(testing::StatusOf(reply)) + ": " + reply;
+  const std::string body = testing::BodyOf(reply);
+  return OriginalLine(JsonField(body, "outcome"), std::atoi(JsonField(body, "distance").c_str()),
+                      JsonStrings(body, "moves"));
+}
+
 TEST(DefinitionServerTest, TheSamplesAreAnsweredOverGrpcAndHttp) {
   const std::string db = testing::TempPath("definition_server_db");
   fs::remove_all(db);
@@ -129,17 +140,8 @@ TEST(DefinitionServerTest, TheSamplesAreAnsweredOverGrpcAndHttp) {
       EXPECT_EQ(OriginalLine(v1::Outcome_Name(answer->outcome()), static_cast<int>(answer->distance()), moves),
                 want[i])
           << name << " over gRPC: " << in[i];
-      // HTTP.
-      testing::Raw http(server.http_port());
-      ASSERT_TRUE(http.connected());
-      ASSERT_TRUE(http.Send(testing::Get("/v1/solve?puzzle=" + name + "&state=" + UrlEncoded(in[i]))));
-      const std::string reply = http.Answer();
-      ASSERT_EQ(testing::StatusOf(reply), 200) << reply;
-      const std::string body = testing::BodyOf(reply);
-      EXPECT_EQ(OriginalLine(JsonField(body, "outcome"), std::atoi(JsonField(body, "distance").c_str()),
-                             JsonStrings(body, "moves")),
-                want[i])
-          << name << " over HTTP: " << in[i] << ": " << body;
+      EXPECT_EQ(OverHttp(server, "/v1/solve?puzzle=" + name + "&state=" + UrlEncoded(in[i])), want[i])
+          << name << " over HTTP: " << in[i];
     }
   }
 
@@ -194,15 +196,9 @@ TEST(DefinitionServerTest, TheSamplesAreAnsweredOverGrpcAndHttp) {
     EXPECT_EQ(OriginalLine(v1::Outcome_Name(answer->outcome()), static_cast<int>(answer->distance()), moves),
               scrambled_want[i])
         << "over gRPC: " << scrambles[i];
-    testing::Raw http(server.http_port());
-    ASSERT_TRUE(http.Send(testing::Get("/v1/solve?puzzle=cube2urf&scramble=" + UrlEncoded(scrambles[i]))));
-    const std::string reply = http.Answer();
-    ASSERT_EQ(testing::StatusOf(reply), 200) << reply;
-    const std::string body = testing::BodyOf(reply);
-    EXPECT_EQ(OriginalLine(JsonField(body, "outcome"), std::atoi(JsonField(body, "distance").c_str()),
-                           JsonStrings(body, "moves")),
+    EXPECT_EQ(OverHttp(server, "/v1/solve?puzzle=cube2urf&scramble=" + UrlEncoded(scrambles[i])),
               scrambled_want[i])
-        << "over HTTP: " << scrambles[i] << ": " << body;
+        << "over HTTP: " << scrambles[i];
   }
   // A scramble that names no move, one with a state too, and one for a puzzle with
   // parameters: refused naming the move and what to do, on both.
