@@ -60,7 +60,7 @@ void Solver::Refuse(const std::string& table_id, const absl::Status& why) {
   if (log_) log_(Cat("refusing table ", table_id, ": ", Message(why)));
 }
 
-std::shared_ptr<const void> Solver::LoadGuide(const std::string& id, GuideLoader load) {
+std::shared_ptr<const void> Solver::LoadGuide(const std::string& id, const GuideLoader& load) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (refused_.count(id) != 0 || store_ == nullptr) return nullptr;

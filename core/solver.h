@@ -184,14 +184,15 @@ class Solver {
                    typename TableWalker<P>::Answer answer);
   template <PuzzleModel P>
   std::shared_ptr<const LiveSolver<P>> LiveFor(const P& model);
-  // The strongest of P::Guide's sets the store has (loaded on first use), or null.
+  // The strongest of P::Guide's sets for `params` the store has (loaded on first use), or
+  // null.
   template <PuzzleModel P>
-  std::shared_ptr<const void> GuideFor();
+  std::shared_ptr<const void> GuideFor(const typename P::Params& params);
   // The guide stored as `table_id`, read by `load` on first use and kept; null when the
   // store has none or it was refused (logged).
-  using GuideLoader = absl::StatusOr<std::shared_ptr<const void>> (*)(
-      const std::shared_ptr<const LoadedTable>& table);
-  std::shared_ptr<const void> LoadGuide(const std::string& table_id, GuideLoader load);
+  using GuideLoader = std::function<absl::StatusOr<std::shared_ptr<const void>>(
+      const std::shared_ptr<const LoadedTable>& table)>;
+  std::shared_ptr<const void> LoadGuide(const std::string& table_id, const GuideLoader& load);
   // The sampler of the walker's table, built on first use (its exact distances, which
   // counting over a next-move table reads too).
   template <PuzzleModel P>

@@ -89,9 +89,12 @@ std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
 }
 
 template <PuzzleModel P>
-std::shared_ptr<const void> Solver::GuideFor() {
-  for (const std::string_view set : P::Guide::Sets()) {
-    auto guide = LoadGuide(P::Guide::TableId(set), &P::Guide::Load);
+std::shared_ptr<const void> Solver::GuideFor(const typename P::Params& params) {
+  const auto load = [&params](const std::shared_ptr<const LoadedTable>& table) {
+    return P::Guide::Load(params, table);
+  };
+  for (const std::string_view set : P::Guide::Sets(params)) {
+    auto guide = LoadGuide(P::Guide::TableId(params, set), load);
     if (guide != nullptr) return guide;
   }
   return nullptr;
@@ -123,7 +126,7 @@ template <PuzzleModel P>
 absl::StatusOr<Sample<P>> Solver::Sample(const P& model, int distance, uint64_t count,
                                          uint64_t seed, const SearchLimits& limits) {
   if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-    const std::shared_ptr<const void> guide = GuideFor<P>();
+    const std::shared_ptr<const void> guide = GuideFor<P>(model.params());
     return P::Guide::Draw(model, guide.get(), LiveFor(model)->perimeter(), distance, count,
                           seed, limits);
   }
@@ -238,7 +241,7 @@ TableStep Solver::FromTables(const P& model, const typename P::Instance& instanc
                              int max_moves) {
   TableStep step = EmptyStep(model);
   if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-    step.guide = GuideFor<P>();
+    step.guide = GuideFor<P>(model.params());
     step.had_table = step.guide != nullptr;
     if (step.had_table && model.ProvablyUnsolvable(instance.state)) {
       // As for the 8-puzzle: proven by parity, answered with the tables' step.
@@ -332,7 +335,7 @@ absl::StatusOr<Solution> Solver::Search(const P& model, const typename P::Instan
   if constexpr (P::kLiveSearch == LiveSearchKind::kGuided) {
     // SEARCH_ONLY skips the table step, but a guide only guides a search: read it.
     std::shared_ptr<const void> guide = step.guide;
-    if (guide == nullptr) guide = GuideFor<P>();
+    if (guide == nullptr) guide = GuideFor<P>(model.params());
     if (guide != nullptr) {
       auto live = LiveFor(model);
       return P::Guide::Search(model, guide.get(), live->perimeter(), instance.state, limits);
@@ -430,7 +433,9 @@ void Solver::Prepare(const typename P::Params& params) {
 template <PuzzleModel P>
 bool Solver::Load(const TableMetadata& m, const typename P::Params& base) {
   if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-    return LoadGuide(m.table_id(), &P::Guide::Load) != nullptr;
+    return LoadGuide(m.table_id(), [&base](const std::shared_ptr<const LoadedTable>& table) {
+             return P::Guide::Load(base, table);
+           }) != nullptr;
   } else {
     auto params = DecodeParamsOf<P>(base, m.parameters());
     if (!params.ok()) {

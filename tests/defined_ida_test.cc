@@ -113,9 +113,10 @@ TEST(DefinedIdaTest, TheBudgetAndCancellationEndASearch) {
   options.max_nodes = 50;
   auto spent = DefinedIdaStar(*d, {}, *start, options);
   EXPECT_EQ(spent.status().code(), absl::StatusCode::kResourceExhausted) << spent.status();
-  std::atomic<bool> cancelled{true};
+  SearchLimits limits;
+  limits.cancelled = [] { return true; };
   DefinedIdaOptions cancel;
-  cancel.cancelled = &cancelled;
+  cancel.limits = &limits;
   cancel.max_depth = 40;
   auto stopped = DefinedIdaStar(*d, {}, *start, cancel);
   EXPECT_EQ(stopped.status().code(), absl::StatusCode::kCancelled) << stopped.status();

@@ -241,9 +241,21 @@ TEST(DefinedPuzzleTest, NamesAndBoundsAreChecked) {
             "the name 'Pancake' is not 1 to 32 of a-z, 0-9 and _, not starting with _");
   EXPECT_EQ(MakeDefinedPuzzle("knight", text, "p.tws", kDefaultMaxDefinedStates).status().message(),
             "the name knight is a built-in puzzle's; give the definition another (--name)");
-  EXPECT_EQ(MakeDefinedPuzzle("pancake", text, "p.tws", 100).status().message(),
+  EXPECT_EQ(MakeDefinedPuzzle("pancake", text, "p.tws", 100, DefinedTableKind::kComplete)
+                .status()
+                .message(),
             "p.tws: its states need an index of 120 numbers (P placements 120), more than the "
             "limit of 100 for a complete table");
+  // Left to choose, a definition too large for a complete table is searched with pattern
+  // tables, and says why.
+  auto guided = MakeDefinedPuzzle("pancake", text, "p.tws", 100);
+  ASSERT_TRUE(guided.ok()) << guided.status();
+  EXPECT_TRUE((*guided)->pattern_tables());
+  DefinitionSummary summary;
+  ASSERT_TRUE(SummarizeDefinition(**guided, &summary));
+  EXPECT_TRUE(summary.patterns);
+  EXPECT_EQ(summary.index, "none: its states need an index of 120 numbers (P placements 120), "
+                           "more than the limit of 100 for a complete table");
   EXPECT_EQ(DefinedNameOf("/x/y/Cube2URF.tws"), "cube2urf");
   EXPECT_EQ(DefinedNameOf("lo33"), "lo33");
 }

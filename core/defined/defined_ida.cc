@@ -30,6 +30,7 @@ class Ida {
       }
       threshold = next_threshold_;
     }
+    result_.unreachable = threshold >= ProjectionTable::kUnreachable;
     return result_;
   }
 
@@ -59,9 +60,10 @@ class Ida {
         return absl::ResourceExhaustedError(
             Cat("the search passed its budget of ", options_.max_nodes, " states"));
       }
-      if ((result_.nodes & 4095) == 0 && options_.cancelled != nullptr &&
-          options_.cancelled->load(std::memory_order_relaxed)) {
-        return absl::CancelledError("the search was cancelled");
+      if ((result_.nodes & 4095) == 0 && options_.limits != nullptr) {
+        if (absl::Status reached = LimitsReached(*options_.limits, "the search"); !reached.ok()) {
+          return absl::Status(reached.code(), Cat(std::string(reached.message()), " after ", result_.nodes, " states"));
+        }
       }
       const int f = g + 1 + Bound(next, threshold - g - 1);
       if (f > threshold) {

@@ -6,7 +6,6 @@
 #ifndef PUZZLEDB_CORE_DEFINED_DEFINED_IDA_H_
 #define PUZZLEDB_CORE_DEFINED_DEFINED_IDA_H_
 
-#include <atomic>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -14,18 +13,24 @@
 #include "absl/status/statusor.h"
 #include "core/defined/projection_table.h"
 #include "core/definition/definition.h"
+#include "core/model/model.h"
 
 namespace puzzledb {
 
 struct DefinedIdaOptions {
   uint64_t max_nodes = 0;  // states generated; 0: no budget (RESOURCE_EXHAUSTED past it)
   int max_depth = 255;     // no answer longer than this is looked for
-  const std::atomic<bool>* cancelled = nullptr;  // CANCELLED once it reads true
+  // Asked every 4096 states (LimitsReached): the deadline and the caller's cancellation.
+  // Its max_moves and max_nodes are not read (the fields above are). May be null.
+  const SearchLimits* limits = nullptr;
 };
 
 struct DefinedIdaResult {
   // False: no goal within max_depth, or (where a table says so) none at all.
   bool solved = false;
+  // Not solved because a table proves that no goal can be reached (its bound is
+  // ProjectionTable::kUnreachable), at any depth.
+  bool unreachable = false;
   std::vector<int> moves;  // the answer, in canonical move numbers
   uint64_t nodes = 0;      // states generated
   int iterations = 0;

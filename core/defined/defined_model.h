@@ -6,8 +6,11 @@
 // definition by defined_puzzle.h, so that a definition is answered by the same solver,
 // walker, sampler and builder as the puzzles written in C++.
 //
-// Two instantiations, by the table's encoding: two bits a state (a definition without
-// guards: every move's inverse is a move, neighbours differ by at most one) or a byte.
+// Three instantiations, by the table: a complete table of two bits a state (a definition
+// without guards: every move's inverse is a move, neighbours differ by at most one) or of
+// a byte; or none, pattern tables of projections guiding a live search
+// (kPatternBound: core/defined/defined_patterns.h), for a definition too large for a
+// complete table or built so on purpose.
 #ifndef PUZZLEDB_CORE_DEFINED_DEFINED_MODEL_H_
 #define PUZZLEDB_CORE_DEFINED_DEFINED_MODEL_H_
 
@@ -39,6 +42,9 @@ inline constexpr int kMaxDefinedMoves = 64;
 inline constexpr std::string_view kDefinitionHeader = "puzzledb definition, index layout 1\n";
 inline constexpr std::string_view kDefinitionHeaderStart = "puzzledb definition, index layout ";
 
+template <class P>
+struct DefinedGuide;
+
 struct DefinedModelState {
   std::array<uint8_t, kDefinedStateBytes> bytes{};
   bool operator==(const DefinedModelState&) const = default;
@@ -52,7 +58,10 @@ struct DefinedPuzzleData {
   uint32_t text_crc32 = 0;
   Definition definition;
   CompiledMoves moves;
+  // A complete table's index; searched with pattern tables, only its invariants
+  // (DefinedIndex::Invariants: Indexable alone, size() 0).
   DefinedIndex index;
+  std::string why_no_table;  // searched with pattern tables: why (for people)
   std::vector<int> inverse;  // each move's, or -1
   std::vector<DefinedModelState> goals;
   std::string compact_help;
@@ -114,9 +123,12 @@ class DefinedModel {
   static constexpr int kMaxKeys = 1;
   static constexpr int kDefaultMaxMoves = 0;
   static constexpr TableEncodingKind kTableEncoding = E;
-  // Without its table (refused, or not built yet), a definition is searched by IDA* with
-  // no bound but the distance so far, within the caller's limits.
-  static constexpr LiveSearchKind kLiveSearch = LiveSearchKind::kIdaStar;
+  // Without a table (refused, or not built yet), a definition is searched by IDA* with no
+  // bound but the distance so far, within the caller's limits; with pattern tables, by
+  // their live search.
+  static constexpr LiveSearchKind kLiveSearch =
+      E == TableEncodingKind::kPatternBound ? LiveSearchKind::kGuided : LiveSearchKind::kIdaStar;
+  using Guide = DefinedGuide<DefinedModel>;
   static constexpr int kPerimeterRadius = 0;
 
   explicit DefinedModel(Params params) : params_(params), space_(params) {}
@@ -149,10 +161,25 @@ class DefinedModel {
   std::vector<State> Goals() const { return params_->goals; }
   int LowerBound(const State& s) const { return IsGoal(s) ? 0 : 1; }
   bool ProvablyUnsolvable(const State& s) const { return !params_->index.Indexable(s.bytes.data()); }
+  // Uniform over the index; searched with pattern tables (no index), the goal after a
+  // random walk of kRandomWalk moves, which is not uniform.
+  static constexpr int kRandomWalk = 1000;
   State RandomState(std::mt19937_64& rng) const {
-    return space_.Unrank(std::uniform_int_distribution<uint64_t>(0, space_.Size() - 1)(rng));
+    if constexpr (E == TableEncodingKind::kPatternBound) {
+      State s = params_->goals[0], next;
+      for (int made = 0, tried = 0; made < kRandomWalk && tried < 100 * kRandomWalk; ++tried) {
+        if (Apply(s, static_cast<int>(rng() % static_cast<uint64_t>(move_count())), &next)) {
+          s = next;
+          ++made;
+        }
+      }
+      return s;
+    } else {
+      return space_.Unrank(std::uniform_int_distribution<uint64_t>(0, space_.Size() - 1)(rng));
+    }
   }
   int Project(const State& s, std::array<uint64_t, kMaxKeys>* keys) const {
+    if (E == TableEncodingKind::kPatternBound) return 0;  // no complete table
     if (!params_->index.Indexable(s.bytes.data())) return 0;
     (*keys)[0] = space_.Rank(s);
     return 1;

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "core/defined/defined_model.h"
+#include "core/defined/defined_patterns.h"
 #include "core/definition/read_definition.h"
 #include "core/puzzles/model_puzzle.h"
 #include "core/table/table_format.h"
@@ -16,6 +17,7 @@ namespace puzzledb {
 
 using DefinedMod3Model = DefinedModel<TableEncodingKind::kDistanceMod3>;
 using DefinedByteModel = DefinedModel<TableEncodingKind::kDistanceByte>;
+using DefinedGuidedModel = DefinedModel<TableEncodingKind::kPatternBound>;
 
 namespace {
 
@@ -46,6 +48,7 @@ struct Holder {
 const DefinedPuzzleData* DataOf(const Puzzle& puzzle) {
   if (const auto* mod3 = dynamic_cast<const ModelPuzzle<DefinedMod3Model>*>(&puzzle)) return mod3->params();
   if (const auto* byte = dynamic_cast<const ModelPuzzle<DefinedByteModel>*>(&puzzle)) return byte->params();
+  if (const auto* guided = dynamic_cast<const ModelPuzzle<DefinedGuidedModel>*>(&puzzle)) return guided->params();
   return nullptr;
 }
 
@@ -211,6 +214,7 @@ absl::StatusOr<typename DefinedModel<E>::Params> DefinedModel<E>::DecodeParams(
 
 PUZZLEDB_INSTANTIATE_MODEL(DefinedMod3Model)
 PUZZLEDB_INSTANTIATE_MODEL(DefinedByteModel)
+PUZZLEDB_INSTANTIATE_MODEL(DefinedGuidedModel)
 
 // ---- making and registering
 
@@ -237,7 +241,8 @@ std::string DefinedNameOf(std::string_view path) {
 absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view name,
                                                                 std::string_view text,
                                                                 std::string_view file,
-                                                                uint64_t max_states) {
+                                                                uint64_t max_states,
+                                                                DefinedTableKind kind) {
   if (absl::Status good = CheckDefinedName(name); !good.ok()) return good;
   for (const Puzzle* puzzle : Puzzles()) {
     if (puzzle->name() == name && DataOf(*puzzle) == nullptr) {
@@ -266,9 +271,21 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
   data.text_crc32 = Crc32(text);
   data.definition = *std::move(read);
   data.moves = CompiledMoves(data.definition);
-  auto index = DefinedIndex::Make(data.definition, data.moves, max_states);
-  if (!index.ok()) return absl::InvalidArgumentError(Cat(where, Message(index.status())));
-  data.index = *std::move(index);
+  bool guided = kind == DefinedTableKind::kPatterns;
+  if (!guided) {
+    auto index = DefinedIndex::Make(data.definition, data.moves, max_states);
+    if (index.ok()) {
+      data.index = *std::move(index);
+    } else if (kind == DefinedTableKind::kComplete) {
+      return absl::InvalidArgumentError(Cat(where, Message(index.status())));
+    } else {
+      data.why_no_table = std::string(Message(index.status()));
+      guided = true;
+    }
+  } else {
+    data.why_no_table = "built with pattern tables";
+  }
+  if (guided) data.index = DefinedIndex::Invariants(data.definition, data.moves);
   for (int m = 0; m < data.moves.move_count(); ++m) data.inverse.push_back(data.moves.InverseMove(m));
   for (const DefinedState& goal : data.definition.goals()) data.goals.push_back(StateOf(goal));
   // The compact form, for people: the goal's, as an example of the layout.
@@ -292,6 +309,10 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
     }
   }
   data.example = data.definition.FormatCompact(state);
+  if (guided) {
+    auto holder = std::make_shared<Holder<DefinedGuidedModel>>(std::move(data));
+    return std::shared_ptr<const Puzzle>(holder, &holder->puzzle);
+  }
   if (DefinedEncoding(data.moves) == storage::v1::DISTANCE_MOD3) {
     auto holder = std::make_shared<Holder<DefinedMod3Model>>(std::move(data));
     return std::shared_ptr<const Puzzle>(holder, &holder->puzzle);
@@ -327,8 +348,11 @@ int RegisterStoredDefinitions(const TableStore& store,
       continue;
     }
     text.remove_prefix(kDefinitionHeader.size());
-    if (Crc32(text) != m.parameters_fingerprint()) {
-      refuse(Cat("its stored definition fails its checksum (crc32 ", Hex32(Crc32(text)),
+    // A definition's pattern tables: their checksum covers the projections too.
+    const bool patterns = m.projections_size() > 0;
+    const uint64_t expected = patterns ? DefinedPatternsFingerprint(text, m) : Crc32(text);
+    if (expected != m.parameters_fingerprint()) {
+      refuse(Cat("its stored definition fails its checksum (crc32 ", Hex32(static_cast<uint32_t>(expected)),
                  ", recorded ", Hex32(static_cast<uint32_t>(m.parameters_fingerprint())),
                  "); rebuild it with puzzledb-build --definition"));
       continue;
@@ -336,7 +360,9 @@ int RegisterStoredDefinitions(const TableStore& store,
     std::string file = Cat(m.puzzle(), ".tws");
     const std::string& described = m.parameters_text();
     if (described.rfind("file ", 0) == 0) file = described.substr(5, described.find(',') - 5);
-    auto puzzle = MakeDefinedPuzzle(m.puzzle(), text, file, std::max(kDefaultMaxDefinedStates, m.state_count()));
+    auto puzzle = MakeDefinedPuzzle(m.puzzle(), text, file,
+                                    std::max(kDefaultMaxDefinedStates, m.state_count()),
+                                    patterns ? DefinedTableKind::kPatterns : DefinedTableKind::kComplete);
     if (!puzzle.ok()) {
       refuse(std::string(Message(puzzle.status())));
       continue;
@@ -381,7 +407,9 @@ bool SummarizeDefinition(const Puzzle& puzzle, DefinitionSummary* summary) {
   for (const DefinedMove& move : data->definition.moves()) moves.push_back(move.name);
   summary->sets = Join(sets, ", ");
   summary->moves = Join(moves, " ");
-  summary->index = data->index.Describe(data->definition);
+  summary->index = data->why_no_table.empty() ? data->index.Describe(data->definition)
+                                              : Cat("none: ", data->why_no_table);
+  summary->patterns = !data->why_no_table.empty();
   return true;
 }
 

@@ -29,14 +29,18 @@ absl::Status CheckDefinedName(std::string_view name);
 // The name a file gives when none is: its base name without ".tws", in lower case.
 std::string DefinedNameOf(std::string_view path);
 
+// How a defined puzzle is answered: from a complete table of its states, or by a live
+// search guided by pattern tables of its projections (core/defined/defined_patterns.h);
+// kAuto: a complete table when its index takes at most max_states numbers, else patterns.
+enum class DefinedTableKind { kAuto, kComplete, kPatterns };
+
 // The puzzle of definition `text` (from file `file`, for messages) named `name`, not yet
 // registered: INVALID_ARGUMENT naming the file, the line and the rule, or what the puzzle
-// needs beyond puzzledb's bounds (its index past `max_states`, more moves than a table's
-// walk holds, a state of more bytes than a position holds).
-absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view name,
-                                                                std::string_view text,
-                                                                std::string_view file,
-                                                                uint64_t max_states);
+// needs beyond puzzledb's bounds (kComplete: its index past `max_states`; more moves than a
+// table's walk holds, a state of more bytes than a position holds).
+absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(
+    std::string_view name, std::string_view text, std::string_view file, uint64_t max_states,
+    DefinedTableKind kind = DefinedTableKind::kAuto);
 
 // Makes and registers the puzzle of every definition stored in `store` (a table's
 // metadata whose puzzle is no built-in one): a definition that fails its checksum or no
@@ -62,7 +66,8 @@ struct DefinitionSummary {
   uint32_t text_crc32 = 0;
   std::string sets;   // "CORNER 8 x 3"
   std::string moves;  // in canonical order
-  std::string index;  // DefinedIndex::Describe
+  std::string index;  // DefinedIndex::Describe, or why there is none
+  bool patterns = false;  // searched with pattern tables (no complete table)
 };
 bool SummarizeDefinition(const Puzzle& puzzle, DefinitionSummary* summary);
 

@@ -9,6 +9,7 @@
 #define PUZZLEDB_CORE_DEFINED_PROJECTION_TABLE_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -32,13 +33,28 @@ class ProjectionTable {
                                                uint64_t max_entries,
                                                const DefinedSearchOptions& options);
 
+  // The table of `spec`'s projection over `count` distances that `keep` holds at `bytes`
+  // (its share of a stored table), with its histogram. INVALID_ARGUMENT for a bad spec,
+  // DATA_LOSS unless `count` is the size of the projection's index.
+  static absl::StatusOr<ProjectionTable> Over(const Definition& definition,
+                                              const ProjectionSpec& spec,
+                                              std::vector<uint64_t> histogram,
+                                              std::shared_ptr<const void> keep,
+                                              const uint8_t* bytes, uint64_t count);
+  // The size of the index of `spec`'s projection (its entries), without building it:
+  // INVALID_ARGUMENT as Build.
+  static absl::StatusOr<uint64_t> EntriesOf(const Definition& definition,
+                                            const ProjectionSpec& spec, uint64_t max_entries);
+
   // The bound of a state of the definition: a lower bound of its distance, or
   // kUnreachable when its projection reaches no projected goal (nor then does it).
   // `scratch` holds the projected state between calls.
   int Bound(const DefinedState& state, DefinedState* scratch) const;
 
   const Projection& projection() const { return projection_; }
-  uint64_t entries() const { return table_.size(); }
+  uint64_t entries() const { return entries_; }
+  // The distances, a byte each (PackedTable::kByteUncovered: no projected goal).
+  const uint8_t* data() const { return bytes_; }
   // The states of the projection at each distance (from the search).
   const std::vector<uint64_t>& histogram() const { return histogram_; }
   // The average bound over the projection's reachable states, weighted as the histogram.
@@ -51,7 +67,9 @@ class ProjectionTable {
   Projection projection_;
   CompiledMoves moves_;
   DefinedIndex index_;
-  PackedTable table_;  // DISTANCE_BYTE
+  std::shared_ptr<const void> keep_;  // what holds the bytes
+  const uint8_t* bytes_ = nullptr;
+  uint64_t entries_ = 0;
   std::vector<uint64_t> histogram_;
 };
 

@@ -119,6 +119,17 @@ int CompiledMoves::InverseMove(int m) const {
 absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
                                                 const CompiledMoves& moves,
                                                 uint64_t max_states) {
+  return Make(definition, moves, max_states, /*numbers=*/true);
+}
+
+DefinedIndex DefinedIndex::Invariants(const Definition& definition, const CompiledMoves& moves) {
+  auto index = Make(definition, moves, 0, /*numbers=*/false);
+  return *std::move(index);  // without numbers, nothing is refused
+}
+
+absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
+                                                const CompiledMoves& moves,
+                                                uint64_t max_states, bool numbers) {
   DefinedIndex index;
   index.state_bytes_ = moves.state_bytes();
   const auto& sets = definition.sets();
@@ -312,6 +323,18 @@ absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
       all[static_cast<size_t>(distinct[q])].rule = static_cast<int>(index.rules_.size());
       index.rules_.push_back(std::move(rule));
     }
+  }
+
+  if (!numbers) {
+    // The invariants alone: Indexable reads the coordinates, their codes and the rules.
+    index.labels_of_orbit_.assign(static_cast<size_t>(orbit_count), -1);
+    for (size_t c = 0; c < all.size(); ++c) {
+      if (all[c].kind == Coordinate::Kind::kLabels) index.labels_of_orbit_[static_cast<size_t>(all[c].orbit)] = static_cast<int>(c);
+    }
+    index.coordinates_ = std::move(all);
+    index.size_ = 0;
+    index.inner_size_ = 1;
+    return index;
   }
 
   // Sizes: checked in floating point first, so that the exact products cannot overflow.

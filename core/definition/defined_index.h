@@ -133,6 +133,11 @@ class DefinedIndex {
   static absl::StatusOr<DefinedIndex> Make(const Definition& definition,
                                            const CompiledMoves& moves, uint64_t max_states);
 
+  // The invariants of the moves without the numbers (any definition, however large):
+  // only Indexable may be asked of it (size() is 0). What a definition searched without a
+  // table of its own reads, to refuse a state that reaches no goal before searching it.
+  static DefinedIndex Invariants(const Definition& definition, const CompiledMoves& moves);
+
   uint64_t size() const { return size_; }
   uint64_t inner_size() const { return inner_size_; }
   uint64_t outer_size() const { return size_ / inner_size_; }
@@ -159,6 +164,9 @@ class DefinedIndex {
   std::string Describe(const Definition& definition) const;
 
  private:
+  static absl::StatusOr<DefinedIndex> Make(const Definition& definition,
+                                           const CompiledMoves& moves, uint64_t max_states,
+                                           bool numbers);
   uint64_t RankOf(const Coordinate& c, const uint8_t* state) const;
   void UnrankOf(const Coordinate& c, uint64_t value, uint8_t* state) const;
   static int Parity(const Coordinate& c, const uint8_t* state);

@@ -354,14 +354,15 @@ class ModelPuzzle final : public Puzzle {
   absl::StatusOr<TableMetadata> Build(const Position& parameters, TableStore& store,
                                       const BuildOptions& options) const override {
     if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-      return P::Guide::Build(P::Guide::Sets()[0], store, options);
+      const Params& params = In(parameters).params;
+      return P::Guide::Build(params, P::Guide::Sets(params)[0], store, options);
     } else {
       return BuildTable(P(In(parameters).params), store, options);
     }
   }
   std::vector<std::string_view> pattern_sets() const override {
     if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-      return P::Guide::Sets();
+      return P::Guide::Sets(model_.params());
     } else {
       return {};
     }
@@ -369,7 +370,7 @@ class ModelPuzzle final : public Puzzle {
   absl::StatusOr<TableMetadata> BuildPatterns(std::string_view set, TableStore& store,
                                               const BuildOptions& options) const override {
     if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-      return P::Guide::Build(set, store, options);
+      return P::Guide::Build(model_.params(), set, store, options);
     } else {
       return absl::FailedPreconditionError(Cat("the ", name(), " puzzle has no pattern tables"));
     }
@@ -377,7 +378,7 @@ class ModelPuzzle final : public Puzzle {
   absl::Status Verify(TableStore& store, const TableMetadata& m, int threads) const override {
     if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
       auto table = store.Load(m.table_id());
-      return table.ok() ? P::Guide::Verify(**table, threads) : table.status();
+      return table.ok() ? P::Guide::Verify(model_.params(), **table, threads) : table.status();
     } else {
       auto params = DecodeParamsOf<P>(model_.params(), m.parameters());
       if (!params.ok()) {

@@ -36,21 +36,22 @@ struct PatternGuide {
                 "pattern tables are of the 4x4 board whose tile t's home is cell t - 1");
   using State = typename P::State;
   using PerimeterType = Perimeter<typename P::Space>;
+  using Params = typename P::Params;  // none: the fifteen's tables are the same for all
 
   // The sets' names, strongest first.
-  static std::vector<std::string_view> Sets() {
+  static std::vector<std::string_view> Sets(const Params&) {
     std::vector<std::string_view> names;
     for (const PatternSet& set : P::kPatternSets) names.push_back(set.name);
     return names;
   }
   // A set's table: the puzzle, "-", the set's name ("fifteen-7-8").
-  static std::string TableId(std::string_view set) { return Cat(P::kName, "-", set); }
+  static std::string TableId(const Params&, std::string_view set) { return Cat(P::kName, "-", set); }
 
   // The pattern tables of a stored table (kept alive with it), type-erased for the solver,
   // which keeps them by table id and gives them back to Search and Sample. DATA_LOSS if
   // the table is not one of this puzzle's pattern tables.
   static absl::StatusOr<std::shared_ptr<const void>> Load(
-      const std::shared_ptr<const LoadedTable>& table) {
+      const Params&, const std::shared_ptr<const LoadedTable>& table) {
     auto tables = PatternTablesOf(table);
     if (!tables.ok()) return tables.status();
     if (table->metadata.puzzle() != P::kName) {
@@ -81,8 +82,8 @@ struct PatternGuide {
 
   // Builds the set named `set` into the store (one atomic write), reporting progress as
   // lines for people through options.on_progress when set.
-  static absl::StatusOr<TableMetadata> Build(std::string_view set, TableStore& store,
-                                             const BuildOptions& options) {
+  static absl::StatusOr<TableMetadata> Build(const Params& params, std::string_view set,
+                                             TableStore& store, const BuildOptions& options) {
     const PatternSet* chosen = nullptr;
     for (const PatternSet& one : P::kPatternSets) {
       if (one.name == set) chosen = &one;
@@ -92,7 +93,7 @@ struct PatternGuide {
     }
     auto partition = TilePartition::Parse(chosen->groups);
     if (!partition.ok()) return partition.status();
-    const PatternTableSpec spec{TableId(set), std::string(P::kName), *partition};
+    const PatternTableSpec spec{TableId(params, set), std::string(P::kName), *partition};
     PatternBuildProgress build;
     build.threads = options.threads;
     build.compression_level = options.compression_level;
@@ -116,7 +117,7 @@ struct PatternGuide {
   }
 
   // A stored set against fresh searches (VerifyPatternTable).
-  static absl::Status Verify(const LoadedTable& table, int threads) {
+  static absl::Status Verify(const Params&, const LoadedTable& table, int threads) {
     return VerifyPatternTable(table, threads);
   }
 };

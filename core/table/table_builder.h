@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <thread>
+#include <string>
 #include <vector>
 #include <type_traits>
 
@@ -31,6 +32,11 @@ struct BuildOptions {
   std::function<void(const BfsLayer&)> on_layer;  // progress, after every BFS layer
   // Progress as lines for people, from builds that have no BFS layers (pattern tables).
   std::function<void(const std::string&)> on_progress;
+  // A definition's pattern tables (core/defined/defined_patterns.h): the projections to
+  // build, as ParseProjection reads them (empty: chosen within pattern_memory), and the
+  // bytes their tables may take together (0: 512 MiB).
+  std::vector<std::string> projections;
+  uint64_t pattern_memory = 0;
 };
 
 // What a model with a search of its own returns (a definition's, core/defined/): the

@@ -1,0 +1,353 @@
+#include "core/defined/defined_patterns.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <set>
+
+#include "core/table/table_format.h"
+
+namespace puzzledb {
+namespace {
+
+double Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The entries of `spec`'s projection, or 0 when it is bad or takes more than `most`.
+uint64_t EntriesWithin(const Definition& definition, const ProjectionSpec& spec, uint64_t most) {
+  if (most == 0) return 0;
+  auto entries = ProjectionTable::EntriesOf(definition, spec, most);
+  return entries.ok() ? *entries : 0;
+}
+
+std::string Hex32(uint32_t value) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%08x", value);
+  return text;
+}
+
+// A distance averaged, to two decimals.
+std::string AverageText(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", value);
+  return text;
+}
+
+// The labels of set `s` in the first goal, ascending.
+std::vector<int> LabelsOf(const Definition& definition, size_t s) {
+  const DefinedSet& set = definition.sets()[s];
+  std::set<int> labels;
+  for (int j = 0; j < set.size; ++j) {
+    labels.insert(definition.goals()[0][static_cast<size_t>(set.offset + j)]);
+  }
+  return {labels.begin(), labels.end()};
+}
+
+// What a stored projection reads as: its spec and where its entries are.
+struct StoredProjection {
+  ProjectionSpec spec;
+  uint64_t offset = 0;
+  uint64_t entries = 0;
+};
+
+absl::StatusOr<std::vector<StoredProjection>> StoredProjections(const DefinedPuzzleData& data,
+                                                                const TableMetadata& m) {
+  const std::string& id = m.table_id();
+  if (m.parameters() != DefinedModel<TableEncodingKind::kPatternBound>::EncodeParams(&data)) {
+    return absl::DataLossError(
+        Cat("table ", id, " holds another definition of ", data.name, " than the one served"));
+  }
+  if (m.parameters_fingerprint() != DefinedPatternsFingerprint(data.text, m)) {
+    return absl::DataLossError(Cat("table ", id, ": its definition and projections fail their checksum"));
+  }
+  if (m.encoding() != storage::v1::DISTANCE_BYTE || m.projections_size() == 0) {
+    return absl::DataLossError(Cat("table ", id, ": not a definition's pattern tables"));
+  }
+  std::vector<StoredProjection> out;
+  uint64_t offset = 0;
+  for (const auto& stored : m.projections()) {
+    auto spec = ParseProjection(stored.spec(), data.definition);
+    if (!spec.ok()) {
+      return absl::DataLossError(Cat("table ", id, ": projection ", QuoteInput(stored.spec()),
+                                     " does not read: ", Message(spec.status())));
+    }
+    out.push_back({*std::move(spec), offset, stored.entries()});
+    offset += stored.entries();
+  }
+  if (offset != m.state_count()) {
+    return absl::DataLossError(Cat("table ", id, ": its projections hold ", offset,
+                                   " entries, the table ", m.state_count()));
+  }
+  return out;
+}
+
+}  // namespace
+
+DefinedPatterns::DefinedPatterns(std::vector<ProjectionTable> tables) : tables_(std::move(tables)) {
+  for (const ProjectionTable& table : tables_) bounds_.push_back(&table);
+}
+
+std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint64_t memory) {
+  std::vector<ProjectionSpec> chosen;
+  uint64_t left = memory;
+  const size_t sets = definition.sets().size();
+  for (size_t s = 0; s < sets; ++s) {
+    const DefinedSet& set = definition.sets()[s];
+    // What is left shared among the sets still to come; a set that needs less leaves more.
+    const uint64_t share = left / (sets - s);
+    ProjectionSpec whole;
+    whole.sets.push_back({set.name, {}, true});
+    if (const uint64_t n = EntriesWithin(definition, whole, share); n > 0) {
+      chosen.push_back(whole);
+      left -= n;
+      continue;
+    }
+    // Runs of labels, each as long as fits in what is left for this set.
+    const std::vector<int> labels = LabelsOf(definition, s);
+    uint64_t budget = s + 1 == sets ? left : share;
+    for (size_t first = 0; first < labels.size();) {
+      ProjectionSpec best;
+      uint64_t best_entries = 0;
+      size_t best_end = first;
+      for (const bool orientations : {true, false}) {
+        if (!orientations && set.orientations <= 1) break;
+        for (size_t end = first + 1; end <= labels.size(); ++end) {
+          ProjectionSpec run;
+          run.sets.push_back({set.name, {labels.begin() + static_cast<std::ptrdiff_t>(first),
+                                          labels.begin() + static_cast<std::ptrdiff_t>(end)},
+                              orientations});
+          const uint64_t n = EntriesWithin(definition, run, budget);
+          if (n == 0) break;
+          if (end > best_end) {
+            best = run;
+            best_entries = n;
+            best_end = end;
+          }
+        }
+        if (best_end > first) break;  // with orientations when they fit
+      }
+      if (best_end == first) break;   // not even one piece fits
+      // A run of one identical piece tells nothing the others do not.
+      if (best_end - first > 1 || labels.size() == 1) {
+        chosen.push_back(best);
+        budget -= best_entries;
+        left -= best_entries;
+      }
+      first = best_end;
+    }
+  }
+  return chosen;
+}
+
+absl::StatusOr<std::vector<ProjectionSpec>> ProjectionsToBuild(const Definition& definition,
+                                                               const BuildOptions& options) {
+  const uint64_t memory = options.pattern_memory > 0 ? options.pattern_memory : kDefaultPatternMemory;
+  std::vector<ProjectionSpec> specs;
+  if (options.projections.empty()) {
+    specs = ChooseProjections(definition, memory);
+    if (specs.empty()) {
+      return absl::InvalidArgumentError(
+          Cat("no projection of ", definition.title().empty() ? std::string("the definition") : definition.title(),
+              " has a table within --pattern-memory ", memory, " bytes; raise it or name "
+              "projections with --projection"));
+    }
+    return specs;
+  }
+  uint64_t total = 0;
+  for (const std::string& text : options.projections) {
+    auto spec = ParseProjection(text, definition);
+    if (!spec.ok()) {
+      return absl::InvalidArgumentError(Cat("--projection ", QuoteInput(text), ": ", Message(spec.status())));
+    }
+    auto entries = ProjectionTable::EntriesOf(definition, *spec, memory);
+    if (!entries.ok()) {
+      return absl::InvalidArgumentError(Cat("--projection ", QuoteInput(text), ": ",
+                                            Message(entries.status()), " (--pattern-memory)"));
+    }
+    total += *entries;
+    specs.push_back(*std::move(spec));
+  }
+  if (total > memory) {
+    return absl::InvalidArgumentError(Cat("the projections' tables take ", total,
+                                          " bytes together, more than --pattern-memory ", memory));
+  }
+  return specs;
+}
+
+uint64_t DefinedPatternsFingerprint(std::string_view text, const TableMetadata& m) {
+  std::string all(text);
+  for (const auto& projection : m.projections()) {
+    all += Cat("\n", projection.spec(), " ", projection.entries());
+  }
+  return Crc32(all);
+}
+
+absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data,
+                                                   const std::vector<ProjectionSpec>& specs,
+                                                   TableStore& store, const BuildOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::string id = Cat(data.name, "-", kDefinedPatternsSet);
+  const auto& say = options.on_progress;
+  // The entries of every projection first, so that each table is copied in as soon as it
+  // is built and freed: at most one table beside the whole.
+  uint64_t total = 0;
+  for (const ProjectionSpec& spec : specs) {
+    auto entries = ProjectionTable::EntriesOf(data.definition, spec, ~uint64_t{0});
+    if (!entries.ok()) return entries.status();
+    total += *entries;
+  }
+  PackedTable entries(storage::v1::DISTANCE_BYTE, total);
+  TableMetadata m;
+  std::vector<uint64_t> histogram;
+  std::vector<std::string> described;
+  uint64_t offset = 0;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const std::string text = FormatProjection(specs[i]);
+    DefinedSearchOptions search;
+    search.threads = options.threads;
+    if (say) {
+      say(Cat("building ", id, ", projection ", i + 1, " of ", specs.size(), ": ", text));
+      search.on_layer = [&say, &id, i](const BfsLayer& layer) {
+        say(Cat("  ", id, "  projection ", i + 1, "  depth ", layer.depth, ": ",
+                Thousands(layer.states), " states, ", SecondsText(layer.seconds)));
+      };
+    }
+    auto table = ProjectionTable::Build(data.definition, specs[i], ~uint64_t{0}, search);
+    if (!table.ok()) return table.status();
+    if (say) {
+      say(Cat("  ", id, "  projection ", i + 1, " done: ", Thousands(table->entries()),
+              " entries, largest distance ", table->histogram().size() - 1, ", average ",
+              AverageText(table->average()), ", ", SecondsText(Since(started)), " since the start"));
+    }
+    std::memcpy(entries.MutableBytes(offset), table->data(), table->entries());
+    offset += table->entries();
+    auto* info = m.add_projections();
+    info->set_spec(text);
+    info->set_entries(table->entries());
+    for (const uint64_t h : table->histogram()) info->add_histogram(h);
+    if (histogram.size() < table->histogram().size()) histogram.resize(table->histogram().size());
+    for (size_t d = 0; d < table->histogram().size(); ++d) histogram[d] += table->histogram()[d];
+    described.push_back(text);
+  }
+  m.set_table_id(id);
+  m.set_puzzle(data.name);
+  m.set_parameters(DefinedModel<TableEncodingKind::kPatternBound>::EncodeParams(&data));
+  m.set_parameters_text(Cat("file ", data.file, ", crc32 ", Hex32(data.text_crc32),
+                            "; projections ", Join(described, " | ")));
+  m.set_parameters_fingerprint(DefinedPatternsFingerprint(data.text, m));
+  m.set_state_count(total);
+  m.set_complete(false);
+  m.set_coverage_depth(0);
+  m.set_covered_states(total);
+  for (const uint64_t h : histogram) m.add_histogram(h);
+  m.set_max_distance(histogram.empty() ? 0 : static_cast<uint32_t>(histogram.size() - 1));
+  m.set_build_unix_micros(std::chrono::duration_cast<std::chrono::microseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count());
+  m.set_build_seconds(Since(started));
+  TableWriteOptions write;
+  write.compression_level = options.compression_level;
+  write.threads = options.threads;
+  write.unpacked = options.unpacked;
+  if (absl::Status written = store.Write(m, entries, write); !written.ok()) return written;
+  return store.ReadMetadata(id);
+}
+
+absl::StatusOr<std::shared_ptr<const DefinedPatterns>> DefinedPatternsOf(
+    const DefinedPuzzleData& data, std::shared_ptr<const LoadedTable> table) {
+  const TableMetadata& m = table->metadata;
+  auto stored = StoredProjections(data, m);
+  if (!stored.ok()) return stored.status();
+  if (table->entries.size() != m.state_count()) {
+    return absl::DataLossError(Cat("table ", m.table_id(), ": ", table->entries.size(),
+                                   " entries where its metadata says ", m.state_count()));
+  }
+  std::vector<ProjectionTable> tables;
+  for (size_t i = 0; i < stored->size(); ++i) {
+    const StoredProjection& one = (*stored)[i];
+    const auto& info = m.projections(static_cast<int>(i));
+    auto bound = ProjectionTable::Over(data.definition, one.spec,
+                                       {info.histogram().begin(), info.histogram().end()}, table,
+                                       table->entries.data() + one.offset, one.entries);
+    if (!bound.ok()) {
+      return absl::DataLossError(Cat("table ", m.table_id(), ": ", Message(bound.status())));
+    }
+    tables.push_back(*std::move(bound));
+  }
+  return std::make_shared<const DefinedPatterns>(std::move(tables));
+}
+
+absl::Status VerifyDefinedPatterns(const DefinedPuzzleData& data, const LoadedTable& table,
+                                   int threads) {
+  const TableMetadata& m = table.metadata;
+  auto stored = StoredProjections(data, m);
+  if (!stored.ok()) return stored.status();
+  if (table.entries.size() != m.state_count()) {
+    return absl::DataLossError(Cat("table ", m.table_id(), ": ", table.entries.size(),
+                                   " entries where its metadata says ", m.state_count()));
+  }
+  std::vector<uint64_t> histogram;
+  for (size_t i = 0; i < stored->size(); ++i) {
+    const StoredProjection& one = (*stored)[i];
+    const std::string text = FormatProjection(one.spec);
+    DefinedSearchOptions search;
+    search.threads = threads;
+    auto fresh = ProjectionTable::Build(data.definition, one.spec, ~uint64_t{0}, search);
+    if (!fresh.ok()) return fresh.status();
+    if (fresh->entries() != one.entries) {
+      return absl::DataLossError(Cat("table ", m.table_id(), ": projection ", text, " has ",
+                                     fresh->entries(), " entries, the table gives it ", one.entries));
+    }
+    const uint8_t* kept = table.entries.data() + one.offset;
+    if (std::memcmp(kept, fresh->data(), one.entries) != 0) {
+      uint64_t at = 0;
+      while (kept[at] == fresh->data()[at]) ++at;
+      return absl::DataLossError(Cat("table ", m.table_id(), ": projection ", text, ", entry ", at,
+                                     " holds ", static_cast<int>(kept[at]), ", the search gives ",
+                                     static_cast<int>(fresh->data()[at])));
+    }
+    const auto& info = m.projections(static_cast<int>(i));
+    if (!std::equal(fresh->histogram().begin(), fresh->histogram().end(),
+                    info.histogram().begin(), info.histogram().end())) {
+      return absl::DataLossError(Cat("table ", m.table_id(), ": projection ", text,
+                                     ": the metadata's histogram is wrong"));
+    }
+    if (histogram.size() < fresh->histogram().size()) histogram.resize(fresh->histogram().size());
+    for (size_t d = 0; d < fresh->histogram().size(); ++d) histogram[d] += fresh->histogram()[d];
+  }
+  if (!std::equal(histogram.begin(), histogram.end(), m.histogram().begin(), m.histogram().end())) {
+    return absl::DataLossError(Cat("table ", m.table_id(), ": the metadata's histogram is wrong"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Solution> SearchDefined(const DefinedPuzzleData& data,
+                                       const DefinedPatterns& patterns, const DefinedState& start,
+                                       const SearchLimits& limits) {
+  Solution solution;
+  solution.source = Source::kSearch;
+  if (!data.index.Indexable(start.data())) {
+    solution.outcome = Outcome::kUnsolvable;
+    return solution;
+  }
+  DefinedIdaOptions options;
+  options.max_nodes = limits.max_nodes;
+  options.max_depth = limits.max_moves > 0 ? std::min(limits.max_moves, kMaxDefinedSearchDepth)
+                                           : kMaxDefinedSearchDepth;
+  options.limits = &limits;
+  auto found = DefinedIdaStar(data.definition, patterns.bounds(), start, options);
+  if (!found.ok()) return found.status();
+  solution.nodes = found->nodes;
+  if (found->solved) {
+    solution.outcome = Outcome::kSolved;
+    solution.distance = static_cast<int>(found->moves.size());
+    for (const int m : found->moves) solution.moves.push_back(static_cast<uint8_t>(m));
+  } else {
+    solution.outcome = found->unreachable ? Outcome::kUnsolvable : Outcome::kNotWithinLimit;
+  }
+  return solution;
+}
+
+}  // namespace puzzledb
