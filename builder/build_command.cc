@@ -1,6 +1,7 @@
 #include "builder/build_command.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -104,40 +105,45 @@ absl::StatusOr<std::vector<std::string_view>> PatternSetsToBuild(
   return sets;
 }
 
-// Pattern tables: every group's search, then one atomic write per set.
+// Pattern tables: every group's (projection's) search, then one atomic write per set. The
+// ids written are added to `built`.
 int BuildPatterns(const Puzzle& puzzle, const BuildCommandOptions& options,
                   const std::vector<std::string_view>& sets, TableStore& store,
-                  std::ostream& out, std::ostream& err) {
+                  std::ostream& out, std::ostream& err, std::vector<std::string>* built) {
   for (const std::string_view set : sets) {
     BuildOptions build;
     build.threads = options.threads;
     build.compression_level = options.compression_level;
     build.unpacked = options.unpacked;
+    build.projections = options.projections;
+    build.pattern_memory = options.pattern_memory;
     if (!options.quiet) build.on_progress = [&err](const std::string& line) { err << line << "\n"; };
     auto metadata = puzzle.BuildPatterns(set, store, build);
     if (!metadata.ok()) {
       err << "puzzledb-build: " << puzzle.name() << "-" << set << ": "
           << Message(metadata.status()) << "\n";
-      return kExitFailure;
+      // A projection the definition has not, or that does not fit: bad input.
+      return absl::IsInvalidArgument(metadata.status()) ? kExitBadInput : kExitFailure;
     }
     out << metadata->table_id() << ": pattern tables of " << metadata->parameters_text() << ", "
-        << Thousands(metadata->state_count()) << " entries, largest group distance "
+        << Thousands(metadata->state_count()) << " entries, largest distance "
         << metadata->max_distance() << ", " << Megabytes(metadata->stored_bytes())
         << ", built in " << SecondsText(metadata->build_seconds()) << "\n";
+    if (built != nullptr) built->push_back(metadata->table_id());
   }
   return kExitOk;
 }
 
 int BuildPuzzle(const Puzzle& puzzle, const BuildCommandOptions& options,
                 const std::vector<Position>& all, TableStore& store, std::ostream& out,
-                std::ostream& err) {
+                std::ostream& err, std::vector<std::string>* built = nullptr) {
   if (!puzzle.pattern_sets().empty()) {
     auto sets = PatternSetsToBuild(puzzle, options);
     if (!sets.ok()) {
       err << "puzzledb-build: " << Message(sets.status()) << "\n";
       return kExitBadInput;
     }
-    return BuildPatterns(puzzle, options, *sets, store, out, err);
+    return BuildPatterns(puzzle, options, *sets, store, out, err, built);
   }
   for (const Position& params : all) {
     const std::string id = puzzle.TableId(params);
@@ -172,6 +178,7 @@ int BuildPuzzle(const Puzzle& puzzle, const BuildCommandOptions& options,
         << ", largest distance " << metadata->max_distance() << ", "
         << Megabytes(metadata->stored_bytes()) << ", built in " << SecondsText(metadata->build_seconds())
         << "\n";
+    if (built != nullptr) built->push_back(id);
   }
   return kExitOk;
 }
@@ -187,6 +194,11 @@ absl::StatusOr<std::vector<std::shared_ptr<const Puzzle>>> DefinedPuzzles(
   if (!options.name.empty() && options.definitions.size() != 1) {
     return absl::InvalidArgumentError(
         Cat("--name names the puzzle of one --definition, and ", options.definitions.size(),
+            " are given"));
+  }
+  if (!options.projections.empty() && options.definitions.size() != 1) {
+    return absl::InvalidArgumentError(
+        Cat("--projection names projections of one --definition, and ", options.definitions.size(),
             " are given"));
   }
   const uint64_t max_states = options.max_states > 0 ? options.max_states : kDefaultMaxDefinedStates;
@@ -207,7 +219,9 @@ absl::StatusOr<std::vector<std::shared_ptr<const Puzzle>>> DefinedPuzzles(
     if (!text.ok()) return absl::InvalidArgumentError(Cat("--definition ", Message(text.status())));
     const std::string name = options.name.empty() ? DefinedNameOf(path) : options.name;
     const std::string file = std::filesystem::path(path).filename().string();
-    auto puzzle = MakeDefinedPuzzle(name, *text, file, max_states);
+    auto puzzle = MakeDefinedPuzzle(
+        name, *text, file, max_states,
+        options.projections.empty() ? DefinedTableKind::kAuto : DefinedTableKind::kPatterns);
     if (!puzzle.ok()) {
       // A refusal of the name names the option to use.
       if (absl::Status named = CheckDefinedName(name); !named.ok()) {
@@ -217,22 +231,54 @@ absl::StatusOr<std::vector<std::shared_ptr<const Puzzle>>> DefinedPuzzles(
       }
       return puzzle.status();
     }
+    BuildOptions build;
+    build.projections = options.projections;
+    build.pattern_memory = options.pattern_memory;
+    if (absl::Status buildable = CheckDefinedBuild(**puzzle, build); !buildable.ok()) return buildable;
     puzzles.push_back(*std::move(puzzle));
   }
   return puzzles;
 }
 
-// Builds one definition's table and reads it back (every page against its checksum).
+// Builds one definition's table (complete, or pattern tables) and reads it back (every page
+// against its checksum); then removes the definition's table of the other kind, so that
+// the puzzle is served as it was built.
 int BuildDefinition(const Puzzle& puzzle, const BuildCommandOptions& options, TableStore& store,
                     std::ostream& out, std::ostream& err) {
-  if (const int status = BuildPuzzle(puzzle, options, {puzzle.Goal(nullptr)}, store, out, err);
+  DefinitionSummary defined;
+  SummarizeDefinition(puzzle, &defined);
+  if (defined.patterns && options.projections.empty() && !options.quiet) {
+    err << defined.file << ": no complete table (" << defined.index.substr(defined.index.find(": ") + 2)
+        << "); building pattern tables of projections chosen within --pattern-memory\n";
+  }
+  std::vector<std::string> built;
+  if (const int status =
+          BuildPuzzle(puzzle, options, {puzzle.Goal(nullptr)}, store, out, err, &built);
       status != kExitOk) {
     return status;
   }
-  if (absl::Status checked = store.CheckPages(std::string(puzzle.name())); !checked.ok()) {
-    err << "puzzledb-build: " << puzzle.name() << ": written, but reading it back failed: "
-        << Message(checked) << "\n";
+  for (const std::string& id : built) {
+    if (absl::Status checked = store.CheckPages(id); !checked.ok()) {
+      err << "puzzledb-build: " << id << ": written, but reading it back failed: "
+          << Message(checked) << "\n";
+      return kExitFailure;
+    }
+  }
+  auto tables = store.List();
+  if (!tables.ok()) {
+    err << "puzzledb-build: " << Message(tables.status()) << "\n";
     return kExitFailure;
+  }
+  for (const TableMetadata& m : *tables) {
+    if (m.puzzle() != puzzle.name() ||
+        std::find(built.begin(), built.end(), m.table_id()) != built.end()) {
+      continue;
+    }
+    if (absl::Status removed = store.Remove(m.table_id()); !removed.ok()) {
+      err << "puzzledb-build: " << m.table_id() << ": " << Message(removed) << "\n";
+      return kExitFailure;
+    }
+    if (!options.quiet) err << "removed " << m.table_id() << ", the " << puzzle.name() << " puzzle's table of the other kind\n";
   }
   return kExitOk;
 }
@@ -480,6 +526,19 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
       out << "  sets          " << defined.sets << "\n";
       out << "  moves         " << defined.moves << "\n";
       out << "  index         " << defined.index << "\n";
+    }
+    // A definition's pattern tables: each projection, its size and its average bound.
+    for (const auto& projection : m.projections()) {
+      double sum = 0, n = 0;
+      for (int d = 0; d < projection.histogram_size(); ++d) {
+        sum += static_cast<double>(d) * static_cast<double>(projection.histogram(d));
+        n += static_cast<double>(projection.histogram(d));
+      }
+      char average[32];
+      std::snprintf(average, sizeof average, "%.2f", n > 0 ? sum / n : 0.0);
+      out << "  projection    " << projection.spec() << ": " << Thousands(projection.entries())
+          << " entries (" << Megabytes(projection.entries()) << "), largest "
+          << std::max(0, projection.histogram_size() - 1) << ", average " << average << "\n";
     }
     out << "  states        " << Thousands(m.covered_states()) << " of "
         << Thousands(m.state_count()) << " covered, "

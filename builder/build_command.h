@@ -36,6 +36,10 @@ struct BuildCommandOptions {
   std::string name;                   // the puzzle's name for one definition; default: the file's
   uint64_t max_states = 0;            // a definition's index may hold; 0: the default (2^33)
   bool puzzle_given = false;          // --puzzle was on the command line
+  // A definition's pattern tables: the projections named (BuildOptions::projections; with
+  // them, pattern tables even where a complete table fits), the budget (0: 512 MiB).
+  std::vector<std::string> projections;
+  uint64_t pattern_memory = 0;
 };
 
 // Each returns the process exit status: 0 ok, 1 a failure, 2 bad input.

@@ -80,7 +80,21 @@ int main(int argc, char** argv) {
                  "in lower case): 1 to 32 of a-z, 0-9 and _, not starting with _");
   app.add_option("--max-states", build.max_states,
                  "The largest index of a definition's states that gets a complete table "
-                 "(default 8589934592, 2^33; at most 2^40)");
+                 "(default 8589934592, 2^33; at most 2^40); a larger definition gets pattern "
+                 "tables instead");
+  app.add_option("--projection", build.projections,
+                 "A projection of the --definition whose complete table guides its live search "
+                 "(docs/PUZZLES.md, \"Pattern tables of projections\"): sets separated by ';', "
+                 "each its name, then the labels told apart (the others one identical piece) and "
+                 "-o to leave its orientations out, e.g. \"CORNER\" or \"EDGE 1-6 -o\". "
+                 "Repeatable. With it the definition gets pattern tables, not a complete table; "
+                 "without it, a definition too large for a complete table gets the projections "
+                 "chosen within --pattern-memory");
+  app.add_option("--pattern-memory", build.pattern_memory,
+                 "Bytes a definition's pattern tables may take together (an entry a byte), e.g. "
+                 "512M or 2G")
+      ->transform(CLI::AsSizeValue(false))
+      ->default_str("512M");
 
   CLI::App* verify = app.add_subcommand(
       "verify", "Re-read every table (the checksums of its pages and of its unpacked copy) and "

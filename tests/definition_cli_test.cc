@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/defined/defined_patterns.h"
 #include "core/definition/read_definition.h"
 #include "core/table/table_format.h"
 #include "google/protobuf/util/json_util.h"
@@ -243,6 +244,99 @@ TEST_F(DefinitionCliTest, ADamagedDefinitionRecordIsRefused) {
   EXPECT_NE(solved.err.find("unknown puzzle 'slide32'"), std::string::npos) << solved.err;
 }
 
+// A definition built with pattern tables of projections (--projection) is answered by the
+// live search they guide: the same answers as its complete table, from SEARCH; info lists
+// the projections; sampling says why it cannot; verify checks the tables; a damaged one is
+// never trusted; building the complete table again removes the pattern tables.
+TEST_F(DefinitionCliTest, PatternTablesOfProjectionsGuideTheLiveSearch) {
+  const std::string build = kBuild + " --db " + db_ + " --threads 2 --definition " + Sample("slide32.tws");
+  const auto built = RunCommand(build + " --projection 'T 1-2,6' --projection 'T 3-5'", "");
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_EQ(built.out.rfind("slide32-patterns: pattern tables of file slide32.tws, crc32 ", 0), 0u) << built.out;
+  EXPECT_NE(built.out.find("; projections T 1-2,6 | T 3-5, 240 entries, largest distance "), std::string::npos)
+      << built.out;
+  EXPECT_NE(built.err.find("building slide32-patterns, projection 1 of 2: T 1-2,6\n"), std::string::npos) << built.err;
+  const auto solved = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32",
+                                 testing::ReadFile(Sample("slide32.in")));
+  EXPECT_EQ(solved.exit_code, 0) << solved.err;
+  EXPECT_EQ(solved.out, testing::ReadFile(Sample("slide32.out")));
+  const auto json = RunCommand(kCli + " solve --json --db " + db_ + " --puzzle slide32", "1 6 3 2 5 4\n");
+  EXPECT_NE(json.out.find("\"distance\":14,"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"source\":\"SEARCH\""), std::string::npos) << json.out;
+  EXPECT_EQ(json.out.find("\"nodes\":\"0\""), std::string::npos) << json.out;
+  // Unsolvable: the moves' invariant (the parity) says so before any search.
+  const auto odd = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32", "2 1 3 4 5 6\n");
+  EXPECT_EQ(odd.out, "-1\n") << odd.err;
+
+  const auto info = RunCommand(kBuild + " info --db " + db_, "");
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("  projection    T 1-2,6: 120 entries (0.0 MB), largest "), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("  projection    T 3-5: 120 entries"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("  index         none: built with pattern tables\n"), std::string::npos) << info.out;
+  const auto drawn = RunCommand(kCli + " sample --db " + db_ + " --puzzle slide32 --distance 3", "");
+  EXPECT_NE(drawn.exit_code, 0);
+  EXPECT_NE(drawn.err.find("sampling draws states at an exact distance from a complete table, and the "
+                           "slide32 puzzle has none"),
+            std::string::npos)
+      << drawn.err;
+  const auto verified = RunCommand(kBuild + " verify --db " + db_, "");
+  EXPECT_EQ(verified.exit_code, 0) << verified.err << verified.out;
+
+  // A projection changed to another of the same size: its checksum fails, and the
+  // definition is not served. With the checksum made to match, verify's fresh search
+  // finds the entries that differ.
+  auto damage = [&](bool fingerprint) {
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), db_, &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    std::string value;
+    ASSERT_TRUE(db->Get(rocksdb::ReadOptions(), MetadataKey("slide32-patterns"), &value).ok());
+    storage::v1::TableMetadata m;
+    ASSERT_TRUE(m.ParseFromString(value));
+    m.mutable_projections(0)->set_spec("T 1-3");  // 120 entries too
+    std::string text = m.parameters();
+    text.erase(0, text.find('\n') + 1);
+    if (fingerprint) m.set_parameters_fingerprint(DefinedPatternsFingerprint(text, m));
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), MetadataKey("slide32-patterns"), m.SerializeAsString()).ok());
+  };
+  damage(false);
+  const auto refused = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32", "1 6 3 2 5 4\n");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("not serving slide32: its stored definition fails its checksum"), std::string::npos)
+      << refused.err;
+  damage(true);
+  const auto caught = RunCommand(kBuild + " verify --db " + db_, "");
+  EXPECT_EQ(caught.exit_code, 1);
+  EXPECT_NE(caught.out.find("slide32-patterns: FAILED: table slide32-patterns: projection T 1-3, entry "),
+            std::string::npos)
+      << caught.out;
+
+  // The complete table built again: the pattern tables go, the table answers.
+  const auto complete = RunCommand(build, "");
+  ASSERT_EQ(complete.exit_code, 0) << complete.err;
+  EXPECT_NE(complete.err.find("removed slide32-patterns, the slide32 puzzle's table of the other kind"),
+            std::string::npos)
+      << complete.err;
+  const auto listed = RunCommand(kBuild + " info --db " + db_, "");
+  EXPECT_EQ(listed.out.find("slide32-patterns"), std::string::npos) << listed.out;
+  const auto from_table = RunCommand(kCli + " solve --json --db " + db_ + " --puzzle slide32", "1 6 3 2 5 4\n");
+  EXPECT_NE(from_table.out.find("\"source\":\"TABLE\""), std::string::npos) << from_table.out;
+
+  // Refusals: a projection the definition has not, projections beyond the budget, and
+  // --projection without exactly one --definition.
+  const auto unknown = RunCommand(build + " --projection 'X 1-2'", "");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("--projection 'X 1-2': "), std::string::npos) << unknown.err;
+  const auto over = RunCommand(build + " --projection T --pattern-memory 100", "");
+  EXPECT_EQ(over.exit_code, 2);
+  EXPECT_NE(over.err.find("--pattern-memory"), std::string::npos) << over.err;
+  const auto alone = RunCommand(kBuild + " --db " + db_ + " --projection T", "");
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.err.find("--projection names projections of one --definition, and 0 are given"),
+            std::string::npos)
+      << alone.err;
+}
+
 TEST_F(DefinitionCliTest, BuildingANameAgainReplacesItsTable) {
   ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --name same --definition " + Sample("slide32.tws"), "").exit_code, 0);
   ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --name same --definition " + Sample("pancake5.tws"), "").exit_code, 0);
@@ -258,7 +352,7 @@ TEST_F(DefinitionCliTest, BuildingANameAgainReplacesItsTable) {
 TEST_F(DefinitionCliTest, EveryBrokenRuleIsRefusedBeforeADatabaseIsMade) {
   const std::string head = "Set T 3 1\nSolved\nT\n1 2 3\nEnd\n";  // lines 1-5
   struct Case {
-    std::string file, text, says;
+    std::string file, text, says, flags;
   };
   const std::vector<Case> cases = {
       {"perm.tws", head + "Move M\nT\n1 1 3\nEnd\n",
@@ -281,12 +375,15 @@ TEST_F(DefinitionCliTest, EveryBrokenRuleIsRefusedBeforeADatabaseIsMade) {
          for (int i = 1; i <= 40; ++i) labels += std::to_string(i) + " ";
          return labels;
        }() + "\nEnd\nMove M\nT\n2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 1\nEnd\nMove N\nT\n2 1 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40\nEnd\n",
-       "huge.tws: its states need an index of 2^159.2 numbers (T placements 2^159.2), more than "
-       "the limit of 8589934592 for a complete table"},
+       "huge.tws: no complete table (its states need an index of 2^159.2 numbers (T placements "
+       "2^159.2), more than the limit of 8589934592 for a complete table), and no projection of "
+       "it has a table within --pattern-memory 30 bytes; raise it or name projections with "
+       "--projection",
+       " --pattern-memory 30"},
   };
   for (const Case& c : cases) {
     const std::string path = Write(c.file, c.text);
-    const auto result = RunCommand(kBuild + " --db " + db_ + " -q --definition " + path, "");
+    const auto result = RunCommand(kBuild + " --db " + db_ + " -q --definition " + path + c.flags, "");
     EXPECT_EQ(result.exit_code, 2) << c.file << ": " << result.err;
     EXPECT_EQ(result.err, "puzzledb-build: " + c.says + "\n") << c.file;
     if (c.file == "clash.tws") {

@@ -59,7 +59,7 @@ struct DefinedPuzzleData {
   Definition definition;
   CompiledMoves moves;
   // A complete table's index; searched with pattern tables, only its invariants
-  // (DefinedIndex::Invariants: Indexable alone, size() 0).
+  // (DefinedIndex::Invariants: Indexable and Possible alone, size() 0).
   DefinedIndex index;
   std::string why_no_table;  // searched with pattern tables: why (for people)
   std::vector<int> inverse;  // each move's, or -1
@@ -160,7 +160,7 @@ class DefinedModel {
   }
   std::vector<State> Goals() const { return params_->goals; }
   int LowerBound(const State& s) const { return IsGoal(s) ? 0 : 1; }
-  bool ProvablyUnsolvable(const State& s) const { return !params_->index.Indexable(s.bytes.data()); }
+  bool ProvablyUnsolvable(const State& s) const { return !params_->index.Possible(s.bytes.data()); }
   // Uniform over the index; searched with pattern tables (no index), the goal after a
   // random walk of kRandomWalk moves, which is not uniform.
   static constexpr int kRandomWalk = 1000;

@@ -93,10 +93,21 @@ std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint
   std::vector<ProjectionSpec> chosen;
   uint64_t left = memory;
   const size_t sets = definition.sets().size();
+  // The sets whose whole table is smallest first, so that what they leave goes to the
+  // sets that must be split.
+  std::vector<std::pair<uint64_t, size_t>> order;
   for (size_t s = 0; s < sets; ++s) {
+    ProjectionSpec whole;
+    whole.sets.push_back({definition.sets()[s].name, {}, true});
+    const uint64_t n = EntriesWithin(definition, whole, memory);
+    order.push_back({n == 0 ? ~uint64_t{0} : n, s});
+  }
+  std::stable_sort(order.begin(), order.end());
+  for (size_t k = 0; k < sets; ++k) {
+    const size_t s = order[k].second;
     const DefinedSet& set = definition.sets()[s];
     // What is left shared among the sets still to come; a set that needs less leaves more.
-    const uint64_t share = left / (sets - s);
+    const uint64_t share = left / (sets - k);
     ProjectionSpec whole;
     whole.sets.push_back({set.name, {}, true});
     if (const uint64_t n = EntriesWithin(definition, whole, share); n > 0) {
@@ -106,7 +117,7 @@ std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint
     }
     // Runs of labels, each as long as fits in what is left for this set.
     const std::vector<int> labels = LabelsOf(definition, s);
-    uint64_t budget = s + 1 == sets ? left : share;
+    uint64_t budget = k + 1 == sets ? left : share;
     for (size_t first = 0; first < labels.size();) {
       ProjectionSpec best;
       uint64_t best_entries = 0;
@@ -149,9 +160,8 @@ absl::StatusOr<std::vector<ProjectionSpec>> ProjectionsToBuild(const Definition&
     specs = ChooseProjections(definition, memory);
     if (specs.empty()) {
       return absl::InvalidArgumentError(
-          Cat("no projection of ", definition.title().empty() ? std::string("the definition") : definition.title(),
-              " has a table within --pattern-memory ", memory, " bytes; raise it or name "
-              "projections with --projection"));
+          Cat("no projection of it has a table within --pattern-memory ", memory,
+              " bytes; raise it or name projections with --projection"));
     }
     return specs;
   }
@@ -328,7 +338,7 @@ absl::StatusOr<Solution> SearchDefined(const DefinedPuzzleData& data,
                                        const SearchLimits& limits) {
   Solution solution;
   solution.source = Source::kSearch;
-  if (!data.index.Indexable(start.data())) {
+  if (!data.index.Possible(start.data())) {
     solution.outcome = Outcome::kUnsolvable;
     return solution;
   }

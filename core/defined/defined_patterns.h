@@ -3,7 +3,8 @@
 // whose metadata holds the definition and the projections (docs/FORMAT.md, "A definition's
 // pattern tables"). They guide the live search (core/defined/defined_ida.h) of a definition
 // that has no complete table: DefinedGuide is its model's Guide (core/model/model.h,
-// kGuided), through which the solver and the builder reach them without naming them.
+// kGuided; core/defined/defined_guide.h), through which the solver and the builder reach
+// them without naming them.
 //
 // The builder takes the projections named on its command line (--projection) or chooses
 // them within a memory budget (ChooseProjections). Each entry is a byte: the memory of the
@@ -22,11 +23,8 @@
 #include "core/defined/defined_ida.h"
 #include "core/defined/defined_model.h"
 #include "core/defined/projection_table.h"
-#include "core/search/perimeter.h"
-#include "core/table/sampler.h"
 #include "core/table/table_builder.h"
 #include "core/table/table_store.h"
-#include "core/util/strings.h"
 
 namespace puzzledb {
 
@@ -50,10 +48,11 @@ class DefinedPatterns {
   std::vector<const ProjectionTable*> bounds_;
 };
 
-// Projections whose tables take at most `memory` bytes together: for each set in the
-// definition's order, the whole set if its table fits what is left for it, else its labels
-// in runs (1-5, 6-10, ...) each as long as fits, with orientations where they fit and
-// without where only that does. Empty when not even one piece fits.
+// Projections whose tables take at most `memory` bytes together: for each set, those
+// whose whole table is smallest first, the whole set if its table fits its share of what
+// is left, else its labels in runs (1-5, 6-10, ...) each as long as fits, with
+// orientations where they fit and without where only that does. Empty when not even one
+// piece fits.
 std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint64_t memory);
 
 // The projections to build for `options` (BuildOptions::projections read, or chosen within
@@ -87,54 +86,6 @@ uint64_t DefinedPatternsFingerprint(std::string_view text, const TableMetadata& 
 absl::StatusOr<Solution> SearchDefined(const DefinedPuzzleData& data,
                                        const DefinedPatterns& patterns, const DefinedState& start,
                                        const SearchLimits& limits);
-
-// The Guide of a definition's model (core/model/model.h, kGuided). P is
-// DefinedModel<TableEncodingKind::kPatternBound>.
-template <class P>
-struct DefinedGuide {
-  using State = typename P::State;
-  using Params = typename P::Params;
-  using PerimeterType = Perimeter<typename P::Space>;
-
-  static std::vector<std::string_view> Sets(const Params&) { return {kDefinedPatternsSet}; }
-  static std::string TableId(const Params& params, std::string_view set) {
-    return Cat(params->name, "-", set);
-  }
-  static absl::StatusOr<std::shared_ptr<const void>> Load(
-      const Params& params, const std::shared_ptr<const LoadedTable>& table) {
-    auto patterns = DefinedPatternsOf(*params, table);
-    if (!patterns.ok()) return patterns.status();
-    return std::shared_ptr<const void>(*std::move(patterns));
-  }
-  static absl::StatusOr<Solution> Search(const P& model, const void* guide,
-                                         const PerimeterType*, const State& start,
-                                         const SearchLimits& limits) {
-    const DefinedPuzzleData& data = *model.params();
-    const DefinedState bytes(start.bytes.begin(),
-                             start.bytes.begin() + static_cast<std::ptrdiff_t>(data.definition.state_bytes()));
-    return SearchDefined(data, *static_cast<const DefinedPatterns*>(guide), bytes, limits);
-  }
-  static absl::StatusOr<Sample<P>> Draw(const P& model, const void*, const PerimeterType*, int,
-                                        uint64_t, uint64_t, const SearchLimits&) {
-    return absl::FailedPreconditionError(
-        Cat("sampling draws states at an exact distance from a complete table, and the ",
-            model.name(), " puzzle has none (too large for one, it is searched with pattern "
-                          "tables, which bound distances but do not list the states at each)"));
-  }
-  static absl::StatusOr<TableMetadata> Build(const Params& params, std::string_view set,
-                                             TableStore& store, const BuildOptions& options) {
-    if (set != kDefinedPatternsSet) {
-      return absl::InvalidArgumentError(Cat("the ", params->name, " puzzle has no pattern set ", set,
-                                            " (its one set is ", kDefinedPatternsSet, ")"));
-    }
-    auto specs = ProjectionsToBuild(params->definition, options);
-    if (!specs.ok()) return specs.status();
-    return BuildDefinedPatterns(*params, *specs, store, options);
-  }
-  static absl::Status Verify(const Params& params, const LoadedTable& table, int threads) {
-    return VerifyDefinedPatterns(*params, table, threads);
-  }
-};
 
 }  // namespace puzzledb
 

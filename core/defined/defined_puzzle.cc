@@ -6,7 +6,7 @@
 #include <random>
 
 #include "core/defined/defined_model.h"
-#include "core/defined/defined_patterns.h"
+#include "core/defined/defined_guide.h"
 #include "core/definition/read_definition.h"
 #include "core/puzzles/model_puzzle.h"
 #include "core/table/table_format.h"
@@ -319,6 +319,17 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
   }
   auto holder = std::make_shared<Holder<DefinedByteModel>>(std::move(data));
   return std::shared_ptr<const Puzzle>(holder, &holder->puzzle);
+}
+
+absl::Status CheckDefinedBuild(const Puzzle& puzzle, const BuildOptions& options) {
+  const DefinedPuzzleData* data = DataOf(puzzle);
+  if (data == nullptr || data->why_no_table.empty()) return absl::OkStatus();
+  auto specs = ProjectionsToBuild(data->definition, options);
+  if (specs.ok()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      options.projections.empty()
+          ? Cat(data->file, ": no complete table (", data->why_no_table, "), and ", Message(specs.status()))
+          : Cat(data->file, ": ", Message(specs.status())));
 }
 
 int RegisterStoredDefinitions(const TableStore& store,

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/puzzle.h"
+#include "core/table/table_builder.h"
 #include "core/table/table_store.h"
 
 namespace puzzledb {
@@ -41,6 +42,12 @@ enum class DefinedTableKind { kAuto, kComplete, kPatterns };
 absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(
     std::string_view name, std::string_view text, std::string_view file, uint64_t max_states,
     DefinedTableKind kind = DefinedTableKind::kAuto);
+
+// OK, or why the builder cannot build `puzzle` (a defined puzzle) with `options`, before it
+// opens a database: the projections of its pattern tables do not read or do not fit
+// (INVALID_ARGUMENT naming its file; why it has no complete table too, where it was not
+// asked for).
+absl::Status CheckDefinedBuild(const Puzzle& puzzle, const BuildOptions& options);
 
 // Makes and registers the puzzle of every definition stored in `store` (a table's
 // metadata whose puzzle is no built-in one): a definition that fails its checksum or no

@@ -325,6 +325,18 @@ absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
     }
   }
 
+  // Coloured parities: for each orbit of distinct labels, the first piece that has one.
+  for (const Coordinate& c : all) {
+    if (c.kind != Coordinate::Kind::kLabels || !c.distinct || c.n < 2 || c.n > kMaxDistinct) continue;
+    for (int li = 0; li < c.n; ++li) {
+      ColouredParity rule;
+      if (FindColouredParity(c, li, moves, goals, &rule)) {
+        index.coloured_.push_back(std::move(rule));
+        break;
+      }
+    }
+  }
+
   if (!numbers) {
     // The invariants alone: Indexable reads the coordinates, their codes and the rules.
     index.labels_of_orbit_.assign(static_cast<size_t>(orbit_count), -1);
@@ -465,6 +477,109 @@ int DefinedIndex::RequiredParity(const ParityRule& rule, const uint8_t* state) c
     parity ^= Parity(coordinates_[static_cast<size_t>(labels_of_orbit_[static_cast<size_t>(f)])], state);
   }
   return parity;
+}
+
+bool DefinedIndex::FindColouredParity(const Coordinate& c, int li, const CompiledMoves& moves,
+                                      const std::vector<DefinedState>& goals,
+                                      ColouredParity* out) {
+  const uint8_t piece = c.label[static_cast<size_t>(li)];
+  const size_t n = static_cast<size_t>(c.n);
+  auto position_of = [&c](uint16_t byte) {
+    return static_cast<int>(std::find(c.bytes.begin(), c.bytes.end(), byte) - c.bytes.begin());
+  };
+  // colour(dest) = colour(from) xor parity, for every move of the piece a block may make:
+  // edges of a graph whose 2-colouring, if one exists, is the colour.
+  struct Edge {
+    int to;
+    int parity;
+  };
+  std::vector<std::vector<Edge>> edges(n);
+  for (int b = 0; b < moves.block_count(); ++b) {
+    const CompiledMoves::Block& block = moves.block(b);
+    std::vector<int> dest(n, -1);
+    for (size_t j = 0; j < n; ++j) {
+      const int p = position_of(block.source[c.bytes[j]]);
+      if (p >= c.n) return false;  // a block that mixes orbits: not an orbit then
+      dest[static_cast<size_t>(p)] = static_cast<int>(j);
+    }
+    int parity = 0;
+    std::vector<bool> seen(n, false);
+    for (size_t i = 0; i < n; ++i) {
+      int length = 0;
+      for (size_t j = i; !seen[j]; j = static_cast<size_t>(dest[j])) {
+        seen[j] = true;
+        ++length;
+      }
+      if (length > 0) parity ^= (length + 1) & 1;
+    }
+    // Where the piece may be when the block applies: its guards on the orbit say.
+    std::vector<bool> may(n, true);
+    for (const CompiledMoves::Test& t : block.tests) {
+      const int q = position_of(t.at);
+      if (q >= c.n) continue;
+      if (t.value == piece) {
+        std::fill(may.begin(), may.end(), false);
+        may[static_cast<size_t>(q)] = true;
+        break;
+      }
+      may[static_cast<size_t>(q)] = false;
+    }
+    for (size_t p = 0; p < n; ++p) {
+      if (!may[p]) continue;
+      edges[p].push_back({dest[p], parity});
+      edges[static_cast<size_t>(dest[p])].push_back({static_cast<int>(p), parity});
+    }
+  }
+  std::vector<int> colour(n, -1);
+  bool any = false;
+  for (size_t root = 0; root < n; ++root) {
+    if (colour[root] >= 0) continue;
+    colour[root] = 0;
+    std::vector<size_t> stack = {root};
+    while (!stack.empty()) {
+      const size_t p = stack.back();
+      stack.pop_back();
+      for (const Edge& e : edges[p]) {
+        const int want = colour[p] ^ e.parity;
+        int& other = colour[static_cast<size_t>(e.to)];
+        if (other < 0) {
+          other = want;
+          any |= want != 0;
+          stack.push_back(static_cast<size_t>(e.to));
+        } else if (other != want) {
+          return false;
+        }
+      }
+    }
+  }
+  if (!any) return false;  // the orbit's parity alone: ParityRule's
+  out->orbit = c;
+  out->piece = piece;
+  out->colour.assign(colour.begin(), colour.end());
+  for (size_t g = 0; g < goals.size(); ++g) {
+    const uint8_t* state = goals[g].data();
+    for (uint16_t byte : c.bytes) {
+      if (c.code[state[byte]] == 0xFF) return false;  // a goal of other pieces there
+    }
+    const int at = static_cast<int>(std::find_if(c.bytes.begin(), c.bytes.end(),
+                                                 [&](uint16_t byte) { return state[byte] == piece; }) -
+                                    c.bytes.begin());
+    const int value = Parity(c, state) ^ out->colour[static_cast<size_t>(at)];
+    if (g == 0) out->value = value;
+    if (value != out->value) return false;
+  }
+  return true;
+}
+
+bool DefinedIndex::Possible(const uint8_t* state) const {
+  if (!Indexable(state)) return false;
+  for (const ColouredParity& rule : coloured_) {
+    const Coordinate& c = rule.orbit;
+    size_t at = 0;
+    while (at < c.bytes.size() && state[c.bytes[at]] != rule.piece) ++at;
+    if (at == c.bytes.size() || (Parity(c, state) ^ rule.colour[at]) != rule.value) return false;
+  }
+  return true;
 }
 
 bool DefinedIndex::Indexable(const uint8_t* state) const {

@@ -128,6 +128,17 @@ class DefinedIndex {
     int constant = 0;
   };
 
+  // The parity of an orbit of distinct labels xor the colour of the position holding one of
+  // them (a checkerboard of its positions: the blank of sliding tiles), where every block
+  // that may move that piece changes both or neither. It shrinks no index (its states
+  // are numbers still) but proves the others unsolvable (Possible).
+  struct ColouredParity {
+    Coordinate orbit;            // its labels coordinate
+    uint8_t piece = 0;           // the label followed
+    std::vector<uint8_t> colour; // by position of the orbit
+    int value = 0;               // of every goal
+  };
+
   // INVALID_ARGUMENT when the index would have more than max_states numbers (the message
   // gives its size and each set's part of it).
   static absl::StatusOr<DefinedIndex> Make(const Definition& definition,
@@ -147,6 +158,10 @@ class DefinedIndex {
   // False when the state breaks an invariant of the moves (then it is no number, and no
   // goal can be reached from it).
   bool Indexable(const uint8_t* state) const;
+  // Indexable, and no coloured parity (ColouredParity) broken: false proves that no goal
+  // can be reached.
+  bool Possible(const uint8_t* state) const;
+  const std::vector<ColouredParity>& coloured() const { return coloured_; }
   // REQUIRES: Indexable(state).
   uint64_t Rank(const uint8_t* state) const { return RankOuter(state) * inner_size_ + RankInner(state); }
   // Every byte of `state` the coordinates cover.
@@ -173,9 +188,14 @@ class DefinedIndex {
   // Coordinates [first, last) from their mixed-radix number.
   void UnrankRange(uint64_t number, size_t first, size_t last, uint8_t* state) const;
   int RequiredParity(const ParityRule& rule, const uint8_t* state) const;
+  // The coloured parity of orbit coordinate `c` following label index `li`, if every block
+  // keeps one (see ColouredParity).
+  static bool FindColouredParity(const Coordinate& c, int li, const CompiledMoves& moves,
+                                 const std::vector<DefinedState>& goals, ColouredParity* out);
 
   std::vector<Coordinate> coordinates_;  // outer ones first, each part in index order
   std::vector<ParityRule> rules_;
+  std::vector<ColouredParity> coloured_;
   std::vector<int> labels_of_orbit_;  // each orbit's label coordinate
   uint64_t size_ = 1;
   uint64_t inner_size_ = 1;

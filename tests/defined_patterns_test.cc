@@ -1,0 +1,232 @@
+// A definition's pattern tables (core/defined/defined_patterns.h) and the invariants of a
+// definition of any size: the coloured parity proves exactly the unreachable half of a
+// sliding puzzle unsolvable; projections are chosen within a budget; the tables written
+// to a store read back as they were built, guide the live search to the tests' own
+// answers on every reachable state, and a damaged record is refused or caught by verify.
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/defined/defined_patterns.h"
+#include "core/defined/defined_puzzle.h"
+#include "core/definition/defined_index.h"
+#include "core/definition/read_definition.h"
+#include "core/puzzle.h"
+#include "core/solver.h"
+#include "gtest/gtest.h"
+#include "tests/definition_brute_force.h"
+#include "tests/test_util.h"
+
+namespace puzzledb {
+namespace defined_patterns_test {
+
+using testing::BruteForce;
+namespace fs = std::filesystem;
+
+std::string Text(const std::string& file) {
+  return testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/definitions/" + file);
+}
+
+Definition Read(const std::string& file) {
+  auto read = ReadDefinition(Text(file), file);
+  EXPECT_TRUE(read.ok()) << read.status();
+  return read.ok() ? *std::move(read) : Definition();
+}
+
+// Every placement of slide32's labels: Possible exactly where the tests' own search
+// reaches, which a complete table's index (720 numbers for 360 states) cannot say.
+TEST(DefinedPatternsTest, TheColouredParityProvesTheOtherHalfOfASlidingPuzzleUnsolvable) {
+  const Definition d = Read("slide32.tws");
+  const CompiledMoves moves(d);
+  const DefinedIndex invariants = DefinedIndex::Invariants(d, moves);
+  ASSERT_EQ(invariants.coloured().size(), 1u);
+  EXPECT_EQ(invariants.coloured()[0].piece, 6);  // the blank
+  const BruteForce all(d);
+  DefinedState s = {1, 2, 3, 4, 5, 6};
+  int possible = 0, placements = 0;
+  do {
+    ++placements;
+    const bool reached = all.DistanceOf(s) >= 0;
+    EXPECT_EQ(invariants.Possible(s.data()), reached) << d.FormatCompact(s);
+    possible += invariants.Possible(s.data());
+  } while (std::next_permutation(s.begin(), s.end()));
+  EXPECT_EQ(placements, 720);
+  EXPECT_EQ(possible, 360);
+  // The fifteen puzzle written as a definition: the same rule as the built-in puzzle's
+  // parity (inversions plus the blank's row), on random boards.
+  const Definition fifteen = Read("slide44.tws");
+  const DefinedIndex its = DefinedIndex::Invariants(fifteen, CompiledMoves(fifteen));
+  std::mt19937_64 rng(11);
+  DefinedState board(16);
+  for (int i = 0; i < 16; ++i) board[static_cast<size_t>(i)] = static_cast<uint8_t>(i + 1);
+  for (int k = 0; k < 2000; ++k) {
+    std::shuffle(board.begin(), board.end(), rng);
+    int inversions = 0, blank_row = 0;
+    for (int i = 0; i < 16; ++i) {
+      if (board[static_cast<size_t>(i)] == 16) blank_row = i / 4;
+      for (int j = i + 1; j < 16; ++j) {
+        inversions += board[static_cast<size_t>(i)] != 16 && board[static_cast<size_t>(j)] != 16 &&
+                      board[static_cast<size_t>(i)] > board[static_cast<size_t>(j)];
+      }
+    }
+    // Solvable on a 4-wide board: inversions plus the blank's row from the bottom (1..4)
+    // odd.
+    const bool solvable = (inversions + (4 - blank_row)) % 2 == 1;
+    ASSERT_EQ(its.Possible(board.data()), solvable) << fifteen.FormatCompact(board);
+  }
+  // Never false on a reachable state, for every sample (guarded or not).
+  for (const std::string file : {"pancake5.tws", "dials3.tws"}) {
+    const Definition one = Read(file);
+    const DefinedIndex rules = DefinedIndex::Invariants(one, CompiledMoves(one));
+    const BruteForce reached(one);
+    for (const DefinedState& state : reached.states()) {
+      ASSERT_TRUE(rules.Possible(state.data())) << file << ": " << one.FormatCompact(state);
+    }
+  }
+  // Moves that turn four corners and leave four in place keep no coloured parity.
+  const Definition cube = Read("cube2urf.tws");
+  EXPECT_TRUE(DefinedIndex::Invariants(cube, CompiledMoves(cube)).coloured().empty());
+}
+
+TEST(DefinedPatternsTest, ProjectionsAreChosenWithinTheBudget) {
+  const Definition d = Read("cube2urf.tws");
+  for (const uint64_t memory : {uint64_t{4} << 20, uint64_t{100000}, uint64_t{3000}}) {
+    const std::vector<ProjectionSpec> chosen = ChooseProjections(d, memory);
+    ASSERT_FALSE(chosen.empty()) << memory;
+    uint64_t total = 0;
+    for (const ProjectionSpec& spec : chosen) {
+      auto entries = ProjectionTable::EntriesOf(d, spec, memory);
+      ASSERT_TRUE(entries.ok()) << FormatProjection(spec) << ": " << entries.status();
+      total += *entries;
+    }
+    EXPECT_LE(total, memory) << memory;
+    // The whole puzzle's table is 3,674,160 entries: with 4 MiB it is chosen whole.
+    if (memory == (uint64_t{4} << 20)) {
+      ASSERT_EQ(chosen.size(), 1u);
+      EXPECT_EQ(FormatProjection(chosen[0]), "CORNER");
+    }
+  }
+  EXPECT_TRUE(ChooseProjections(d, 2).empty());
+  BuildOptions named;
+  named.projections = {"CORNER 1-3 -o", "CORNER 4-7 -o"};
+  auto specs = ProjectionsToBuild(d, named);
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  EXPECT_EQ(specs->size(), 2u);
+  named.pattern_memory = 100;
+  EXPECT_EQ(std::string(ProjectionsToBuild(d, named).status().message()),
+            "--projection 'CORNER 1-3 -o': its states need an index of 210 numbers (CORNER "
+            "placements 210), more than the limit of 100 for a complete table (--pattern-memory)");
+  named.pattern_memory = 1000;
+  EXPECT_EQ(std::string(ProjectionsToBuild(d, named).status().message()),
+            "the projections' tables take 1050 bytes together, more than --pattern-memory 1000");
+  named.projections = {"EDGE"};
+  EXPECT_EQ(ProjectionsToBuild(d, named).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Built with pattern tables into a store and served by a solver from it: every reachable
+// state of three definitions (guarded and not) gets the tests' own answer, the
+// lexicographically smallest optimal one, from SEARCH.
+TEST(DefinedPatternsTest, StoredTablesGuideTheLiveSearchToTheSameAnswers) {
+  struct Case {
+    std::string file;
+    std::vector<std::string> projections;
+  };
+  const std::vector<Case> cases = {
+      {"slide32.tws", {"T 1-2,6", "T 3-5"}},
+      {"pancake5.tws", {"P 1-3"}},
+      {"dials3.tws", {}},  // chosen within the budget
+  };
+  const std::string dir = testing::TempPath("defined_patterns_db");
+  fs::remove_all(dir);
+  auto store = TableStore::Open(dir, TableStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok()) << store.status();
+  std::shared_ptr<TableStore> shared(std::move(*store));
+  for (const Case& c : cases) {
+    const std::string name = DefinedNameOf(c.file) + "_p";
+    auto puzzle = MakeDefinedPuzzle(name, Text(c.file), c.file, kDefaultMaxDefinedStates,
+                                    DefinedTableKind::kPatterns);
+    ASSERT_TRUE(puzzle.ok()) << puzzle.status();
+    ASSERT_TRUE((*puzzle)->pattern_tables());
+    BuildOptions options;
+    options.threads = 2;
+    options.projections = c.projections;
+    auto built = (*puzzle)->BuildPatterns("patterns", *shared, options);
+    ASSERT_TRUE(built.ok()) << built.status();
+    EXPECT_EQ(built->table_id(), name + "-patterns");
+    auto loaded = shared->Load(built->table_id());
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    const absl::Status verified = (*puzzle)->Verify(*shared, *built, 2);
+    EXPECT_TRUE(verified.ok()) << verified;
+
+    Solver solver(shared);
+    const Definition d = Read(c.file);
+    const BruteForce all(d);
+    for (const DefinedState& state : all.states()) {
+      auto position = (*puzzle)->ParseCompact(d.FormatCompact(state));
+      ASSERT_TRUE(position.ok()) << position.status();
+      SolveOptions solve;
+      auto answer = solver.Solve(*position, solve);
+      ASSERT_TRUE(answer.ok()) << answer.status();
+      std::string line = std::to_string(answer->distance);
+      std::vector<std::string> names;
+      (*puzzle)->Replay(*position, answer->moves, &names);
+      for (const std::string& move : names) line += " " + move;
+      ASSERT_EQ(line, all.Answer(state)) << c.file << ": " << d.FormatCompact(state);
+      EXPECT_EQ(answer->source, Source::kSearch);
+    }
+  }
+  fs::remove_all(dir);
+}
+
+// A search that cannot finish (the fifteen puzzle written as a definition, a far board,
+// weak tables) ends at its node budget, its deadline or its cancellation, saying which.
+TEST(DefinedPatternsTest, TheBudgetTheDeadlineAndCancellationEndASearch) {
+  const Definition d = Read("slide44.tws");
+  auto table = ProjectionTable::Build(d, *ParseProjection("T 1-2,16", d), 1 << 20, {});
+  ASSERT_TRUE(table.ok()) << table.status();
+  std::vector<ProjectionTable> tables;
+  tables.push_back(*std::move(table));
+  const DefinedPatterns patterns(std::move(tables));
+  auto data = MakeDefinedPuzzle("slide44", Text("slide44.tws"), "slide44.tws", kDefaultMaxDefinedStates);
+  ASSERT_TRUE(data.ok());
+  DefinitionSummary summary;
+  ASSERT_TRUE(SummarizeDefinition(**data, &summary));
+  EXPECT_TRUE(summary.patterns);  // 16! placements: too many for a complete table
+  // Korf's first board (tests/golden/fifteen_korf100.txt), 57 moves from the goal.
+  auto far = d.ParseCompact("13 6 8 12 15 14 16 10 11 7 4 5 9 1 3 2");
+  ASSERT_TRUE(far.ok()) << far.status();
+  DefinedPuzzleData alone;
+  alone.definition = d;
+  alone.index = DefinedIndex::Invariants(d, CompiledMoves(d));
+  SearchLimits limits;
+  limits.max_nodes = 100000;
+  auto spent = SearchDefined(alone, patterns, *far, limits);
+  EXPECT_EQ(spent.status().code(), absl::StatusCode::kResourceExhausted) << spent.status();
+  limits.max_nodes = 0;
+  limits.deadline = std::chrono::steady_clock::now();
+  auto late = SearchDefined(alone, patterns, *far, limits);
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded) << late.status();
+  limits.deadline.reset();
+  limits.cancelled = [] { return true; };
+  auto stopped = SearchDefined(alone, patterns, *far, limits);
+  EXPECT_EQ(stopped.status().code(), absl::StatusCode::kCancelled) << stopped.status();
+  // The other parity: proven unsolvable at once, no search.
+  auto odd = d.ParseCompact("6 13 8 12 15 14 16 10 11 7 4 5 9 1 3 2");
+  ASSERT_TRUE(odd.ok());
+  auto refused = SearchDefined(alone, patterns, *odd, SearchLimits{});
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_EQ(refused->outcome, Outcome::kUnsolvable);
+  EXPECT_EQ(refused->nodes, 0u);
+  // A cap on the answer's length: NOT_WITHIN_LIMIT once every answer is longer.
+  SearchLimits capped;
+  capped.max_moves = 20;
+  auto beyond = SearchDefined(alone, patterns, *far, capped);
+  ASSERT_TRUE(beyond.ok()) << beyond.status();
+  EXPECT_EQ(beyond->outcome, Outcome::kNotWithinLimit);
+}
+
+}  // namespace defined_patterns_test
+}  // namespace puzzledb
