@@ -244,5 +244,112 @@ TEST(DefinitionServerTest, TheSamplesAreAnsweredOverGrpcAndHttp) {
   fs::remove_all(db);
 }
 
+// Definitions served with pattern tables of projections (no complete table): the samples
+// answered by the live search over gRPC and HTTP as their complete tables answer them,
+// source SEARCH; analyze answered by searches; sampling refused saying why; and a search
+// that cannot finish (the fifteen puzzle written as a definition, weak tables, Korf's
+// first board) ended by the server's node budget and by the call's deadline, on both.
+TEST(DefinitionServerTest, PatternTablesGuideTheServersSearches) {
+  const std::string db = testing::TempPath("definition_patterns_db");
+  fs::remove_all(db);
+  const std::string build = std::string(PUZZLEDB_BUILD) + " -q --threads 2 --db " + db;
+  for (const std::string& args :
+       {" --definition " + Sample("slide32.tws") + " --projection 'T 1-3,6' --projection 'T 4-6'",
+        " --definition " + Sample("cube2urf.tws") + " --projection 'CORNER 1-4'",
+        " --definition " + Sample("slide44.tws") + " --projection 'T 1-2,16'"}) {
+    const auto built = testing::RunCommand(build + args, "");
+    ASSERT_EQ(built.exit_code, 0) << args << ": " << built.err;
+  }
+  testing::ServerProcess server(PUZZLEDB_SERVER, db,
+                                {"--no-build-missing-tables", "--search-node-budget", "3000000"},
+                                testing::TempPath("definition_patterns_server.log"));
+  ASSERT_FALSE(server.address().empty()) << server.Log();
+  ClientOptions options;
+  options.target = server.address();
+  options.timeout = 60000ms;
+  Client client(options);
+
+  for (const std::string name : {"slide32", "cube2urf"}) {
+    const auto in = Lines(testing::ReadFile(Sample(name + ".in")));
+    const auto want = Lines(testing::ReadFile(Sample(name + ".out")));
+    ASSERT_EQ(in.size(), want.size()) << name;
+    for (size_t i = 0; i < in.size(); ++i) {
+      v1::SolveRequest request;
+      request.mutable_puzzle()->set_name(name);
+      request.mutable_puzzle()->set_state(in[i]);
+      auto answer = client.Solve(request);
+      ASSERT_TRUE(answer.ok()) << name << ": " << in[i] << ": " << answer.status();
+      std::vector<std::string> moves(answer->moves().begin(), answer->moves().end());
+      EXPECT_EQ(OriginalLine(v1::Outcome_Name(answer->outcome()), static_cast<int>(answer->distance()), moves),
+                want[i])
+          << name << " over gRPC: " << in[i];
+      if (answer->outcome() == v1::SOLVED && answer->distance() > 0) {
+        EXPECT_EQ(answer->source(), v1::SEARCH) << name << ": " << in[i];
+        EXPECT_GT(answer->nodes(), 0u) << name << ": " << in[i];
+      }
+      EXPECT_EQ(OverHttp(server, "/v1/solve?puzzle=" + name + "&state=" + UrlEncoded(in[i])), want[i])
+          << name << " over HTTP: " << in[i];
+    }
+  }
+  // An analysis: every move's distance by a search of its own.
+  {
+    testing::Raw http(server.http_port());
+    ASSERT_TRUE(http.Send(testing::Get("/v1/analyze?puzzle=slide32&state=1+6+3+2+5+4")));
+    const std::string reply = http.Answer();
+    EXPECT_EQ(testing::StatusOf(reply), 200) << reply;
+    EXPECT_NE(reply.find("\"distance\":14"), std::string::npos) << reply;
+  }
+  // Sampling needs a complete table: refused, saying so.
+  {
+    testing::Raw http(server.http_port());
+    ASSERT_TRUE(http.Send(testing::Get("/v1/sample?puzzle=cube2urf&distance=3&count=2")));
+    const std::string reply = http.Answer();
+    EXPECT_EQ(testing::StatusOf(reply), 412) << reply;
+    EXPECT_NE(reply.find("sampling draws states at an exact distance from a complete table"), std::string::npos)
+        << reply;
+  }
+
+  // Korf's first board (57 moves), far beyond what the budget lets these tables reach.
+  const std::string korf = "13 6 8 12 15 14 16 10 11 7 4 5 9 1 3 2";
+  v1::SolveRequest far;
+  far.mutable_puzzle()->set_name("slide44");
+  far.mutable_puzzle()->set_state(korf);
+  const auto spent = client.Solve(far);
+  ASSERT_FALSE(spent.ok());
+  EXPECT_EQ(spent.status().code(), absl::StatusCode::kResourceExhausted) << spent.status();
+  EXPECT_NE(std::string(spent.status().message()).find("3000000"), std::string::npos) << spent.status();
+  {
+    testing::Raw http(server.http_port());
+    ASSERT_TRUE(http.Send(testing::Get("/v1/solve?puzzle=slide44&state=" + UrlEncoded(korf))));
+    const std::string reply = http.Answer();
+    EXPECT_EQ(testing::StatusOf(reply), 429) << reply;
+  }
+  far.set_timeout_ms(100);
+  const auto late = client.Solve(far);
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded) << late.status();
+  {
+    testing::Raw http(server.http_port());
+    ASSERT_TRUE(http.Send(testing::Get("/v1/solve?puzzle=slide44&timeout_ms=100&state=" + UrlEncoded(korf))));
+    const std::string reply = http.Answer();
+    EXPECT_EQ(testing::StatusOf(reply), 504) << reply;
+  }
+  // The other parity is answered at once, searched not at all.
+  v1::SolveRequest odd;
+  odd.mutable_puzzle()->set_name("slide44");
+  odd.mutable_puzzle()->set_state("6 13 8 12 15 14 16 10 11 7 4 5 9 1 3 2");
+  const auto unsolvable = client.Solve(odd);
+  ASSERT_TRUE(unsolvable.ok()) << unsolvable.status();
+  EXPECT_EQ(unsolvable->outcome(), v1::UNSOLVABLE);
+  // The server still answers (its searches ended).
+  v1::SolveRequest near;
+  near.mutable_puzzle()->set_name("slide44");
+  near.mutable_puzzle()->set_scramble("U L D R U");
+  const auto answered = client.Solve(near);
+  ASSERT_TRUE(answered.ok()) << answered.status();
+  EXPECT_EQ(answered->distance(), 5u);
+  fs::remove_all(db);
+}
+
 }  // namespace definition_server_test
 }  // namespace puzzledb
