@@ -92,6 +92,32 @@ std::string OverHttp(const testing::ServerProcess& server, const std::string& ta
                       JsonStrings(body, "moves"));
 }
 
+// Every case of a sample, over gRPC in the generic form and over HTTP, as its original
+// output says; a solved one (not at a goal) from `source`, a search's with its nodes.
+void ExpectSamplesAnswered(Client& client, const testing::ServerProcess& server,
+                           const std::string& name, v1::Source source) {
+  const auto in = Lines(testing::ReadFile(Sample(name + ".in")));
+  const auto want = Lines(testing::ReadFile(Sample(name + ".out")));
+  ASSERT_EQ(in.size(), want.size()) << name;
+  for (size_t i = 0; i < in.size(); ++i) {
+    v1::SolveRequest request;
+    request.mutable_puzzle()->set_name(name);
+    request.mutable_puzzle()->set_state(in[i]);
+    auto answer = client.Solve(request);
+    ASSERT_TRUE(answer.ok()) << name << ": " << in[i] << ": " << answer.status();
+    std::vector<std::string> moves(answer->moves().begin(), answer->moves().end());
+    EXPECT_EQ(OriginalLine(v1::Outcome_Name(answer->outcome()), static_cast<int>(answer->distance()), moves),
+              want[i])
+        << name << " over gRPC: " << in[i];
+    if (answer->outcome() == v1::SOLVED && answer->distance() > 0) {
+      EXPECT_EQ(answer->source(), source) << name << ": " << in[i];
+      if (source == v1::SEARCH) EXPECT_GT(answer->nodes(), 0u) << name << ": " << in[i];
+    }
+    EXPECT_EQ(OverHttp(server, "/v1/solve?puzzle=" + name + "&state=" + UrlEncoded(in[i])), want[i])
+        << name << " over HTTP: " << in[i];
+  }
+}
+
 TEST(DefinitionServerTest, TheSamplesAreAnsweredOverGrpcAndHttp) {
   const std::string db = testing::TempPath("definition_server_db");
   fs::remove_all(db);
@@ -125,25 +151,7 @@ TEST(DefinitionServerTest, TheSamplesAreAnsweredOverGrpcAndHttp) {
     EXPECT_NE(std::find(listed_names.begin(), listed_names.end(), name), listed_names.end()) << name;
   }
 
-  for (const std::string& name : names) {
-    const auto in = Lines(testing::ReadFile(Sample(name + ".in")));
-    const auto want = Lines(testing::ReadFile(Sample(name + ".out")));
-    ASSERT_EQ(in.size(), want.size()) << name;
-    for (size_t i = 0; i < in.size(); ++i) {
-      // gRPC, the generic form.
-      v1::SolveRequest request;
-      request.mutable_puzzle()->set_name(name);
-      request.mutable_puzzle()->set_state(in[i]);
-      auto answer = client.Solve(request);
-      ASSERT_TRUE(answer.ok()) << name << ": " << in[i] << ": " << answer.status();
-      std::vector<std::string> moves(answer->moves().begin(), answer->moves().end());
-      EXPECT_EQ(OriginalLine(v1::Outcome_Name(answer->outcome()), static_cast<int>(answer->distance()), moves),
-                want[i])
-          << name << " over gRPC: " << in[i];
-      EXPECT_EQ(OverHttp(server, "/v1/solve?puzzle=" + name + "&state=" + UrlEncoded(in[i])), want[i])
-          << name << " over HTTP: " << in[i];
-    }
-  }
+  for (const std::string& name : names) ExpectSamplesAnswered(client, server, name, v1::TABLE);
 
   // The command line against the server knows its definitions from ListPuzzles (their
   // files), and reads and writes their states itself.
@@ -270,26 +278,7 @@ TEST(DefinitionServerTest, PatternTablesGuideTheServersSearches) {
   Client client(options);
 
   for (const std::string name : {"slide32", "cube2urf"}) {
-    const auto in = Lines(testing::ReadFile(Sample(name + ".in")));
-    const auto want = Lines(testing::ReadFile(Sample(name + ".out")));
-    ASSERT_EQ(in.size(), want.size()) << name;
-    for (size_t i = 0; i < in.size(); ++i) {
-      v1::SolveRequest request;
-      request.mutable_puzzle()->set_name(name);
-      request.mutable_puzzle()->set_state(in[i]);
-      auto answer = client.Solve(request);
-      ASSERT_TRUE(answer.ok()) << name << ": " << in[i] << ": " << answer.status();
-      std::vector<std::string> moves(answer->moves().begin(), answer->moves().end());
-      EXPECT_EQ(OriginalLine(v1::Outcome_Name(answer->outcome()), static_cast<int>(answer->distance()), moves),
-                want[i])
-          << name << " over gRPC: " << in[i];
-      if (answer->outcome() == v1::SOLVED && answer->distance() > 0) {
-        EXPECT_EQ(answer->source(), v1::SEARCH) << name << ": " << in[i];
-        EXPECT_GT(answer->nodes(), 0u) << name << ": " << in[i];
-      }
-      EXPECT_EQ(OverHttp(server, "/v1/solve?puzzle=" + name + "&state=" + UrlEncoded(in[i])), want[i])
-          << name << " over HTTP: " << in[i];
-    }
+    ExpectSamplesAnswered(client, server, name, v1::SEARCH);
   }
   // An analysis: every move's distance by a search of its own.
   {

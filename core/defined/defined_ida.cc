@@ -12,7 +12,9 @@ class Ida {
  public:
   Ida(const Definition& d, std::span<const ProjectionTable* const> tables,
       const DefinedIdaOptions& options)
-      : d_(d), moves_of_(d), tables_(tables), options_(options) {}
+      : d_(d), moves_of_(d), tables_(tables), options_(options) {
+    PruneMoves();
+  }
 
   absl::StatusOr<DefinedIdaResult> Run(const DefinedState& start) {
     path_.assign(static_cast<size_t>(options_.max_depth) + 2, start);
@@ -35,6 +37,54 @@ class Ida {
   }
 
  private:
+  // Which moves are not tried after which: after move a, move b when both are powers of one
+  // written move (together they make another power, or nothing: a shorter sequence), or
+  // when the two commute and b's written move comes first in canonical order (b a reaches
+  // the same state and is smaller). Neither pair is ever in the lexicographically smallest
+  // optimal answer. Guarded moves are never pruned: what they do depends on the state.
+  void PruneMoves() {
+    const int n = moves_of_.move_count();
+    std::vector<int> family(static_cast<size_t>(n), -1);
+    int f = -1;
+    for (int m = 0; m < n; ++m) {
+      const DefinedMove& move = d_.moves()[static_cast<size_t>(m)];
+      const bool one_block = moves_of_.first_block(m + 1) - moves_of_.first_block(m) == 1 &&
+                             moves_of_.block(moves_of_.first_block(m)).tests.empty();
+      if (move.guarded || !one_block) continue;
+      if (move.power == 1 || f < 0) ++f;
+      family[static_cast<size_t>(m)] = f;
+    }
+    skip_.assign(static_cast<size_t>(n), std::vector<char>(static_cast<size_t>(n), 0));
+    for (int a = 0; a < n; ++a) {
+      const int fa = family[static_cast<size_t>(a)];
+      if (fa < 0) continue;
+      for (int b = 0; b < n; ++b) {
+        const int fb = family[static_cast<size_t>(b)];
+        if (fb < 0) continue;
+        skip_[static_cast<size_t>(a)][static_cast<size_t>(b)] =
+            fa == fb || (fb < fa && Commute(moves_of_.first_block(a), moves_of_.first_block(b)));
+      }
+    }
+  }
+  // Blocks a and b give the same state in either order, from every state.
+  bool Commute(int a, int b) const {
+    const CompiledMoves::Block& x = moves_of_.block(a);
+    const CompiledMoves::Block& y = moves_of_.block(b);
+    for (int i = 0; i < moves_of_.state_bytes(); ++i) {
+      // Byte i after x then y: byte x.source[y.source[i]] of the state, turned by
+      // x.add[y.source[i]] + y.add[i]; the other way round likewise.
+      const uint16_t xy = x.source[y.source[static_cast<size_t>(i)]];
+      const uint16_t yx = y.source[x.source[static_cast<size_t>(i)]];
+      if (xy != yx) return false;
+      const unsigned mod = x.modulus[static_cast<size_t>(i)];
+      if (mod == 0) continue;
+      const unsigned turn_xy = x.add[y.source[static_cast<size_t>(i)]] + y.add[static_cast<size_t>(i)];
+      const unsigned turn_yx = y.add[x.source[static_cast<size_t>(i)]] + x.add[static_cast<size_t>(i)];
+      if (turn_xy % mod != turn_yx % mod) return false;
+    }
+    return true;
+  }
+
   // The largest bound, stopping as soon as one passes `enough`.
   int Bound(const DefinedState& state, int enough) {
     int h = 0;
@@ -49,7 +99,9 @@ class Ida {
     const DefinedState& here = path_[static_cast<size_t>(g)];
     if (d_.IsGoal(here)) return true;
     DefinedState& next = path_[static_cast<size_t>(g) + 1];
+    const std::vector<char>* skip = g > 0 ? &skip_[static_cast<size_t>(moves_.back())] : nullptr;
     for (int m = 0; m < moves_of_.move_count(); ++m) {
+      if (skip != nullptr && (*skip)[static_cast<size_t>(m)]) continue;
       // The compiled blocks: what Definition::Apply does, without its bookkeeping.
       if (!moves_of_.Apply(here.data(), m, next.data()) || next == here ||
           (g > 0 && next == path_[static_cast<size_t>(g) - 1])) {
@@ -84,6 +136,7 @@ class Ida {
   const DefinedIdaOptions& options_;
   std::vector<DefinedState> path_;  // path_[g]: the state after g moves
   std::vector<int> moves_;
+  std::vector<std::vector<char>> skip_;  // skip_[a][b]: b is not tried after a
   DefinedState scratch_;
   int next_threshold_ = 0;
   DefinedIdaResult result_;

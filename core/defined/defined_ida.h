@@ -2,7 +2,9 @@
 // tables' bounds (core/defined/projection_table.h; none: plain iterative deepening), moves
 // tried in canonical order, so that the first answer found is the lexicographically
 // smallest of the optimal ones. A move that leaves the state as it was, or goes back to the
-// state before, is never taken: no optimal answer does either.
+// state before, is never taken: no optimal answer does either; nor are two powers of one
+// move in a row, or two moves that commute out of canonical order (the smallest optimal
+// answer has neither).
 #ifndef PUZZLEDB_CORE_DEFINED_DEFINED_IDA_H_
 #define PUZZLEDB_CORE_DEFINED_DEFINED_IDA_H_
 

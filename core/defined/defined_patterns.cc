@@ -247,22 +247,13 @@ absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data
   m.set_parameters_text(Cat("file ", data.file, ", crc32 ", Hex32(data.text_crc32),
                             "; projections ", Join(described, " | ")));
   m.set_parameters_fingerprint(DefinedPatternsFingerprint(data.text, m));
-  m.set_state_count(total);
-  m.set_complete(false);
-  m.set_coverage_depth(0);
-  m.set_covered_states(total);
-  for (const uint64_t h : histogram) m.add_histogram(h);
-  m.set_max_distance(histogram.empty() ? 0 : static_cast<uint32_t>(histogram.size() - 1));
-  m.set_build_unix_micros(std::chrono::duration_cast<std::chrono::microseconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count());
-  m.set_build_seconds(Since(started));
   TableWriteOptions write;
   write.compression_level = options.compression_level;
   write.threads = options.threads;
   write.unpacked = options.unpacked;
-  if (absl::Status written = store.Write(m, entries, write); !written.ok()) return written;
-  return store.ReadMetadata(id);
+  return WriteBoundTable(store, std::move(m), entries, histogram,
+                         histogram.empty() ? 0 : static_cast<uint32_t>(histogram.size() - 1),
+                         Since(started), write);
 }
 
 absl::StatusOr<std::shared_ptr<const DefinedPatterns>> DefinedPatternsOf(

@@ -68,26 +68,12 @@ absl::StatusOr<TableMetadata> BuildPatternTable(const PatternTableSpec& spec, Ta
   m.set_puzzle(spec.puzzle);
   m.set_parameters(spec.partition.Encode());
   m.set_parameters_text(Cat("tiles ", spec.partition.Describe()));
-  m.set_state_count(searched->entries.size());
-  m.set_complete(false);
-  m.set_coverage_depth(0);
-  m.set_covered_states(searched->entries.size());
-  for (uint64_t h : searched->histogram) m.add_histogram(h);
-  m.set_max_distance(static_cast<uint32_t>(searched->largest));
-  m.set_build_unix_micros(std::chrono::duration_cast<std::chrono::microseconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count());
-  m.set_build_seconds(Since(started));
   TableWriteOptions write;
   write.compression_level = options.compression_level;
   write.threads = options.threads;
   write.unpacked = options.unpacked;
-  if (absl::Status written = store.Write(m, searched->entries, write); !written.ok()) {
-    return written;
-  }
-  auto stored = store.ReadMetadata(spec.table_id);
-  if (!stored.ok()) return stored.status();
-  return stored;
+  return WriteBoundTable(store, std::move(m), searched->entries, searched->histogram,
+                         static_cast<uint32_t>(searched->largest), Since(started), write);
 }
 
 absl::Status VerifyPatternTable(const LoadedTable& table, int threads) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -698,6 +699,28 @@ uint64_t TableStore::SizeOnDisk(const std::string& table_id) const {
     if (!ec) total += copy;
   }
   return total;
+}
+
+absl::StatusOr<TableMetadata> WriteBoundTable(TableStore& store, TableMetadata m,
+                                              const PackedTable& entries,
+                                              const std::vector<uint64_t>& histogram,
+                                              uint32_t max_distance, double build_seconds,
+                                              const TableWriteOptions& write) {
+  m.set_state_count(entries.size());
+  m.set_complete(false);
+  m.set_coverage_depth(0);
+  m.set_covered_states(entries.size());
+  for (const uint64_t h : histogram) m.add_histogram(h);
+  m.set_max_distance(max_distance);
+  m.set_build_unix_micros(std::chrono::duration_cast<std::chrono::microseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count());
+  m.set_build_seconds(build_seconds);
+  const std::string id = m.table_id();
+  if (absl::Status written = store.Write(std::move(m), entries, write); !written.ok()) {
+    return written;
+  }
+  return store.ReadMetadata(id);
 }
 
 }  // namespace puzzledb

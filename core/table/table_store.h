@@ -150,6 +150,16 @@ class TableStore {
   mutable std::map<std::string, std::string> damaged_;  // guarded by damaged_mutex_
 };
 
+// Writes a table of bounds (pattern tables: no state's distance, `complete` false) with what
+// every such table records: its entries all covered, `histogram` and `max_distance`, the
+// build's time; returns the metadata as stored. `m` holds the id, the puzzle and the
+// parameters.
+absl::StatusOr<TableMetadata> WriteBoundTable(TableStore& store, TableMetadata m,
+                                              const PackedTable& entries,
+                                              const std::vector<uint64_t>& histogram,
+                                              uint32_t max_distance, double build_seconds,
+                                              const TableWriteOptions& write);
+
 }  // namespace puzzledb
 
 #endif  // PUZZLEDB_CORE_TABLE_TABLE_STORE_H_
