@@ -36,6 +36,14 @@ const char kTwo[] =
     "Move A\nC\n2 3 1 4\n1 2 0 0\nE\n2 3 1\nEnd\n"
     "Move B\nC\n1 3 4 2\n0 0 1 2\nE\n1 2 3\nEnd\n";
 
+// X and Y commute (they move different sets), Z commutes with neither: the search never
+// tries X right after Y, and still finds the smallest optimal answer.
+const char kCommuting[] =
+    "Set A 3 1\nSet B 4 1\nSolved\nA\n1 2 3\nB\n1 2 3 4\nEnd\n"
+    "Move X\nA\n2 3 1\nEnd\n"
+    "Move Y\nB\n2 3 4 1\nEnd\n"
+    "Move Z\nA\n2 1 3\nB\n2 1 3 4\nEnd\n";
+
 std::string Line(const Definition& d, const DefinedIdaResult& r) {
   if (!r.solved) return "-1";
   std::string line = std::to_string(r.moves.size());
@@ -57,6 +65,7 @@ TEST(DefinedIdaTest, AnswersAreTheBruteForcesWithAndWithoutTables) {
       {"dials3", SampleText("dials3.tws"), {"D -o", "D"}, 99},
       {"strip", kStrip, {"S 3", "S 1,3"}, 99},
       {"two", kTwo, {"C -o", "C 1-2; E 1"}, 99},
+      {"commuting", kCommuting, {"A", "B 1-2"}, 99},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
