@@ -20,7 +20,8 @@ count=${4:-20}
 length=${5:-12}
 seed=${6:-1}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+[ -n "${KEEP:-}" ] && echo "working in $work"
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 name=p$(basename "$file" .tws | tr -cd 'a-z0-9')
 set -- --db "$work/db" --definition "$file" --name "$name" --threads 2 -q \
   --pattern-memory "${PATTERN_MEMORY:-512M}"
@@ -57,10 +58,9 @@ read -r theirs_s theirs_kb <"$work/theirs.time"
 nodes=$(sed 's/.*"nodes":"\([0-9]*\)".*/\1/' "$work/ours.json" | awk '{ s += $1 } END { print s }')
 echo "$count scrambles of $length moves (seed $seed): puzzledb $ours_s s (peak $ours_kb kB, $nodes nodes), twsearch -s -M 512 $theirs_s s (peak $theirs_kb kB), ratio $(awk -v a="$ours_s" -v b="$theirs_s" 'BEGIN { printf "%.1f", a / b }')"
 sed 's/.*"distance":\([0-9]*\),.*/\1/' "$work/ours.json" >"$work/ours.distances"
-# twsearch prints each solution as a line of moves after "Solved" lines; its distance is
-# the number of moves on the line that follows each scramble's search.
-grep -v -E '^(Depth|Found|Solved|Prune|Using|Created|Reading|Writing|Read|Wrote|#|$)' "$work/theirs.out" |
-  awk 'NF > 0 && $0 !~ /[a-z ]+:/ { print NF }' >"$work/theirs.distances"
+# twsearch prints each solution after "Solving" (and the lines of its table's filling), on a
+# line that starts with a space, a move a word.
+awk '/^Solving/ { want = 1; next } want && /^ / { print NF; want = 0 }' "$work/theirs.out" >"$work/theirs.distances"
 if cmp -s "$work/ours.distances" "$work/theirs.distances"; then
   echo "the same distance for every scramble: $(tr '\n' ' ' <"$work/ours.distances")"
 else
