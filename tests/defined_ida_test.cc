@@ -56,6 +56,7 @@ TEST(DefinedIdaTest, AnswersAreTheBruteForcesWithAndWithoutTables) {
     std::string name, text;
     std::vector<std::string> projections;
     int farthest_searched;  // the states searched with tables: those this far at most
+    bool sum = false;       // two tables: their bounds added (they are MoveDisjoint)
   };
   // strip: every state its moves reach from a goal reaches none (answered -1, the tables'
   // bound unreachable).
@@ -66,6 +67,8 @@ TEST(DefinedIdaTest, AnswersAreTheBruteForcesWithAndWithoutTables) {
       {"strip", kStrip, {"S 3", "S 1,3"}, 99},
       {"two", kTwo, {"C -o", "C 1-2; E 1"}, 99},
       {"commuting", kCommuting, {"A", "B 1-2"}, 99},
+      // The blank told apart in neither: a move carries one tile, seen by one table.
+      {"slide32 summed", SampleText("slide32.tws"), {"T 1-2", "T 3-5"}, 99, true},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -82,19 +85,32 @@ TEST(DefinedIdaTest, AnswersAreTheBruteForcesWithAndWithoutTables) {
       ASSERT_TRUE(table.ok()) << text << ": " << table.status();
       tables.push_back(*std::move(table));
     }
-    // Each bound is admissible and finite on every reachable state.
+    // Each bound (and, summed, their sum) is admissible and finite on every reachable
+    // state.
+    std::vector<ProjectionSpec> specs;
+    for (const ProjectionTable& t : tables) specs.push_back(t.projection().spec());
+    ASSERT_EQ(MoveDisjoint(*d, specs), c.sum);
     DefinedState scratch;
+    int strictly_more = 0;  // states where the sum beats the largest
     for (size_t i = 0; i < all.size(); ++i) {
       if (all.distance(i) < 0) continue;  // reached from a goal, but reaching none
+      int total = 0, largest = 0;
       for (const ProjectionTable& t : tables) {
-        ASSERT_LE(t.Bound(all.states()[i], &scratch), all.distance(i))
+        const int bound = t.Bound(all.states()[i], &scratch);
+        ASSERT_LE(bound, all.distance(i))
             << FormatProjection(t.projection().spec()) << ": " << d->FormatCompact(all.states()[i]);
+        total += bound;
+        largest = std::max(largest, bound);
       }
+      if (c.sum) ASSERT_LE(total, all.distance(i)) << "summed: " << d->FormatCompact(all.states()[i]);
+      strictly_more += total > largest;
     }
+    if (c.sum) EXPECT_GT(strictly_more, 0) << "the sum should say more than the largest somewhere";
     std::vector<std::vector<const ProjectionTable*>> sets = {{}, {&tables[0]}, {&tables[0], &tables[1]}};
     for (const auto& set : sets) {
       DefinedIdaOptions options;
       options.max_depth = all.farthest();
+      options.sum = c.sum;
       uint64_t nodes = 0;
       for (size_t i = 0; i < all.size(); ++i) {
         // Plain iterative deepening only where it ends soon.

@@ -189,7 +189,7 @@ TEST(DefinedPatternsTest, TheBudgetTheDeadlineAndCancellationEndASearch) {
   ASSERT_TRUE(table.ok()) << table.status();
   std::vector<ProjectionTable> tables;
   tables.push_back(*std::move(table));
-  const DefinedPatterns patterns(std::move(tables));
+  const DefinedPatterns patterns(std::move(tables), false);
   auto data = MakeDefinedPuzzle("slide44", Text("slide44.tws"), "slide44.tws", kDefaultMaxDefinedStates);
   ASSERT_TRUE(data.ok());
   DefinitionSummary summary;

@@ -127,6 +127,33 @@ TEST(ProjectionTest, GuardedBlocksBecomeMovesWhereTheGuardIsLost) {
   EXPECT_EQ(lost.projected().goals().size(), 1u);
 }
 
+// Sums are admissible only where each block changes one projection at most: sliding
+// tiles' groups with the blank in none, not with the blank in one, never the corners of a
+// cube, whose turns move four at once.
+TEST(ProjectionTest, MoveDisjointProjectionsAreFoundFromTheBlocks) {
+  auto specs = [](const Definition& d, const std::vector<std::string>& texts) {
+    std::vector<ProjectionSpec> out;
+    for (const std::string& text : texts) {
+      auto spec = ParseProjection(text, d);
+      EXPECT_TRUE(spec.ok()) << text;
+      if (spec.ok()) out.push_back(*spec);
+    }
+    return out;
+  };
+  const Definition slide = Read("slide32.tws");
+  EXPECT_TRUE(MoveDisjoint(slide, specs(slide, {"T 1-2", "T 3-5"})));
+  EXPECT_TRUE(MoveDisjoint(slide, specs(slide, {"T 1", "T 2", "T 3-5"})));
+  EXPECT_FALSE(MoveDisjoint(slide, specs(slide, {"T 1-2,6", "T 3-5"})));
+  EXPECT_FALSE(MoveDisjoint(slide, specs(slide, {"T 1-3", "T 3-5"})));  // 3 in both
+  const Definition fifteen = Read("slide44.tws");
+  EXPECT_TRUE(MoveDisjoint(fifteen, specs(fifteen, {"T 1-5", "T 6-10", "T 11-15"})));
+  const Definition cube = Read("cube2urf.tws");
+  EXPECT_FALSE(MoveDisjoint(cube, specs(cube, {"CORNER 1-3 -o", "CORNER 4-7 -o"})));
+  EXPECT_FALSE(MoveDisjoint(cube, specs(cube, {"CORNER 1 -o", "CORNER 2 -o"})));
+  // Orientations kept: any piece turning is seen by both.
+  EXPECT_FALSE(MoveDisjoint(cube, specs(cube, {"CORNER 1", "CORNER 2"})));
+}
+
 TEST(ProjectionTest, BadSpecsAreRefusedNamingTheWord) {
   const Definition d = Read("cube2urf.tws");
   EXPECT_EQ(ParseProjection("EDGE", d).status().message(), "projection: no set 'EDGE' (the sets: CORNER)");

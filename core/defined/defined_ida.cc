@@ -85,11 +85,13 @@ class Ida {
     return true;
   }
 
-  // The largest bound, stopping as soon as one passes `enough`.
+  // The largest bound (or the sum), stopping as soon as it passes `enough`.
   int Bound(const DefinedState& state, int enough) {
     int h = 0;
     for (const ProjectionTable* t : tables_) {
-      h = std::max(h, t->Bound(state, &scratch_));
+      const int one = t->Bound(state, &scratch_);
+      if (one >= ProjectionTable::kUnreachable) return ProjectionTable::kUnreachable;
+      h = options_.sum ? h + one : std::max(h, one);
       if (h > enough) break;
     }
     return h;

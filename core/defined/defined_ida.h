@@ -1,5 +1,5 @@
 // The live search of a definition (issue 51): IDA* bounded by the largest of its projection
-// tables' bounds (core/defined/projection_table.h; none: plain iterative deepening), moves
+// tables' bounds (or their sum, where that is admissible) (core/defined/projection_table.h; none: plain iterative deepening), moves
 // tried in canonical order, so that the first answer found is the lexicographically
 // smallest of the optimal ones. A move that leaves the state as it was, or goes back to the
 // state before, is never taken: no optimal answer does either; nor are two powers of one
@@ -22,6 +22,9 @@ namespace puzzledb {
 struct DefinedIdaOptions {
   uint64_t max_nodes = 0;  // states generated; 0: no budget (RESOURCE_EXHAUSTED past it)
   int max_depth = 255;     // no answer longer than this is looked for
+  // The bound is the sum of the tables' bounds, not the largest. REQUIRES: their
+  // projections are disjoint in the moves that change them (MoveDisjoint).
+  bool sum = false;
   // Asked every 4096 states (LimitsReached): the deadline and the caller's cancellation.
   // Its max_moves and max_nodes are not read (the fields above are). May be null.
   const SearchLimits* limits = nullptr;

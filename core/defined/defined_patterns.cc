@@ -85,7 +85,8 @@ absl::StatusOr<std::vector<StoredProjection>> StoredProjections(const DefinedPuz
 
 }  // namespace
 
-DefinedPatterns::DefinedPatterns(std::vector<ProjectionTable> tables) : tables_(std::move(tables)) {
+DefinedPatterns::DefinedPatterns(std::vector<ProjectionTable> tables, bool sum)
+    : tables_(std::move(tables)), sum_(sum && tables_.size() > 1) {
   for (const ProjectionTable& table : tables_) bounds_.push_back(&table);
 }
 
@@ -277,7 +278,10 @@ absl::StatusOr<std::shared_ptr<const DefinedPatterns>> DefinedPatternsOf(
     }
     tables.push_back(*std::move(bound));
   }
-  return std::make_shared<const DefinedPatterns>(std::move(tables));
+  std::vector<ProjectionSpec> specs;
+  for (const StoredProjection& one : *stored) specs.push_back(one.spec);
+  const bool sum = MoveDisjoint(data.definition, specs);
+  return std::make_shared<const DefinedPatterns>(std::move(tables), sum);
 }
 
 absl::Status VerifyDefinedPatterns(const DefinedPuzzleData& data, const LoadedTable& table,
@@ -338,6 +342,7 @@ absl::StatusOr<Solution> SearchDefined(const DefinedPuzzleData& data,
   options.max_depth = limits.max_moves > 0 ? std::min(limits.max_moves, kMaxDefinedSearchDepth)
                                            : kMaxDefinedSearchDepth;
   options.limits = &limits;
+  options.sum = patterns.sum();
   auto found = DefinedIdaStar(data.definition, patterns.bounds(), start, options);
   if (!found.ok()) return found.status();
   solution.nodes = found->nodes;

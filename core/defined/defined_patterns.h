@@ -38,14 +38,17 @@ inline constexpr int kMaxDefinedSearchDepth = 255;
 // The tables of one stored set, kept alive by what holds their entries. Immutable.
 class DefinedPatterns {
  public:
-  explicit DefinedPatterns(std::vector<ProjectionTable> tables);
+  // `sum`: the search adds the tables' bounds (REQUIRES: MoveDisjoint of their projections).
+  DefinedPatterns(std::vector<ProjectionTable> tables, bool sum);
   const std::vector<ProjectionTable>& tables() const { return tables_; }
+  bool sum() const { return sum_; }
   // The tables as the live search takes them, in stored order.
   std::span<const ProjectionTable* const> bounds() const { return bounds_; }
 
  private:
   std::vector<ProjectionTable> tables_;
   std::vector<const ProjectionTable*> bounds_;
+  bool sum_ = false;
 };
 
 // Projections whose tables take at most `memory` bytes together: for each set, those
@@ -67,7 +70,8 @@ absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data
                                                    const std::vector<ProjectionSpec>& specs,
                                                    TableStore& store, const BuildOptions& options);
 
-// The tables of a stored set (which they keep alive). DATA_LOSS when its metadata is not
+// The tables of a stored set (which they keep alive), their bounds summed where their
+// projections are disjoint in the moves that change them (MoveDisjoint). DATA_LOSS when its metadata is not
 // that of `data`'s pattern tables: another definition, a checksum that fails, projections
 // that do not read or whose sizes do not add up to the entries.
 absl::StatusOr<std::shared_ptr<const DefinedPatterns>> DefinedPatternsOf(

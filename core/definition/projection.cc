@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
+#include "core/definition/defined_index.h"
 #include "core/util/strings.h"
 #include "core/util/text_input.h"
 
@@ -110,6 +112,64 @@ std::string FormatProjection(const ProjectionSpec& spec) {
     clauses.push_back(clause);
   }
   return Join(clauses, "; ");
+}
+
+bool MoveDisjoint(const Definition& d, const std::vector<ProjectionSpec>& specs) {
+  const CompiledMoves moves(d);
+  const auto& sets = d.sets();
+  // visible[s][label]: the projections that see a piece of that label of set s move.
+  std::vector<std::vector<std::vector<int>>> visible(sets.size(), std::vector<std::vector<int>>(256));
+  for (size_t p = 0; p < specs.size(); ++p) {
+    for (const ProjectedSet& kept : specs[p].sets) {
+      int index = 0;
+      const DefinedSet* set = SetNamed(d, kept.name, &index);
+      if (set == nullptr) return false;
+      for (int label = 1; label <= set->size; ++label) {
+        const bool told = kept.pieces.empty() ||
+                          std::find(kept.pieces.begin(), kept.pieces.end(), label) != kept.pieces.end();
+        if (told || (kept.orientations && set->orientations > 1)) {
+          visible[static_cast<size_t>(index)][static_cast<size_t>(label)].push_back(static_cast<int>(p));
+        }
+      }
+    }
+  }
+  for (int b = 0; b < moves.block_count(); ++b) {
+    const CompiledMoves::Block& block = moves.block(b);
+    std::set<int> seen;      // every projection that may see a change
+    int seeing_places = 0;   // moved positions some projection may see
+    bool one_each = true;    // every piece that may be at them is seen by one at most
+    for (size_t s = 0; s < sets.size(); ++s) {
+      const DefinedSet& set = sets[s];
+      for (int j = 0; j < set.size; ++j) {
+        const size_t at = static_cast<size_t>(set.offset + j);
+        bool moved = block.source[at] != at;
+        if (set.orientations > 1) {
+          const size_t turn = at + static_cast<size_t>(set.size);
+          moved |= block.source[turn] != turn || block.add[turn] != 0;
+        }
+        if (!moved) continue;
+        // The labels that may be there: the one a guard names, else any.
+        int named = -1;
+        for (const CompiledMoves::Test& t : block.tests) {
+          if (t.at == at) named = t.value;
+        }
+        std::set<int> here;
+        for (int label = 1; label <= set.size; ++label) {
+          if (named >= 0 && label != named) continue;
+          const auto& who = visible[s][static_cast<size_t>(label)];
+          here.insert(who.begin(), who.end());
+          one_each &= who.size() <= 1;
+        }
+        if (here.empty()) continue;
+        ++seeing_places;
+        seen.insert(here.begin(), here.end());
+      }
+    }
+    if (seen.size() <= 1) continue;
+    if (seeing_places == 1 && one_each) continue;  // one piece, seen by one projection
+    return false;
+  }
+  return true;
 }
 
 absl::StatusOr<Projection> Projection::Make(const Definition& d, const ProjectionSpec& spec) {

@@ -39,6 +39,15 @@ absl::StatusOr<ProjectionSpec> ParseProjection(std::string_view text, const Defi
 // The spec as ParseProjection reads it.
 std::string FormatProjection(const ProjectionSpec& spec);
 
+// True when the projections are disjoint in the moves that change them: wherever a block of
+// the definition applies, it changes the projected state of at most one of them (the
+// fifteen's tile groups with the blank told apart in none: a move carries one tile). A
+// projection's distance counts only moves that change its state, so the sum of their
+// distances is then a lower bound too. Decided from the blocks alone, conservatively: a
+// piece a guard does not name may be any piece of its set, and a projection that keeps a
+// set's orientations sees any piece of it move.
+bool MoveDisjoint(const Definition& definition, const std::vector<ProjectionSpec>& specs);
+
 class Projection {
  public:
   // INVALID_ARGUMENT for a set the definition lacks or names twice, a label out of its
