@@ -4,16 +4,21 @@
 // goal reads back from its compact form, and every move applied to a goal gives a state
 // that reads back too (labels the goal's, orientations in range). A definition whose index
 // is small is then indexed and searched: every goal at distance 0, every reached state
-// ranking back to its number, the census adding up.
+// ranking back to its number, the census adding up. The invariants of a definition of any
+// size (DefinedIndex::Invariants) hold on every goal, every state a move makes from one and
+// every state the search reaches; whether projections of every set are move-disjoint is
+// asked too (nothing may crash).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/defined/defined_search.h"
 #include "core/definition/defined_index.h"
+#include "core/definition/projection.h"
 #include "core/definition/read_definition.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -45,6 +50,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   const puzzledb::CompiledMoves moves(d);
+  const puzzledb::DefinedIndex invariants = puzzledb::DefinedIndex::Invariants(d, moves);
+  for (const puzzledb::DefinedState& goal : d.goals()) {
+    if (!invariants.Possible(goal.data())) std::abort();
+    for (int m = 0; m < static_cast<int>(d.moves().size()); ++m) {
+      if (d.Apply(goal, m, &next) && !invariants.Possible(next.data())) std::abort();
+    }
+  }
+  std::vector<puzzledb::ProjectionSpec> wholes;
+  for (const auto& set : d.sets()) wholes.push_back({{{set.name, {}, true}}});
+  (void)puzzledb::MoveDisjoint(d, wholes);
   const auto index = puzzledb::DefinedIndex::Make(d, moves, 1 << 12);
   if (!index.ok()) {
     if (!absl::IsInvalidArgument(index.status())) std::abort();
@@ -73,6 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (entry == puzzledb::PackedTable::kByteUncovered) continue;
     index->Unrank(i, state.data());
     if (!index->Indexable(state.data()) || index->Rank(state.data()) != i) std::abort();
+    if (!invariants.Possible(state.data())) std::abort();  // reached: no invariant may refuse it
   }
   return 0;
 }
