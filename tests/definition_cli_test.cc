@@ -4,6 +4,7 @@
 // file, the line and the rule, before a database is made.
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -40,6 +41,21 @@ std::string Write(const std::string& name, const std::string& text) {
   const std::string path = (folder / name).string();
   std::ofstream(path, std::ios::binary) << text;
   return path;
+}
+
+// Rewrites the metadata record of table `id` in the database `db` through `edit`, as damage
+// would: the pages and their checksums are left as they were.
+void EditMetadata(const std::string& db, const std::string& id,
+                  const std::function<void(storage::v1::TableMetadata*)>& edit) {
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), db, &raw).ok());
+  std::unique_ptr<rocksdb::DB> opened(raw);
+  std::string value;
+  ASSERT_TRUE(opened->Get(rocksdb::ReadOptions(), MetadataKey(id), &value).ok());
+  storage::v1::TableMetadata m;
+  ASSERT_TRUE(m.ParseFromString(value));
+  edit(&m);
+  ASSERT_TRUE(opened->Put(rocksdb::WriteOptions(), MetadataKey(id), m.SerializeAsString()).ok());
 }
 
 class DefinitionCliTest : public ::testing::Test {
@@ -212,22 +228,14 @@ TEST_F(DefinitionCliTest, AKilledBuildLeavesTheEarlierTablesServing) {
 // served, and verify fails it, saying why.
 TEST_F(DefinitionCliTest, ADamagedDefinitionRecordIsRefused) {
   ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --definition " + Sample("slide32.tws"), "").exit_code, 0);
-  {
-    rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), db_, &raw).ok());
-    std::unique_ptr<rocksdb::DB> db(raw);
-    std::string value;
-    ASSERT_TRUE(db->Get(rocksdb::ReadOptions(), MetadataKey("slide32"), &value).ok());
-    storage::v1::TableMetadata m;
-    ASSERT_TRUE(m.ParseFromString(value));
+  EditMetadata(db_, "slide32", [](storage::v1::TableMetadata* m) {
     // Still a definition that reads, and the same table's size: only the checksum tells.
-    std::string text = m.parameters();
+    std::string text = m->parameters();
     const size_t at = text.find("Name Slide32");
     ASSERT_NE(at, std::string::npos);
     text.replace(at, 12, "Name Slide33");
-    m.set_parameters(text);
-    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), MetadataKey("slide32"), m.SerializeAsString()).ok());
-  }
+    m->set_parameters(text);
+  });
   const auto verify = RunCommand(kBuild + " verify --db " + db_, "");
   EXPECT_EQ(verify.exit_code, 1);
   EXPECT_NE(verify.err.find("not serving slide32: its stored definition fails its checksum"),
@@ -286,18 +294,12 @@ TEST_F(DefinitionCliTest, PatternTablesOfProjectionsGuideTheLiveSearch) {
   // definition is not served. With the checksum made to match, verify's fresh search
   // finds the entries that differ.
   auto damage = [&](bool fingerprint) {
-    rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), db_, &raw).ok());
-    std::unique_ptr<rocksdb::DB> db(raw);
-    std::string value;
-    ASSERT_TRUE(db->Get(rocksdb::ReadOptions(), MetadataKey("slide32-patterns"), &value).ok());
-    storage::v1::TableMetadata m;
-    ASSERT_TRUE(m.ParseFromString(value));
-    m.mutable_projections(0)->set_spec("T 1-3");  // 120 entries too
-    std::string text = m.parameters();
-    text.erase(0, text.find('\n') + 1);
-    if (fingerprint) m.set_parameters_fingerprint(DefinedPatternsFingerprint(text, m));
-    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), MetadataKey("slide32-patterns"), m.SerializeAsString()).ok());
+    EditMetadata(db_, "slide32-patterns", [fingerprint](storage::v1::TableMetadata* m) {
+      m->mutable_projections(0)->set_spec("T 1-3");  // 120 entries too
+      std::string text = m->parameters();
+      text.erase(0, text.find('\n') + 1);
+      if (fingerprint) m->set_parameters_fingerprint(DefinedPatternsFingerprint(text, *m));
+    });
   };
   damage(false);
   const auto refused = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32", "1 6 3 2 5 4\n");

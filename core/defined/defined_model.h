@@ -179,7 +179,7 @@ class DefinedModel {
     }
   }
   int Project(const State& s, std::array<uint64_t, kMaxKeys>* keys) const {
-    if (E == TableEncodingKind::kPatternBound) return 0;  // no complete table
+    if constexpr (E == TableEncodingKind::kPatternBound) return 0;  // no complete table
     if (!params_->index.Indexable(s.bytes.data())) return 0;
     (*keys)[0] = space_.Rank(s);
     return 1;

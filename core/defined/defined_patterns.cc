@@ -22,12 +22,6 @@ uint64_t EntriesWithin(const Definition& definition, const ProjectionSpec& spec,
   return entries.ok() ? *entries : 0;
 }
 
-std::string Hex32(uint32_t value) {
-  char text[16];
-  std::snprintf(text, sizeof text, "%08x", value);
-  return text;
-}
-
 // A distance averaged, to two decimals.
 std::string AverageText(double value) {
   char text[32];
@@ -245,7 +239,7 @@ absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data
   m.set_table_id(id);
   m.set_puzzle(data.name);
   m.set_parameters(DefinedModel<TableEncodingKind::kPatternBound>::EncodeParams(&data));
-  m.set_parameters_text(Cat("file ", data.file, ", crc32 ", Hex32(data.text_crc32),
+  m.set_parameters_text(Cat(DefinedModel<TableEncodingKind::kPatternBound>::DescribeParams(&data),
                             "; projections ", Join(described, " | ")));
   m.set_parameters_fingerprint(DefinedPatternsFingerprint(data.text, m));
   TableWriteOptions write;

@@ -215,6 +215,8 @@ absl::StatusOr<typename DefinedModel<E>::Params> DefinedModel<E>::DecodeParams(
 PUZZLEDB_INSTANTIATE_MODEL(DefinedMod3Model)
 PUZZLEDB_INSTANTIATE_MODEL(DefinedByteModel)
 PUZZLEDB_INSTANTIATE_MODEL(DefinedGuidedModel)
+// What a definition's pattern tables record of it (core/defined/defined_patterns.cc).
+template std::string DefinedGuidedModel::DescribeParams(Params);
 
 // ---- making and registering
 
