@@ -102,10 +102,14 @@ TEST(DefinedIdaTest, AnswersAreTheBruteForcesWithAndWithoutTables) {
         total += bound;
         largest = std::max(largest, bound);
       }
-      if (c.sum) ASSERT_LE(total, all.distance(i)) << "summed: " << d->FormatCompact(all.states()[i]);
+      if (c.sum) {
+        ASSERT_LE(total, all.distance(i)) << "summed: " << d->FormatCompact(all.states()[i]);
+      }
       strictly_more += total > largest;
     }
-    if (c.sum) EXPECT_GT(strictly_more, 0) << "the sum should say more than the largest somewhere";
+    if (c.sum) {
+      EXPECT_GT(strictly_more, 0) << "the sum should say more than the largest somewhere";
+    }
     std::vector<std::vector<const ProjectionTable*>> sets = {{}, {&tables[0]}, {&tables[0], &tables[1]}};
     for (const auto& set : sets) {
       DefinedIdaOptions options;

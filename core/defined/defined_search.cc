@@ -65,9 +65,8 @@ class Search {
         marked = result.histogram[static_cast<size_t>(d)];
       }
       const uint64_t unseen = index_.size() - total;
-      // Top-down marks a state's neighbours as its predecessors: only where every move's
-      // inverse is a move.
-      const bool bottom_up = moves_.guarded() || unseen < marked;
+      // Top-down costs the layer's states, bottom-up the unseen ones.
+      const bool bottom_up = unseen < marked;
       result.bottom_up_layers |= bottom_up;
       if (!mod3_ && d + 1 >= PackedTable::kByteUncovered) {
         return absl::InvalidArgumentError(
@@ -108,16 +107,20 @@ class Search {
     return ((old >> shift) & 3) == 3;
   }
 
+  // Each block's effect on the inner numbers, forwards and backwards.
   void BuildInnerTable() {
     inner_table_.resize(inner_ * static_cast<uint64_t>(block_count_));
+    inner_back_.resize(inner_table_.size());
     std::vector<uint8_t> state(static_cast<size_t>(index_.state_bytes()), 0);
     std::vector<uint8_t> next(state.size(), 0);
     for (uint64_t i = 0; i < inner_; ++i) {
       index_.UnrankInner(i, state.data());
       for (int b = 0; b < block_count_; ++b) {
+        const uint64_t at = i * static_cast<uint64_t>(block_count_) + static_cast<uint64_t>(b);
         moves_.Transform(b, state.data(), next.data());
-        inner_table_[i * static_cast<uint64_t>(block_count_) + static_cast<uint64_t>(b)] =
-            static_cast<uint32_t>(index_.RankInner(next.data()));
+        inner_table_[at] = static_cast<uint32_t>(index_.RankInner(next.data()));
+        moves_.Untransform(b, state.data(), next.data());
+        inner_back_[at] = static_cast<uint32_t>(index_.RankInner(next.data()));
       }
     }
   }
@@ -137,6 +140,18 @@ class Search {
     }
   }
 
+  // Every block's step back from outer number o: the outer number of the state that the
+  // block takes to o's states, where the block applies to it (its guards hold there).
+  void PredecessorSteps(uint64_t o, uint8_t* state, Step* steps) const {
+    uint8_t before[4096];
+    index_.UnrankOuter(o, state);
+    for (int b = 0; b < block_count_; ++b) {
+      moves_.Untransform(b, state, before);
+      steps[b] = moves_.Holds(b, before) ? Step{index_.RankOuter(before), static_cast<uint32_t>(b)}
+                                         : Step{};
+    }
+  }
+
   template <class Worker>
   void RunThreads(Worker& worker) const {
     std::vector<std::thread> pool;
@@ -145,7 +160,9 @@ class Search {
     for (auto& t : pool) t.join();
   }
 
-  // Layer d + 1 from layer d; returns how many states it holds.
+  // Layer d + 1 from layer d; returns how many states it holds. Top-down, each state of
+  // layer d marks the unseen states from which a block leads to it (its guards hold there);
+  // bottom-up, each unseen state looks for a move into layer d.
   uint64_t Layer(int d, bool bottom_up) {
     const uint8_t from = ValueOf(d);
     const uint8_t to = ValueOf(d + 1);
@@ -153,9 +170,11 @@ class Search {
     std::atomic<uint64_t> next{0};
     std::atomic<uint64_t> found{0};
     const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{1} << 16) / inner_);
+    const int ways = bottom_up ? move_count_ : block_count_;
+    const std::vector<uint32_t>& inner_table = bottom_up ? inner_table_ : inner_back_;
     auto worker = [&] {
       std::vector<uint8_t> state(static_cast<size_t>(index_.state_bytes()), 0);
-      std::vector<Step> computed(static_cast<size_t>(move_count_));
+      std::vector<Step> computed(static_cast<size_t>(ways));
       uint64_t mine = 0;
       for (uint64_t first; (first = next.fetch_add(chunk)) < outer_;) {
         const uint64_t last = std::min(outer_, first + chunk);
@@ -166,12 +185,16 @@ class Search {
             if (steps == nullptr) {
               // Once per outer number that has a state to visit: a table of these would
               // cost memory and save no time (docs/PERFORMANCE.md, "Definitions").
-              OuterSteps(o, state.data(), computed.data());
+              if (bottom_up) {
+                OuterSteps(o, state.data(), computed.data());
+              } else {
+                PredecessorSteps(o, state.data(), computed.data());
+              }
               steps = computed.data();
             }
-            const uint32_t* row = &inner_table_[(at - base) * static_cast<uint64_t>(block_count_)];
-            for (int m = 0; m < move_count_; ++m) {
-              const Step& s = steps[m];
+            const uint32_t* row = &inner_table[(at - base) * static_cast<uint64_t>(block_count_)];
+            for (int w = 0; w < ways; ++w) {
+              const Step& s = steps[w];
               if (s.block == kNoMove) continue;
               const uint64_t there = s.outer * inner_ + row[s.block];
               if (bottom_up) {
@@ -302,7 +325,8 @@ class Search {
   const int block_count_;
   const int threads_;
   uint8_t* bytes_ = nullptr;
-  std::vector<uint32_t> inner_table_;  // [inner][block]
+  std::vector<uint32_t> inner_table_;  // [inner][block]: the block's effect
+  std::vector<uint32_t> inner_back_;   // [inner][block]: what the block takes there
 };
 
 }  // namespace

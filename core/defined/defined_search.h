@@ -4,10 +4,10 @@
 // needs no memory beyond the table and the inner coordinates' move table of DefinedIndex's
 // split.
 //
-// Layers are found top-down (the states of layer d mark their unseen neighbours) while the
-// layer is small, and bottom-up (each unseen state looks for a move into layer d) once the
-// unseen states are fewer: a state with a move into layer d, unseen until now, is at d + 1
-// whether or not the moves have inverses, and top-down is used only where they do. The
+// Layers are found top-down (the states of layer d mark the unseen states from which a
+// block leads to them, its guards holding there) while the layer is small, and bottom-up
+// (each unseen state looks for a move into layer d) once the unseen states are fewer:
+// neither needs a move's inverse to be a move. The
 // threads take runs of outer numbers in turn; entries are written with atomic operations.
 // docs/PERFORMANCE.md, "Definitions", has the figures.
 #ifndef PUZZLEDB_CORE_DEFINED_DEFINED_SEARCH_H_

@@ -18,6 +18,30 @@ constexpr size_t kMaxCoordinates = 62;
 // An inner part's table (a 32-bit entry per inner number and block) stays within this.
 constexpr uint64_t kInnerTableBytes = uint64_t{4} << 20;
 
+// Division by 1..255 of a product known to be a multiple of the divisor, whose quotient fits
+// 64 bits (counts of arrangements of a multiset): a multiplication by the inverse of the
+// divisor's odd part modulo 2^64, after shifting out its powers of two, instead of a
+// division (the ranks of multisets did little else).
+struct ExactDivisors {
+  uint64_t inverse[256] = {};  // of each odd number, modulo 2^64
+  constexpr ExactDivisors() {
+    for (uint64_t d = 1; d < 256; d += 2) {
+      uint64_t x = d;  // correct to 3 bits; each step doubles them
+      for (int i = 0; i < 5; ++i) x *= 2 - d * x;
+      inverse[d] = x;
+    }
+  }
+};
+constexpr ExactDivisors kExactDivisors;
+
+uint64_t ExactQuotient(uint64_t a, uint64_t b, uint32_t divisor) {
+  const int shift = std::countr_zero(divisor);
+  const uint64_t inverse = kExactDivisors.inverse[divisor >> shift];
+  if (a < (uint64_t{1} << 56)) return ((a * b) >> shift) * inverse;  // b < 256: no overflow
+  const unsigned __int128 product = static_cast<unsigned __int128>(a) * b;
+  return static_cast<uint64_t>(product >> shift) * inverse;
+}
+
 // "88179840", or "2^71.3" past what a double counts exactly.
 std::string ApproximateCount(double log2) {
   if (log2 < 52) return Cat(static_cast<uint64_t>(std::llround(std::exp2(log2))));
@@ -626,16 +650,19 @@ uint64_t DefinedIndex::RankOf(const Coordinate& c, const uint8_t* state) const {
     }
     return c.rule >= 0 ? rank >> 1 : rank;
   }
-  // A multiset: before each position, the arrangements that start with a smaller label.
+  // A multiset: before each position, the arrangements that start with a smaller label
+  // (arrangements * count[l] / left for each such l, summed before dividing).
   uint8_t count[256];
   std::copy(c.counts.begin(), c.counts.end(), count);
   uint64_t arrangements = c.size;  // of the positions still to place
   uint64_t rank = 0;
   for (int j = 0; j < c.n; ++j) {
-    const auto left = static_cast<uint64_t>(c.n - j);
+    const auto left = static_cast<uint32_t>(c.n - j);
     const uint8_t code = c.code[state[at[j]]];
-    for (int l = 0; l < code; ++l) rank += arrangements * count[l] / left;
-    arrangements = arrangements * count[code] / left;
+    uint32_t below = 0;
+    for (int l = 0; l < code; ++l) below += count[l];
+    rank += ExactQuotient(arrangements, below, left);
+    arrangements = ExactQuotient(arrangements, count[code], left);
     --count[code];
   }
   return rank;
@@ -681,10 +708,10 @@ void DefinedIndex::UnrankOf(const Coordinate& c, uint64_t value, uint8_t* state)
   std::copy(c.counts.begin(), c.counts.end(), count);
   uint64_t arrangements = c.size;
   for (int j = 0; j < c.n; ++j) {
-    const auto left = static_cast<uint64_t>(c.n - j);
+    const auto left = static_cast<uint32_t>(c.n - j);
     for (size_t l = 0;; ++l) {
       if (count[l] == 0) continue;
-      const uint64_t starting = arrangements * count[l] / left;
+      const uint64_t starting = ExactQuotient(arrangements, count[l], left);
       if (value < starting) {
         state[at[j]] = c.label[l];
         arrangements = starting;
