@@ -252,6 +252,31 @@ TEST_F(DefinitionCliTest, ADamagedDefinitionRecordIsRefused) {
   EXPECT_NE(solved.err.find("unknown puzzle 'slide32'"), std::string::npos) << solved.err;
 }
 
+// A table laid out by another version of the index (docs/FORMAT.md, "A definition's
+// table") is refused, saying to rebuild it, never read with this version's numbers.
+TEST_F(DefinitionCliTest, ATableOfAnotherIndexLayoutIsRefused) {
+  ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --definition " + Sample("slide32.tws"), "").exit_code, 0);
+  EditMetadata(db_, "slide32", [](storage::v1::TableMetadata* m) {
+    std::string text = m->parameters();
+    ASSERT_EQ(text.rfind("puzzledb definition, index layout 2\n", 0), 0u) << text.substr(0, 40);
+    text.replace(0, text.find('\n'), "puzzledb definition, index layout 1");
+    m->set_parameters(text);
+  });
+  const auto solved = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32", "1 2 3 4 5 6\n");
+  EXPECT_EQ(solved.exit_code, 2);
+  EXPECT_NE(solved.err.find("not serving slide32: its table follows another layout of the index "
+                            "('puzzledb definition, index layout 1'); rebuild it with "
+                            "puzzledb-build --definition"),
+            std::string::npos)
+      << solved.err;
+  const auto verify = RunCommand(kBuild + " verify --db " + db_, "");
+  EXPECT_EQ(verify.exit_code, 1) << verify.out;
+  // Built again, it serves.
+  ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --definition " + Sample("slide32.tws"), "").exit_code, 0);
+  const auto again = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32", "1 2 3 4 5 6\n");
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+}
+
 // A definition built with pattern tables of projections (--projection) is answered by the
 // live search they guide: the same answers as its complete table, from SEARCH; info lists
 // the projections; sampling says why it cannot; verify checks the tables; a damaged one is
@@ -354,7 +379,7 @@ TEST_F(DefinitionCliTest, BuildingANameAgainReplacesItsTable) {
 TEST_F(DefinitionCliTest, EveryBrokenRuleIsRefusedBeforeADatabaseIsMade) {
   const std::string head = "Set T 3 1\nSolved\nT\n1 2 3\nEnd\n";  // lines 1-5
   struct Case {
-    std::string file, text, says, flags;
+    std::string file, text, says, flags = "";
   };
   const std::vector<Case> cases = {
       {"perm.tws", head + "Move M\nT\n1 1 3\nEnd\n",

@@ -10,6 +10,7 @@
 
 #include "core/defined/defined_search.h"
 #include "core/definition/defined_index.h"
+#include "core/definition/projection.h"
 #include "core/definition/read_definition.h"
 #include "core/util/strings.h"
 #include "gtest/gtest.h"
@@ -303,6 +304,57 @@ TEST(DefinedSearchTest, TheSamplesAgreeWithTheBruteForce) {
       }
     }
   }
+}
+
+// An orbit that guards read only through some labels (a projection of sliding tiles, where
+// the blank is one of the merged pieces): the tiles told apart count as one piece in its
+// placements, and their order on the cells those give them is the inner part, whose step
+// depends on the placements. Every state has its number and back, and the search finds the
+// brute force's distances, on one thread and on several.
+TEST(DefinedSearchTest, AnOrbitGuardsReadThroughSomeLabelsSplitsIntoPlacementsAndAnOrder) {
+  struct Case {
+    std::string file, spec, described;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"slide32.tws", "T 1-3", "120 = T placements 20 x T order 6"},
+           {"slide44.tws", "T 1-4", "43680 = T placements 1820 x T order 24"},
+           {"slide44.tws", "T 2,5,11", "3360 = T placements 560 x T order 6"}}) {
+    const Definition d = Read(c.file);
+    auto spec = ParseProjection(c.spec, d);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    auto projection = Projection::Make(d, *spec);
+    ASSERT_TRUE(projection.ok()) << projection.status();
+    const Definition& p = projection->projected();
+    const CompiledMoves moves(p);
+    auto index = DefinedIndex::Make(p, moves, uint64_t{1} << 33);
+    ASSERT_TRUE(index.ok()) << index.status();
+    EXPECT_TRUE(index->inner_is_order()) << c.spec;
+    EXPECT_EQ(index->Describe(p), c.described) << c.spec;
+    // Every number unranks to a state that ranks back to it.
+    DefinedState s(p.state_bytes(), 0);
+    for (uint64_t i = 0; i < index->size(); ++i) {
+      index->Unrank(i, s.data());
+      ASSERT_TRUE(index->Indexable(s.data())) << c.spec << ": " << i;
+      ASSERT_EQ(index->Rank(s.data()), i) << c.spec << ": " << p.FormatCompact(s);
+    }
+    const BruteForce all(p);
+    for (const int threads : {1, 2}) {
+      auto searched = SearchAll(p, threads);
+      ASSERT_TRUE(searched.ok()) << c.spec << ": " << searched.status();
+      EXPECT_EQ(searched->result.histogram, all.Histogram()) << c.spec << " on " << threads << " threads";
+      for (size_t i = 0; i < all.size(); ++i) {
+        ASSERT_EQ(searched->result.entries.Get(searched->index.Rank(all.states()[i].data())),
+                  all.distance(i))
+            << c.spec << ": " << p.FormatCompact(all.states()[i]);
+      }
+    }
+  }
+  // An orbit whose untested labels repeat keeps its one coordinate (nothing to order).
+  const Definition d = Read("slide44.tws");
+  const CompiledMoves moves(d);
+  auto whole = DefinedIndex::Make(d, moves, uint64_t{1} << 62);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_FALSE(whole->inner_is_order()) << "16 distinct labels: a parity coordinate, no split";
 }
 
 // The cube2 puzzle as data: section 6's positions per distance, its index without holes.

@@ -84,6 +84,10 @@ struct Process {
 inline Process StartProcess(const std::vector<std::string>& argv, const std::string& stderr_path) {
   Process process;
   process.stderr_path = stderr_path;
+  // Emptied before the child starts: the name holds this process's id, which an earlier
+  // run may have had, and a caller polling the file for a start-up line must not read that
+  // run's (another port) before the child truncates it.
+  std::ofstream(stderr_path, std::ios::trunc).flush();
   process.pid = ::fork();
   if (process.pid == 0) {
     FILE* err = std::freopen(stderr_path.c_str(), "w", stderr);

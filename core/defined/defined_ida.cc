@@ -18,6 +18,7 @@ class Ida {
 
   absl::StatusOr<DefinedIdaResult> Run(const DefinedState& start) {
     path_.assign(static_cast<size_t>(options_.max_depth) + 2, start);
+    children_.resize(path_.size());  // never again: Dfs holds references into it
     int threshold = Bound(start, ProjectionTable::kUnreachable);
     while (threshold <= options_.max_depth) {
       ++result_.iterations;
@@ -85,7 +86,7 @@ class Ida {
     return true;
   }
 
-  // The largest bound (or the sum), stopping as soon as it passes `enough`.
+  // The start's largest bound (or the sum), stopping as soon as it passes `enough`.
   int Bound(const DefinedState& state, int enough) {
     int h = 0;
     for (const ProjectionTable* t : tables_) {
@@ -97,18 +98,42 @@ class Ida {
     return h;
   }
 
+  // A state's children are made, and their tables' entries fetched, before the first is
+  // searched: the entries of a large table are far apart in memory, and their loads then
+  // overlap instead of each waiting for the last.
+  struct Child {
+    int move = 0;
+    DefinedState state;
+    std::vector<uint64_t> entries;  // by table
+  };
+
   absl::StatusOr<bool> Dfs(int g, int threshold) {
     const DefinedState& here = path_[static_cast<size_t>(g)];
     if (d_.IsGoal(here)) return true;
-    DefinedState& next = path_[static_cast<size_t>(g) + 1];
+    std::vector<Child>& children = children_[static_cast<size_t>(g)];
+    children.resize(static_cast<size_t>(moves_of_.move_count()));
+    size_t made = 0;
     const std::vector<char>* skip = g > 0 ? &skip_[static_cast<size_t>(moves_.back())] : nullptr;
     for (int m = 0; m < moves_of_.move_count(); ++m) {
       if (skip != nullptr && (*skip)[static_cast<size_t>(m)]) continue;
+      Child& child = children[made];
+      child.state.resize(here.size());
       // The compiled blocks: what Definition::Apply does, without its bookkeeping.
-      if (!moves_of_.Apply(here.data(), m, next.data()) || next == here ||
-          (g > 0 && next == path_[static_cast<size_t>(g) - 1])) {
+      if (!moves_of_.Apply(here.data(), m, child.state.data()) || child.state == here ||
+          (g > 0 && child.state == path_[static_cast<size_t>(g) - 1])) {
         continue;
       }
+      child.move = m;
+      child.entries.resize(tables_.size());
+      for (size_t t = 0; t < tables_.size(); ++t) {
+        child.entries[t] = tables_[t]->EntryOfReached(child.state, &scratch_);
+        __builtin_prefetch(tables_[t]->AddressOf(child.entries[t]));
+      }
+      ++made;
+    }
+    DefinedState& next = path_[static_cast<size_t>(g) + 1];
+    for (size_t c = 0; c < made; ++c) {
+      const Child& child = children[c];
       ++result_.nodes;
       if (options_.max_nodes > 0 && result_.nodes > options_.max_nodes) {
         return absl::ResourceExhaustedError(
@@ -119,12 +144,19 @@ class Ida {
           return absl::Status(reached.code(), Cat(std::string(reached.message()), " after ", result_.nodes, " states"));
         }
       }
-      const int f = g + 1 + Bound(next, threshold - g - 1);
+      int h = 0;
+      for (size_t t = 0; t < tables_.size(); ++t) {
+        const int one = tables_[t]->BoundAt(child.entries[t]);
+        h = one >= ProjectionTable::kUnreachable ? one : options_.sum ? h + one : std::max(h, one);
+        if (h >= ProjectionTable::kUnreachable || h > threshold - g - 1) break;
+      }
+      const int f = g + 1 + h;
       if (f > threshold) {
         next_threshold_ = std::min(next_threshold_, f);
         continue;
       }
-      moves_.push_back(m);
+      next = child.state;
+      moves_.push_back(child.move);
       auto found = Dfs(g + 1, threshold);
       if (!found.ok() || *found) return found;
       moves_.pop_back();
@@ -137,6 +169,7 @@ class Ida {
   const std::span<const ProjectionTable* const> tables_;
   const DefinedIdaOptions& options_;
   std::vector<DefinedState> path_;  // path_[g]: the state after g moves
+  std::vector<std::vector<Child>> children_;  // children_[g]: those of path_[g]
   std::vector<int> moves_;
   std::vector<std::vector<char>> skip_;  // skip_[a][b]: b is not tried after a
   DefinedState scratch_;

@@ -39,7 +39,7 @@ inline constexpr int kDefinedStateBytes = 56;
 inline constexpr int kMaxDefinedMoves = 64;
 // A definition's table stores this line, then the file (docs/FORMAT.md, "A definition's
 // table"): the number is that of the index's layout, which a table's entries follow.
-inline constexpr std::string_view kDefinitionHeader = "puzzledb definition, index layout 1\n";
+inline constexpr std::string_view kDefinitionHeader = "puzzledb definition, index layout 2\n";
 inline constexpr std::string_view kDefinitionHeaderStart = "puzzledb definition, index layout ";
 
 template <class P>

@@ -4,7 +4,11 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <unordered_map>
 
 #include "core/util/strings.h"
 
@@ -13,11 +17,48 @@ namespace {
 
 constexpr uint32_t kNoMove = UINT32_MAX;
 
-// Where each move leads from one outer number: the outer number reached and the block
-// that applies, or kNoMove.
+// The order maps of an index whose inner part is an order (DefinedIndex::inner_is_order)
+// stop at this; past it, a step permutes each inner number itself.
+constexpr uint64_t kOrderMapBytes = uint64_t{256} << 20;
+
+// Where each move (or block) leads from one outer number: the outer number reached and the
+// block that applies, or kNoMove; for an inner part that is an order, the permutation of
+// its slots and, if kept, its table.
 struct Step {
   uint64_t outer = 0;
   uint32_t block = kNoMove;
+  const uint32_t* map = nullptr;  // inner number -> inner number
+  std::array<uint8_t, 24> slots{};
+};
+
+// The steps' order maps, found by the threads as they need them: each keeps those it has
+// used, and asks the shared ones under a lock when it meets a new permutation.
+class OrderMaps {
+ public:
+  explicit OrderMaps(const DefinedIndex& index) : index_(index) {}
+
+  const uint32_t* Find(const uint8_t* slots, std::unordered_map<std::string, const uint32_t*>* mine) {
+    std::string key(reinterpret_cast<const char*>(slots), static_cast<size_t>(index_.order_pieces()));
+    if (auto it = mine->find(key); it != mine->end()) return it->second;
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& map = maps_[key];
+    if (map == nullptr && bytes_ + index_.inner_size() * 4 <= kOrderMapBytes) {
+      map = std::make_unique<std::vector<uint32_t>>(index_.inner_size());
+      for (uint64_t i = 0; i < index_.inner_size(); ++i) {
+        (*map)[i] = static_cast<uint32_t>(index_.PermuteOrder(i, slots));
+      }
+      bytes_ += index_.inner_size() * 4;
+    }
+    const uint32_t* found = map == nullptr ? nullptr : map->data();
+    (*mine)[key] = found;
+    return found;
+  }
+
+ private:
+  const DefinedIndex& index_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::unique_ptr<std::vector<uint32_t>>> maps_;
+  uint64_t bytes_ = 0;
 };
 
 class Search {
@@ -31,6 +72,8 @@ class Search {
         mod3_(!options.exact && DefinedEncoding(moves) == storage::v1::DISTANCE_MOD3),
         inner_(index.inner_size()),
         outer_(index.outer_size()),
+        order_(index.inner_is_order()),
+        maps_(index),
         move_count_(moves.move_count()),
         block_count_(moves.block_count()),
         threads_(options.threads > 0 ? options.threads
@@ -107,8 +150,10 @@ class Search {
     return ((old >> shift) & 3) == 3;
   }
 
-  // Each block's effect on the inner numbers, forwards and backwards.
+  // Each block's effect on the inner numbers, forwards and backwards (none for an order:
+  // its steps carry their maps).
   void BuildInnerTable() {
+    if (order_) return;
     inner_table_.resize(inner_ * static_cast<uint64_t>(block_count_));
     inner_back_.resize(inner_table_.size());
     std::vector<uint8_t> state(static_cast<size_t>(index_.state_bytes()), 0);
@@ -125,10 +170,30 @@ class Search {
     }
   }
 
-  // Every move's step from outer number o (`state` is scratch).
-  void OuterSteps(uint64_t o, uint8_t* state, Step* steps) const {
-    uint8_t next[4096];
+  using MapCache = std::unordered_map<std::string, const uint32_t*>;
+
+  // A state of outer number o (an order's first, inner number 0, where the inner part is
+  // one: what a block then makes of its slots is the step's permutation).
+  void OuterState(uint64_t o, uint8_t* state) const {
     index_.UnrankOuter(o, state);
+    if (order_) index_.UnrankInner(0, state);
+  }
+
+  Step StepTo(const uint8_t* reached, int b, MapCache* cache) {
+    Step step;
+    step.outer = index_.RankOuter(reached);
+    step.block = static_cast<uint32_t>(b);
+    if (order_) {
+      index_.OrderSlots(reached, step.slots.data());
+      step.map = maps_.Find(step.slots.data(), cache);
+    }
+    return step;
+  }
+
+  // Every move's step from outer number o (`state` is scratch).
+  void OuterSteps(uint64_t o, uint8_t* state, Step* steps, MapCache* cache) {
+    uint8_t next[4096];
+    OuterState(o, state);
     for (int m = 0; m < move_count_; ++m) {
       const int b = moves_.BlockAt(m, state);
       if (b < 0) {
@@ -136,20 +201,25 @@ class Search {
         continue;
       }
       moves_.Transform(b, state, next);
-      steps[m] = Step{index_.RankOuter(next), static_cast<uint32_t>(b)};
+      steps[m] = StepTo(next, b, cache);
     }
   }
 
   // Every block's step back from outer number o: the outer number of the state that the
   // block takes to o's states, where the block applies to it (its guards hold there).
-  void PredecessorSteps(uint64_t o, uint8_t* state, Step* steps) const {
+  void PredecessorSteps(uint64_t o, uint8_t* state, Step* steps, MapCache* cache) {
     uint8_t before[4096];
-    index_.UnrankOuter(o, state);
+    OuterState(o, state);
     for (int b = 0; b < block_count_; ++b) {
       moves_.Untransform(b, state, before);
-      steps[b] = moves_.Holds(b, before) ? Step{index_.RankOuter(before), static_cast<uint32_t>(b)}
-                                         : Step{};
+      steps[b] = moves_.Holds(b, before) ? StepTo(before, b, cache) : Step{};
     }
+  }
+
+  // The inner number that step s reaches from inner number i.
+  uint64_t InnerAfter(const Step& s, uint64_t i, const std::vector<uint32_t>& inner_table) const {
+    if (!order_) return inner_table[i * static_cast<uint64_t>(block_count_) + s.block];
+    return s.map != nullptr ? s.map[i] : index_.PermuteOrder(i, s.slots.data());
   }
 
   template <class Worker>
@@ -160,59 +230,89 @@ class Search {
     for (auto& t : pool) t.join();
   }
 
-  // Layer d + 1 from layer d; returns how many states it holds. Top-down, each state of
-  // layer d marks the unseen states from which a block leads to it (its guards hold there);
-  // bottom-up, each unseen state looks for a move into layer d.
+  // Layer d + 1 from layer d; returns how many states it holds.
   uint64_t Layer(int d, bool bottom_up) {
-    const uint8_t from = ValueOf(d);
-    const uint8_t to = ValueOf(d + 1);
-    const uint8_t wanted = bottom_up ? Unseen() : from;
     std::atomic<uint64_t> next{0};
     std::atomic<uint64_t> found{0};
-    const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{1} << 16) / inner_);
-    const int ways = bottom_up ? move_count_ : block_count_;
-    const std::vector<uint32_t>& inner_table = bottom_up ? inner_table_ : inner_back_;
     auto worker = [&] {
-      std::vector<uint8_t> state(static_cast<size_t>(index_.state_bytes()), 0);
-      std::vector<Step> computed(static_cast<size_t>(ways));
-      uint64_t mine = 0;
+      const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{1} << 16) / inner_);
+      Worker mine(*this, bottom_up ? move_count_ : block_count_);
       for (uint64_t first; (first = next.fetch_add(chunk)) < outer_;) {
         const uint64_t last = std::min(outer_, first + chunk);
         for (uint64_t o = first; o < last; ++o) {
-          const Step* steps = nullptr;
-          const uint64_t base = o * inner_;
-          ForEach(base, base + inner_, wanted, [&](uint64_t at) {
-            if (steps == nullptr) {
-              // Once per outer number that has a state to visit: a table of these would
-              // cost memory and save no time (docs/PERFORMANCE.md, "Definitions").
-              if (bottom_up) {
-                OuterSteps(o, state.data(), computed.data());
-              } else {
-                PredecessorSteps(o, state.data(), computed.data());
-              }
-              steps = computed.data();
-            }
-            const uint32_t* row = &inner_table[(at - base) * static_cast<uint64_t>(block_count_)];
-            for (int w = 0; w < ways; ++w) {
-              const Step& s = steps[w];
-              if (s.block == kNoMove) continue;
-              const uint64_t there = s.outer * inner_ + row[s.block];
-              if (bottom_up) {
-                if (Get(there) == from) {
-                  mine += Set(at, to) ? 1 : 0;
-                  return;
-                }
-              } else if (Get(there) == Unseen()) {
-                mine += Set(there, to) ? 1 : 0;
-              }
-            }
-          });
+          if (bottom_up) {
+            BottomUp(d, o, &mine);
+          } else {
+            TopDown(d, o, &mine);
+          }
         }
       }
-      found.fetch_add(mine);
+      found.fetch_add(mine.found);
     };
     RunThreads(worker);
     return found.load();
+  }
+
+  // What one thread keeps between outer numbers.
+  struct Worker {
+    Worker(const Search& search, int ways)
+        : state(static_cast<size_t>(search.index_.state_bytes()), 0), steps(static_cast<size_t>(ways)) {}
+    std::vector<uint8_t> state;
+    std::vector<Step> steps;
+    std::vector<uint32_t> inner;  // the inner numbers of one outer number's states at hand
+    MapCache cache;
+    uint64_t found = 0;
+  };
+
+  // Top-down from outer number o: each block's step back, taken from every state of layer d
+  // there in turn (the step's target states then share a few pages), marks the unseen
+  // states from which the block leads to them.
+  void TopDown(int d, uint64_t o, Worker* w) {
+    const uint64_t base = o * inner_;
+    w->inner.clear();
+    ForEach(base, base + inner_, ValueOf(d), [&](uint64_t at) { w->inner.push_back(static_cast<uint32_t>(at - base)); });
+    if (w->inner.empty()) return;
+    // Once per outer number that has a state to visit: a table of these would cost memory
+    // and save no time (docs/PERFORMANCE.md, "Definitions").
+    PredecessorSteps(o, w->state.data(), w->steps.data(), &w->cache);
+    const uint8_t to = ValueOf(d + 1);
+    for (const Step& s : w->steps) {
+      if (s.block == kNoMove) continue;
+      const uint64_t target = s.outer * inner_;
+      if (s.map != nullptr) {
+        for (uint32_t i : w->inner) {
+          const uint64_t there = target + s.map[i];
+          if (Get(there) == Unseen()) w->found += Set(there, to) ? 1 : 0;
+        }
+      } else {
+        for (uint32_t i : w->inner) {
+          const uint64_t there = target + InnerAfter(s, i, inner_back_);
+          if (Get(there) == Unseen()) w->found += Set(there, to) ? 1 : 0;
+        }
+      }
+    }
+  }
+
+  // Bottom-up in outer number o: each unseen state there looks for a move into layer d.
+  void BottomUp(int d, uint64_t o, Worker* w) {
+    const uint64_t base = o * inner_;
+    const uint8_t from = ValueOf(d);
+    const uint8_t to = ValueOf(d + 1);
+    bool stepped = false;
+    ForEach(base, base + inner_, Unseen(), [&](uint64_t at) {
+      if (!stepped) {
+        OuterSteps(o, w->state.data(), w->steps.data(), &w->cache);
+        stepped = true;
+      }
+      const uint64_t i = at - base;
+      for (const Step& s : w->steps) {
+        if (s.block == kNoMove) continue;
+        if (Get(s.outer * inner_ + InnerAfter(s, i, inner_table_)) == from) {
+          w->found += Set(at, to) ? 1 : 0;
+          return;
+        }
+      }
+    });
   }
 
   // Calls fn(i) for every i in [first, last) whose entry holds `value`.
@@ -321,6 +421,8 @@ class Search {
   const bool mod3_;
   const uint64_t inner_;
   const uint64_t outer_;
+  const bool order_;  // the inner part is an order: steps carry their maps
+  OrderMaps maps_;
   const int move_count_;
   const int block_count_;
   const int threads_;

@@ -50,6 +50,22 @@ class ProjectionTable {
   // kUnreachable when its projection reaches no projected goal (nor then does it).
   // `scratch` holds the projected state between calls.
   int Bound(const DefinedState& state, DefinedState* scratch) const;
+  // The same for a state reached by moves from one whose Bound was asked: the moves keep
+  // the projection's invariants, so its number is not checked again.
+  int BoundOfReached(const DefinedState& state, DefinedState* scratch) const {
+    return BoundAt(EntryOfReached(state, scratch));
+  }
+  // The two halves of BoundOfReached, so that a search may fetch the entries of a state's
+  // children before it reads the first: the entry, and its bound.
+  uint64_t EntryOfReached(const DefinedState& state, DefinedState* scratch) const {
+    projection_.Project(state, scratch);
+    return index_.Rank(scratch->data());
+  }
+  int BoundAt(uint64_t entry) const {
+    const uint8_t d = bytes_[entry];
+    return d == PackedTable::kByteUncovered ? kUnreachable : d;
+  }
+  const uint8_t* AddressOf(uint64_t entry) const { return bytes_ + entry; }
 
   const Projection& projection() const { return projection_; }
   uint64_t entries() const { return entries_; }

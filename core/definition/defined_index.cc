@@ -17,6 +17,9 @@ constexpr int kMaxDistinct = 20;
 constexpr size_t kMaxCoordinates = 62;
 // An inner part's table (a 32-bit entry per inner number and block) stays within this.
 constexpr uint64_t kInnerTableBytes = uint64_t{4} << 20;
+// An order coordinate (the inner part) has at most 9! values: the search keeps a table of
+// them for each permutation of its slots that the blocks make.
+constexpr uint64_t kMaxOrders = 362880;
 
 // Division by 1..255 of a product known to be a multiple of the divisor, whose quotient fits
 // 64 bits (counts of arrangements of a multiset): a multiplication by the inverse of the
@@ -41,6 +44,22 @@ uint64_t ExactQuotient(uint64_t a, uint64_t b, uint32_t divisor) {
   const unsigned __int128 product = static_cast<unsigned __int128>(a) * b;
   return static_cast<uint64_t>(product >> shift) * inverse;
 }
+
+// Binomial coefficients C(n, k) for n up to 62 (each within 64 bits): the ranks of orbits
+// of two labels.
+constexpr int kMaxBinomial = 62;
+struct Binomials {
+  uint64_t c[kMaxBinomial + 1][kMaxBinomial + 1] = {};
+  uint64_t below[kMaxBinomial + 1][kMaxBinomial + 2] = {};  // [n][k]: C(n, k - 1); [n][0] = 0
+  constexpr Binomials() {
+    for (int n = 0; n <= kMaxBinomial; ++n) {
+      c[n][0] = 1;
+      for (int k = 1; k <= n; ++k) c[n][k] = c[n - 1][k - 1] + (k < n ? c[n - 1][k] : 0);
+      for (int k = 1; k <= n + 1; ++k) below[n][k] = c[n][k - 1];
+    }
+  }
+};
+constexpr Binomials kBinomials;
 
 // "88179840", or "2^71.3" past what a double counts exactly.
 std::string ApproximateCount(double log2) {
@@ -435,8 +454,79 @@ absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
     }
   }
 
+  // The order split: an orbit of repeated labels that guards read, some of whose labels no
+  // guard tests and are each there once. Those count as one piece in its coordinate, and
+  // their order on the positions it gives them is a coordinate of its own, the whole inner
+  // part (the one with most orders, up to kMaxOrders).
+  std::vector<bool> in_orbit(static_cast<size_t>(moves.state_bytes()), false);
+  size_t split = all.size();
+  uint64_t orders = 1;
+  std::vector<bool> untested;  // of the split orbit, by code
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Coordinate& c = all[i];
+    if (c.kind != Coordinate::Kind::kLabels || c.distinct || !c.read_by_guards || c.rule >= 0) continue;
+    std::fill(in_orbit.begin(), in_orbit.end(), false);
+    for (uint16_t at : c.bytes) in_orbit[at] = true;
+    std::vector<bool> free(c.label.size(), true);
+    for (int b = 0; b < moves.block_count(); ++b) {
+      for (const CompiledMoves::Test& t : moves.block(b).tests) {
+        if (in_orbit[t.at] && c.code[t.value] != 0xFF) free[c.code[t.value]] = false;
+      }
+    }
+    uint64_t count = 1;
+    int pieces = 0;
+    for (size_t code = 0; code < c.label.size(); ++code) {
+      free[code] = free[code] && c.counts[code] == 1;
+      if (free[code]) count *= static_cast<uint64_t>(++pieces);
+    }
+    if (pieces >= 2 && count <= kMaxOrders && count > orders) {
+      split = i;
+      orders = count;
+      untested = std::move(free);
+    }
+  }
+  if (split < all.size()) {
+    Coordinate& c = all[split];
+    Coordinate order;
+    order.kind = Coordinate::Kind::kOrder;
+    order.set = c.set;
+    order.orbit = c.orbit;
+    order.n = c.n;
+    order.bytes = c.bytes;
+    order.code.fill(0xFF);
+    order.size = orders;
+    order.inner = true;
+    // The orbit's codes again, the order's pieces one code (that of the smallest).
+    const std::vector<uint8_t> labels = c.label, counts = c.counts;
+    c.label.clear();
+    c.counts.clear();
+    c.code.fill(0xFF);
+    int merged = -1;
+    for (size_t code = 0; code < labels.size(); ++code) {
+      const uint8_t label = labels[code];
+      if (untested[code]) {
+        order.code[label] = static_cast<uint8_t>(order.label.size());
+        order.label.push_back(label);
+        if (merged < 0) {
+          merged = static_cast<int>(c.label.size());
+          c.label.push_back(label);
+          c.counts.push_back(0);
+        }
+        c.code[label] = static_cast<uint8_t>(merged);
+        ++c.counts[static_cast<size_t>(merged)];
+      } else {
+        c.code[label] = static_cast<uint8_t>(c.label.size());
+        c.label.push_back(label);
+        c.counts.push_back(counts[code]);
+      }
+    }
+    c.size /= orders;  // n! / prod(count!) with the order's pieces counted as one
+    index.order_pieces_ = static_cast<int>(order.label.size());
+    all.insert(all.begin() + static_cast<std::ptrdiff_t>(split) + 1, std::move(order));
+  }
+
   // Inner: the smallest coordinates no guard reads and no parity ties to another, while
-  // their table stays small.
+  // their table stays small (or the order of a split orbit alone).
   std::vector<bool> tied(static_cast<size_t>(orbit_count), false);  // by orbit: its labels
   for (const ParityRule& rule : index.rules_) {
     if (rule.from.empty()) continue;
@@ -448,8 +538,9 @@ absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return all[a].size < all[b].size; });
   const uint64_t blocks = static_cast<uint64_t>(std::max(1, moves.block_count()));
-  uint64_t inner = 1;
+  uint64_t inner = index.order_pieces_ > 0 ? orders : 1;
   for (size_t i : order) {
+    if (index.order_pieces_ > 0) break;
     Coordinate& c = all[i];
     const bool labels_tied = c.kind == Coordinate::Kind::kLabels && tied[static_cast<size_t>(c.orbit)];
     if (c.read_by_guards || labels_tied || c.size <= 1) continue;
@@ -616,6 +707,17 @@ bool DefinedIndex::Indexable(const uint8_t* state) const {
       }
       continue;
     }
+    if (c.kind == Coordinate::Kind::kOrder) {
+      // Each of its pieces once (its labels coordinate counts them together).
+      uint32_t seen = 0;
+      for (uint16_t at : c.bytes) {
+        const uint8_t code = c.code[state[at]];
+        if (code == 0xFF) continue;
+        if (seen >> code & 1) return false;
+        seen |= uint32_t{1} << code;
+      }
+      continue;
+    }
     // The orbit holds the goal's pieces.
     uint8_t count[256] = {};
     for (uint16_t at : c.bytes) {
@@ -637,6 +739,24 @@ uint64_t DefinedIndex::RankOf(const Coordinate& c, const uint8_t* state) const {
     for (int j = digits - 1; j >= 0; --j) rank = rank * static_cast<uint64_t>(c.k) + state[at[j]];
     return rank;
   }
+  if (c.kind == Coordinate::Kind::kOrder) {
+    // The Lehmer code of its pieces in the order of the positions holding them.
+    const auto k = static_cast<uint64_t>(c.label.size());
+    uint32_t used = 0;
+    uint64_t rank = 0;
+    uint64_t placed = 0;
+    // Without branches, as above: a position of another piece leaves the rank as it was.
+    for (int j = 0; j < c.n; ++j) {
+      const uint8_t code = c.code[state[at[j]]];
+      const bool ours = code != 0xFF;
+      const uint32_t bit = ours ? uint32_t{1} << (code & 31) : 0;
+      const uint64_t next = rank * (k - placed) + static_cast<uint64_t>(std::popcount((bit - 1) & ~used));
+      rank = ours ? next : rank;
+      used |= bit;
+      placed += ours ? 1 : 0;
+    }
+    return rank;
+  }
   if (c.distinct) {
     // The Lehmer code: how many unused codes below each one, in factorial digits.
     uint32_t used = 0;
@@ -649,6 +769,19 @@ uint64_t DefinedIndex::RankOf(const Coordinate& c, const uint8_t* state) const {
       used |= uint32_t{1} << code;
     }
     return c.rule >= 0 ? rank >> 1 : rank;
+  }
+  if (c.label.size() == 2 && c.n <= kMaxBinomial) {
+    // Two labels: before each position holding the second, the arrangements that put the
+    // first there, C(left - 1, firsts left - 1).
+    // Without branches: which label is where is a coin toss to a predictor.
+    uint64_t rank = 0;
+    int firsts = c.counts[0];
+    for (int j = 0; j < c.n; ++j) {
+      const uint64_t second = c.code[state[at[j]]];
+      rank += second * kBinomials.below[c.n - j - 1][firsts];
+      firsts -= static_cast<int>(1 - second);
+    }
+    return rank;
   }
   // A multiset: before each position, the arrangements that start with a smaller label
   // (arrangements * count[l] / left for each such l, summed before dividing).
@@ -680,6 +813,16 @@ void DefinedIndex::UnrankOf(const Coordinate& c, uint64_t value, uint8_t* state)
       total += digit;
     }
     if (c.sum_fixed) state[at[c.n - 1]] = static_cast<uint8_t>(((c.sum - total) % c.k + c.k) % c.k);
+    return;
+  }
+  if (c.kind == Coordinate::Kind::kOrder) {
+    // Onto the positions the labels coordinate gave the order's pieces (any of them).
+    uint8_t codes[kMaxDistinct];
+    UnrankOrder(c, value, codes);
+    int next = 0;
+    for (int j = 0; j < c.n; ++j) {
+      if (c.code[state[at[j]]] != 0xFF) state[at[j]] = c.label[codes[next++]];
+    }
     return;
   }
   if (c.distinct) {
@@ -763,12 +906,55 @@ void DefinedIndex::UnrankInner(uint64_t inner, uint8_t* state) const {
   UnrankRange(inner, inner_begin_, coordinates_.size(), state);
 }
 
+void DefinedIndex::UnrankOrder(const Coordinate& c, uint64_t value, uint8_t* codes) {
+  const int k = static_cast<int>(c.label.size());
+  uint64_t digits[kMaxDistinct];
+  for (int j = k - 1; j >= 0; --j) {
+    digits[j] = value % static_cast<uint64_t>(k - j);
+    value /= static_cast<uint64_t>(k - j);
+  }
+  uint32_t unused = (uint32_t{1} << k) - 1;
+  for (int j = 0; j < k; ++j) {
+    uint32_t left = unused;
+    for (uint64_t d = 0; d < digits[j]; ++d) left &= left - 1;
+    codes[j] = static_cast<uint8_t>(std::countr_zero(left));
+    unused &= ~(uint32_t{1} << codes[j]);
+  }
+}
+
+void DefinedIndex::OrderSlots(const uint8_t* state, uint8_t* slots) const {
+  const Coordinate& c = coordinates_.back();  // the inner part, alone
+  int next = 0;
+  for (int j = 0; j < c.n; ++j) {
+    const uint8_t code = c.code[state[c.bytes[static_cast<size_t>(j)]]];
+    if (code != 0xFF) slots[next++] = code;
+  }
+}
+
+uint64_t DefinedIndex::PermuteOrder(uint64_t inner, const uint8_t* slots) const {
+  const Coordinate& c = coordinates_.back();
+  const int k = order_pieces_;
+  uint8_t codes[kMaxDistinct];
+  UnrankOrder(c, inner, codes);
+  uint32_t used = 0;
+  uint64_t rank = 0;
+  for (int j = 0; j < k; ++j) {
+    const uint8_t code = codes[slots[j]];
+    rank = rank * static_cast<uint64_t>(k - j) +
+           static_cast<uint64_t>(std::popcount(((uint32_t{1} << code) - 1) & ~used));
+    used |= uint32_t{1} << code;
+  }
+  return rank;
+}
+
 std::string DefinedIndex::Describe(const Definition& definition) const {
   std::vector<std::string> parts;
   for (const Coordinate& c : coordinates_) {
     if (c.size <= 1) continue;
     const std::string& set = definition.sets()[static_cast<size_t>(c.set)].name;
-    if (c.kind == Coordinate::Kind::kLabels) {
+    if (c.kind == Coordinate::Kind::kOrder) {
+      parts.push_back(Cat(set, " order ", c.size));
+    } else if (c.kind == Coordinate::Kind::kLabels) {
       parts.push_back(Cat(set, " placements ", c.size, c.rule >= 0 ? " (one parity)" : ""));
     } else {
       parts.push_back(Cat(set, " orientations ", c.k, "^", c.sum_fixed ? c.n - 1 : c.n,

@@ -15,9 +15,13 @@
 // reached from it.
 //
 // The coordinates are split: `inner` ones, which no guard reads, small enough for a table
-// of every block's effect (CompiledMoves::Inner), and `outer` ones, computed per block of
-// inner states: index = outer * inner_size() + inner. docs/FORMAT.md, "A definition's
-// index", gives the layout a table stores.
+// of every block's effect, and `outer` ones, computed per block of inner states: index =
+// outer * inner_size() + inner. Where guards read an orbit of repeated labels only through
+// some of them (a projection's merged pieces, where the blank may be), the others, if
+// distinct, are counted as one piece by the orbit's outer coordinate and their order on
+// the positions it gives them is the inner part (a kOrder coordinate: the cells of a
+// sliding-tile group, then the order of its tiles on them). docs/FORMAT.md, "A
+// definition's index", gives the layout a table stores.
 //
 // Immutable once made: every method may be called from any thread.
 #ifndef PUZZLEDB_CORE_DEFINITION_DEFINED_INDEX_H_
@@ -98,7 +102,9 @@ class CompiledMoves {
 class DefinedIndex {
  public:
   struct Coordinate {
-    enum class Kind { kLabels, kTwists };
+    // kOrder: the order of an orbit's distinct pieces that no guard reads (label), on the
+    // positions where its kLabels coordinate (which counts them as one piece) puts them.
+    enum class Kind { kLabels, kTwists, kOrder };
     Kind kind = Kind::kLabels;
     int set = 0;
     int orbit = 0;  // positions the moves move into one another, numbered over all sets
@@ -151,6 +157,19 @@ class DefinedIndex {
 
   uint64_t size() const { return size_; }
   uint64_t inner_size() const { return inner_size_; }
+  // True when the inner part is the order of one orbit's pieces (a kOrder coordinate): a
+  // block's effect on it then depends on the outer coordinates too (where those pieces
+  // stand), as a permutation of its slots; false when it is a function of the inner number
+  // and the block alone.
+  bool inner_is_order() const { return order_pieces_ > 0; }
+  int order_pieces() const { return order_pieces_; }
+  // The slots of the order read from `state`: for each of the order's positions in turn,
+  // the slot that its piece has in the first order (inner number 0). After a block moves a
+  // state of inner number 0, slot s of the result holds what slot slots[s] held before.
+  void OrderSlots(const uint8_t* state, uint8_t* slots) const;
+  // The inner number of the order whose slot s holds what slot slots[s] of order `inner`
+  // holds. REQUIRES: inner_is_order().
+  uint64_t PermuteOrder(uint64_t inner, const uint8_t* slots) const;
   uint64_t outer_size() const { return size_ / inner_size_; }
   const std::vector<Coordinate>& coordinates() const { return coordinates_; }
   int state_bytes() const { return state_bytes_; }
@@ -183,6 +202,8 @@ class DefinedIndex {
                                            const CompiledMoves& moves, uint64_t max_states,
                                            bool numbers);
   uint64_t RankOf(const Coordinate& c, const uint8_t* state) const;
+  // The codes of a kOrder coordinate's pieces, slot by slot, of its number `value`.
+  static void UnrankOrder(const Coordinate& c, uint64_t value, uint8_t* codes);
   void UnrankOf(const Coordinate& c, uint64_t value, uint8_t* state) const;
   static int Parity(const Coordinate& c, const uint8_t* state);
   // Coordinates [first, last) from their mixed-radix number.
@@ -200,6 +221,7 @@ class DefinedIndex {
   uint64_t size_ = 1;
   uint64_t inner_size_ = 1;
   size_t inner_begin_ = 0;  // the first inner coordinate
+  int order_pieces_ = 0;    // of the kOrder coordinate, the inner one, if there is one
   int state_bytes_ = 0;
 };
 
