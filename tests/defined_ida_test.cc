@@ -4,8 +4,11 @@
 // orientations) the same distance and the same moves (the lexicographically smallest
 // optimal answer), with no table, with one and with two; each table's bound at most the
 // distance everywhere; the node budget and cancellation end a search that cannot finish.
+#include <algorithm>
 #include <atomic>
 #include <iostream>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -69,6 +72,8 @@ TEST(DefinedIdaTest, AnswersAreTheBruteForcesWithAndWithoutTables) {
       {"commuting", kCommuting, {"A", "B 1-2"}, 99},
       // The blank told apart in neither: a move carries one tile, seen by one table.
       {"slide32 summed", SampleText("slide32.tws"), {"T 1-2", "T 3-5"}, 99, true},
+      // The blank free in both: each counts its own tiles' moves, the blank's path seen.
+      {"slide32 free", SampleText("slide32.tws"), {"T 1-2 ~6", "T 3-5 ~6"}, 99, true},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -88,7 +93,7 @@ TEST(DefinedIdaTest, AnswersAreTheBruteForcesWithAndWithoutTables) {
     // Each bound (and, summed, their sum) is admissible and finite on every reachable
     // state.
     std::vector<ProjectionSpec> specs;
-    for (const ProjectionTable& t : tables) specs.push_back(t.projection().spec());
+    for (const ProjectionTable& t : tables) specs.push_back(t.spec());
     ASSERT_EQ(MoveDisjoint(*d, specs), c.sum);
     DefinedState scratch;
     int strictly_more = 0;  // states where the sum beats the largest
@@ -98,7 +103,7 @@ TEST(DefinedIdaTest, AnswersAreTheBruteForcesWithAndWithoutTables) {
       for (const ProjectionTable& t : tables) {
         const int bound = t.Bound(all.states()[i], &scratch);
         ASSERT_LE(bound, all.distance(i))
-            << FormatProjection(t.projection().spec()) << ": " << d->FormatCompact(all.states()[i]);
+            << FormatProjection(t.spec()) << ": " << d->FormatCompact(all.states()[i]);
         total += bound;
         largest = std::max(largest, bound);
       }
@@ -133,6 +138,108 @@ TEST(DefinedIdaTest, AnswersAreTheBruteForcesWithAndWithoutTables) {
 
 // With no table, a state of the other parity sends the search as deep as it may go: the
 // budget ends it, and so does cancellation.
+// A projection with a free piece (the blank): its table holds, for each placement of the
+// tiles told apart, the fewest moves of those tiles over every path, the blank's own moves
+// free, the least over where the blank is. Checked against the tests' own relaxation over
+// the projection that tells the blank apart (0-1 costs, Bellman-Ford rounds), entry by
+// entry as every reachable state of the puzzle reads it; and never below the table of the
+// same tiles with the blank merged, above it somewhere.
+TEST(DefinedIdaTest, AFreePiecesTableIsTheLeastOverItsPlacesOfTheCountedMoves) {
+  struct Case {
+    std::string file, free, merged;
+  };
+  for (const Case& c : std::vector<Case>{{"slide32.tws", "T 1-2 ~6", "T 1-2"},
+                                         {"slide32.tws", "T 2,4-5 ~6", "T 2,4-5"},
+                                         {"slide44.tws", "T 1-2,5 ~16", "T 1-2,5"}}) {
+    SCOPED_TRACE(c.free);
+    auto d = ReadDefinition(SampleText(c.file), c.file);
+    ASSERT_TRUE(d.ok()) << d.status();
+    auto spec = ParseProjection(c.free, *d);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    EXPECT_EQ(FormatProjection(*spec), c.free);
+    auto apart = Projection::Make(*d, *spec);
+    ASSERT_TRUE(apart.ok()) << apart.status();
+    const Definition& e = apart->projected();
+    const std::vector<bool>& counted = apart->counted();
+    ASSERT_FALSE(counted.empty());
+    const int told = static_cast<int>(spec->sets[0].pieces.size());
+    // The projection's own states and its 0-1 distances.
+    const BruteForce states(e);
+    std::vector<int> distance(states.size(), 1 << 20);
+    std::map<std::string, size_t> at;
+    for (size_t i = 0; i < states.size(); ++i) at[BruteForce::Key(states.states()[i])] = i;
+    for (const DefinedState& goal : e.goals()) distance[at.at(BruteForce::Key(goal))] = 0;
+    DefinedState next;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t i = 0; i < states.size(); ++i) {
+        const DefinedState& s = states.states()[i];
+        for (int m = 0; m < static_cast<int>(e.moves().size()); ++m) {
+          if (!e.Apply(s, m, &next)) continue;
+          int cost = 0;
+          for (size_t b = 0; b < s.size(); ++b) cost |= s[b] != next[b] && counted[s[b]] ? 1 : 0;
+          const auto there = at.find(BruteForce::Key(next));
+          if (there == at.end()) continue;
+          if (distance[there->second] + cost < distance[i]) {
+            distance[i] = distance[there->second] + cost;
+            changed = true;
+          }
+        }
+      }
+    }
+    // The least over the free piece's places: by the state with it merged.
+    std::map<std::string, int> least;
+    for (size_t i = 0; i < states.size(); ++i) {
+      DefinedState merged = states.states()[i];
+      for (uint8_t& label : merged) label = static_cast<uint8_t>(std::min(label, static_cast<uint8_t>(told + 1)));
+      auto [it, fresh] = least.emplace(BruteForce::Key(merged), distance[i]);
+      if (!fresh) it->second = std::min(it->second, distance[i]);
+    }
+    DefinedSearchOptions two_threads;
+    two_threads.threads = 2;
+    auto table = ProjectionTable::Build(*d, *spec, 1 << 24, two_threads);
+    ASSERT_TRUE(table.ok()) << table.status();
+    auto plain = ProjectionTable::Build(*d, *ParseProjection(c.merged, *d), 1 << 24, two_threads);
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    EXPECT_EQ(table->entries(), least.size());
+    EXPECT_EQ(table->entries(), plain->entries());
+    // Every state of slide32; 3,000 of slide44, each a random walk of 300 moves.
+    std::vector<DefinedState> puzzle;
+    if (c.file == "slide32.tws") {
+      puzzle = BruteForce(*d).states();
+    } else {
+      std::mt19937 random(51);
+      for (int k = 0; k < 3000; ++k) {
+        DefinedState s = d->goals()[0], moved;
+        for (int step = 0; step < 300; ++step) {
+          if (d->Apply(s, static_cast<int>(random() % d->moves().size()), &moved)) s = moved;
+        }
+        puzzle.push_back(s);
+      }
+    }
+    DefinedState scratch, laid;
+    int above = 0;
+    for (const DefinedState& s : puzzle) {
+      table->projection().Project(s, &laid);
+      const int want = least.at(BruteForce::Key(laid));
+      ASSERT_EQ(table->Bound(s, &scratch), want) << d->FormatCompact(s);
+      const int weaker = plain->Bound(s, &scratch);
+      ASSERT_LE(weaker, want) << d->FormatCompact(s);
+      above += want > weaker ? 1 : 0;
+    }
+    EXPECT_GT(above, 0) << "the blank's detours should count somewhere";
+  }
+  // What free pieces need, refused with the rule.
+  auto d = ReadDefinition(SampleText("slide32.tws"), "slide32.tws");
+  ASSERT_TRUE(d.ok());
+  auto clash = Projection::Make(*d, *ParseProjection("T 1-2 ~2", *d));
+  EXPECT_EQ(clash.status().message(), "projection: set T: label 2 is told apart and free at once");
+  auto all = Projection::Make(*d, *ParseProjection("T ~6", *d));
+  EXPECT_EQ(all.status().message(),
+            "projection: set T: free pieces (~6) need a projection of that set alone, its "
+            "orientations left out (-o), with the labels whose moves count told apart");
+}
+
 TEST(DefinedIdaTest, TheBudgetAndCancellationEndASearch) {
   auto d = ReadDefinition(SampleText("slide32.tws"), "slide32.tws");
   ASSERT_TRUE(d.ok());

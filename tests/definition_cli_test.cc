@@ -281,6 +281,34 @@ TEST_F(DefinitionCliTest, ATableOfAnotherIndexLayoutIsRefused) {
 // live search they guide: the same answers as its complete table, from SEARCH; info lists
 // the projections; sampling says why it cannot; verify checks the tables; a damaged one is
 // never trusted; building the complete table again removes the pattern tables.
+// Projections with the blank free (~6): the tables count each group's own moves and add up;
+// the answers are the samples', info and verify name them as written, and a projection
+// whose search (the blank told apart) passes --pattern-memory is refused, saying so.
+TEST_F(DefinitionCliTest, ProjectionsWithAFreePieceAddUpAndAnswerExactly) {
+  const std::string build = kBuild + " --db " + db_ + " --threads 2 --definition " + Sample("slide32.tws");
+  const auto built = RunCommand(build + " --projection 'T 1-2 ~6' --projection 'T 3-5 ~6'", "");
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_NE(built.out.find("; projections T 1-2 ~6 | T 3-5 ~6, 150 entries, largest distance "),
+            std::string::npos)
+      << built.out;
+  const auto solved = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32",
+                                 testing::ReadFile(Sample("slide32.in")));
+  EXPECT_EQ(solved.exit_code, 0) << solved.err;
+  EXPECT_EQ(solved.out, testing::ReadFile(Sample("slide32.out")));
+  const auto info = RunCommand(kBuild + " info --db " + db_, "");
+  EXPECT_NE(info.out.find("  projection    T 1-2 ~6: 30 entries (0.0 MB), largest "), std::string::npos)
+      << info.out;
+  const auto verified = RunCommand(kBuild + " verify --db " + db_, "");
+  EXPECT_EQ(verified.exit_code, 0) << verified.err << verified.out;
+  const auto big = RunCommand(build + " --projection 'T 1-4 ~6' --pattern-memory 500", "");
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_EQ(big.err,
+            "puzzledb-build: slide32.tws: --projection 'T 1-4 ~6': its search tells the free "
+            "pieces apart: its states need an index of 720 numbers (T placements 720), more than "
+            "the limit of 500 for a complete table (--pattern-memory)\n")
+      << big.err;
+}
+
 TEST_F(DefinitionCliTest, PatternTablesOfProjectionsGuideTheLiveSearch) {
   const std::string build = kBuild + " --db " + db_ + " --threads 2 --definition " + Sample("slide32.tws");
   const auto built = RunCommand(build + " --projection 'T 1-2,6' --projection 'T 3-5'", "");

@@ -162,8 +162,15 @@ TEST(ProjectionTest, BadSpecsAreRefusedNamingTheWord) {
   EXPECT_EQ(ParseProjection("CORNER 5-3", d).status().message(),
             "projection: set CORNER: the range '5-3' runs backwards");
   EXPECT_EQ(ParseProjection("CORNER twist", d).status().message(),
-            "projection: set CORNER: 'twist' is neither the labels to tell apart (1-6,9) nor -o "
-            "(no orientations)");
+            "projection: set CORNER: 'twist' is neither the labels to tell apart (1-6,9), -o (no "
+            "orientations) nor ~ and the free labels (~16)");
+  EXPECT_EQ(ParseProjection("CORNER 1-3 ~9", d).status().message(),
+            "projection: set CORNER: '9' is not a label from 1 to 8 or a range of them (1-6)");
+  // Free pieces where the set's orientations are kept: refused with the rule.
+  EXPECT_EQ(Projection::Make(d, *ParseProjection("CORNER 1-3 ~4", d)).status().message(),
+            "projection: set CORNER: free pieces (~4) need a projection of that set alone, its "
+            "orientations left out (-o), with the labels whose moves count told apart");
+  EXPECT_EQ(FormatProjection(*ParseProjection("CORNER 1-3 -o ~4,5", d)), "CORNER 1-3 -o ~4-5");
   auto twice = ParseProjection("CORNER; CORNER -o", d);
   ASSERT_TRUE(twice.ok());
   EXPECT_EQ(Projection::Make(d, *twice).status().message(), "projection: set CORNER is named twice");

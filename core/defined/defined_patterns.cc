@@ -171,6 +171,15 @@ absl::StatusOr<std::vector<ProjectionSpec>> ProjectionsToBuild(const Definition&
       return absl::InvalidArgumentError(Cat("--projection ", QuoteInput(text), ": ",
                                             Message(entries.status()), " (--pattern-memory)"));
     }
+    if (spec->has_free()) {
+      // Its search tells the free pieces apart: that table too, while it is built.
+      auto searched = ProjectionTable::SearchedEntriesOf(definition, *spec, memory);
+      if (!searched.ok()) {
+        return absl::InvalidArgumentError(
+            Cat("--projection ", QuoteInput(text), ": its search tells the free pieces apart: ",
+                Message(searched.status()), " (--pattern-memory)"));
+      }
+    }
     total += *entries;
     specs.push_back(*std::move(spec));
   }

@@ -27,6 +27,7 @@ constexpr uint64_t kOrderMapBytes = uint64_t{256} << 20;
 struct Step {
   uint64_t outer = 0;
   uint32_t block = kNoMove;
+  bool free = false;  // moves no counted piece (DefinedSearchOptions::counted)
   const uint32_t* map = nullptr;  // inner number -> inner number
   std::array<uint8_t, 24> slots{};
 };
@@ -73,6 +74,8 @@ class Search {
         inner_(index.inner_size()),
         outer_(index.outer_size()),
         order_(index.inner_is_order()),
+        free_(!options.counted.empty()),
+        moved_(static_cast<size_t>(moves.block_count())),
         maps_(index),
         move_count_(moves.move_count()),
         block_count_(moves.block_count()),
@@ -86,15 +89,26 @@ class Search {
                                  index_.size());
     bytes_ = result.entries.MutableBytes(0);
     BuildInnerTable();
+    if (free_) {
+      for (int b = 0; b < block_count_; ++b) {
+        std::vector<uint16_t>& moved = moved_[static_cast<size_t>(b)];
+        for (int i = 0; i < index_.state_bytes(); ++i) {
+          if (moves_.block(b).source[static_cast<size_t>(i)] != i) moved.push_back(static_cast<uint16_t>(i));
+        }
+      }
+      fresh_.assign((index_.size() + 63) / 64, 0);
+      work_.assign(fresh_.size(), 0);
+    }
 
-    // Layer 0: the goals.
+    // Layer 0: the goals, and what they reach at no cost.
     uint64_t seen = 0;
     for (const DefinedState& goal : definition_.goals()) {
       const uint64_t i = index_.Rank(goal.data());
       if (Get(i) != Unseen()) continue;
-      Set(i, 0);
+      Claim(i, 0);
       ++seen;
     }
+    if (free_) seen += Closure(0);
     result.histogram.push_back(seen);
     uint64_t total = seen;
     Report(0, seen, total, started, false);
@@ -116,7 +130,8 @@ class Search {
             Cat("a state is more than ", PackedTable::kByteUncovered - 1,
                 " moves from every goal, farther than a table of this puzzle holds"));
       }
-      const uint64_t found = Layer(d, bottom_up);
+      uint64_t found = Layer(d, bottom_up);
+      if (free_ && found > 0) found += Closure(d + 1);
       if (found == 0) break;
       result.histogram.push_back(found);
       total += found;
@@ -137,6 +152,13 @@ class Search {
     const uint8_t byte = std::atomic_ref<uint8_t>(bytes_[mod3_ ? i >> 2 : i]).load(std::memory_order_relaxed);
     return mod3_ ? (byte >> (2 * (i & 3))) & 3 : byte;
   }
+  // Set, and with free moves the state's mark for the closure of its layer.
+  bool Claim(uint64_t i, uint8_t value) {
+    if (!Set(i, value)) return false;
+    if (free_) std::atomic_ref<uint64_t>(fresh_[i >> 6]).fetch_or(uint64_t{1} << (i & 63), std::memory_order_relaxed);
+    return true;
+  }
+
   // From unseen to `value`; true if this call changed it.
   bool Set(uint64_t i, uint8_t value) const {
     if (!mod3_) {
@@ -202,6 +224,7 @@ class Search {
       }
       moves_.Transform(b, state, next);
       steps[m] = StepTo(next, b, cache);
+      steps[m].free = free_ && Free(b, next);
     }
   }
 
@@ -213,6 +236,38 @@ class Search {
     for (int b = 0; b < block_count_; ++b) {
       moves_.Untransform(b, state, before);
       steps[b] = moves_.Holds(b, before) ? StepTo(before, b, cache) : Step{};
+      steps[b].free = free_ && Free(b, state);
+    }
+  }
+
+  // Block b, which has made `after`, moved no counted piece.
+  bool Free(int b, const uint8_t* after) const {
+    for (uint16_t i : moved_[static_cast<size_t>(b)]) {
+      if (options_.counted[after[i]]) return false;
+    }
+    return true;
+  }
+
+  // The states from which a free block leads to a state of the closure's last round join
+  // layer d, until a round adds none; returns how many joined.
+  uint64_t Closure(int d) {
+    uint64_t joined = 0;
+    for (;;) {
+      work_.swap(fresh_);
+      std::fill(fresh_.begin(), fresh_.end(), 0);
+      std::atomic<uint64_t> next{0};
+      std::atomic<uint64_t> found{0};
+      auto worker = [&] {
+        const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{1} << 16) / inner_);
+        Worker mine(*this, block_count_);
+        for (uint64_t first; (first = next.fetch_add(chunk)) < outer_;) {
+          for (uint64_t o = first; o < std::min(outer_, first + chunk); ++o) FreeSteps(d, o, &mine);
+        }
+        found.fetch_add(mine.found);
+      };
+      RunThreads(worker);
+      if (found.load() == 0) return joined;
+      joined += found.load();
     }
   }
 
@@ -277,23 +332,29 @@ class Search {
     PredecessorSteps(o, w->state.data(), w->steps.data(), &w->cache);
     const uint8_t to = ValueOf(d + 1);
     for (const Step& s : w->steps) {
-      if (s.block == kNoMove) continue;
-      const uint64_t target = s.outer * inner_;
-      if (s.map != nullptr) {
-        for (uint32_t i : w->inner) {
-          const uint64_t there = target + s.map[i];
-          if (Get(there) == Unseen()) w->found += Set(there, to) ? 1 : 0;
-        }
-      } else {
-        for (uint32_t i : w->inner) {
-          const uint64_t there = target + InnerAfter(s, i, inner_back_);
-          if (Get(there) == Unseen()) w->found += Set(there, to) ? 1 : 0;
-        }
+      if (s.block == kNoMove || s.free) continue;
+      Mark(s, to, w);
+    }
+  }
+
+  // Every unseen state that step s takes back from w's states gets `value`.
+  void Mark(const Step& s, uint8_t value, Worker* w) {
+    const uint64_t target = s.outer * inner_;
+    if (s.map != nullptr) {
+      for (uint32_t i : w->inner) {
+        const uint64_t there = target + s.map[i];
+        if (Get(there) == Unseen()) w->found += Claim(there, value) ? 1 : 0;
+      }
+    } else {
+      for (uint32_t i : w->inner) {
+        const uint64_t there = target + InnerAfter(s, i, inner_back_);
+        if (Get(there) == Unseen()) w->found += Claim(there, value) ? 1 : 0;
       }
     }
   }
 
-  // Bottom-up in outer number o: each unseen state there looks for a move into layer d.
+  // Bottom-up in outer number o: each unseen state there looks for a move into layer d (a
+  // costing one).
   void BottomUp(int d, uint64_t o, Worker* w) {
     const uint64_t base = o * inner_;
     const uint8_t from = ValueOf(d);
@@ -306,13 +367,28 @@ class Search {
       }
       const uint64_t i = at - base;
       for (const Step& s : w->steps) {
-        if (s.block == kNoMove) continue;
+        if (s.block == kNoMove || s.free) continue;
         if (Get(s.outer * inner_ + InnerAfter(s, i, inner_table_)) == from) {
-          w->found += Set(at, to) ? 1 : 0;
+          w->found += Claim(at, to) ? 1 : 0;
           return;
         }
       }
     });
+  }
+
+  // The closure's round in outer number o: the free blocks' steps back from the states
+  // marked in the last round.
+  void FreeSteps(int d, uint64_t o, Worker* w) {
+    const uint64_t base = o * inner_;
+    w->inner.clear();
+    for (uint64_t i = base; i < base + inner_; ++i) {
+      if ((work_[i >> 6] >> (i & 63)) & 1) w->inner.push_back(static_cast<uint32_t>(i - base));
+    }
+    if (w->inner.empty()) return;
+    PredecessorSteps(o, w->state.data(), w->steps.data(), &w->cache);
+    for (const Step& s : w->steps) {
+      if (s.block != kNoMove && s.free) Mark(s, ValueOf(d), w);
+    }
   }
 
   // Calls fn(i) for every i in [first, last) whose entry holds `value`.
@@ -422,6 +498,10 @@ class Search {
   const uint64_t inner_;
   const uint64_t outer_;
   const bool order_;  // the inner part is an order: steps carry their maps
+  const bool free_;   // some blocks cost nothing (DefinedSearchOptions::counted)
+  std::vector<std::vector<uint16_t>> moved_;  // by block: the bytes it moves
+  std::vector<uint64_t> fresh_;  // marks of the states set since the closure's last round
+  std::vector<uint64_t> work_;   // those of the round at hand
   OrderMaps maps_;
   const int move_count_;
   const int block_count_;

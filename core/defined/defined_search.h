@@ -31,6 +31,12 @@ struct DefinedSearchOptions {
   // table or to sample from one).
   bool exact = false;
   std::function<void(const BfsLayer&)> on_layer;  // after every layer, on the calling thread
+  // By label (a projection with free pieces: Projection::counted): a block costs one move
+  // only where it moves a piece of a counted label, nothing otherwise; the states a layer's
+  // states reach at no cost join that layer. Empty: every move costs one. REQUIRES, when
+  // set: every byte of a state is a label, and every inner coordinate an order (the cost
+  // of a block is then read from the outer ones).
+  std::vector<bool> counted;
 };
 
 struct DefinedSearchResult {

@@ -27,7 +27,9 @@ class ProjectionTable {
 
   // Builds the table of `spec`'s projection of `definition`. INVALID_ARGUMENT for a bad
   // spec, or a projection whose index has more than max_entries numbers (the message gives
-  // the size).
+  // the size). With free pieces, the search runs over the projection that tells them apart
+  // (its index within max_entries too), and the table keeps the least distance over where
+  // they are.
   static absl::StatusOr<ProjectionTable> Build(const Definition& definition,
                                                const ProjectionSpec& spec,
                                                uint64_t max_entries,
@@ -42,9 +44,12 @@ class ProjectionTable {
                                               std::shared_ptr<const void> keep,
                                               const uint8_t* bytes, uint64_t count);
   // The size of the index of `spec`'s projection (its entries), without building it:
-  // INVALID_ARGUMENT as Build.
+  // INVALID_ARGUMENT as Build. SearchedEntriesOf: what its build searches (with free
+  // pieces, their projection's index: more).
   static absl::StatusOr<uint64_t> EntriesOf(const Definition& definition,
                                             const ProjectionSpec& spec, uint64_t max_entries);
+  static absl::StatusOr<uint64_t> SearchedEntriesOf(const Definition& definition,
+                                                    const ProjectionSpec& spec, uint64_t max_entries);
 
   // The bound of a state of the definition: a lower bound of its distance, or
   // kUnreachable when its projection reaches no projected goal (nor then does it).
@@ -67,6 +72,9 @@ class ProjectionTable {
   }
   const uint8_t* AddressOf(uint64_t entry) const { return bytes_ + entry; }
 
+  // The spec, free pieces included; the projection the table is laid out by (its free
+  // pieces merged).
+  const ProjectionSpec& spec() const { return spec_; }
   const Projection& projection() const { return projection_; }
   uint64_t entries() const { return entries_; }
   // The distances, a byte each (PackedTable::kByteUncovered: no projected goal).
@@ -77,9 +85,13 @@ class ProjectionTable {
   double average() const;
 
  private:
-  ProjectionTable(Projection projection, CompiledMoves moves, DefinedIndex index)
-      : projection_(std::move(projection)), moves_(std::move(moves)), index_(std::move(index)) {}
+  ProjectionTable(ProjectionSpec spec, Projection projection, CompiledMoves moves, DefinedIndex index)
+      : spec_(std::move(spec)),
+        projection_(std::move(projection)),
+        moves_(std::move(moves)),
+        index_(std::move(index)) {}
 
+  ProjectionSpec spec_;
   Projection projection_;
   CompiledMoves moves_;
   DefinedIndex index_;

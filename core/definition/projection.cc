@@ -80,6 +80,10 @@ absl::StatusOr<ProjectionSpec> ParseProjection(std::string_view text, const Defi
     for (size_t w = 1; w < words.size(); ++w) {
       if (words[w] == "-o") {
         kept.orientations = false;
+      } else if (words[w].size() > 1 && words[w][0] == '~' && kept.free.empty()) {
+        auto labels = ParseLabels(words[w].substr(1), *set);
+        if (!labels.ok()) return absl::InvalidArgumentError(Cat("projection: ", Message(labels.status())));
+        kept.free = *std::move(labels);
       } else if (kept.pieces.empty() && std::isdigit(static_cast<unsigned char>(words[w][0]))) {
         auto labels = ParseLabels(words[w], *set);
         if (!labels.ok()) return absl::InvalidArgumentError(Cat("projection: ", Message(labels.status())));
@@ -87,28 +91,37 @@ absl::StatusOr<ProjectionSpec> ParseProjection(std::string_view text, const Defi
       } else {
         return absl::InvalidArgumentError(
             Cat("projection: set ", set->name, ": ", QuoteInput(words[w]),
-                " is neither the labels to tell apart (1-6,9) nor -o (no orientations)"));
+                " is neither the labels to tell apart (1-6,9), -o (no orientations) nor ~ and "
+                "the free labels (~16)"));
       }
     }
   }
   return spec;
 }
 
+namespace {
+
+// "1-6,9".
+std::string Runs(const std::vector<int>& labels) {
+  std::vector<std::string> runs;
+  for (size_t i = 0; i < labels.size();) {
+    size_t j = i;
+    while (j + 1 < labels.size() && labels[j + 1] == labels[j] + 1) ++j;
+    runs.push_back(j == i ? Cat(labels[i]) : Cat(labels[i], "-", labels[j]));
+    i = j + 1;
+  }
+  return Join(runs, ",");
+}
+
+}  // namespace
+
 std::string FormatProjection(const ProjectionSpec& spec) {
   std::vector<std::string> clauses;
   for (const ProjectedSet& set : spec.sets) {
     std::string clause = set.name;
-    if (!set.pieces.empty()) {
-      std::vector<std::string> runs;
-      for (size_t i = 0; i < set.pieces.size();) {
-        size_t j = i;
-        while (j + 1 < set.pieces.size() && set.pieces[j + 1] == set.pieces[j] + 1) ++j;
-        runs.push_back(j == i ? Cat(set.pieces[i]) : Cat(set.pieces[i], "-", set.pieces[j]));
-        i = j + 1;
-      }
-      clause = Cat(clause, " ", Join(runs, ","));
-    }
+    if (!set.pieces.empty()) clause = Cat(clause, " ", Runs(set.pieces));
     if (!set.orientations) clause += " -o";
+    if (!set.free.empty()) clause = Cat(clause, " ~", Runs(set.free));
     clauses.push_back(clause);
   }
   return Join(clauses, "; ");
@@ -124,10 +137,13 @@ bool MoveDisjoint(const Definition& d, const std::vector<ProjectionSpec>& specs)
       int index = 0;
       const DefinedSet* set = SetNamed(d, kept.name, &index);
       if (set == nullptr) return false;
+      // With free pieces only the moves of the pieces told apart cost (and the set has
+      // no orientations kept).
+      const bool free_mode = specs[p].has_free();
       for (int label = 1; label <= set->size; ++label) {
         const bool told = kept.pieces.empty() ||
                           std::find(kept.pieces.begin(), kept.pieces.end(), label) != kept.pieces.end();
-        if (told || (kept.orientations && set->orientations > 1)) {
+        if (told || (!free_mode && kept.orientations && set->orientations > 1)) {
           visible[static_cast<size_t>(index)][static_cast<size_t>(label)].push_back(static_cast<int>(p));
         }
       }
@@ -183,10 +199,26 @@ absl::StatusOr<Projection> Projection::Make(const Definition& d, const Projectio
     if (kept[static_cast<size_t>(index)] != nullptr) {
       return absl::InvalidArgumentError(Cat("projection: set ", p.name, " is named twice"));
     }
-    for (int label : p.pieces) {
-      if (label < 1 || label > set->size) {
+    for (const std::vector<int>* labels : {&p.pieces, &p.free}) {
+      for (int label : *labels) {
+        if (label < 1 || label > set->size) {
+          return absl::InvalidArgumentError(
+              Cat("projection: set ", p.name, ": no label ", label, " (1 to ", set->size, ")"));
+        }
+      }
+    }
+    if (!p.free.empty()) {
+      if (spec.sets.size() != 1 || (set->orientations > 1 && p.orientations) || p.pieces.empty()) {
         return absl::InvalidArgumentError(
-            Cat("projection: set ", p.name, ": no label ", label, " (1 to ", set->size, ")"));
+            Cat("projection: set ", p.name, ": free pieces (~", Runs(p.free),
+                ") need a projection of that set alone, its orientations left out (-o), with "
+                "the labels whose moves count told apart"));
+      }
+      for (int label : p.free) {
+        if (std::find(p.pieces.begin(), p.pieces.end(), label) != p.pieces.end()) {
+          return absl::InvalidArgumentError(Cat("projection: set ", p.name, ": label ", label,
+                                                " is told apart and free at once"));
+        }
       }
     }
     kept[static_cast<size_t>(index)] = &p;
@@ -208,11 +240,18 @@ absl::StatusOr<Projection> Projection::Make(const Definition& d, const Projectio
     map.assign(static_cast<size_t>(set.size) + 1, 0);
     for (int l = 1; l <= set.size; ++l) map[static_cast<size_t>(l)] = static_cast<uint8_t>(l);
     if (p != nullptr && !p->pieces.empty()) {
-      const int merged = static_cast<int>(p->pieces.size()) + 1;
+      // Told apart: the counted labels first, then the free ones; the rest one label.
+      std::vector<int> told = p->pieces;
+      told.insert(told.end(), p->free.begin(), p->free.end());
+      const int merged = static_cast<int>(told.size()) + 1;
       for (int l = 1; l <= set.size; ++l) {
-        const auto at = std::find(p->pieces.begin(), p->pieces.end(), l);
+        const auto at = std::find(told.begin(), told.end(), l);
         map[static_cast<size_t>(l)] =
-            static_cast<uint8_t>(at == p->pieces.end() ? merged : 1 + (at - p->pieces.begin()));
+            static_cast<uint8_t>(at == told.end() ? merged : 1 + (at - told.begin()));
+      }
+      if (!p->free.empty()) {
+        out.counted_.assign(static_cast<size_t>(merged) + 1, false);
+        for (size_t i = 1; i <= p->pieces.size(); ++i) out.counted_[i] = true;
       }
     }
     if (p == nullptr) {

@@ -8,6 +8,13 @@
 // A guarded move's blocks become one move each in the projection (`U#1`, `U#2`, ...):
 // guards that read what the projection leaves out are dropped, so that more than one block
 // may apply to a projected state, and each is a way the projection can move.
+//
+// *Free* pieces (`T 1-6 ~16`: the blank of sliding tiles) are told apart while the
+// projection is searched, so that guards that read them hold as in the puzzle, but a move
+// costs nothing unless it moves a piece told apart; the table keeps, for each state with the
+// free pieces merged, the least over where they may be. Such a projection counts only the
+// moves of its own pieces: the tables of several add up where no move moves the pieces of
+// two (MoveDisjoint), and they see the blank's detours that a merged blank hides.
 #ifndef PUZZLEDB_CORE_DEFINITION_PROJECTION_H_
 #define PUZZLEDB_CORE_DEFINITION_PROJECTION_H_
 
@@ -25,15 +32,29 @@ struct ProjectedSet {
   std::string name;         // the set's name in the definition
   std::vector<int> pieces;  // the labels told apart (1-based); empty: every label
   bool orientations = true; // count the pieces' orientations (where the set has them)
+  std::vector<int> free;    // labels told apart while searching, whose moves cost nothing
 };
 
 struct ProjectionSpec {
   std::vector<ProjectedSet> sets;  // each set at most once; the others are left out
+
+  bool has_free() const {
+    for (const ProjectedSet& set : sets) {
+      if (!set.free.empty()) return true;
+    }
+    return false;
+  }
+  // The same with its free pieces merged: what its table is laid out by.
+  ProjectionSpec WithoutFree() const {
+    ProjectionSpec out = *this;
+    for (ProjectedSet& set : out.sets) set.free.clear();
+    return out;
+  }
 };
 
 // The spec read from text: sets separated by ';', each its name, then optionally the labels
-// told apart ("1-6,9") and "-o" to leave its orientations out:
-//   "CORNER"   "EDGE 1-6"   "CORNER -o; EDGE 1-4,7"
+// told apart ("1-6,9"), "-o" to leave its orientations out and "~" before free labels:
+//   "CORNER"   "EDGE 1-6"   "CORNER -o; EDGE 1-4,7"   "T 1-6 ~16"
 // INVALID_ARGUMENT naming the set or the word that is wrong.
 absl::StatusOr<ProjectionSpec> ParseProjection(std::string_view text, const Definition& definition);
 // The spec as ParseProjection reads it.
@@ -51,13 +72,19 @@ bool MoveDisjoint(const Definition& definition, const std::vector<ProjectionSpec
 class Projection {
  public:
   // INVALID_ARGUMENT for a set the definition lacks or names twice, a label out of its
-  // set, or a spec that keeps nothing.
+  // set, a spec that keeps nothing, or free pieces where the projection keeps more than one
+  // set, the set's orientations, or no labels told apart (or the free ones among them).
+  // The projected definition tells the free pieces apart.
   static absl::StatusOr<Projection> Make(const Definition& definition, const ProjectionSpec& spec);
 
   // The projection as a definition of its own: its sets (in the definition's order), goals
   // and moves, ready for an index and a search.
   const Definition& projected() const { return projected_; }
   const ProjectionSpec& spec() const { return spec_; }
+  // By label of the projected definition: whether a move that moves a piece of that label
+  // costs one (the labels told apart and not free). Empty without free pieces: every move
+  // costs one.
+  const std::vector<bool>& counted() const { return counted_; }
   // The projected state of a state of the definition (`to` is resized).
   void Project(const DefinedState& from, DefinedState* to) const;
 
@@ -71,6 +98,7 @@ class Projection {
 
   ProjectionSpec spec_;
   Definition projected_;
+  std::vector<bool> counted_;
   std::vector<Byte> bytes_;
 };
 
