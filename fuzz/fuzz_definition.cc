@@ -58,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   std::vector<puzzledb::ProjectionSpec> wholes;
-  for (const auto& set : d.sets()) wholes.push_back({{{set.name, {}, true}}});
+  for (const auto& set : d.sets()) wholes.push_back({{{set.name, {}, true, {}}}});
   (void)puzzledb::MoveDisjoint(d, wholes);
   const auto index = puzzledb::DefinedIndex::Make(d, moves, 1 << 12);
   if (!index.ok()) {

@@ -304,8 +304,7 @@ TEST_F(DefinitionCliTest, ProjectionsWithAFreePieceAddUpAndAnswerExactly) {
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_EQ(big.err,
             "puzzledb-build: slide32.tws: --projection 'T 1-4 ~6': its search tells the free "
-            "pieces apart: its states need an index of 720 numbers (T placements 720), more than "
-            "the limit of 500 for a complete table (--pattern-memory)\n")
+            "pieces apart: it takes 720 bytes while it is built, more than 500 (--pattern-memory)\n")
       << big.err;
 }
 

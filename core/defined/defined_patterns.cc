@@ -93,7 +93,7 @@ std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint
   std::vector<std::pair<uint64_t, size_t>> order;
   for (size_t s = 0; s < sets; ++s) {
     ProjectionSpec whole;
-    whole.sets.push_back({definition.sets()[s].name, {}, true});
+    whole.sets.push_back({definition.sets()[s].name, {}, true, {}});
     const uint64_t n = EntriesWithin(definition, whole, memory);
     order.push_back({n == 0 ? ~uint64_t{0} : n, s});
   }
@@ -104,7 +104,7 @@ std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint
     // What is left shared among the sets still to come; a set that needs less leaves more.
     const uint64_t share = left / (sets - k);
     ProjectionSpec whole;
-    whole.sets.push_back({set.name, {}, true});
+    whole.sets.push_back({set.name, {}, true, {}});
     if (const uint64_t n = EntriesWithin(definition, whole, share); n > 0) {
       chosen.push_back(whole);
       left -= n;
@@ -123,7 +123,7 @@ std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint
           ProjectionSpec run;
           run.sets.push_back({set.name, {labels.begin() + static_cast<std::ptrdiff_t>(first),
                                           labels.begin() + static_cast<std::ptrdiff_t>(end)},
-                              orientations});
+                              orientations, {}});
           const uint64_t n = EntriesWithin(definition, run, budget);
           if (n == 0) break;
           if (end > best_end) {
@@ -173,7 +173,7 @@ absl::StatusOr<std::vector<ProjectionSpec>> ProjectionsToBuild(const Definition&
     }
     if (spec->has_free()) {
       // Its search tells the free pieces apart: that table too, while it is built.
-      auto searched = ProjectionTable::SearchedEntriesOf(definition, *spec, memory);
+      auto searched = ProjectionTable::SearchBytesOf(definition, *spec, memory);
       if (!searched.ok()) {
         return absl::InvalidArgumentError(
             Cat("--projection ", QuoteInput(text), ": its search tells the free pieces apart: ",

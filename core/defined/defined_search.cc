@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -144,7 +145,154 @@ class Search {
     return result;
   }
 
+  // SearchFolded: the layers in bitmaps, each state's layer written into `laid`'s entry it
+  // folds into when that entry has none yet (layers come in increasing order).
+  absl::StatusOr<DefinedSearchResult> RunFolded(const DefinedIndex& laid) {
+    const auto started = std::chrono::steady_clock::now();
+    DefinedSearchResult result;
+    result.entries = PackedTable(storage::v1::DISTANCE_BYTE, laid.size());
+    fold_bytes_ = result.entries.MutableBytes(0);
+    std::memset(fold_bytes_, PackedTable::kByteUncovered, laid.size());
+    for (int b = 0; b < block_count_; ++b) {
+      std::vector<uint16_t>& moved = moved_[static_cast<size_t>(b)];
+      for (int i = 0; i < index_.state_bytes(); ++i) {
+        if (moves_.block(b).source[static_cast<size_t>(i)] != i) moved.push_back(static_cast<uint16_t>(i));
+      }
+    }
+    // Where each outer number's states fold: the free pieces become the merged one.
+    int counted = 0;
+    for (bool c : options_.counted) counted += c ? 1 : 0;
+    const auto merged = static_cast<uint8_t>(counted + 1);
+    fold_outer_.resize(outer_);
+    {
+      std::vector<uint8_t> state(static_cast<size_t>(index_.state_bytes()), 0);
+      for (uint64_t o = 0; o < outer_; ++o) {
+        OuterState(o, state.data());
+        for (uint8_t& label : state) label = label > merged ? merged : label;
+        fold_outer_[o] = laid.RankOuter(state.data());
+      }
+    }
+    // Each outer number's bits start a word: its states are one thread's at a time.
+    stride_ = (inner_ + 63) / 64;
+    const uint64_t words = outer_ * stride_;
+    seen_.assign(words, 0);
+    layer_.assign(words, 0);
+    fresh_.assign(words, 0);
+    work_.assign(words, 0);
+    layer_active_.assign(outer_, 0);
+    fresh_active_.assign(outer_, 0);
+    work_active_.assign(outer_, 0);
+    folded_ = true;
+
+    uint64_t total = 0;
+    for (const DefinedState& goal : definition_.goals()) {
+      const uint64_t r = index_.Rank(goal.data());
+      if (ClaimBit(r / inner_, r % inner_, 0)) ++total;
+    }
+    total += ClosureBits(0);
+    result.histogram.push_back(total);
+    Report(0, total, total, started, false);
+    for (int d = 0;; ++d) {
+      if (d + 1 >= PackedTable::kByteUncovered) {
+        return absl::InvalidArgumentError(
+            Cat("a state is more than ", PackedTable::kByteUncovered - 1,
+                " moves from every goal, farther than a table of this puzzle holds"));
+      }
+      const uint64_t marked = result.histogram.back();
+      const bool bottom_up = index_.size() - total < marked;
+      uint64_t layer = OverOuters(bottom_up ? move_count_ : block_count_, [&](uint64_t o, Worker* w) {
+        if (bottom_up) {
+          BottomUpBits(d, o, w);
+        } else {
+          TopDownBits(d, o, w);
+        }
+      });
+      // The layer at hand is done with: the next one is what the closure's rounds mark.
+      for (uint64_t o = 0; o < outer_; ++o) {
+        if (!layer_active_[o]) continue;
+        std::fill(&layer_[o * stride_], &layer_[(o + 1) * stride_], 0);
+        layer_active_[o] = 0;
+      }
+      if (layer > 0) layer += ClosureBits(d + 1);
+      if (layer == 0) break;
+      result.histogram.push_back(layer);
+      total += layer;
+      Report(d + 1, layer, total, started, bottom_up);
+    }
+    // The histogram is the folded table's.
+    result.histogram.assign(1, 0);
+    for (uint64_t i = 0; i < laid.size(); ++i) {
+      const uint8_t d = fold_bytes_[i];
+      if (d == PackedTable::kByteUncovered) continue;
+      if (result.histogram.size() <= d) result.histogram.resize(static_cast<size_t>(d) + 1, 0);
+      ++result.histogram[d];
+    }
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+  }
+
  private:
+  static bool Bit(const std::vector<uint64_t>& bits, uint64_t i) { return (bits[i >> 6] >> (i & 63)) & 1; }
+  static bool SetBit(std::vector<uint64_t>& bits, uint64_t i) {
+    const uint64_t bit = uint64_t{1} << (i & 63);
+    return (std::atomic_ref<uint64_t>(bits[i >> 6]).fetch_or(bit, std::memory_order_relaxed) & bit) == 0;
+  }
+  // Folded, the bit of the state of outer number o and inner number i.
+  uint64_t BitOf(uint64_t o, uint64_t i) const { return o * stride_ * 64 + i; }
+  bool Seen(uint64_t o, uint64_t i) const {
+    const uint64_t b = BitOf(o, i);
+    return (std::atomic_ref<uint64_t>(const_cast<uint64_t&>(seen_[b >> 6])).load(std::memory_order_relaxed) >> (b & 63)) & 1;
+  }
+  // Seen now, marked for the closure, and folded: the entry it folds into gets `d` if it
+  // has no distance yet.
+  bool ClaimBit(uint64_t o, uint64_t i, int d) {
+    const uint64_t b = BitOf(o, i);
+    if (!SetBit(seen_, b)) return false;
+    SetBit(fresh_, b);
+    std::atomic_ref<uint8_t>(fresh_active_[o]).store(1, std::memory_order_relaxed);
+    std::atomic_ref<uint8_t> entry(fold_bytes_[fold_outer_[o] * inner_ + i]);
+    uint8_t held = PackedTable::kByteUncovered;
+    entry.compare_exchange_strong(held, static_cast<uint8_t>(d), std::memory_order_relaxed);
+    return true;
+  }
+
+  // The inner numbers of outer number o whose bit is set in `bits`.
+  void Collect(const std::vector<uint64_t>& bits, uint64_t o, std::vector<uint32_t>* inner) const {
+    inner->clear();
+    for (uint64_t k = 0; k < stride_; ++k) {
+      for (uint64_t word = bits[o * stride_ + k]; word != 0; word &= word - 1) {
+        inner->push_back(static_cast<uint32_t>(k * 64 + static_cast<uint64_t>(std::countr_zero(word))));
+      }
+    }
+  }
+
+  // Folded: the closure's rounds over the outer numbers that have marks, each round's
+  // states joining layer d.
+  uint64_t ClosureBits(int d) {
+    uint64_t joined = 0;
+    for (;;) {
+      fresh_.swap(work_);
+      fresh_active_.swap(work_active_);
+      const uint64_t found = OverOuters(block_count_, [&](uint64_t o, Worker* w) {
+        if (!work_active_[o]) return;
+        uint64_t* work = &work_[o * stride_];
+        uint64_t* layer = &layer_[o * stride_];
+        for (uint64_t k = 0; k < stride_; ++k) layer[k] |= work[k];
+        layer_active_[o] = 1;
+        Collect(work_, o, &w->inner);
+        PredecessorSteps(o, w->state.data(), w->steps.data(), &w->cache);
+        for (const Step& s : w->steps) {
+          if (s.block != kNoMove && s.free) Mark(s, static_cast<uint8_t>(d), w);
+        }
+        std::fill(work, work + stride_, 0);
+        work_active_[o] = 0;
+      });
+      if (found == 0) return joined;
+      joined += found;
+    }
+  }
+
+
   uint8_t Unseen() const { return mod3_ ? PackedTable::kMod3Uncovered : PackedTable::kByteUncovered; }
   uint8_t ValueOf(int d) const { return static_cast<uint8_t>(mod3_ ? d % 3 : d); }
 
@@ -255,19 +403,9 @@ class Search {
     for (;;) {
       work_.swap(fresh_);
       std::fill(fresh_.begin(), fresh_.end(), 0);
-      std::atomic<uint64_t> next{0};
-      std::atomic<uint64_t> found{0};
-      auto worker = [&] {
-        const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{1} << 16) / inner_);
-        Worker mine(*this, block_count_);
-        for (uint64_t first; (first = next.fetch_add(chunk)) < outer_;) {
-          for (uint64_t o = first; o < std::min(outer_, first + chunk); ++o) FreeSteps(d, o, &mine);
-        }
-        found.fetch_add(mine.found);
-      };
-      RunThreads(worker);
-      if (found.load() == 0) return joined;
-      joined += found.load();
+      const uint64_t found = OverOuters(block_count_, [&](uint64_t o, Worker* w) { FreeSteps(d, o, w); });
+      if (found == 0) return joined;
+      joined += found;
     }
   }
 
@@ -287,20 +425,26 @@ class Search {
 
   // Layer d + 1 from layer d; returns how many states it holds.
   uint64_t Layer(int d, bool bottom_up) {
+    return OverOuters(bottom_up ? move_count_ : block_count_, [&](uint64_t o, Worker* w) {
+      if (bottom_up) {
+        BottomUp(d, o, w);
+      } else {
+        TopDown(d, o, w);
+      }
+    });
+  }
+
+  // Calls fn(o, worker) for every outer number, the threads taking runs of them in turn,
+  // each with a Worker of its own for `ways` steps; returns what the workers found.
+  template <class Fn>
+  uint64_t OverOuters(int ways, Fn&& fn) {
     std::atomic<uint64_t> next{0};
     std::atomic<uint64_t> found{0};
     auto worker = [&] {
       const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{1} << 16) / inner_);
-      Worker mine(*this, bottom_up ? move_count_ : block_count_);
+      Worker mine(*this, ways);
       for (uint64_t first; (first = next.fetch_add(chunk)) < outer_;) {
-        const uint64_t last = std::min(outer_, first + chunk);
-        for (uint64_t o = first; o < last; ++o) {
-          if (bottom_up) {
-            BottomUp(d, o, &mine);
-          } else {
-            TopDown(d, o, &mine);
-          }
-        }
+        for (uint64_t o = first; o < std::min(outer_, first + chunk); ++o) fn(o, &mine);
       }
       found.fetch_add(mine.found);
     };
@@ -337,9 +481,16 @@ class Search {
     }
   }
 
-  // Every unseen state that step s takes back from w's states gets `value`.
+  // Every unseen state that step s takes back from w's states gets `value` (folded: layer d).
   void Mark(const Step& s, uint8_t value, Worker* w) {
     const uint64_t target = s.outer * inner_;
+    if (folded_) {
+      for (uint32_t i : w->inner) {
+        const uint64_t there = InnerAfter(s, i, inner_back_);
+        if (!Seen(s.outer, there)) w->found += ClaimBit(s.outer, there, value) ? 1 : 0;
+      }
+      return;
+    }
     if (s.map != nullptr) {
       for (uint32_t i : w->inner) {
         const uint64_t there = target + s.map[i];
@@ -388,6 +539,37 @@ class Search {
     PredecessorSteps(o, w->state.data(), w->steps.data(), &w->cache);
     for (const Step& s : w->steps) {
       if (s.block != kNoMove && s.free) Mark(s, ValueOf(d), w);
+    }
+  }
+
+  // Folded, top-down from outer number o: as TopDown, over the bits of layer d.
+  void TopDownBits(int d, uint64_t o, Worker* w) {
+    if (!layer_active_[o]) return;
+    Collect(layer_, o, &w->inner);
+    if (w->inner.empty()) return;
+    PredecessorSteps(o, w->state.data(), w->steps.data(), &w->cache);
+    for (const Step& s : w->steps) {
+      if (s.block != kNoMove && !s.free) Mark(s, static_cast<uint8_t>(d + 1), w);
+    }
+  }
+
+  // Folded, bottom-up in outer number o: each unseen state looks for a costing move into
+  // layer d.
+  void BottomUpBits(int d, uint64_t o, Worker* w) {
+    bool stepped = false;
+    for (uint64_t i = 0; i < inner_; ++i) {
+      if (Seen(o, i)) continue;
+      if (!stepped) {
+        OuterSteps(o, w->state.data(), w->steps.data(), &w->cache);
+        stepped = true;
+      }
+      for (const Step& s : w->steps) {
+        if (s.block == kNoMove || s.free) continue;
+        if (Bit(layer_, BitOf(s.outer, InnerAfter(s, i, inner_table_)))) {
+          w->found += ClaimBit(o, i, d + 1) ? 1 : 0;
+          break;
+        }
+      }
     }
   }
 
@@ -502,6 +684,15 @@ class Search {
   std::vector<std::vector<uint16_t>> moved_;  // by block: the bytes it moves
   std::vector<uint64_t> fresh_;  // marks of the states set since the closure's last round
   std::vector<uint64_t> work_;   // those of the round at hand
+  // SearchFolded: the states seen, those of the layer at hand, and where each outer number
+  // folds; the folded table's bytes.
+  bool folded_ = false;
+  uint64_t stride_ = 0;  // words of bits an outer number takes
+  std::vector<uint64_t> seen_;
+  std::vector<uint64_t> layer_;
+  std::vector<uint8_t> layer_active_, fresh_active_, work_active_;  // by outer: any bit set
+  std::vector<uint64_t> fold_outer_;
+  uint8_t* fold_bytes_ = nullptr;
   OrderMaps maps_;
   const int move_count_;
   const int block_count_;
@@ -512,6 +703,22 @@ class Search {
 };
 
 }  // namespace
+
+bool FoldsInto(const DefinedIndex& index, const DefinedIndex& laid) {
+  return index.inner_is_order() && laid.inner_is_order() &&
+         index.order_pieces() == laid.order_pieces() && index.inner_size() == laid.inner_size();
+}
+
+absl::StatusOr<DefinedSearchResult> SearchFolded(const Definition& definition,
+                                                 const CompiledMoves& moves,
+                                                 const DefinedIndex& index,
+                                                 const DefinedIndex& laid,
+                                                 const DefinedSearchOptions& options) {
+  if (options.counted.empty() || !FoldsInto(index, laid)) {
+    return absl::InternalError("SearchFolded: no free pieces, or indexes that do not fold");
+  }
+  return Search(definition, moves, index, options).RunFolded(laid);
+}
 
 TableEncoding DefinedEncoding(const CompiledMoves& moves) {
   return moves.guarded() ? storage::v1::DISTANCE_BYTE : storage::v1::DISTANCE_MOD3;

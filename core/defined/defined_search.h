@@ -63,6 +63,20 @@ absl::StatusOr<DefinedSearchResult> SearchDefinition(const Definition& definitio
                                                      const DefinedIndex& index,
                                                      const DefinedSearchOptions& options);
 
+// The search of a projection with free pieces (options.counted set), folded as it goes into
+// the table of the projection that merges them (`laid`, whose labels number the counted
+// pieces alike and merge every other into the one after them): each of its entries the
+// least distance of the states that fold into it. Only bits are kept of `index`'s states
+// (seen, the layer at hand, the next, the closure's two rounds: five bits a state), so that
+// a projection telling the blank apart fits where its bytes would not. REQUIRES: `index`
+// and `laid` both have an order as inner part, of the same pieces (FoldsInto).
+absl::StatusOr<DefinedSearchResult> SearchFolded(const Definition& definition,
+                                                 const CompiledMoves& moves,
+                                                 const DefinedIndex& index,
+                                                 const DefinedIndex& laid,
+                                                 const DefinedSearchOptions& options);
+bool FoldsInto(const DefinedIndex& index, const DefinedIndex& laid);
+
 }  // namespace puzzledb
 
 #endif  // PUZZLEDB_CORE_DEFINED_DEFINED_SEARCH_H_

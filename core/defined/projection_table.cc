@@ -92,16 +92,24 @@ absl::StatusOr<ProjectionTable> ProjectionTable::Build(const Definition& definit
               "guards read"));
     }
     exact.counted = apart->counted();
-    auto searched = SearchDefinition(apart->projected(), moves, *index, exact);
-    if (!searched.ok()) return searched.status();
-    int counted = 0;
-    for (bool c : apart->counted()) counted += c ? 1 : 0;
-    entries = LeastOverFree(*index, searched->entries, out.index_, counted, options.threads);
-    for (uint64_t i = 0; i < entries.size(); ++i) {
-      const uint8_t d = entries.Get(i);
-      if (d == PackedTable::kByteUncovered) continue;
-      if (histogram.size() <= d) histogram.resize(static_cast<size_t>(d) + 1, 0);
-      ++histogram[d];
+    if (FoldsInto(*index, out.index_)) {
+      // Bits of the states with the free pieces apart, folded into the table as found.
+      auto searched = SearchFolded(apart->projected(), moves, *index, out.index_, exact);
+      if (!searched.ok()) return searched.status();
+      entries = std::move(searched->entries);
+      histogram = std::move(searched->histogram);
+    } else {
+      auto searched = SearchDefinition(apart->projected(), moves, *index, exact);
+      if (!searched.ok()) return searched.status();
+      int counted = 0;
+      for (bool c : apart->counted()) counted += c ? 1 : 0;
+      entries = LeastOverFree(*index, searched->entries, out.index_, counted, options.threads);
+      for (uint64_t i = 0; i < entries.size(); ++i) {
+        const uint8_t d = entries.Get(i);
+        if (d == PackedTable::kByteUncovered) continue;
+        if (histogram.size() <= d) histogram.resize(static_cast<size_t>(d) + 1, 0);
+        ++histogram[d];
+      }
     }
   }
   auto table = std::make_shared<const PackedTable>(std::move(entries));
@@ -150,15 +158,23 @@ absl::StatusOr<uint64_t> ProjectionTable::EntriesOf(const Definition& definition
   return laid->index.size();
 }
 
-absl::StatusOr<uint64_t> ProjectionTable::SearchedEntriesOf(const Definition& definition,
-                                                            const ProjectionSpec& spec,
-                                                            uint64_t max_entries) {
+absl::StatusOr<uint64_t> ProjectionTable::SearchBytesOf(const Definition& definition,
+                                                        const ProjectionSpec& spec,
+                                                        uint64_t max_bytes) {
+  auto laid = LayOut(definition, spec, max_bytes);
+  if (!laid.ok()) return laid.status();
+  if (!spec.has_free()) return laid->index.size();
   auto projection = Projection::Make(definition, spec);
   if (!projection.ok()) return projection.status();
   CompiledMoves moves(projection->projected());
-  auto index = DefinedIndex::Make(projection->projected(), moves, max_entries);
+  // Five bits a state when its search folds, a byte otherwise: within max_bytes either way.
+  auto index = DefinedIndex::Make(projection->projected(), moves, max_bytes / 5 * 8);
   if (!index.ok()) return index.status();
-  return index->size();
+  const uint64_t bytes = FoldsInto(*index, laid->index) ? (index->size() * 5 + 7) / 8 : index->size();
+  if (bytes > max_bytes) {
+    return absl::InvalidArgumentError(Cat("it takes ", bytes, " bytes while it is built, more than ", max_bytes));
+  }
+  return bytes;
 }
 
 int ProjectionTable::Bound(const DefinedState& state, DefinedState* scratch) const {

@@ -44,12 +44,14 @@ class ProjectionTable {
                                               std::shared_ptr<const void> keep,
                                               const uint8_t* bytes, uint64_t count);
   // The size of the index of `spec`'s projection (its entries), without building it:
-  // INVALID_ARGUMENT as Build. SearchedEntriesOf: what its build searches (with free
-  // pieces, their projection's index: more).
+  // INVALID_ARGUMENT as Build. SearchBytesOf: the bytes its build takes besides the table
+  // (with free pieces, those of the projection that tells them apart: five bits a state
+  // where its search folds, SearchFolded, a byte otherwise), INVALID_ARGUMENT past
+  // max_bytes.
   static absl::StatusOr<uint64_t> EntriesOf(const Definition& definition,
                                             const ProjectionSpec& spec, uint64_t max_entries);
-  static absl::StatusOr<uint64_t> SearchedEntriesOf(const Definition& definition,
-                                                    const ProjectionSpec& spec, uint64_t max_entries);
+  static absl::StatusOr<uint64_t> SearchBytesOf(const Definition& definition,
+                                                const ProjectionSpec& spec, uint64_t max_bytes);
 
   // The bound of a state of the definition: a lower bound of its distance, or
   // kUnreachable when its projection reaches no projected goal (nor then does it).
