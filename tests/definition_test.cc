@@ -357,6 +357,25 @@ TEST(DefinedSearchTest, AnOrbitGuardsReadThroughSomeLabelsSplitsIntoPlacementsAn
   EXPECT_FALSE(whole->inner_is_order()) << "16 distinct labels: a parity coordinate, no split";
 }
 
+// A parity every move flips (a sliding puzzle's moves are transpositions): every state's
+// distance has it; where moves keep none (a pancake flip of four is even, of two odd), -1.
+TEST(DefinedSearchTest, ADistanceHasTheParityEveryMoveFlips) {
+  for (const std::string name : {"slide32", "pancake5", "dials3", "cube2urf"}) {
+    const Definition d = Read(name + ".tws");
+    const CompiledMoves moves(d);
+    const DefinedIndex invariants = DefinedIndex::Invariants(d, moves);
+    if (name != "slide32") {
+      EXPECT_EQ(invariants.DistanceParity(d.goals()[0].data()), -1) << name;
+      continue;
+    }
+    const BruteForce all(d);
+    for (size_t i = 0; i < all.size(); ++i) {
+      ASSERT_EQ(invariants.DistanceParity(all.states()[i].data()), all.distance(i) % 2)
+          << d.FormatCompact(all.states()[i]);
+    }
+  }
+}
+
 // The cube2 puzzle as data: section 6's positions per distance, its index without holes.
 TEST(DefinedSearchTest, TheCubeAsDataHasTheModelsCensus) {
   auto searched = SearchAll(Read("cube2urf.tws"), 2);

@@ -19,7 +19,11 @@ class Ida {
   absl::StatusOr<DefinedIdaResult> Run(const DefinedState& start) {
     path_.assign(static_cast<size_t>(options_.max_depth) + 2, start);
     children_.resize(path_.size());  // never again: Dfs holds references into it
-    int threshold = Bound(start, ProjectionTable::kUnreachable);
+    // Where every move flips a parity, a distance has the parity of its state: a bound of
+    // the other is one short (and thresholds go up by two).
+    const DefinedIndex invariants = DefinedIndex::Invariants(d_, moves_of_);
+    parity_ = invariants.Indexable(start.data()) ? invariants.DistanceParity(start.data()) : -1;
+    int threshold = WithParity(Bound(start, ProjectionTable::kUnreachable), 0);
     while (threshold <= options_.max_depth) {
       ++result_.iterations;
       next_threshold_ = ProjectionTable::kUnreachable;
@@ -86,6 +90,13 @@ class Ida {
     return true;
   }
 
+  // A bound of a state g moves from the start raised to the parity of its distance, where
+  // the moves keep one.
+  int WithParity(int h, int g) const {
+    if (parity_ < 0 || h >= ProjectionTable::kUnreachable) return h;
+    return h + ((h ^ parity_ ^ g) & 1);
+  }
+
   // The start's largest bound (or the sum), stopping as soon as it passes `enough`.
   int Bound(const DefinedState& state, int enough) {
     int h = 0;
@@ -150,7 +161,7 @@ class Ida {
         h = one >= ProjectionTable::kUnreachable ? one : options_.sum ? h + one : std::max(h, one);
         if (h >= ProjectionTable::kUnreachable || h > threshold - g - 1) break;
       }
-      const int f = g + 1 + h;
+      const int f = g + 1 + WithParity(h, g + 1);
       if (f > threshold) {
         next_threshold_ = std::min(next_threshold_, f);
         continue;
@@ -174,6 +185,7 @@ class Ida {
   std::vector<std::vector<char>> skip_;  // skip_[a][b]: b is not tried after a
   DefinedState scratch_;
   int next_threshold_ = 0;
+  int parity_ = -1;  // of the start's distance, where the moves keep one (DistanceParity)
   DefinedIdaResult result_;
 };
 

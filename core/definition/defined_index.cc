@@ -318,10 +318,30 @@ absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
       }
       generators.push_back(std::move(p));
     }
+    const std::vector<std::vector<uint8_t>> blocks = generators;  // each block's parities
     for (size_t g = 1; g < goals.size(); ++g) {
       std::vector<uint8_t> p = goal_parities(goals[g]);
       for (size_t i = 0; i < k; ++i) p[i] ^= base[i];
       generators.push_back(std::move(p));
+    }
+    // A sum of parities that every block flips and every goal shares: the distance of a
+    // state then has its parity (the fifteen's: a move is a transposition). The first such
+    // sum, counted through the subsets of up to 16 orbits.
+    if (k <= 16 && !blocks.empty()) {
+      for (uint32_t w = 1; w < (uint32_t{1} << k) && index.flip_.empty(); ++w) {
+        auto sum = [&](const std::vector<uint8_t>& p) {
+          int x = 0;
+          for (size_t i = 0; i < k; ++i) x ^= (w >> i & 1) ? p[i] : 0;
+          return x;
+        };
+        bool flips = std::all_of(blocks.begin(), blocks.end(), [&](const auto& p) { return sum(p) == 1; });
+        for (size_t g = 1; g < goals.size() && flips; ++g) flips = sum(generators[blocks.size() + g - 1]) == 0;
+        if (!flips) continue;
+        for (size_t i = 0; i < k; ++i) {
+          if (w >> i & 1) index.flip_.push_back(all[static_cast<size_t>(distinct[i])].orbit);
+        }
+        index.flip_goal_ = sum(base);
+      }
     }
     // Reduced row echelon form over GF(2): a basis with a pivot column each.
     std::vector<std::vector<uint8_t>> basis;
@@ -582,6 +602,15 @@ int DefinedIndex::Parity(const Coordinate& c, const uint8_t* state) {
       ++length;
     }
     parity ^= (length + 1) & 1;  // a cycle of length L is L - 1 transpositions
+  }
+  return parity;
+}
+
+int DefinedIndex::DistanceParity(const uint8_t* state) const {
+  if (flip_.empty()) return -1;
+  int parity = flip_goal_;
+  for (int orbit : flip_) {
+    parity ^= Parity(coordinates_[static_cast<size_t>(labels_of_orbit_[static_cast<size_t>(orbit)])], state);
   }
   return parity;
 }

@@ -181,6 +181,10 @@ class DefinedIndex {
   // can be reached.
   bool Possible(const uint8_t* state) const;
   const std::vector<ColouredParity>& coloured() const { return coloured_; }
+  // Where every block flips a sum of orbits' parities that every goal shares: the parity of
+  // the distance from `state` to a goal (0 or 1), for a state that reaches one; -1 where
+  // the moves keep no such parity. REQUIRES: Indexable(state).
+  int DistanceParity(const uint8_t* state) const;
   // REQUIRES: Indexable(state).
   uint64_t Rank(const uint8_t* state) const { return RankOuter(state) * inner_size_ + RankInner(state); }
   // Every byte of `state` the coordinates cover.
@@ -217,6 +221,8 @@ class DefinedIndex {
   std::vector<Coordinate> coordinates_;  // outer ones first, each part in index order
   std::vector<ParityRule> rules_;
   std::vector<ColouredParity> coloured_;
+  std::vector<int> flip_;  // orbits whose parities' sum every block flips (DistanceParity)
+  int flip_goal_ = 0;      // that sum at the goals
   std::vector<int> labels_of_orbit_;  // each orbit's label coordinate
   uint64_t size_ = 1;
   uint64_t inner_size_ = 1;
