@@ -116,22 +116,30 @@ TEST(DefinedIdaTest, AnswersAreTheBruteForcesWithAndWithoutTables) {
       EXPECT_GT(strictly_more, 0) << "the sum should say more than the largest somewhere";
     }
     std::vector<std::vector<const ProjectionTable*>> sets = {{}, {&tables[0]}, {&tables[0], &tables[1]}};
-    for (const auto& set : sets) {
-      DefinedIdaOptions options;
-      options.max_depth = all.farthest();
-      options.sum = c.sum;
-      uint64_t nodes = 0;
-      for (size_t i = 0; i < all.size(); ++i) {
-        // Plain iterative deepening only where it ends soon.
-        if (all.distance(i) > (set.empty() ? 8 : c.farthest_searched)) continue;
-        auto found = DefinedIdaStar(*d, set, all.states()[i], options);
-        ASSERT_TRUE(found.ok()) << found.status();
-        ASSERT_EQ(Line(*d, *found), all.Answer(all.states()[i]))
-            << set.size() << " tables: " << d->FormatCompact(all.states()[i]);
-        nodes += found->nodes;
+    // And with a perimeter of a few layers (of up to 30 states: its answers' ends walked
+    // down it).
+    const DefinedPerimeter perimeter(*d, CompiledMoves(*d), 30);
+    for (const bool near : {false, true}) {
+      for (const auto& set : sets) {
+        DefinedIdaOptions options;
+        options.max_depth = all.farthest();
+        options.sum = c.sum;
+        options.perimeter = near ? &perimeter : nullptr;
+        uint64_t nodes = 0;
+        for (size_t i = 0; i < all.size(); ++i) {
+          // Plain iterative deepening only where it ends soon.
+          if (all.distance(i) > (set.empty() ? 8 : c.farthest_searched)) continue;
+          auto found = DefinedIdaStar(*d, set, all.states()[i], options);
+          ASSERT_TRUE(found.ok()) << found.status();
+          ASSERT_EQ(Line(*d, *found), all.Answer(all.states()[i]))
+              << set.size() << " tables" << (near ? ", a perimeter: " : ": ")
+              << d->FormatCompact(all.states()[i]);
+          nodes += found->nodes;
+        }
+        std::cout << c.name << ", " << set.size() << " tables" << (near ? " and a perimeter of radius " : "")
+                  << (near ? std::to_string(perimeter.radius()) : "") << ": " << nodes
+                  << " states generated, " << all.size() << " states, farthest " << all.farthest() << "\n";
       }
-      std::cout << c.name << ", " << set.size() << " tables: " << nodes << " states generated, "
-                << all.size() << " states, farthest " << all.farthest() << "\n";
     }
   }
 }
@@ -238,6 +246,33 @@ TEST(DefinedIdaTest, AFreePiecesTableIsTheLeastOverItsPlacesOfTheCountedMoves) {
   EXPECT_EQ(all.status().message(),
             "projection: set T: free pieces (~6) need a projection of that set alone, its "
             "orientations left out (-o), with the labels whose moves count told apart");
+}
+
+// A perimeter lists every state within its radius at its distance, and nothing farther;
+// the radius is the last layer that fits its states.
+TEST(DefinedIdaTest, APerimeterListsTheLayersThatFit) {
+  for (const std::string name : {"slide32", "pancake5", "dials3"}) {
+    auto d = ReadDefinition(SampleText(name + ".tws"), name + ".tws");
+    ASSERT_TRUE(d.ok()) << d.status();
+    const BruteForce all(*d);
+    for (const uint64_t budget : {uint64_t{1}, uint64_t{20}, uint64_t{100}, uint64_t{100000}}) {
+      const DefinedPerimeter perimeter(*d, CompiledMoves(*d), budget);
+      uint64_t within = 0, next_layer = 0;
+      for (size_t i = 0; i < all.size(); ++i) {
+        const int want = all.distance(i);
+        if (want >= 0 && want <= perimeter.radius()) {
+          ++within;
+          ASSERT_EQ(perimeter.Distance(all.states()[i]), want) << name << ": " << d->FormatCompact(all.states()[i]);
+        } else {
+          ASSERT_EQ(perimeter.Distance(all.states()[i]), -1) << name << ": " << d->FormatCompact(all.states()[i]);
+        }
+        next_layer += want == perimeter.radius() + 1 ? 1 : 0;
+      }
+      EXPECT_EQ(perimeter.size(), within) << name;
+      EXPECT_LE(within, std::max<uint64_t>(budget, d->goals().size())) << name;
+      if (next_layer > 0) EXPECT_GT(within + next_layer, budget) << name << ": the next layer would fit";
+    }
+  }
 }
 
 TEST(DefinedIdaTest, TheBudgetAndCancellationEndASearch) {

@@ -23,6 +23,15 @@ class Ida {
     // the other is one short (and thresholds go up by two).
     const DefinedIndex invariants = DefinedIndex::Invariants(d_, moves_of_);
     parity_ = invariants.Indexable(start.data()) ? invariants.DistanceParity(start.data()) : -1;
+    if (perimeter_ != nullptr) {
+      const int exact = perimeter_->Distance(start);
+      if (exact >= 0 && exact <= options_.max_depth) {
+        WalkDown(start, exact);
+        result_.solved = true;
+        result_.moves = moves_;
+        return result_;
+      }
+    }
     int threshold = WithParity(Bound(start, ProjectionTable::kUnreachable), 0);
     while (threshold <= options_.max_depth) {
       ++result_.iterations;
@@ -88,6 +97,21 @@ class Ida {
       if (turn_xy % mod != turn_yx % mod) return false;
     }
     return true;
+  }
+
+  // Appends the smallest moves from `state`, `distance` away within the perimeter, down to
+  // a goal: at each step the first move in canonical order to a state one nearer.
+  void WalkDown(DefinedState state, int distance) {
+    DefinedState next(state.size());
+    for (int k = distance; k > 0; --k) {
+      for (int m = 0; m < moves_of_.move_count(); ++m) {
+        if (moves_of_.Apply(state.data(), m, next.data()) && perimeter_->Distance(next) == k - 1) {
+          moves_.push_back(m);
+          state.swap(next);
+          break;
+        }
+      }
+    }
   }
 
   // A bound of a state g moves from the start raised to the parity of its distance, where
@@ -161,7 +185,23 @@ class Ida {
         h = one >= ProjectionTable::kUnreachable ? one : options_.sum ? h + one : std::max(h, one);
         if (h >= ProjectionTable::kUnreachable || h > threshold - g - 1) break;
       }
-      const int f = g + 1 + WithParity(h, g + 1);
+      h = WithParity(h, g + 1);
+      if (perimeter_ != nullptr && h <= perimeter_->radius()) {
+        const int exact = perimeter_->Distance(child.state);
+        if (exact >= 0) {
+          if (g + 1 + exact > threshold) {
+            next_threshold_ = std::min(next_threshold_, g + 1 + exact);
+            continue;
+          }
+          // Within the threshold, which no answer is shorter than: the answer, its end the
+          // smallest moves down the perimeter.
+          moves_.push_back(child.move);
+          WalkDown(child.state, exact);
+          return true;
+        }
+        h = WithParity(perimeter_->radius() + 1, g + 1);
+      }
+      const int f = g + 1 + h;
       if (f > threshold) {
         next_threshold_ = std::min(next_threshold_, f);
         continue;
@@ -186,6 +226,7 @@ class Ida {
   DefinedState scratch_;
   int next_threshold_ = 0;
   int parity_ = -1;  // of the start's distance, where the moves keep one (DistanceParity)
+  const DefinedPerimeter* perimeter_ = options_.perimeter;
   DefinedIdaResult result_;
 };
 

@@ -4,7 +4,8 @@
 // smallest of the optimal ones. A move that leaves the state as it was, or goes back to the
 // state before, is never taken: no optimal answer does either; nor are two powers of one
 // move in a row, or two moves that commute out of canonical order (the smallest optimal
-// answer has neither).
+// answer has neither). Where every move flips a parity (DefinedIndex::DistanceParity), each
+// bound is raised to the distance's; within a perimeter's radius, the perimeter answers.
 #ifndef PUZZLEDB_CORE_DEFINED_DEFINED_IDA_H_
 #define PUZZLEDB_CORE_DEFINED_DEFINED_IDA_H_
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/defined/defined_perimeter.h"
 #include "core/defined/projection_table.h"
 #include "core/definition/definition.h"
 #include "core/model/model.h"
@@ -28,6 +30,9 @@ struct DefinedIdaOptions {
   // Asked every 4096 states (LimitsReached): the deadline and the caller's cancellation.
   // Its max_moves and max_nodes are not read (the fields above are). May be null.
   const SearchLimits* limits = nullptr;
+  // Where a state's bound is within its radius, its exact distance (and the answer's end,
+  // walked down it), or a bound of radius + 1. May be null.
+  const DefinedPerimeter* perimeter = nullptr;
 };
 
 struct DefinedIdaResult {

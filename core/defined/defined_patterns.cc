@@ -79,8 +79,9 @@ absl::StatusOr<std::vector<StoredProjection>> StoredProjections(const DefinedPuz
 
 }  // namespace
 
-DefinedPatterns::DefinedPatterns(std::vector<ProjectionTable> tables, bool sum)
-    : tables_(std::move(tables)), sum_(sum && tables_.size() > 1) {
+DefinedPatterns::DefinedPatterns(std::vector<ProjectionTable> tables, bool sum,
+                                 std::shared_ptr<const DefinedPerimeter> perimeter)
+    : tables_(std::move(tables)), sum_(sum && tables_.size() > 1), perimeter_(std::move(perimeter)) {
   for (const ProjectionTable& table : tables_) bounds_.push_back(&table);
 }
 
@@ -284,7 +285,9 @@ absl::StatusOr<std::shared_ptr<const DefinedPatterns>> DefinedPatternsOf(
   std::vector<ProjectionSpec> specs;
   for (const StoredProjection& one : *stored) specs.push_back(one.spec);
   const bool sum = MoveDisjoint(data.definition, specs);
-  return std::make_shared<const DefinedPatterns>(std::move(tables), sum);
+  auto perimeter = std::make_shared<const DefinedPerimeter>(
+      data.definition, CompiledMoves(data.definition), kDefaultPerimeterStates);
+  return std::make_shared<const DefinedPatterns>(std::move(tables), sum, std::move(perimeter));
 }
 
 absl::Status VerifyDefinedPatterns(const DefinedPuzzleData& data, const LoadedTable& table,
@@ -346,6 +349,7 @@ absl::StatusOr<Solution> SearchDefined(const DefinedPuzzleData& data,
                                            : kMaxDefinedSearchDepth;
   options.limits = &limits;
   options.sum = patterns.sum();
+  options.perimeter = patterns.perimeter();
   auto found = DefinedIdaStar(data.definition, patterns.bounds(), start, options);
   if (!found.ok()) return found.status();
   solution.nodes = found->nodes;

@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/defined/defined_ida.h"
+#include "core/defined/defined_perimeter.h"
 #include "core/defined/defined_model.h"
 #include "core/defined/projection_table.h"
 #include "core/table/table_builder.h"
@@ -39,9 +40,12 @@ inline constexpr int kMaxDefinedSearchDepth = 255;
 class DefinedPatterns {
  public:
   // `sum`: the search adds the tables' bounds (REQUIRES: MoveDisjoint of their projections).
-  DefinedPatterns(std::vector<ProjectionTable> tables, bool sum);
+  DefinedPatterns(std::vector<ProjectionTable> tables, bool sum,
+                  std::shared_ptr<const DefinedPerimeter> perimeter = nullptr);
   const std::vector<ProjectionTable>& tables() const { return tables_; }
   bool sum() const { return sum_; }
+  // The states near the goals, searched when the tables are loaded (may be null).
+  const DefinedPerimeter* perimeter() const { return perimeter_.get(); }
   // The tables as the live search takes them, in stored order.
   std::span<const ProjectionTable* const> bounds() const { return bounds_; }
 
@@ -49,6 +53,7 @@ class DefinedPatterns {
   std::vector<ProjectionTable> tables_;
   std::vector<const ProjectionTable*> bounds_;
   bool sum_ = false;
+  std::shared_ptr<const DefinedPerimeter> perimeter_;
 };
 
 // Projections whose tables take at most `memory` bytes together: for each set, those
