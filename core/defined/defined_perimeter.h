@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "core/definition/defined_index.h"
 #include "core/definition/definition.h"
 
@@ -30,7 +31,9 @@ class DefinedPerimeter {
   uint64_t size() const { return distance_.size(); }
   // The state's distance, or -1 when it is farther than radius().
   int Distance(const DefinedState& state) const {
-    const auto it = distance_.find(std::string(state.begin(), state.end()));
+    // A view of the bytes: no string is made for the lookup.
+    const auto it = distance_.find(
+        absl::string_view(reinterpret_cast<const char*>(state.data()), state.size()));
     return it == distance_.end() ? -1 : it->second;
   }
 
