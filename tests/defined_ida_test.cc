@@ -275,6 +275,110 @@ TEST(DefinedIdaTest, APerimeterListsTheLayersThatFit) {
   }
 }
 
+// The eight puzzle as a definition (9 is the blank, home in the corner the transpose
+// fixes): U D L R move the blank, as slide32.tws writes them.
+std::string Slide33() {
+  std::string text = "Set T 9 1\nSolved\nT\n1 2 3 4 5 6 7 8 9\nEnd\n";
+  const struct {
+    const char* name;
+    int dr, dc;
+  } directions[] = {{"U", -1, 0}, {"D", 1, 0}, {"L", 0, -1}, {"R", 0, 1}};
+  for (const auto& dir : directions) {
+    for (int blank = 0; blank < 9; ++blank) {
+      const int r = blank / 3 + dir.dr, c = blank % 3 + dir.dc;
+      if (r < 0 || r > 2 || c < 0 || c > 2) continue;
+      std::vector<int> source(9);
+      for (int i = 0; i < 9; ++i) source[static_cast<size_t>(i)] = i + 1;
+      std::swap(source[static_cast<size_t>(blank)], source[static_cast<size_t>(3 * r + c)]);
+      text += std::string("Move ") + dir.name + "\nIf T " + std::to_string(blank + 1) + " 9\nT\n";
+      for (int i = 0; i < 9; ++i) text += std::to_string(source[static_cast<size_t>(i)]) + (i == 8 ? "\n" : " ");
+      text += "End\n";
+    }
+  }
+  return text;
+}
+
+// The symmetries found are those of the moves and the goals: the transpose of the fifteen
+// and of the eight puzzle (the blank's home on the diagonal); none for the 3x2 board, the
+// pancakes, a cube whose corners turn. Each takes every move's result to a move's result
+// from the image, and the goals to goals; the search that reads the tables at the images
+// too gives the same answers (the lexicographically smallest optimal ones) in fewer states.
+TEST(DefinedIdaTest, SymmetriesTakeMovesToMovesAndTheirBoundsHold) {
+  auto read = [](const std::string& text, const std::string& name) {
+    auto d = ReadDefinition(text, name);
+    EXPECT_TRUE(d.ok()) << d.status();
+    return *std::move(d);
+  };
+  const Definition slide44 = read(SampleText("slide44.tws"), "slide44.tws");
+  const Definition slide33 = read(Slide33(), "slide33.tws");
+  for (const std::string name : {"slide32", "pancake5", "cube2urf"}) {
+    const Definition d = read(SampleText(name + ".tws"), name + ".tws");
+    EXPECT_TRUE(FindSymmetries(d, CompiledMoves(d)).empty()) << name;
+  }
+  std::mt19937 random(51);
+  for (const Definition* d : {&slide44, &slide33}) {
+    const std::vector<DefinedSymmetry> found = FindSymmetries(*d, CompiledMoves(*d));
+    ASSERT_EQ(found.size(), 1u) << d->title();
+    const DefinedSymmetry& transpose = found[0];
+    for (int cell = 0; cell < static_cast<int>(transpose.position.size()); ++cell) {
+      const int side = d == &slide44 ? 4 : 3;
+      EXPECT_EQ(transpose.position[static_cast<size_t>(cell)], (cell % side) * side + cell / side);
+    }
+    DefinedState image;
+    transpose.Apply(*d, d->goals()[0], &image);
+    EXPECT_EQ(image, d->goals()[0]);
+    // Random states: each move's result, seen through the symmetry, is a move's result.
+    for (int k = 0; k < 300; ++k) {
+      DefinedState s = d->goals()[0], next, from_image, moved_image;
+      for (int step = 0; step < 100; ++step) {
+        if (d->Apply(s, static_cast<int>(random() % d->moves().size()), &next)) s = next;
+      }
+      transpose.Apply(*d, s, &from_image);
+      for (int m = 0; m < static_cast<int>(d->moves().size()); ++m) {
+        if (!d->Apply(s, m, &next)) continue;
+        transpose.Apply(*d, next, &moved_image);
+        bool matched = false;
+        for (int m2 = 0; m2 < static_cast<int>(d->moves().size()) && !matched; ++m2) {
+          matched = d->Apply(from_image, m2, &next) && next == moved_image;
+        }
+        ASSERT_TRUE(matched) << d->FormatCompact(s) << ", move " << d->moves()[static_cast<size_t>(m)].name;
+      }
+    }
+  }
+  // The answers with the tables read at the images: those without, on 200 random states.
+  std::vector<ProjectionTable> tables;
+  for (const std::string text : {"T 1-4 ~9", "T 5-8 ~9"}) {
+    auto table = ProjectionTable::Build(slide33, *ParseProjection(text, slide33), 1 << 20, {});
+    ASSERT_TRUE(table.ok()) << table.status();
+    tables.push_back(*std::move(table));
+  }
+  ASSERT_TRUE(MoveDisjoint(slide33, {tables[0].spec(), tables[1].spec()}));
+  const std::vector<const ProjectionTable*> bounds = {&tables[0], &tables[1]};
+  const std::vector<DefinedSymmetry> symmetries = FindSymmetries(slide33, CompiledMoves(slide33));
+  uint64_t with = 0, without = 0;
+  for (int k = 0; k < 200; ++k) {
+    DefinedState s = slide33.goals()[0], next;
+    for (int step = 0; step < 80; ++step) {
+      if (slide33.Apply(s, static_cast<int>(random() % slide33.moves().size()), &next)) s = next;
+    }
+    std::string lines[2];
+    for (const bool mirrored : {false, true}) {
+      DefinedIdaOptions options;
+      options.max_depth = 40;
+      options.sum = true;
+      options.symmetries = mirrored ? &symmetries : nullptr;
+      auto found = DefinedIdaStar(slide33, bounds, s, options);
+      ASSERT_TRUE(found.ok()) << found.status();
+      lines[mirrored ? 1 : 0] = Line(slide33, *found);
+      (mirrored ? with : without) += found->nodes;
+    }
+    ASSERT_EQ(lines[1], lines[0]) << slide33.FormatCompact(s);
+  }
+  EXPECT_LT(with, without) << "the images' bounds should cut the search";
+  std::cout << "slide33, 200 states: " << without << " states generated, " << with
+            << " with the transpose's bounds\n";
+}
+
 TEST(DefinedIdaTest, TheBudgetAndCancellationEndASearch) {
   auto d = ReadDefinition(SampleText("slide32.tws"), "slide32.tws");
   ASSERT_TRUE(d.ok());

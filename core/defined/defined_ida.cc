@@ -159,10 +159,18 @@ class Ida {
         continue;
       }
       child.move = m;
-      child.entries.resize(tables_.size());
+      child.entries.resize(tables_.size() * (1 + images_));
       for (size_t t = 0; t < tables_.size(); ++t) {
         child.entries[t] = tables_[t]->EntryOfReached(child.state, &scratch_);
         __builtin_prefetch(tables_[t]->AddressOf(child.entries[t]));
+      }
+      for (size_t k = 0; k < images_; ++k) {
+        (*options_.symmetries)[k].Apply(d_, child.state, &image_);
+        for (size_t t = 0; t < tables_.size(); ++t) {
+          uint64_t& entry = child.entries[(k + 1) * tables_.size() + t];
+          entry = tables_[t]->EntryOfReached(image_, &scratch_);
+          __builtin_prefetch(tables_[t]->AddressOf(entry));
+        }
       }
       ++made;
     }
@@ -179,11 +187,16 @@ class Ida {
           return absl::Status(reached.code(), Cat(std::string(reached.message()), " after ", result_.nodes, " states"));
         }
       }
+      // The tables at the state, then at each image while the bound stays within reach.
       int h = 0;
-      for (size_t t = 0; t < tables_.size(); ++t) {
-        const int one = tables_[t]->BoundAt(child.entries[t]);
-        h = one >= ProjectionTable::kUnreachable ? one : options_.sum ? h + one : std::max(h, one);
-        if (h >= ProjectionTable::kUnreachable || h > threshold - g - 1) break;
+      for (size_t k = 0; k <= images_ && h <= threshold - g - 1; ++k) {
+        int here = 0;
+        for (size_t t = 0; t < tables_.size(); ++t) {
+          const int one = tables_[t]->BoundAt(child.entries[k * tables_.size() + t]);
+          here = one >= ProjectionTable::kUnreachable ? one : options_.sum ? here + one : std::max(here, one);
+          if (here >= ProjectionTable::kUnreachable || here > threshold - g - 1) break;
+        }
+        h = std::max(h, here);
       }
       h = WithParity(h, g + 1);
       if (perimeter_ != nullptr && h <= perimeter_->radius()) {
@@ -227,6 +240,8 @@ class Ida {
   int next_threshold_ = 0;
   int parity_ = -1;  // of the start's distance, where the moves keep one (DistanceParity)
   const DefinedPerimeter* perimeter_ = options_.perimeter;
+  const size_t images_ = options_.symmetries != nullptr ? options_.symmetries->size() : 0;
+  DefinedState image_;  // a child's image under a symmetry
   DefinedIdaResult result_;
 };
 

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/defined/defined_perimeter.h"
+#include "core/defined/defined_symmetry.h"
 #include "core/defined/projection_table.h"
 #include "core/definition/definition.h"
 #include "core/model/model.h"
@@ -33,6 +34,9 @@ struct DefinedIdaOptions {
   // Where a state's bound is within its radius, its exact distance (and the answer's end,
   // walked down it), or a bound of radius + 1. May be null.
   const DefinedPerimeter* perimeter = nullptr;
+  // The tables are read at each image of a state too, the largest bound kept (each image
+  // is as far from the goals). May be null.
+  const std::vector<DefinedSymmetry>* symmetries = nullptr;
 };
 
 struct DefinedIdaResult {

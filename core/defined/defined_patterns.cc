@@ -80,8 +80,12 @@ absl::StatusOr<std::vector<StoredProjection>> StoredProjections(const DefinedPuz
 }  // namespace
 
 DefinedPatterns::DefinedPatterns(std::vector<ProjectionTable> tables, bool sum,
-                                 std::shared_ptr<const DefinedPerimeter> perimeter)
-    : tables_(std::move(tables)), sum_(sum && tables_.size() > 1), perimeter_(std::move(perimeter)) {
+                                 std::shared_ptr<const DefinedPerimeter> perimeter,
+                                 std::vector<DefinedSymmetry> symmetries)
+    : tables_(std::move(tables)),
+      sum_(sum && tables_.size() > 1),
+      perimeter_(std::move(perimeter)),
+      symmetries_(std::move(symmetries)) {
   for (const ProjectionTable& table : tables_) bounds_.push_back(&table);
 }
 
@@ -285,9 +289,10 @@ absl::StatusOr<std::shared_ptr<const DefinedPatterns>> DefinedPatternsOf(
   std::vector<ProjectionSpec> specs;
   for (const StoredProjection& one : *stored) specs.push_back(one.spec);
   const bool sum = MoveDisjoint(data.definition, specs);
-  auto perimeter = std::make_shared<const DefinedPerimeter>(
-      data.definition, CompiledMoves(data.definition), kDefaultPerimeterStates);
-  return std::make_shared<const DefinedPatterns>(std::move(tables), sum, std::move(perimeter));
+  const CompiledMoves moves(data.definition);
+  auto perimeter = std::make_shared<const DefinedPerimeter>(data.definition, moves, kDefaultPerimeterStates);
+  return std::make_shared<const DefinedPatterns>(std::move(tables), sum, std::move(perimeter),
+                                                 FindSymmetries(data.definition, moves));
 }
 
 absl::Status VerifyDefinedPatterns(const DefinedPuzzleData& data, const LoadedTable& table,
@@ -350,6 +355,7 @@ absl::StatusOr<Solution> SearchDefined(const DefinedPuzzleData& data,
   options.limits = &limits;
   options.sum = patterns.sum();
   options.perimeter = patterns.perimeter();
+  options.symmetries = &patterns.symmetries();
   auto found = DefinedIdaStar(data.definition, patterns.bounds(), start, options);
   if (!found.ok()) return found.status();
   solution.nodes = found->nodes;

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "core/defined/defined_ida.h"
 #include "core/defined/defined_perimeter.h"
+#include "core/defined/defined_symmetry.h"
 #include "core/defined/defined_model.h"
 #include "core/defined/projection_table.h"
 #include "core/table/table_builder.h"
@@ -41,11 +42,14 @@ class DefinedPatterns {
  public:
   // `sum`: the search adds the tables' bounds (REQUIRES: MoveDisjoint of their projections).
   DefinedPatterns(std::vector<ProjectionTable> tables, bool sum,
-                  std::shared_ptr<const DefinedPerimeter> perimeter = nullptr);
+                  std::shared_ptr<const DefinedPerimeter> perimeter = nullptr,
+                  std::vector<DefinedSymmetry> symmetries = {});
   const std::vector<ProjectionTable>& tables() const { return tables_; }
   bool sum() const { return sum_; }
   // The states near the goals, searched when the tables are loaded (may be null).
   const DefinedPerimeter* perimeter() const { return perimeter_.get(); }
+  // The definition's symmetries (FindSymmetries), found when the tables are loaded.
+  const std::vector<DefinedSymmetry>& symmetries() const { return symmetries_; }
   // The tables as the live search takes them, in stored order.
   std::span<const ProjectionTable* const> bounds() const { return bounds_; }
 
@@ -54,6 +58,7 @@ class DefinedPatterns {
   std::vector<const ProjectionTable*> bounds_;
   bool sum_ = false;
   std::shared_ptr<const DefinedPerimeter> perimeter_;
+  std::vector<DefinedSymmetry> symmetries_;
 };
 
 // Projections whose tables take at most `memory` bytes together: for each set, those

@@ -1,0 +1,34 @@
+// A definition's symmetries (issue 51): relabellings of its positions and pieces that take
+// every move block to a block (its guards with it) and the goals to goals, so that a state
+// and its image are equally far from the goals. The live search reads its tables at each
+// image too and keeps the largest bound, as the fifteen's model reads its tables at the
+// board reflected about the diagonal. Found by a search over the positions' images (sets
+// whose pieces turn are left alone: a definition with orientations gets none today).
+#ifndef PUZZLEDB_CORE_DEFINED_DEFINED_SYMMETRY_H_
+#define PUZZLEDB_CORE_DEFINED_DEFINED_SYMMETRY_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "core/definition/defined_index.h"
+#include "core/definition/definition.h"
+
+namespace puzzledb {
+
+struct DefinedSymmetry {
+  std::vector<uint16_t> position;            // by byte of a state: the byte it goes to
+  std::vector<std::vector<uint8_t>> label;   // by set, by label: the label it becomes
+
+  // The image of `from` (`to` is resized).
+  void Apply(const Definition& definition, const DefinedState& from, DefinedState* to) const;
+};
+
+// Every symmetry but the identity, up to `most`; none for a definition whose sets turn, or
+// those found when the search passes `steps` blocks checked (a budget on its work: the
+// fifteen's transpose takes 2,448).
+std::vector<DefinedSymmetry> FindSymmetries(const Definition& definition, const CompiledMoves& moves,
+                                            int most = 3, uint64_t steps = 1000000);
+
+}  // namespace puzzledb
+
+#endif  // PUZZLEDB_CORE_DEFINED_DEFINED_SYMMETRY_H_
