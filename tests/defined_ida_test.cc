@@ -270,7 +270,9 @@ TEST(DefinedIdaTest, APerimeterListsTheLayersThatFit) {
       }
       EXPECT_EQ(perimeter.size(), within) << name;
       EXPECT_LE(within, std::max<uint64_t>(budget, d->goals().size())) << name;
-      if (next_layer > 0) EXPECT_GT(within + next_layer, budget) << name << ": the next layer would fit";
+      if (next_layer > 0) {
+        EXPECT_GT(within + next_layer, budget) << name << ": the next layer would fit";
+      }
     }
   }
 }
