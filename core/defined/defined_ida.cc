@@ -142,11 +142,31 @@ class Ida {
     std::vector<uint64_t> entries;  // by table
   };
 
+  static constexpr uint64_t kNotYet = ~uint64_t{0};
+
+  // Table t's entry for the child's image k (0: the child itself), found once.
+  uint64_t Entry(Child& child, size_t k, size_t t) {
+    uint64_t& entry = child.entries[k * tables_.size() + t];
+    if (entry != kNotYet) return entry;
+    if (k == 0) {
+      entry = tables_[t]->EntryOfReached(child.state, &scratch_);
+    } else {
+      if (imaged_ != &child || imaged_k_ != k) {
+        (*options_.symmetries)[k - 1].Apply(d_, child.state, &image_);
+        imaged_ = &child;
+        imaged_k_ = k;
+      }
+      entry = tables_[t]->EntryOfReached(image_, &scratch_);
+    }
+    return entry;
+  }
+
   absl::StatusOr<bool> Dfs(int g, int threshold) {
     const DefinedState& here = path_[static_cast<size_t>(g)];
     if (d_.IsGoal(here)) return true;
     std::vector<Child>& children = children_[static_cast<size_t>(g)];
     children.resize(static_cast<size_t>(moves_of_.move_count()));
+    imaged_ = nullptr;  // these children are made anew
     size_t made = 0;
     const std::vector<char>* skip = g > 0 ? &skip_[static_cast<size_t>(moves_.back())] : nullptr;
     for (int m = 0; m < moves_of_.move_count(); ++m) {
@@ -159,24 +179,20 @@ class Ida {
         continue;
       }
       child.move = m;
-      child.entries.resize(tables_.size() * (1 + images_));
-      for (size_t t = 0; t < tables_.size(); ++t) {
-        child.entries[t] = tables_[t]->EntryOfReached(child.state, &scratch_);
-        __builtin_prefetch(tables_[t]->AddressOf(child.entries[t]));
-      }
-      for (size_t k = 0; k < images_; ++k) {
-        (*options_.symmetries)[k].Apply(d_, child.state, &image_);
-        for (size_t t = 0; t < tables_.size(); ++t) {
-          uint64_t& entry = child.entries[(k + 1) * tables_.size() + t];
-          entry = tables_[t]->EntryOfReached(image_, &scratch_);
-          __builtin_prefetch(tables_[t]->AddressOf(entry));
+      // Summed, every table is read (at every image, unless the bound passes first): all
+      // are fetched now. Otherwise the first table often decides alone: only its entry is,
+      // the others' are found when they are needed.
+      child.entries.assign(tables_.size() * (1 + images_), kNotYet);
+      for (size_t k = 0; k <= (options_.sum ? images_ : 0); ++k) {
+        for (size_t t = 0; t < (options_.sum ? tables_.size() : std::min<size_t>(1, tables_.size())); ++t) {
+          __builtin_prefetch(tables_[t]->AddressOf(Entry(child, k, t)));
         }
       }
       ++made;
     }
     DefinedState& next = path_[static_cast<size_t>(g) + 1];
     for (size_t c = 0; c < made; ++c) {
-      const Child& child = children[c];
+      Child& child = children[c];
       ++result_.nodes;
       if (options_.max_nodes > 0 && result_.nodes > options_.max_nodes) {
         return absl::ResourceExhaustedError(
@@ -192,7 +208,7 @@ class Ida {
       for (size_t k = 0; k <= images_ && h <= threshold - g - 1; ++k) {
         int here = 0;
         for (size_t t = 0; t < tables_.size(); ++t) {
-          const int one = tables_[t]->BoundAt(child.entries[k * tables_.size() + t]);
+          const int one = tables_[t]->BoundAt(Entry(child, k, t));
           here = one >= ProjectionTable::kUnreachable ? one : options_.sum ? here + one : std::max(here, one);
           if (here >= ProjectionTable::kUnreachable || here > threshold - g - 1) break;
         }
@@ -242,6 +258,8 @@ class Ida {
   const DefinedPerimeter* perimeter_ = options_.perimeter;
   const size_t images_ = options_.symmetries != nullptr ? options_.symmetries->size() : 0;
   DefinedState image_;  // a child's image under a symmetry
+  const Child* imaged_ = nullptr;  // whose image image_ holds, and under which symmetry
+  size_t imaged_k_ = 0;
   DefinedIdaResult result_;
 };
 

@@ -5,7 +5,9 @@
 // state before, is never taken: no optimal answer does either; nor are two powers of one
 // move in a row, or two moves that commute out of canonical order (the smallest optimal
 // answer has neither). Where every move flips a parity (DefinedIndex::DistanceParity), each
-// bound is raised to the distance's; within a perimeter's radius, the perimeter answers.
+// bound is raised to the distance's; the tables are read at a state's images under the
+// definition's symmetries too (the largest bound kept); within a perimeter's radius, the
+// perimeter answers.
 #ifndef PUZZLEDB_CORE_DEFINED_DEFINED_IDA_H_
 #define PUZZLEDB_CORE_DEFINED_DEFINED_IDA_H_
 
