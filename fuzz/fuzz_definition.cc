@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/defined/defined_search.h"
+#include "core/defined/defined_symmetry.h"
 #include "core/definition/defined_index.h"
 #include "core/definition/projection.h"
 #include "core/definition/read_definition.h"
@@ -73,6 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   puzzledb::DefinedSearchOptions options;
   options.threads = 1;
+  options.exact = true;  // distances, to check the parity and the symmetries against
   const auto searched = puzzledb::SearchDefinition(d, moves, *index, options);
   if (!searched.ok()) {
     if (!absl::IsInvalidArgument(searched.status())) std::abort();
@@ -89,6 +91,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     index->Unrank(i, state.data());
     if (!index->Indexable(state.data()) || index->Rank(state.data()) != i) std::abort();
     if (!invariants.Possible(state.data())) std::abort();  // reached: no invariant may refuse it
+    // A parity every move flips is the distance's.
+    const int parity = invariants.DistanceParity(state.data());
+    if (parity >= 0 && parity != entry % 2) std::abort();
+  }
+  // A symmetry's image of a reached state is reached, as far (a small budget: bad input
+  // must not make the search for them long).
+  const auto symmetries = puzzledb::FindSymmetries(d, moves, 3, 20000);
+  puzzledb::DefinedState image;
+  for (uint64_t i = 0; i < index->size(); ++i) {
+    const uint8_t entry = searched->entries.Get(i);
+    if (entry == puzzledb::PackedTable::kByteUncovered) continue;
+    index->Unrank(i, state.data());
+    for (const auto& symmetry : symmetries) {
+      symmetry.Apply(d, state, &image);
+      if (!index->Indexable(image.data()) || searched->entries.Get(index->Rank(image.data())) != entry) std::abort();
+    }
   }
   return 0;
 }
