@@ -97,7 +97,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // A symmetry's image of a reached state is reached, as far (a small budget: bad input
   // must not make the search for them long).
-  const auto symmetries = puzzledb::FindSymmetries(d, moves, 3, 20000);
+  const auto symmetries = puzzledb::FindSymmetries(d, moves, 3, 1 << 20);
   puzzledb::DefinedState image;
   for (uint64_t i = 0; i < index->size(); ++i) {
     const uint8_t entry = searched->entries.Get(i);

@@ -290,7 +290,7 @@ absl::StatusOr<std::shared_ptr<const DefinedPatterns>> DefinedPatternsOf(
   for (const StoredProjection& one : *stored) specs.push_back(one.spec);
   const bool sum = MoveDisjoint(data.definition, specs);
   const CompiledMoves moves(data.definition);
-  auto perimeter = std::make_shared<const DefinedPerimeter>(data.definition, moves, kDefaultPerimeterStates);
+  auto perimeter = std::make_shared<const DefinedPerimeter>(data.definition, moves, PerimeterStates(moves));
   return std::make_shared<const DefinedPatterns>(std::move(tables), sum, std::move(perimeter),
                                                  FindSymmetries(data.definition, moves));
 }

@@ -1,8 +1,15 @@
 #include "core/defined/defined_perimeter.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace puzzledb {
+
+uint64_t PerimeterStates(const CompiledMoves& moves) {
+  const uint64_t work = static_cast<uint64_t>(std::max(1, moves.block_count())) *
+                        static_cast<uint64_t>(std::max(1, moves.state_bytes()));
+  return std::min(kDefaultPerimeterStates, std::max<uint64_t>(1, (uint64_t{1} << 27) / work));
+}
 
 DefinedPerimeter::DefinedPerimeter(const Definition& definition, const CompiledMoves& moves,
                                    uint64_t max_states) {

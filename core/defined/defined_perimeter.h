@@ -18,8 +18,10 @@
 
 namespace puzzledb {
 
-// The states a perimeter keeps at most by default: 2^17, a few megabytes.
+// The states a perimeter keeps at most by default: 2^17, a few megabytes, and fewer where
+// its search would pass 2^27 bytes of blocks applied (PerimeterStates).
 inline constexpr uint64_t kDefaultPerimeterStates = uint64_t{1} << 17;
+uint64_t PerimeterStates(const CompiledMoves& moves);
 
 class DefinedPerimeter {
  public:

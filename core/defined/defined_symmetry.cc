@@ -111,8 +111,8 @@ class Finder {
 
   void Assign(size_t k) {
     if (static_cast<int>(found_.size()) >= most_ || steps_left_ == 0) return;
-    // Each step checks every block: the budget counts blocks checked.
-    const auto cost = static_cast<uint64_t>(std::max(1, moves_.block_count()));
+    // Each step checks every block, a byte at a time: the budget counts bytes.
+    const auto cost = static_cast<uint64_t>(std::max(1, moves_.block_count())) * static_cast<uint64_t>(n_);
     steps_left_ = steps_left_ > cost ? steps_left_ - cost : 0;
     if (k == order_.size()) {
       Accept();

@@ -24,10 +24,10 @@ struct DefinedSymmetry {
 };
 
 // Every symmetry but the identity, up to `most`; none for a definition whose sets turn, or
-// those found when the search passes `steps` blocks checked (a budget on its work: the
-// fifteen's transpose takes 2,448).
+// those found when the search has checked `steps` bytes of blocks (a budget on its work,
+// whatever the definition: the fifteen's transpose takes 39,168).
 std::vector<DefinedSymmetry> FindSymmetries(const Definition& definition, const CompiledMoves& moves,
-                                            int most = 3, uint64_t steps = 1000000);
+                                            int most = 3, uint64_t steps = uint64_t{1} << 26);
 
 }  // namespace puzzledb
 
