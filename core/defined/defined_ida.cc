@@ -24,6 +24,7 @@ class Ida {
     const DefinedIndex invariants = DefinedIndex::Invariants(d_, moves_of_);
     parity_ = invariants.Indexable(start.data()) ? invariants.DistanceParity(start.data()) : -1;
     if (perimeter_ != nullptr) {
+      ++result_.lookups;
       const int exact = perimeter_->Distance(start);
       if (exact >= 0 && exact <= options_.max_depth) {
         WalkDown(start, exact);
@@ -105,7 +106,9 @@ class Ida {
     DefinedState next(state.size());
     for (int k = distance; k > 0; --k) {
       for (int m = 0; m < moves_of_.move_count(); ++m) {
-        if (moves_of_.Apply(state.data(), m, next.data()) && perimeter_->Distance(next) == k - 1) {
+        if (!moves_of_.Apply(state.data(), m, next.data())) continue;
+        ++result_.lookups;
+        if (perimeter_->Distance(next) == k - 1) {
           moves_.push_back(m);
           state.swap(next);
           break;
@@ -216,6 +219,7 @@ class Ida {
       }
       h = WithParity(h, g + 1);
       if (perimeter_ != nullptr && h <= perimeter_->radius()) {
+        ++result_.lookups;
         const int exact = perimeter_->Distance(child.state);
         if (exact >= 0) {
           if (g + 1 + exact > threshold) {

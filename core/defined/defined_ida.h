@@ -49,6 +49,7 @@ struct DefinedIdaResult {
   bool unreachable = false;
   std::vector<int> moves;  // the answer, in canonical move numbers
   uint64_t nodes = 0;      // states generated
+  uint64_t lookups = 0;    // states looked up in the perimeter
   int iterations = 0;
 };
 

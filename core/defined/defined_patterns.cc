@@ -359,6 +359,7 @@ absl::StatusOr<Solution> SearchDefined(const DefinedPuzzleData& data,
   auto found = DefinedIdaStar(data.definition, patterns.bounds(), start, options);
   if (!found.ok()) return found.status();
   solution.nodes = found->nodes;
+  solution.lookups = found->lookups;
   if (found->solved) {
     solution.outcome = Outcome::kSolved;
     solution.distance = static_cast<int>(found->moves.size());
