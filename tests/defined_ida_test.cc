@@ -155,9 +155,14 @@ TEST(DefinedIdaTest, AnswersAreTheBruteForcesWithAndWithoutTables) {
 TEST(DefinedIdaTest, AFreePiecesTableIsTheLeastOverItsPlacesOfTheCountedMoves) {
   struct Case {
     std::string file, free, merged;
+    bool every_entry_reached = true;  // else the parity of the free piece's leaves some out
   };
   for (const Case& c : std::vector<Case>{{"slide32.tws", "T 1-2 ~6", "T 1-2"},
                                          {"slide32.tws", "T 2,4-5 ~6", "T 2,4-5"},
+                                         // One merged piece: the two indexes do not fold
+                                         // (a byte a state, then the least taken); the
+                                         // projection with the blank apart keeps a parity.
+                                         {"slide32.tws", "T 1-4 ~6", "T 1-4", false},
                                          {"slide44.tws", "T 1-2,5 ~16", "T 1-2,5"}}) {
     SCOPED_TRACE(c.free);
     auto d = ReadDefinition(SampleText(c.file), c.file);
@@ -209,7 +214,11 @@ TEST(DefinedIdaTest, AFreePiecesTableIsTheLeastOverItsPlacesOfTheCountedMoves) {
     ASSERT_TRUE(table.ok()) << table.status();
     auto plain = ProjectionTable::Build(*d, *ParseProjection(c.merged, *d), 1 << 24, two_threads);
     ASSERT_TRUE(plain.ok()) << plain.status();
-    EXPECT_EQ(table->entries(), least.size());
+    if (c.every_entry_reached) {
+      EXPECT_EQ(table->entries(), least.size());
+    } else {
+      EXPECT_GT(table->entries(), least.size());
+    }
     EXPECT_EQ(table->entries(), plain->entries());
     // Every state of slide32; 3,000 of slide44, each a random walk of 300 moves.
     std::vector<DefinedState> puzzle;

@@ -142,7 +142,7 @@ class Ida {
   struct Child {
     int move = 0;
     DefinedState state;
-    std::vector<uint64_t> entries;  // by table
+    std::vector<uint64_t> entries;  // by image (0: the child), then by table; kNotYet
   };
 
   static constexpr uint64_t kNotYet = ~uint64_t{0};

@@ -219,14 +219,7 @@ class Search {
       total += layer;
       Report(d + 1, layer, total, started, bottom_up);
     }
-    // The histogram is the folded table's.
-    result.histogram.assign(1, 0);
-    for (uint64_t i = 0; i < laid.size(); ++i) {
-      const uint8_t d = fold_bytes_[i];
-      if (d == PackedTable::kByteUncovered) continue;
-      if (result.histogram.size() <= d) result.histogram.resize(static_cast<size_t>(d) + 1, 0);
-      ++result.histogram[d];
-    }
+    result.histogram = ByteHistogram(result.entries);  // the folded table's
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return result;
   }
@@ -703,6 +696,18 @@ class Search {
 };
 
 }  // namespace
+
+std::vector<uint64_t> ByteHistogram(const PackedTable& entries) {
+  std::vector<uint64_t> histogram(1, 0);
+  const uint8_t* bytes = entries.data();
+  for (uint64_t i = 0; i < entries.size(); ++i) {
+    const uint8_t d = bytes[i];
+    if (d == PackedTable::kByteUncovered) continue;
+    if (histogram.size() <= d) histogram.resize(static_cast<size_t>(d) + 1, 0);
+    ++histogram[d];
+  }
+  return histogram;
+}
 
 bool FoldsInto(const DefinedIndex& index, const DefinedIndex& laid) {
   return index.inner_is_order() && laid.inner_is_order() &&

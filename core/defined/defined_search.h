@@ -77,6 +77,10 @@ absl::StatusOr<DefinedSearchResult> SearchFolded(const Definition& definition,
                                                  const DefinedSearchOptions& options);
 bool FoldsInto(const DefinedIndex& index, const DefinedIndex& laid);
 
+// The states at each distance of a DISTANCE_BYTE table (0 .. the farthest; uncovered
+// entries left out).
+std::vector<uint64_t> ByteHistogram(const PackedTable& entries);
+
 }  // namespace puzzledb
 
 #endif  // PUZZLEDB_CORE_DEFINED_DEFINED_SEARCH_H_

@@ -104,12 +104,7 @@ absl::StatusOr<ProjectionTable> ProjectionTable::Build(const Definition& definit
       int counted = 0;
       for (bool c : apart->counted()) counted += c ? 1 : 0;
       entries = LeastOverFree(*index, searched->entries, out.index_, counted, options.threads);
-      for (uint64_t i = 0; i < entries.size(); ++i) {
-        const uint8_t d = entries.Get(i);
-        if (d == PackedTable::kByteUncovered) continue;
-        if (histogram.size() <= d) histogram.resize(static_cast<size_t>(d) + 1, 0);
-        ++histogram[d];
-      }
+      histogram = ByteHistogram(entries);
     }
   }
   auto table = std::make_shared<const PackedTable>(std::move(entries));
