@@ -37,20 +37,18 @@ class Finder {
       }
     }
     for (size_t k = 0; k < static_cast<size_t>(n_); ++k) {
-      if (k < order_.size()) {
-        const int p = order_[k];
-        for (int b = 0; b < moves.block_count(); ++b) {
-          const auto& source = moves.block(b).source;
-          if (source[static_cast<size_t>(p)] == p && std::none_of(source.begin(), source.end(), [&](uint16_t x) { return x == p; })) continue;
-          for (int i = 0; i < n_; ++i) {
-            if (source[static_cast<size_t>(i)] != i && (i == p || source[static_cast<size_t>(i)] == p)) {
-              add(i);
-              add(source[static_cast<size_t>(i)]);
-            }
+      if (k == order_.size()) {
+        for (int p = 0; p < n_; ++p) add(p);  // what no guard and no block reaches, in order
+      }
+      const int p = order_[k];
+      for (int b = 0; b < moves.block_count(); ++b) {
+        const auto& source = moves.block(b).source;
+        for (int i = 0; i < n_; ++i) {
+          if (source[static_cast<size_t>(i)] != i && (i == p || source[static_cast<size_t>(i)] == p)) {
+            add(i);
+            add(source[static_cast<size_t>(i)]);
           }
         }
-      } else {
-        for (int p = 0; p < n_; ++p) add(p);
       }
     }
   }
