@@ -14,11 +14,13 @@ class Ida {
       const DefinedIdaOptions& options)
       : d_(d), moves_of_(d), tables_(tables), options_(options) {
     PruneMoves();
+    MakeViews();
   }
 
   absl::StatusOr<DefinedIdaResult> Run(const DefinedState& start) {
     path_.assign(static_cast<size_t>(options_.max_depth) + 2, start);
     children_.resize(path_.size());  // never again: Dfs holds references into it
+    node_.assign(path_.size(), nullptr);
     // Where every move flips a parity, a distance has the parity of its state: a bound of
     // the other is one short (and thresholds go up by two).
     const DefinedIndex invariants = DefinedIndex::Invariants(d_, moves_of_);
@@ -147,20 +149,86 @@ class Ida {
 
   static constexpr uint64_t kNotYet = ~uint64_t{0};
 
+  // Table t read at image k of a state (k 0: the state itself), straight from the
+  // definition's bytes: the image and the projection composed, so that neither is made.
+  struct View {
+    const ProjectionTable* table = nullptr;
+    std::vector<uint16_t> source;   // by projected byte: the definition's byte it reads
+    std::vector<uint8_t> value;     // [projected byte * 256 + what its source holds]
+    std::vector<uint32_t> first;    // by definition byte: its readers are [first[p], first[p + 1])
+    std::vector<uint16_t> readers;  // projected bytes, by the byte they read
+
+    uint64_t Entry(const uint8_t* state, uint8_t* projected) const {
+      for (size_t i = 0; i < source.size(); ++i) projected[i] = value[i * 256 + state[source[i]]];
+      return table->index().Rank(projected);
+    }
+    // True when `a` and `b`, which differ at most at the bytes `changed`, look the same.
+    bool Same(const uint8_t* a, const uint8_t* b, const std::vector<uint16_t>& changed) const {
+      for (const uint16_t p : changed) {
+        for (uint32_t r = first[p]; r < first[p + 1]; ++r) {
+          const size_t row = size_t{readers[r]} * 256;
+          if (value[row + a[p]] != value[row + b[p]]) return false;
+        }
+      }
+      return true;
+    }
+  };
+
+  // views_[k * tables + t]: table t at image k.
+  void MakeViews() {
+    const size_t bytes = static_cast<size_t>(moves_of_.state_bytes());
+    std::vector<int> set_of(bytes, -1);  // the set of each label byte
+    for (size_t s = 0; s < d_.sets().size(); ++s) {
+      const DefinedSet& set = d_.sets()[s];
+      for (int j = 0; j < set.size; ++j) set_of[static_cast<size_t>(set.offset + j)] = static_cast<int>(s);
+    }
+    size_t widest = 0;
+    for (size_t k = 0; k <= images_; ++k) {
+      // The definition's byte that image k's byte p comes from (what Apply writes there).
+      std::vector<size_t> from(bytes);
+      for (size_t p = 0; p < bytes; ++p) from[p] = p;
+      const DefinedSymmetry* symmetry = k > 0 ? &(*options_.symmetries)[k - 1] : nullptr;
+      if (symmetry != nullptr) {
+        for (size_t q = 0; q < bytes; ++q) from[symmetry->position[q]] = q;
+      }
+      for (const ProjectionTable* table : tables_) {
+        const Projection& projection = table->projection();
+        View view;
+        view.table = table;
+        const int n = projection.bytes();
+        widest = std::max(widest, static_cast<size_t>(n));
+        view.value.assign(static_cast<size_t>(n) * 256, 0);
+        std::vector<std::vector<uint16_t>> readers(bytes);
+        for (int i = 0; i < n; ++i) {
+          const size_t q = from[projection.SourceOf(i)];
+          view.source.push_back(static_cast<uint16_t>(q));
+          readers[q].push_back(static_cast<uint16_t>(i));
+          for (int v = 0; v < 256; ++v) {
+            uint8_t seen = static_cast<uint8_t>(v);  // what image k holds there
+            if (symmetry != nullptr) {
+              const std::vector<uint8_t>& label = symmetry->label[static_cast<size_t>(set_of[q])];
+              if (static_cast<size_t>(v) >= label.size()) continue;
+              seen = label[static_cast<size_t>(v)];
+            }
+            view.value[static_cast<size_t>(i) * 256 + static_cast<size_t>(v)] = projection.ValueOf(i, seen);
+          }
+        }
+        view.first.push_back(0);
+        for (const std::vector<uint16_t>& r : readers) {
+          view.readers.insert(view.readers.end(), r.begin(), r.end());
+          view.first.push_back(static_cast<uint32_t>(view.readers.size()));
+        }
+        views_.push_back(std::move(view));
+      }
+    }
+    projected_.resize(widest);
+  }
+
   // Table t's entry for the child's image k (0: the child itself), found once.
   uint64_t Entry(Child& child, size_t k, size_t t) {
-    uint64_t& entry = child.entries[k * tables_.size() + t];
-    if (entry != kNotYet) return entry;
-    if (k == 0) {
-      entry = tables_[t]->EntryOfReached(child.state, &scratch_);
-    } else {
-      if (imaged_ != &child || imaged_k_ != k) {
-        (*options_.symmetries)[k - 1].Apply(d_, child.state, &image_);
-        imaged_ = &child;
-        imaged_k_ = k;
-      }
-      entry = tables_[t]->EntryOfReached(image_, &scratch_);
-    }
+    const size_t v = k * tables_.size() + t;
+    uint64_t& entry = child.entries[v];
+    if (entry == kNotYet) entry = views_[v].Entry(child.state.data(), projected_.data());
     return entry;
   }
 
@@ -169,7 +237,7 @@ class Ida {
     if (d_.IsGoal(here)) return true;
     std::vector<Child>& children = children_[static_cast<size_t>(g)];
     children.resize(static_cast<size_t>(moves_of_.move_count()));
-    imaged_ = nullptr;  // these children are made anew
+    const Child* parent = node_[static_cast<size_t>(g)];  // whose entries are here's (none at the start)
     size_t made = 0;
     const std::vector<char>* skip = g > 0 ? &skip_[static_cast<size_t>(moves_.back())] : nullptr;
     for (int m = 0; m < moves_of_.move_count(); ++m) {
@@ -177,18 +245,33 @@ class Ida {
       Child& child = children[made];
       child.state.resize(here.size());
       // The compiled blocks: what Definition::Apply does, without its bookkeeping.
-      if (!moves_of_.Apply(here.data(), m, child.state.data()) || child.state == here ||
-          (g > 0 && child.state == path_[static_cast<size_t>(g) - 1])) {
-        continue;
-      }
+      const int block = moves_of_.BlockAt(m, here.data());
+      if (block < 0) continue;
+      moves_of_.Transform(block, here.data(), child.state.data());
+      if (child.state == here || (g > 0 && child.state == path_[static_cast<size_t>(g) - 1])) continue;
       child.move = m;
+      child.entries.assign(views_.size(), kNotYet);
+      // Where the move leaves a table's view of the state as it was, the child's entry is
+      // its parent's: a move of the fifteen carries one tile, and changes one group's.
+      if (parent != nullptr) {
+        const std::vector<uint16_t>& changed = moves_of_.block(block).changed;
+        for (size_t v = 0; v < views_.size(); ++v) {
+          const uint64_t known = parent->entries[v];
+          if (known != kNotYet && views_[v].Same(child.state.data(), here.data(), changed)) {
+            child.entries[v] = known;
+          }
+        }
+      }
       // Summed, every table is read (at every image, unless the bound passes first): all
-      // are fetched now. Otherwise the first table often decides alone: only its entry is,
-      // the others' are found when they are needed.
-      child.entries.assign(tables_.size() * (1 + images_), kNotYet);
-      for (size_t k = 0; k <= (options_.sum ? images_ : 0); ++k) {
-        for (size_t t = 0; t < (options_.sum ? tables_.size() : std::min<size_t>(1, tables_.size())); ++t) {
+      // are fetched now. Otherwise the first table to read often decides alone: at each
+      // image, the first entry not shared with the parent is fetched now, the others when
+      // they are needed.
+      for (size_t k = 0; k <= images_; ++k) {
+        for (size_t t = 0; t < tables_.size(); ++t) {
+          const bool shared = child.entries[k * tables_.size() + t] != kNotYet;
+          if (!options_.sum && shared) continue;
           __builtin_prefetch(tables_[t]->AddressOf(Entry(child, k, t)));
+          if (!options_.sum) break;
         }
       }
       ++made;
@@ -240,6 +323,7 @@ class Ida {
         continue;
       }
       next = child.state;
+      node_[static_cast<size_t>(g) + 1] = &child;
       moves_.push_back(child.move);
       auto found = Dfs(g + 1, threshold);
       if (!found.ok() || *found) return found;
@@ -261,9 +345,11 @@ class Ida {
   int parity_ = -1;  // of the start's distance, where the moves keep one (DistanceParity)
   const DefinedPerimeter* perimeter_ = options_.perimeter;
   const size_t images_ = options_.symmetries != nullptr ? options_.symmetries->size() : 0;
-  DefinedState image_;  // a child's image under a symmetry
-  const Child* imaged_ = nullptr;  // whose image image_ holds, and under which symmetry
-  size_t imaged_k_ = 0;
+  std::vector<View> views_;
+  std::vector<uint8_t> projected_;  // a state seen through a view, ranked
+  // node_[g]: the child that path_[g] is, whose entries its own children may share; null
+  // at the start.
+  std::vector<const Child*> node_;
   DefinedIdaResult result_;
 };
 

@@ -78,6 +78,8 @@ class ProjectionTable {
   // pieces merged).
   const ProjectionSpec& spec() const { return spec_; }
   const Projection& projection() const { return projection_; }
+  // The index of projection(): Rank of a projected state is its entry.
+  const DefinedIndex& index() const { return index_; }
   uint64_t entries() const { return entries_; }
   // The distances, a byte each (PackedTable::kByteUncovered: no projected goal).
   const uint8_t* data() const { return bytes_; }

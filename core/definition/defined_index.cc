@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "core/util/strings.h"
 
@@ -110,6 +111,12 @@ CompiledMoves::CompiledMoves(const Definition& definition)
                                  static_cast<uint8_t>(g.orientation)});
         }
       }
+      for (int i = 0; i < state_bytes_; ++i) {
+        const auto at = static_cast<size_t>(i);
+        if (block.source[at] != i || (block.modulus[at] != 0 && block.add[at] % block.modulus[at] != 0)) {
+          block.changed.push_back(static_cast<uint16_t>(i));
+        }
+      }
       blocks_.push_back(std::move(block));
     }
   }
@@ -121,7 +128,8 @@ void CompiledMoves::Transform(int b, const uint8_t* in, uint8_t* out) const {
   const uint16_t* source = block.source.data();
   const uint8_t* add = block.add.data();
   const uint8_t* modulus = block.modulus.data();
-  for (int i = 0; i < state_bytes_; ++i) {
+  std::memcpy(out, in, static_cast<size_t>(state_bytes_));
+  for (const uint16_t i : block.changed) {
     unsigned v = in[source[i]];
     if (modulus[i] != 0) {
       v += add[i];

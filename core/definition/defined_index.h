@@ -52,6 +52,9 @@ class CompiledMoves {
     std::vector<uint16_t> source;
     std::vector<uint8_t> add;
     std::vector<uint8_t> modulus;
+    // The bytes the block may change (a byte it moves or turns), in order: all others of a
+    // state it applies to stay as they were.
+    std::vector<uint16_t> changed;
     int move = 0;
   };
 

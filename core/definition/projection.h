@@ -87,6 +87,15 @@ class Projection {
   const std::vector<bool>& counted() const { return counted_; }
   // The projected state of a state of the definition (`to` is resized).
   void Project(const DefinedState& from, DefinedState* to) const;
+  // What Project does, byte by byte: projected byte i (of bytes()) is ValueOf(i, v) where
+  // the definition's byte SourceOf(i) holds v (0 for a label the set has not).
+  int bytes() const { return static_cast<int>(bytes_.size()); }
+  size_t SourceOf(int i) const { return bytes_[static_cast<size_t>(i)].from; }
+  uint8_t ValueOf(int i, uint8_t v) const {
+    const Byte& b = bytes_[static_cast<size_t>(i)];
+    if (b.labels.empty()) return v;
+    return v < b.labels.size() ? b.labels[v] : 0;
+  }
 
  private:
   // Where each byte of a projected state comes from: the definition's byte `from`, mapped
