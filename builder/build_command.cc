@@ -540,6 +540,14 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
           << " entries (" << Megabytes(projection.entries()) << "), largest "
           << std::max(0, projection.histogram_size() - 1) << ", average " << average << "\n";
     }
+    if (m.projections_size() > 0) {
+      out << "  duplicates    "
+          << (m.has_duplicates()
+                  ? Cat(Thousands(m.duplicates().lengths_size()), " block sequences the search skips, every one of up to ",
+                        m.duplicates().searched_length(), " blocks")
+                  : std::string("none stored (built before they were): rebuild to search faster"))
+          << "\n";
+    }
     out << "  states        " << Thousands(m.covered_states()) << " of "
         << Thousands(m.state_count()) << " covered, "
         << (m.complete() ? "complete" : Cat("to depth ", m.coverage_depth())) << "\n";

@@ -6,6 +6,7 @@
 // distance everywhere; the node budget and cancellation end a search that cannot finish.
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <random>
@@ -119,12 +120,18 @@ TEST(DefinedIdaTest, AnswersAreTheBruteForcesWithAndWithoutTables) {
     // And with a perimeter of a few layers (of up to 30 states: its answers' ends walked
     // down it).
     const DefinedPerimeter perimeter(*d, CompiledMoves(*d), 30);
+    // And with the duplicate block sequences pruned (those of up to 8 blocks).
+    const DefinedPruning pruning = DefinedPruning::Find(*d, CompiledMoves(*d), 8);
+    std::cout << c.name << ": " << pruning.patterns().size() << " duplicate sequences of up to "
+              << pruning.searched_length() << " blocks, " << pruning.states() << " states\n";
+    for (const bool pruned : {false, true}) {
     for (const bool near : {false, true}) {
       for (const auto& set : sets) {
         DefinedIdaOptions options;
         options.max_depth = all.farthest();
         options.sum = c.sum;
         options.perimeter = near ? &perimeter : nullptr;
+        options.pruning = pruned ? &pruning : nullptr;
         uint64_t nodes = 0;
         for (size_t i = 0; i < all.size(); ++i) {
           // Plain iterative deepening only where it ends soon.
@@ -132,14 +139,15 @@ TEST(DefinedIdaTest, AnswersAreTheBruteForcesWithAndWithoutTables) {
           auto found = DefinedIdaStar(*d, set, all.states()[i], options);
           ASSERT_TRUE(found.ok()) << found.status();
           ASSERT_EQ(Line(*d, *found), all.Answer(all.states()[i]))
-              << set.size() << " tables" << (near ? ", a perimeter: " : ": ")
-              << d->FormatCompact(all.states()[i]);
+              << set.size() << " tables" << (near ? ", a perimeter" : "")
+              << (pruned ? ", pruned: " : ": ") << d->FormatCompact(all.states()[i]);
           nodes += found->nodes;
         }
         std::cout << c.name << ", " << set.size() << " tables" << (near ? " and a perimeter of radius " : "")
-                  << (near ? std::to_string(perimeter.radius()) : "") << ": " << nodes
+                  << (near ? std::to_string(perimeter.radius()) : "") << (pruned ? ", pruned" : "") << ": " << nodes
                   << " states generated, " << all.size() << " states, farthest " << all.farthest() << "\n";
       }
+    }
     }
   }
 }
@@ -388,6 +396,104 @@ TEST(DefinedIdaTest, SymmetriesTakeMovesToMovesAndTheirBoundsHold) {
   EXPECT_LT(with, without) << "the images' bounds should cut the search";
   std::cout << "slide33, 200 states: " << without << " states generated, " << with
             << " with the transpose's bounds\n";
+}
+
+// True when some sequence of at most `left` moves takes `from` to `target`.
+bool ShorterReaches(const CompiledMoves& moves, const DefinedState& from, const DefinedState& target, size_t left) {
+  if (from == target) return true;
+  if (left == 0) return false;
+  for (int m = 0; m < moves.move_count(); ++m) {
+    DefinedState to(from.size());
+    if (moves.Apply(from.data(), m, to.data()) && ShorterReaches(moves, to, target, left - 1)) return true;
+  }
+  return false;
+}
+
+// The duplicate block sequences (DefinedPruning) of the eight puzzle, up to 8 blocks: on
+// random states, wherever one's blocks play in turn (each the block its move plays there),
+// a shorter sequence of moves, or one as long whose moves come first in canonical order,
+// reaches the same state, found by trying them all. Every sequence is checked somewhere;
+// the automaton prunes each at its last block and nothing shorter on the way.
+TEST(DefinedIdaTest, DuplicateSequencesHaveShorterOrSmallerEqualsWhereverTheyApply) {
+  auto d = ReadDefinition(Slide33(), "slide33.tws");
+  ASSERT_TRUE(d.ok()) << d.status();
+  const CompiledMoves moves(*d);
+  const DefinedPruning pruning = DefinedPruning::Find(*d, moves, 8);
+  ASSERT_EQ(pruning.searched_length(), 8);
+  ASSERT_FALSE(pruning.patterns().empty());
+  // Some are longer than a move and its undoing (the blank around a square and back).
+  EXPECT_GT(pruning.patterns().back().size(), 2u);
+  std::mt19937 random(51);
+  std::vector<DefinedState> states;
+  DefinedState s = d->goals()[0], next;
+  for (int i = 0; i < 4000; ++i) {
+    const int m = static_cast<int>(random() % moves.move_count());
+    if (moves.Apply(s.data(), m, (next = s).data())) s = next;
+    if (i % 10 == 0) states.push_back(s);
+  }
+  // Whether the moves `path` holds, then more, reach `target` from `from` in fewer moves than
+  // the pattern's, or as many that come first (`smaller`: they already do).
+  std::vector<int> path;
+  std::function<bool(const DefinedState&, const DefinedState&, const std::vector<int>&, bool)> equal =
+      [&](const DefinedState& from, const DefinedState& target, const std::vector<int>& pattern_moves, bool smaller) {
+        if (from == target && (path.size() < pattern_moves.size() || smaller)) return true;
+        if (path.size() == pattern_moves.size()) return false;
+        for (int m = 0; m < moves.move_count(); ++m) {
+          DefinedState to(from.size());
+          if (!moves.Apply(from.data(), m, to.data())) continue;
+          const size_t at = path.size();
+          // Once a move is larger than the pattern's at an equal prefix, no equal of the
+          // same length is smaller: only shorter ones count below.
+          const bool now_smaller = smaller || m < pattern_moves[at];
+          const bool larger = !smaller && m > pattern_moves[at];
+          path.push_back(m);
+          const bool found = larger ? path.size() < pattern_moves.size() &&
+                                          ShorterReaches(moves, to, target, pattern_moves.size() - path.size() - 1)
+                                    : equal(to, target, pattern_moves, now_smaller);
+          path.pop_back();
+          if (found) return true;
+        }
+        return false;
+      };
+  for (const std::vector<int>& pattern : pruning.patterns()) {
+    std::vector<int> pattern_moves;
+    for (const int b : pattern) pattern_moves.push_back(moves.block(b).move);
+    int applied = 0;
+    for (const DefinedState& start : states) {
+      DefinedState at = start;
+      bool plays = true;
+      for (const int b : pattern) {
+        if (moves.BlockAt(moves.block(b).move, at.data()) != b) {
+          plays = false;
+          break;
+        }
+        DefinedState to(at.size());
+        moves.Transform(b, at.data(), to.data());
+        at = to;
+      }
+      if (!plays) continue;
+      ++applied;
+      path.clear();
+      ASSERT_TRUE(equal(start, at, pattern_moves, false))
+          << "no shorter or smaller equal of a sequence of " << pattern.size() << " blocks from "
+          << d->FormatCompact(start);
+    }
+    EXPECT_GT(applied, 0) << "a duplicate sequence of " << pattern.size() << " blocks played nowhere";
+    // The automaton: kept up to the last block, pruned there.
+    int32_t state = DefinedPruning::kStart;
+    for (size_t i = 0; i + 1 < pattern.size(); ++i) {
+      state = pruning.Next(state, pattern[i]);
+      ASSERT_NE(state, DefinedPruning::kPruned);
+    }
+    EXPECT_EQ(pruning.Next(state, pattern.back()), DefinedPruning::kPruned);
+  }
+  // Patterns read back (as the table stores them) give the same automaton; bad ones are refused.
+  auto again = DefinedPruning::FromPatterns(moves, pruning.patterns(), pruning.searched_length());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->patterns(), pruning.patterns());
+  EXPECT_EQ(again->states(), pruning.states());
+  EXPECT_FALSE(DefinedPruning::FromPatterns(moves, {{0, moves.block_count()}}, 2).ok());
+  EXPECT_FALSE(DefinedPruning::FromPatterns(moves, {{}}, 2).ok());
 }
 
 TEST(DefinedIdaTest, TheBudgetAndCancellationEndASearch) {

@@ -21,6 +21,7 @@ class Ida {
     path_.assign(static_cast<size_t>(options_.max_depth) + 2, start);
     children_.resize(path_.size());  // never again: Dfs holds references into it
     node_.assign(path_.size(), nullptr);
+    pruning_state_.assign(path_.size(), DefinedPruning::kStart);
     // Where every move flips a parity, a distance has the parity of its state: a bound of
     // the other is one short (and thresholds go up by two).
     const DefinedIndex invariants = DefinedIndex::Invariants(d_, moves_of_);
@@ -143,6 +144,7 @@ class Ida {
   // overlap instead of each waiting for the last.
   struct Child {
     int move = 0;
+    int32_t pruning = DefinedPruning::kStart;  // the automaton's state after it
     DefinedState state;
     std::vector<uint64_t> entries;  // by image (0: the child), then by table; kNotYet
   };
@@ -157,11 +159,9 @@ class Ida {
     std::vector<uint8_t> value;     // [projected byte * 256 + what its source holds]
     std::vector<uint32_t> first;    // by definition byte: its readers are [first[p], first[p + 1])
     std::vector<uint16_t> readers;  // projected bytes, by the byte they read
+    DefinedIndex::Reading reading;  // the table's index read through source and value
 
-    uint64_t Entry(const uint8_t* state, uint8_t* projected) const {
-      for (size_t i = 0; i < source.size(); ++i) projected[i] = value[i * 256 + state[source[i]]];
-      return table->index().Rank(projected);
-    }
+    uint64_t Entry(const uint8_t* state) const { return table->index().RankRead(state, reading); }
     // True when `a` and `b`, which differ at most at the bytes `changed`, look the same.
     bool Same(const uint8_t* a, const uint8_t* b, const std::vector<uint16_t>& changed) const {
       for (const uint16_t p : changed) {
@@ -182,7 +182,6 @@ class Ida {
       const DefinedSet& set = d_.sets()[s];
       for (int j = 0; j < set.size; ++j) set_of[static_cast<size_t>(set.offset + j)] = static_cast<int>(s);
     }
-    size_t widest = 0;
     for (size_t k = 0; k <= images_; ++k) {
       // The definition's byte that image k's byte p comes from (what Apply writes there).
       std::vector<size_t> from(bytes);
@@ -196,7 +195,6 @@ class Ida {
         View view;
         view.table = table;
         const int n = projection.bytes();
-        widest = std::max(widest, static_cast<size_t>(n));
         view.value.assign(static_cast<size_t>(n) * 256, 0);
         std::vector<std::vector<uint16_t>> readers(bytes);
         for (int i = 0; i < n; ++i) {
@@ -213,6 +211,7 @@ class Ida {
             view.value[static_cast<size_t>(i) * 256 + static_cast<size_t>(v)] = projection.ValueOf(i, seen);
           }
         }
+        view.reading = table->index().ReadingOf(view.source, view.value);
         view.first.push_back(0);
         for (const std::vector<uint16_t>& r : readers) {
           view.readers.insert(view.readers.end(), r.begin(), r.end());
@@ -221,14 +220,13 @@ class Ida {
         views_.push_back(std::move(view));
       }
     }
-    projected_.resize(widest);
   }
 
   // Table t's entry for the child's image k (0: the child itself), found once.
   uint64_t Entry(Child& child, size_t k, size_t t) {
     const size_t v = k * tables_.size() + t;
     uint64_t& entry = child.entries[v];
-    if (entry == kNotYet) entry = views_[v].Entry(child.state.data(), projected_.data());
+    if (entry == kNotYet) entry = views_[v].Entry(child.state.data());
     return entry;
   }
 
@@ -247,6 +245,9 @@ class Ida {
       // The compiled blocks: what Definition::Apply does, without its bookkeeping.
       const int block = moves_of_.BlockAt(m, here.data());
       if (block < 0) continue;
+      child.pruning = pruning_ == nullptr ? DefinedPruning::kStart
+                                          : pruning_->Next(pruning_state_[static_cast<size_t>(g)], block);
+      if (child.pruning == DefinedPruning::kPruned) continue;
       moves_of_.Transform(block, here.data(), child.state.data());
       if (child.state == here || (g > 0 && child.state == path_[static_cast<size_t>(g) - 1])) continue;
       child.move = m;
@@ -324,6 +325,7 @@ class Ida {
       }
       next = child.state;
       node_[static_cast<size_t>(g) + 1] = &child;
+      pruning_state_[static_cast<size_t>(g) + 1] = child.pruning;
       moves_.push_back(child.move);
       auto found = Dfs(g + 1, threshold);
       if (!found.ok() || *found) return found;
@@ -346,10 +348,11 @@ class Ida {
   const DefinedPerimeter* perimeter_ = options_.perimeter;
   const size_t images_ = options_.symmetries != nullptr ? options_.symmetries->size() : 0;
   std::vector<View> views_;
-  std::vector<uint8_t> projected_;  // a state seen through a view, ranked
   // node_[g]: the child that path_[g] is, whose entries its own children may share; null
   // at the start.
   std::vector<const Child*> node_;
+  const DefinedPruning* pruning_ = options_.pruning;
+  std::vector<int32_t> pruning_state_;  // by depth: the automaton's state after the path
   DefinedIdaResult result_;
 };
 

@@ -7,7 +7,8 @@
 // answer has neither). Where every move flips a parity (DefinedIndex::DistanceParity), each
 // bound is raised to the distance's; the tables are read at a state's images under the
 // definition's symmetries too (the largest bound kept); within a perimeter's radius, the
-// perimeter answers.
+// perimeter answers; a sequence of blocks that a shorter or smaller one stands for
+// (DefinedPruning) is never played.
 #ifndef PUZZLEDB_CORE_DEFINED_DEFINED_IDA_H_
 #define PUZZLEDB_CORE_DEFINED_DEFINED_IDA_H_
 
@@ -17,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/defined/defined_perimeter.h"
+#include "core/defined/defined_pruning.h"
 #include "core/defined/defined_symmetry.h"
 #include "core/defined/projection_table.h"
 #include "core/definition/definition.h"
@@ -39,6 +41,8 @@ struct DefinedIdaOptions {
   // The tables are read at each image of a state too, the largest bound kept (each image
   // is as far from the goals). May be null.
   const std::vector<DefinedSymmetry>* symmetries = nullptr;
+  // Duplicate block sequences never played (DefinedPruning). May be null.
+  const DefinedPruning* pruning = nullptr;
 };
 
 struct DefinedIdaResult {

@@ -77,15 +77,43 @@ absl::StatusOr<std::vector<StoredProjection>> StoredProjections(const DefinedPuz
   return out;
 }
 
+// The duplicate sequences a table holds (none in one built before they were stored).
+absl::StatusOr<DefinedPruning> StoredDuplicates(const TableMetadata& m, const CompiledMoves& moves) {
+  if (!m.has_duplicates()) return DefinedPruning();
+  const auto& d = m.duplicates();
+  std::vector<std::vector<int>> patterns;
+  size_t next = 0;
+  for (const uint32_t length : d.lengths()) {
+    if (length > static_cast<size_t>(d.blocks_size()) - next) {
+      return absl::DataLossError(Cat("table ", m.table_id(), ": its duplicate sequences hold ", d.blocks_size(),
+                                     " blocks, their lengths more"));
+    }
+    patterns.emplace_back(d.blocks().begin() + static_cast<long>(next),
+                          d.blocks().begin() + static_cast<long>(next + length));
+    next += length;
+  }
+  if (next != static_cast<size_t>(d.blocks_size())) {
+    return absl::DataLossError(Cat("table ", m.table_id(), ": its duplicate sequences hold ", d.blocks_size(),
+                                   " blocks, their lengths ", next));
+  }
+  auto pruning = DefinedPruning::FromPatterns(moves, std::move(patterns), static_cast<int>(d.searched_length()),
+                                              kDuplicateBytes);
+  if (!pruning.ok()) {
+    return absl::DataLossError(Cat("table ", m.table_id(), ": ", Message(pruning.status())));
+  }
+  return pruning;
+}
+
 }  // namespace
 
 DefinedPatterns::DefinedPatterns(std::vector<ProjectionTable> tables, bool sum,
                                  std::shared_ptr<const DefinedPerimeter> perimeter,
-                                 std::vector<DefinedSymmetry> symmetries)
+                                 std::vector<DefinedSymmetry> symmetries, DefinedPruning pruning)
     : tables_(std::move(tables)),
       sum_(sum && tables_.size() > 1),
       perimeter_(std::move(perimeter)),
-      symmetries_(std::move(symmetries)) {
+      symmetries_(std::move(symmetries)),
+      pruning_(std::move(pruning)) {
   for (const ProjectionTable& table : tables_) bounds_.push_back(&table);
 }
 
@@ -200,6 +228,10 @@ uint64_t DefinedPatternsFingerprint(std::string_view text, const TableMetadata& 
   for (const auto& projection : m.projections()) {
     all += Cat("\n", projection.spec(), " ", projection.entries());
   }
+  if (m.has_duplicates()) {
+    const auto& d = m.duplicates();
+    all += Cat("\nduplicates ", d.searched_length(), " ", Join(d.lengths(), ","), " ", Join(d.blocks(), ","));
+  }
   return Crc32(all);
 }
 
@@ -250,6 +282,21 @@ absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data
     for (size_t d = 0; d < table->histogram().size(); ++d) histogram[d] += table->histogram()[d];
     described.push_back(text);
   }
+  // The duplicate block sequences, for the search to skip.
+  if (say) say(Cat("finding the duplicate block sequences of ", id, " (up to ", kDuplicateLength, " blocks)"));
+  const auto searching = std::chrono::steady_clock::now();
+  const DefinedPruning pruning = DefinedPruning::Find(data.definition, CompiledMoves(data.definition),
+                                                      kDuplicateLength, kDuplicateBytes);
+  auto* duplicates = m.mutable_duplicates();
+  duplicates->set_searched_length(static_cast<uint32_t>(pruning.searched_length()));
+  for (const std::vector<int>& p : pruning.patterns()) {
+    duplicates->add_lengths(static_cast<uint32_t>(p.size()));
+    for (const int b : p) duplicates->add_blocks(static_cast<uint32_t>(b));
+  }
+  if (say) {
+    say(Cat("  ", id, "  ", Thousands(pruning.patterns().size()), " duplicate sequences, every one of up to ",
+            pruning.searched_length(), " blocks, ", SecondsText(Since(searching))));
+  }
   m.set_table_id(id);
   m.set_puzzle(data.name);
   m.set_parameters(DefinedModel<TableEncodingKind::kPatternBound>::EncodeParams(&data));
@@ -290,9 +337,12 @@ absl::StatusOr<std::shared_ptr<const DefinedPatterns>> DefinedPatternsOf(
   for (const StoredProjection& one : *stored) specs.push_back(one.spec);
   const bool sum = MoveDisjoint(data.definition, specs);
   const CompiledMoves moves(data.definition);
+  auto pruning = StoredDuplicates(m, moves);
+  if (!pruning.ok()) return pruning.status();
   auto perimeter = std::make_shared<const DefinedPerimeter>(data.definition, moves, PerimeterStates(moves));
   return std::make_shared<const DefinedPatterns>(std::move(tables), sum, std::move(perimeter),
-                                                 FindSymmetries(data.definition, moves));
+                                                 FindSymmetries(data.definition, moves),
+                                                 *std::move(pruning));
 }
 
 absl::Status VerifyDefinedPatterns(const DefinedPuzzleData& data, const LoadedTable& table,
@@ -336,6 +386,19 @@ absl::Status VerifyDefinedPatterns(const DefinedPuzzleData& data, const LoadedTa
   if (!std::equal(histogram.begin(), histogram.end(), m.histogram().begin(), m.histogram().end())) {
     return absl::DataLossError(Cat("table ", m.table_id(), ": the metadata's histogram is wrong"));
   }
+  if (m.has_duplicates()) {
+    const CompiledMoves moves(data.definition);
+    auto stored_duplicates = StoredDuplicates(m, moves);
+    if (!stored_duplicates.ok()) return stored_duplicates.status();
+    const DefinedPruning fresh = DefinedPruning::Find(data.definition, moves, kDuplicateLength, kDuplicateBytes);
+    const auto& kept = stored_duplicates->patterns();
+    if (kept != fresh.patterns() || stored_duplicates->searched_length() != fresh.searched_length()) {
+      size_t at = 0;
+      while (at < kept.size() && at < fresh.patterns().size() && kept[at] == fresh.patterns()[at]) ++at;
+      return absl::DataLossError(Cat("table ", m.table_id(), ": its duplicate sequences differ from a fresh search's, from sequence ",
+                                     at + 1, " (", kept.size(), " stored, ", fresh.patterns().size(), " found)"));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -356,6 +419,7 @@ absl::StatusOr<Solution> SearchDefined(const DefinedPuzzleData& data,
   options.sum = patterns.sum();
   options.perimeter = patterns.perimeter();
   options.symmetries = &patterns.symmetries();
+  options.pruning = &patterns.pruning();
   auto found = DefinedIdaStar(data.definition, patterns.bounds(), start, options);
   if (!found.ok()) return found.status();
   solution.nodes = found->nodes;

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "core/defined/defined_ida.h"
 #include "core/defined/defined_perimeter.h"
+#include "core/defined/defined_pruning.h"
 #include "core/defined/defined_symmetry.h"
 #include "core/defined/defined_model.h"
 #include "core/defined/projection_table.h"
@@ -36,6 +37,10 @@ inline constexpr std::string_view kDefinedPatternsSet = "patterns";
 inline constexpr uint64_t kDefaultPatternMemory = uint64_t{512} << 20;
 // The longest answer a definition's live search looks for when the caller sets no cap.
 inline constexpr int kMaxDefinedSearchDepth = 255;
+// The duplicate block sequences the builder looks for (DefinedPruning::Find): of up to this
+// many blocks, within this much work space.
+inline constexpr int kDuplicateLength = 10;
+inline constexpr uint64_t kDuplicateBytes = uint64_t{64} << 20;
 
 // The tables of one stored set, kept alive by what holds their entries. Immutable.
 class DefinedPatterns {
@@ -43,13 +48,16 @@ class DefinedPatterns {
   // `sum`: the search adds the tables' bounds (REQUIRES: MoveDisjoint of their projections).
   DefinedPatterns(std::vector<ProjectionTable> tables, bool sum,
                   std::shared_ptr<const DefinedPerimeter> perimeter = nullptr,
-                  std::vector<DefinedSymmetry> symmetries = {});
+                  std::vector<DefinedSymmetry> symmetries = {}, DefinedPruning pruning = {});
   const std::vector<ProjectionTable>& tables() const { return tables_; }
   bool sum() const { return sum_; }
   // The states near the goals, searched when the tables are loaded (may be null).
   const DefinedPerimeter* perimeter() const { return perimeter_.get(); }
   // The definition's symmetries (FindSymmetries), found when the tables are loaded.
   const std::vector<DefinedSymmetry>& symmetries() const { return symmetries_; }
+  // The duplicate block sequences the search never plays, found by the builder and stored
+  // with the tables (none for tables built before).
+  const DefinedPruning& pruning() const { return pruning_; }
   // The tables as the live search takes them, in stored order.
   std::span<const ProjectionTable* const> bounds() const { return bounds_; }
 
@@ -59,6 +67,7 @@ class DefinedPatterns {
   bool sum_ = false;
   std::shared_ptr<const DefinedPerimeter> perimeter_;
   std::vector<DefinedSymmetry> symmetries_;
+  DefinedPruning pruning_;
 };
 
 // Projections whose tables take at most `memory` bytes together: for each set, those

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <string>
 
 #include "core/util/strings.h"
 
@@ -61,6 +63,94 @@ struct Binomials {
   }
 };
 constexpr Binomials kBinomials;
+
+// shifted[i] = (i - 1)! for i from 1 to 21 (within 64 bits), shifted[0] = 0: the weight of
+// a Lehmer digit with i pieces left to place, nothing when none is.
+struct Factorials {
+  uint64_t shifted[22] = {};
+  constexpr Factorials() {
+    shifted[1] = 1;
+    for (int i = 2; i < 22; ++i) shifted[i] = shifted[i - 1] * static_cast<uint64_t>(i - 1);
+  }
+};
+constexpr Factorials kFactorials;
+
+// The rank of coordinate c where seen(j) is what it reads at its position j: a code of its
+// labels (kLabels, kOrder) or an orientation (kTwists).
+template <typename Seen>
+uint64_t RankSeen(const DefinedIndex::Coordinate& c, Seen seen) {
+  using Coordinate = DefinedIndex::Coordinate;
+  if (c.kind == Coordinate::Kind::kTwists) {
+    const int digits = c.sum_fixed ? c.n - 1 : c.n;
+    uint64_t rank = 0;
+    for (int j = digits - 1; j >= 0; --j) rank = rank * static_cast<uint64_t>(c.k) + seen(j);
+    return rank;
+  }
+  if (c.kind == Coordinate::Kind::kOrder) {
+    // The Lehmer code of its pieces in the order of the positions holding them.
+    // Its i-th piece's digit (the unused codes below its own) weighs (k - 1 - i)!: summed
+    // rather than multiplied in turn, the digits do not wait for one another.
+    // Without branches: a position of another piece adds nothing.
+    const int k = static_cast<int>(c.label.size());
+    uint32_t used = 0;
+    uint64_t rank = 0;
+    int placed = 0;
+    for (int j = 0; j < c.n; ++j) {
+      const uint8_t code = seen(j);
+      const bool ours = code != 0xFF;
+      const uint32_t bit = ours ? uint32_t{1} << (code & 31) : 0;
+      const uint32_t below = ours ? bit - 1 : 0;
+      const auto digit = static_cast<uint64_t>(std::popcount(below & ~used));
+      rank += digit * kFactorials.shifted[k - placed];  // 0 once all are placed
+      used |= bit;
+      placed += ours ? 1 : 0;
+    }
+    return rank;
+  }
+  if (c.distinct) {
+    // The Lehmer code: how many unused codes below each one, in factorial digits.
+    // Digit j weighs (n - 1 - j)!, summed as above.
+    uint32_t used = 0;
+    uint64_t rank = 0;
+    for (int j = 0; j < c.n; ++j) {
+      const uint8_t code = seen(j);
+      const uint32_t below = (uint32_t{1} << code) - 1;
+      rank += static_cast<uint64_t>(std::popcount(below & ~used)) * kFactorials.shifted[c.n - j];
+      used |= uint32_t{1} << code;
+    }
+    return c.rule >= 0 ? rank >> 1 : rank;
+  }
+  if (c.label.size() == 2 && c.n <= kMaxBinomial) {
+    // Two labels: before each position holding the second, the arrangements that put the
+    // first there, C(left - 1, firsts left - 1).
+    // Without branches: which label is where is a coin toss to a predictor.
+    uint64_t rank = 0;
+    int firsts = c.counts[0];
+    for (int j = 0; j < c.n; ++j) {
+      const uint64_t second = seen(j);
+      rank += second * kBinomials.below[c.n - j - 1][firsts];
+      firsts -= static_cast<int>(1 - second);
+    }
+    return rank;
+  }
+  // A multiset: before each position, the arrangements that start with a smaller label
+  // (arrangements * count[l] / left for each such l, summed before dividing).
+  uint8_t count[256];
+  std::copy(c.counts.begin(), c.counts.end(), count);
+  uint64_t arrangements = c.size;  // of the positions still to place
+  uint64_t rank = 0;
+  for (int j = 0; j < c.n; ++j) {
+    const auto left = static_cast<uint32_t>(c.n - j);
+    const uint8_t code = seen(j);
+    uint32_t below = 0;
+    for (int l = 0; l < code; ++l) below += count[l];
+    rank += ExactQuotient(arrangements, below, left);
+    arrangements = ExactQuotient(arrangements, count[code], left);
+    --count[code];
+  }
+  return rank;
+}
+
 
 // "88179840", or "2^71.3" past what a double counts exactly.
 std::string ApproximateCount(double log2) {
@@ -770,72 +860,48 @@ bool DefinedIndex::Indexable(const uint8_t* state) const {
 
 uint64_t DefinedIndex::RankOf(const Coordinate& c, const uint8_t* state) const {
   const uint16_t* at = c.bytes.data();
-  if (c.kind == Coordinate::Kind::kTwists) {
-    const int digits = c.sum_fixed ? c.n - 1 : c.n;
-    uint64_t rank = 0;
-    for (int j = digits - 1; j >= 0; --j) rank = rank * static_cast<uint64_t>(c.k) + state[at[j]];
-    return rank;
-  }
-  if (c.kind == Coordinate::Kind::kOrder) {
-    // The Lehmer code of its pieces in the order of the positions holding them.
-    const auto k = static_cast<uint64_t>(c.label.size());
-    uint32_t used = 0;
-    uint64_t rank = 0;
-    uint64_t placed = 0;
-    // Without branches, as above: a position of another piece leaves the rank as it was.
+  if (c.kind == Coordinate::Kind::kTwists) return RankSeen(c, [&](int j) { return state[at[j]]; });
+  return RankSeen(c, [&](int j) { return c.code[state[at[j]]]; });
+}
+
+DefinedIndex::Reading DefinedIndex::ReadingOf(std::span<const uint16_t> source,
+                                              std::span<const uint8_t> values) const {
+  Reading reading;
+  std::map<std::string, uint32_t> tables;  // each distinct table once
+  for (const Coordinate& c : coordinates_) {
+    reading.first.push_back(static_cast<uint32_t>(reading.from.size()));
     for (int j = 0; j < c.n; ++j) {
-      const uint8_t code = c.code[state[at[j]]];
-      const bool ours = code != 0xFF;
-      const uint32_t bit = ours ? uint32_t{1} << (code & 31) : 0;
-      const uint64_t next = rank * (k - placed) + static_cast<uint64_t>(std::popcount((bit - 1) & ~used));
-      rank = ours ? next : rank;
-      used |= bit;
-      placed += ours ? 1 : 0;
+      const uint16_t p = c.bytes[static_cast<size_t>(j)];
+      reading.from.push_back(source[p]);
+      std::string table(256, '\0');
+      for (int v = 0; v < 256; ++v) {
+        const uint8_t value = values[size_t{p} * 256 + static_cast<size_t>(v)];
+        table[static_cast<size_t>(v)] = static_cast<char>(c.kind == Coordinate::Kind::kTwists ? value : c.code[value]);
+      }
+      auto [it, added] = tables.emplace(table, static_cast<uint32_t>(reading.codes.size()));
+      if (added) reading.codes.insert(reading.codes.end(), table.begin(), table.end());
+      reading.table.push_back(it->second);
     }
-    return rank;
   }
-  if (c.distinct) {
-    // The Lehmer code: how many unused codes below each one, in factorial digits.
-    uint32_t used = 0;
-    uint64_t rank = 0;
-    for (int j = 0; j < c.n; ++j) {
-      const uint8_t code = c.code[state[at[j]]];
-      const uint32_t below = (uint32_t{1} << code) - 1;
-      rank = rank * static_cast<uint64_t>(c.n - j) +
-             static_cast<uint64_t>(std::popcount(below & ~used));
-      used |= uint32_t{1} << code;
+  reading.first.push_back(static_cast<uint32_t>(reading.from.size()));
+  return reading;
+}
+
+uint64_t DefinedIndex::RankRead(const uint8_t* other, const Reading& reading) const {
+  uint64_t outer = 0, inner = 0;
+  for (size_t i = 0; i < coordinates_.size(); ++i) {
+    const Coordinate& c = coordinates_[i];
+    const uint16_t* from = reading.from.data() + reading.first[i];
+    const uint32_t* table = reading.table.data() + reading.first[i];
+    const uint8_t* codes = reading.codes.data();
+    const uint64_t value = RankSeen(c, [&](int j) { return codes[table[j] + other[from[j]]]; });
+    if (c.inner) {
+      inner = inner * c.size + value;
+    } else {
+      outer = outer * c.size + value;
     }
-    return c.rule >= 0 ? rank >> 1 : rank;
   }
-  if (c.label.size() == 2 && c.n <= kMaxBinomial) {
-    // Two labels: before each position holding the second, the arrangements that put the
-    // first there, C(left - 1, firsts left - 1).
-    // Without branches: which label is where is a coin toss to a predictor.
-    uint64_t rank = 0;
-    int firsts = c.counts[0];
-    for (int j = 0; j < c.n; ++j) {
-      const uint64_t second = c.code[state[at[j]]];
-      rank += second * kBinomials.below[c.n - j - 1][firsts];
-      firsts -= static_cast<int>(1 - second);
-    }
-    return rank;
-  }
-  // A multiset: before each position, the arrangements that start with a smaller label
-  // (arrangements * count[l] / left for each such l, summed before dividing).
-  uint8_t count[256];
-  std::copy(c.counts.begin(), c.counts.end(), count);
-  uint64_t arrangements = c.size;  // of the positions still to place
-  uint64_t rank = 0;
-  for (int j = 0; j < c.n; ++j) {
-    const auto left = static_cast<uint32_t>(c.n - j);
-    const uint8_t code = c.code[state[at[j]]];
-    uint32_t below = 0;
-    for (int l = 0; l < code; ++l) below += count[l];
-    rank += ExactQuotient(arrangements, below, left);
-    arrangements = ExactQuotient(arrangements, count[code], left);
-    --count[code];
-  }
-  return rank;
+  return outer * inner_size_ + inner;
 }
 
 void DefinedIndex::UnrankOf(const Coordinate& c, uint64_t value, uint8_t* state) const {

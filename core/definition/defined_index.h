@@ -29,6 +29,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -195,6 +196,20 @@ class DefinedIndex {
     UnrankOuter(index / inner_size_, state);
     UnrankInner(index % inner_size_, state);
   }
+  // A state of another definition read as one of this index's, without making it: byte p
+  // of this index's state is values[p * 256 + v] where the other's byte source[p] holds v
+  // (a projection's state, seen at an image of the state: core/defined/defined_ida.cc).
+  class Reading {
+   private:
+    friend class DefinedIndex;
+    std::vector<uint16_t> from;    // by coordinate position, the coordinates end to end
+    std::vector<uint32_t> table;   // by coordinate position: its 256 codes' offset in codes
+    std::vector<uint8_t> codes;    // what the coordinate reads for each value there
+    std::vector<uint32_t> first;   // by coordinate: its first position
+  };
+  Reading ReadingOf(std::span<const uint16_t> source, std::span<const uint8_t> values) const;
+  // Rank of the state `other` reads as. REQUIRES: that state Indexable.
+  uint64_t RankRead(const uint8_t* other, const Reading& reading) const;
   uint64_t RankOuter(const uint8_t* state) const;
   uint64_t RankInner(const uint8_t* state) const;
   // The bytes of the outer (inner) coordinates only; the others are left as they were.
