@@ -343,6 +343,44 @@ TEST_F(DefinitionCliTest, PatternTablesOfProjectionsGuideTheLiveSearch) {
   const auto verified = RunCommand(kBuild + " verify --db " + db_, "");
   EXPECT_EQ(verified.exit_code, 0) << verified.err << verified.out;
 
+  // The duplicate block sequences the search skips: listed; one changed (its checksum made
+  // to match) is caught by verify's fresh search; one naming no block is never loaded.
+  EXPECT_NE(info.out.find("  duplicates    22 block sequences the search skips, every one of up to 10 blocks\n"),
+            std::string::npos)
+      << info.out;
+  auto edit_duplicate = [&](uint32_t block) {
+    uint32_t was = 0;
+    EditMetadata(db_, "slide32-patterns", [&](storage::v1::TableMetadata* m) {
+      const int last = m->duplicates().blocks_size() - 1;
+      was = m->duplicates().blocks(last);
+      m->mutable_duplicates()->set_blocks(last, block);
+      std::string text = m->parameters();
+      text.erase(0, text.find('\n') + 1);
+      m->set_parameters_fingerprint(DefinedPatternsFingerprint(text, *m));
+    });
+    return was;
+  };
+  const uint32_t kept_block = edit_duplicate(0);
+  ASSERT_NE(kept_block, 0u);
+  const auto stale = RunCommand(kBuild + " verify --db " + db_, "");
+  EXPECT_EQ(stale.exit_code, 1);
+  EXPECT_NE(stale.out.find("slide32-patterns: FAILED: table slide32-patterns: its duplicate sequences differ "
+                           "from a fresh search's, from sequence 22 (22 stored, 22 found)"),
+            std::string::npos)
+      << stale.out;
+  // Refused, the tables are not used: the answer comes from a search without them.
+  edit_duplicate(1000);
+  const auto unloaded = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32", "1 6 3 2 5 4\n");
+  EXPECT_EQ(unloaded.exit_code, 0) << unloaded.err;
+  EXPECT_EQ(unloaded.out, "14 D L U R D R U L L D R U R D\n");
+  EXPECT_NE(unloaded.err.find("puzzledb: refusing table slide32-patterns: table slide32-patterns: a duplicate "
+                              "sequence names block 1000 of 14\n"),
+            std::string::npos)
+      << unloaded.err;
+  edit_duplicate(kept_block);
+  const auto mended = RunCommand(kBuild + " verify --db " + db_, "");
+  EXPECT_EQ(mended.exit_code, 0) << mended.out;
+
   // A projection changed to another of the same size: its checksum fails, and the
   // definition is not served. With the checksum made to match, verify's fresh search
   // finds the entries that differ.
