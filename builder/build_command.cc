@@ -8,11 +8,14 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <thread>
 #include <type_traits>
 
 #include "service/exit_codes.h"
 #include "service/json.h"
+#include "core/defined/defined_census.h"
 #include "core/defined/defined_puzzle.h"
+#include "core/definition/read_definition.h"
 #include "core/puzzles/default_tables.h"
 #include "core/puzzle.h"
 #include "core/util/strings.h"
@@ -577,6 +580,46 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
     out << "  checksums     " << (t.problem().empty() ? "ok" : "BAD: " + t.problem()) << "\n";
   }
   return exit_code;
+}
+
+int RunDefinedCensus(const std::string& path, int depth, uint64_t memory, int threads, bool quiet,
+                     std::ostream& out, std::ostream& err) {
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path, ec);
+  if (ec) {
+    err << "puzzledb-build census: --definition " << path << ": " << ec.message() << "\n";
+    return kExitBadInput;
+  }
+  if (bytes > (uint64_t{1} << 20)) {
+    err << "puzzledb-build census: --definition " << path << ": " << bytes
+        << " bytes, more than a definition may take (1048576)\n";
+    return kExitBadInput;
+  }
+  auto text = ReadWholeFile(path);
+  if (!text.ok()) {
+    err << "puzzledb-build census: --definition " << Message(text.status()) << "\n";
+    return kExitBadInput;
+  }
+  auto definition = ReadDefinition(*text, std::filesystem::path(path).filename().string());
+  if (!definition.ok()) {
+    err << "puzzledb-build census: " << Message(definition.status()) << "\n";
+    return kExitBadInput;
+  }
+  DefinedCensusOptions options;
+  options.depth = depth;
+  options.memory = memory;
+  options.threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Each distance as it is counted: a long census shows its progress in its output.
+  options.on_layer = [&](int d, uint64_t states, double seconds) {
+    out << d << " " << states << std::endl;
+    if (!quiet) err << "  distance " << d << ": " << Thousands(states) << " states, " << SecondsText(seconds) << "\n";
+  };
+  auto counts = DefinedCensus(*definition, options);
+  if (!counts.ok()) {
+    err << "puzzledb-build census: " << Message(counts.status()) << "\n";
+    return absl::IsInvalidArgument(counts.status()) ? kExitBadInput : kExitFailure;
+  }
+  return kExitOk;
 }
 
 }  // namespace puzzledb

@@ -54,6 +54,11 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
 // Writes the unpacked copy of every table that `which` selects (kLarge or kAll) from its
 // pages; exit 1 if any cannot be written.
 int RunUnpack(const std::string& db, UnpackedCopies which, std::ostream& out, std::ostream& err);
+// The states of the definition file at `path` at each distance up to `depth`, counted by a
+// search that keeps them (core/defined/defined_census.h): "distance count" lines on `out`,
+// each as it is counted.
+int RunDefinedCensus(const std::string& path, int depth, uint64_t memory, int threads, bool quiet,
+                     std::ostream& out, std::ostream& err);
 
 }  // namespace puzzledb
 

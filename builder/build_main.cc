@@ -116,6 +116,26 @@ int main(int argc, char** argv) {
   unpack->add_flag("--all", unpack_all,
                    "Every table, not only those of 32 MiB of entries or more");
 
+  std::string census_definition;
+  int census_depth = 7;
+  uint64_t census_memory = uint64_t{4} << 30;
+  CLI::App* census = app.add_subcommand(
+      "census", "Count the states of a definition at each distance from its goals, up to "
+                "--depth, by a search that keeps every state it reaches (for a definition too "
+                "large for a table; one with a table has its census in info): one line "
+                "\"distance count\" each, as it is counted");
+  census->add_option("--definition", census_definition, "The definition file")->required();
+  census->add_option("--depth", census_depth, "The last distance counted")
+      ->check(CLI::Range(0, 255))
+      ->capture_default_str();
+  census->add_option("--memory", census_memory,
+                     "Bytes the states kept and made may take, e.g. 4G; a distance that would "
+                     "take more is not started")
+      ->transform(CLI::AsSizeValue(false))
+      ->default_str("4G");
+  census->add_option("--threads", build.threads, "Threads (default: one per core)")->check(CLI::Range(0, 256));
+  census->add_flag("--quiet,-q", build.quiet, "No progress on stderr");
+
   CLI::App* defaults = app.add_subcommand(
       "default-tables",
       "Print the ids of the tables the default database holds, one a line: the "
@@ -145,6 +165,10 @@ int main(int argc, char** argv) {
   if (defaults->parsed()) {
     for (const std::string& id : DefaultTableIds()) std::cout << id << "\n";
     return 0;
+  }
+  if (census->parsed()) {
+    return RunDefinedCensus(census_definition, census_depth, census_memory, build.threads, build.quiet,
+                            std::cout, std::cerr);
   }
   if (verify->parsed()) return RunVerify(build.db, build.threads, std::cout, std::cerr);
   if (info->parsed()) return RunInfo(build.db, json, std::cout, std::cerr);

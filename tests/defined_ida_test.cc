@@ -13,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "core/defined/defined_census.h"
 #include "core/defined/defined_ida.h"
 #include "core/definition/read_definition.h"
+#include "core/util/strings.h"
 #include "gtest/gtest.h"
 #include "tests/definition_brute_force.h"
 #include "tests/test_util.h"
@@ -396,6 +398,73 @@ TEST(DefinedIdaTest, SymmetriesTakeMovesToMovesAndTheirBoundsHold) {
   EXPECT_LT(with, without) << "the images' bounds should cut the search";
   std::cout << "slide33, 200 states: " << without << " states generated, " << with
             << " with the transpose's bounds\n";
+}
+
+// The census by search (core/defined/defined_census.h): the states at each distance equal
+// the tests' own breadth-first search's, on definitions whose moves can all be undone
+// (guarded, several labels alike, orientations); cut short by the depth; a definition whose
+// states take more than 128 bits and a budget too small are refused, saying why.
+TEST(DefinedIdaTest, ACensusBySearchCountsTheStatesAtEachDistance) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"slide32", SampleText("slide32.tws")}, {"pancake5", SampleText("pancake5.tws")},
+      {"dials3", SampleText("dials3.tws")},   {"two", kTwo},
+      {"commuting", kCommuting}};
+  for (const auto& [name, text] : cases) {
+    SCOPED_TRACE(name);
+    auto d = ReadDefinition(text, name + ".tws");
+    ASSERT_TRUE(d.ok()) << d.status();
+    const BruteForce all(*d);
+    std::vector<uint64_t> expected(static_cast<size_t>(all.farthest()) + 1, 0);
+    for (size_t i = 0; i < all.size(); ++i) ++expected[static_cast<size_t>(all.distance(i))];
+    for (const int threads : {1, 2}) {
+      DefinedCensusOptions options;
+      options.depth = 255;
+      options.threads = threads;
+      std::vector<uint64_t> reported;
+      options.on_layer = [&](int layer, uint64_t states, double) {
+        EXPECT_EQ(layer, static_cast<int>(reported.size()));
+        reported.push_back(states);
+      };
+      auto counted = DefinedCensus(*d, options);
+      ASSERT_TRUE(counted.ok()) << counted.status();
+      EXPECT_EQ(*counted, expected);
+      EXPECT_EQ(reported, expected);
+    }
+    DefinedCensusOptions shallow;
+    shallow.depth = 2;
+    auto cut = DefinedCensus(*d, shallow);
+    ASSERT_TRUE(cut.ok()) << cut.status();
+    EXPECT_EQ(*cut, std::vector<uint64_t>(expected.begin(), expected.begin() + std::min<long>(3, static_cast<long>(expected.size()))));
+  }
+  // The 2x2x2 cube (3,674,160 states, too many for the brute force here) to distance 8:
+  // section 6's positions per distance, as docs/PUZZLES.md gives them.
+  auto cube = ReadDefinition(SampleText("cube2urf.tws"), "cube2urf.tws");
+  ASSERT_TRUE(cube.ok()) << cube.status();
+  DefinedCensusOptions eight;
+  eight.depth = 8;
+  eight.threads = 2;
+  auto cube_counts = DefinedCensus(*cube, eight);
+  ASSERT_TRUE(cube_counts.ok()) << cube_counts.status();
+  EXPECT_EQ(*cube_counts, (std::vector<uint64_t>{1, 9, 54, 321, 1847, 9992, 50136, 227536, 870072}));
+  DefinedCensusOptions small;
+  small.memory = 100000;
+  auto over = DefinedCensus(*cube, small);
+  EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(std::string(over.status().message()),
+            "distance 5 of the census needs about 567,648 bytes, more than 100,000 (counted so far: 1 9 54 321 1847)");
+  // 40 pieces of 40 labels: 6 bits each, 240 bits.
+  std::vector<std::string> labels, swapped;
+  for (int i = 1; i <= 40; ++i) labels.push_back(std::to_string(i));
+  swapped = labels;
+  std::swap(swapped[0], swapped[1]);
+  auto w = ReadDefinition(Cat("Set W 40 1\nSolved\nW\n", Join(labels, " "), "\nEnd\nMove X\nW\n",
+                              Join(swapped, " "), "\nEnd\n"),
+                          "wide.tws");
+  ASSERT_TRUE(w.ok()) << w.status();
+  auto refused = DefinedCensus(*w, DefinedCensusOptions());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(refused.status().message()),
+            "its states take 240 bits, more than the 128 a census by search keeps a state in");
 }
 
 // True when some sequence of at most `left` moves takes `from` to `target`.

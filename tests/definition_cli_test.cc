@@ -430,6 +430,29 @@ TEST_F(DefinitionCliTest, PatternTablesOfProjectionsGuideTheLiveSearch) {
       << alone.err;
 }
 
+// puzzledb-build census: the states at each distance, counted by a search with no database
+// (pancake5's, as docs/PUZZLES.md section 7 gives them); a budget too small stops it before
+// the distance that would pass it, after printing those it counted; a bad file is refused.
+TEST_F(DefinitionCliTest, ACensusBySearchNeedsNoTable) {
+  const auto counted = RunCommand(kBuild + " census --definition " + Sample("pancake5.tws") + " --depth 9", "");
+  EXPECT_EQ(counted.exit_code, 0) << counted.err;
+  EXPECT_EQ(counted.out, "0 1\n1 4\n2 12\n3 35\n4 48\n5 20\n");
+  EXPECT_NE(counted.err.find("  distance 3: 35 states, "), std::string::npos) << counted.err;
+  const auto cut = RunCommand(kBuild + " census -q --definition " + Sample("pancake5.tws") + " --depth 2", "");
+  EXPECT_EQ(cut.out, "0 1\n1 4\n2 12\n");
+  EXPECT_EQ(cut.err, "");
+  const auto over = RunCommand(kBuild + " census -q --definition " + Sample("pancake5.tws") + " --memory 900", "");
+  EXPECT_EQ(over.exit_code, 1);
+  EXPECT_EQ(over.out, "0 1\n1 4\n2 12\n");
+  EXPECT_EQ(over.err,
+            "puzzledb-build census: distance 3 of the census needs about 1,808 bytes, more than 900 "
+            "(counted so far: 1 4 12)\n");
+  const auto missing = RunCommand(kBuild + " census --definition /nonexistent/x.tws", "");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("puzzledb-build census: --definition /nonexistent/x.tws: "), std::string::npos)
+      << missing.err;
+}
+
 TEST_F(DefinitionCliTest, BuildingANameAgainReplacesItsTable) {
   ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --name same --definition " + Sample("slide32.tws"), "").exit_code, 0);
   ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --name same --definition " + Sample("pancake5.tws"), "").exit_code, 0);

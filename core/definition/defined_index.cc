@@ -884,6 +884,11 @@ DefinedIndex::Reading DefinedIndex::ReadingOf(std::span<const uint16_t> source,
     }
   }
   reading.first.push_back(static_cast<uint32_t>(reading.from.size()));
+  for (size_t i = 0; i < coordinates_.size(); ++i) {
+    const auto begin = reading.table.begin() + reading.first[i], end = reading.table.begin() + reading.first[i + 1];
+    const bool one = begin == end || std::all_of(begin, end, [&](uint32_t t) { return t == *begin; });
+    reading.shared.push_back(one && begin != end ? static_cast<int64_t>(*begin) : -1);
+  }
   return reading;
 }
 
@@ -893,8 +898,11 @@ uint64_t DefinedIndex::RankRead(const uint8_t* other, const Reading& reading) co
     const Coordinate& c = coordinates_[i];
     const uint16_t* from = reading.from.data() + reading.first[i];
     const uint32_t* table = reading.table.data() + reading.first[i];
-    const uint8_t* codes = reading.codes.data();
-    const uint64_t value = RankSeen(c, [&](int j) { return codes[table[j] + other[from[j]]]; });
+    // Mostly one table serves all a coordinate's positions (a set's labels map alike).
+    const uint64_t value =
+        reading.shared[i] >= 0
+            ? RankSeen(c, [&, code = reading.codes.data() + reading.shared[i]](int j) { return code[other[from[j]]]; })
+            : RankSeen(c, [&, codes = reading.codes.data()](int j) { return codes[table[j] + other[from[j]]]; });
     if (c.inner) {
       inner = inner * c.size + value;
     } else {

@@ -206,6 +206,7 @@ class DefinedIndex {
     std::vector<uint32_t> table;   // by coordinate position: its 256 codes' offset in codes
     std::vector<uint8_t> codes;    // what the coordinate reads for each value there
     std::vector<uint32_t> first;   // by coordinate: its first position
+    std::vector<int64_t> shared;   // by coordinate: the one table of all its positions, or -1
   };
   Reading ReadingOf(std::span<const uint16_t> source, std::span<const uint8_t> values) const;
   // Rank of the state `other` reads as. REQUIRES: that state Indexable.
