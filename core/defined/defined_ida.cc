@@ -144,6 +144,7 @@ class Ida {
   // overlap instead of each waiting for the last.
   struct Child {
     int move = 0;
+    int block = 0;  // of the move, the one that applied
     int32_t pruning = DefinedPruning::kStart;  // the automaton's state after it
     DefinedState state;
     std::vector<uint64_t> entries;  // by image (0: the child), then by table; kNotYet
@@ -222,6 +223,13 @@ class Ida {
     }
   }
 
+  static bool SameAt(const DefinedState& a, const DefinedState& b, const std::vector<uint16_t>& bytes) {
+    for (const uint16_t p : bytes) {
+      if (a[p] != b[p]) return false;
+    }
+    return true;
+  }
+
   // Table t's entry for the child's image k (0: the child itself), found once.
   uint64_t Entry(Child& child, size_t k, size_t t) {
     const size_t v = k * tables_.size() + t;
@@ -249,13 +257,20 @@ class Ida {
                                           : pruning_->Next(pruning_state_[static_cast<size_t>(g)], block);
       if (child.pruning == DefinedPruning::kPruned) continue;
       moves_of_.Transform(block, here.data(), child.state.data());
-      if (child.state == here || (g > 0 && child.state == path_[static_cast<size_t>(g) - 1])) continue;
+      // The child differs from here only where the block changes bytes, and here from the
+      // state before only where its own block did: those bytes alone are compared.
+      const std::vector<uint16_t>& changed = moves_of_.block(block).changed;
+      if (SameAt(child.state, here, changed) ||
+          (parent != nullptr && SameAt(child.state, path_[static_cast<size_t>(g) - 1], changed) &&
+           SameAt(child.state, path_[static_cast<size_t>(g) - 1], moves_of_.block(parent->block).changed))) {
+        continue;
+      }
       child.move = m;
+      child.block = block;
       child.entries.assign(views_.size(), kNotYet);
       // Where the move leaves a table's view of the state as it was, the child's entry is
       // its parent's: a move of the fifteen carries one tile, and changes one group's.
       if (parent != nullptr) {
-        const std::vector<uint16_t>& changed = moves_of_.block(block).changed;
         for (size_t v = 0; v < views_.size(); ++v) {
           const uint64_t known = parent->entries[v];
           if (known != kNotYet && views_[v].Same(child.state.data(), here.data(), changed)) {

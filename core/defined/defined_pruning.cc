@@ -333,7 +333,12 @@ absl::StatusOr<DefinedPruning> DefinedPruning::FromPatterns(const CompiledMoves&
   Table table = Automaton(&patterns, static_cast<size_t>(moves.block_count()), bytes);
   DefinedPruning out;
   out.blocks_ = table.blocks;
-  out.next_ = std::move(table.next);
+  out.states_ = table.blocks == 0 ? 1 : static_cast<int>(table.next.size() / static_cast<size_t>(table.blocks));
+  if (out.states_ <= INT16_MAX) {
+    out.narrow_.assign(table.next.begin(), table.next.end());
+  } else {
+    out.next_ = std::move(table.next);
+  }
   // Where the longest were dropped to fit, those kept are complete to a shorter length.
   out.searched_length_ = patterns.size() == found ? searched_length
                          : patterns.empty()       ? 0

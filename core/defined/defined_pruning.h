@@ -50,17 +50,20 @@ class DefinedPruning {
   // The state after block b (of CompiledMoves) from `state`, or kPruned.
   int32_t Next(int32_t state, int block) const {
     if (blocks_ == 0) return kStart;
-    return next_[static_cast<size_t>(state) * static_cast<size_t>(blocks_) + static_cast<size_t>(block)];
+    const size_t at = static_cast<size_t>(state) * static_cast<size_t>(blocks_) + static_cast<size_t>(block);
+    return narrow_.empty() ? next_[at] : narrow_[at];
   }
   // The minimal duplicates found, as block sequences, shortest first.
   const std::vector<std::vector<int>>& patterns() const { return patterns_; }
   // Every minimal duplicate of up to this many blocks is in patterns().
   int searched_length() const { return searched_length_; }
-  int states() const { return blocks_ == 0 ? 1 : static_cast<int>(next_.size() / static_cast<size_t>(blocks_)); }
+  int states() const { return states_; }
 
  private:
   int blocks_ = 0;              // 0: no table, nothing pruned
-  std::vector<int32_t> next_;   // [state * blocks_ + block]
+  std::vector<int32_t> next_;   // [state * blocks_ + block]; empty where narrow_ holds it
+  std::vector<int16_t> narrow_; // the same in half the bytes, where the states fit
+  int states_ = 1;
   std::vector<std::vector<int>> patterns_;
   int searched_length_ = 0;
 };

@@ -75,6 +75,42 @@ struct Factorials {
 };
 constexpr Factorials kFactorials;
 
+// A kOrder coordinate's rank, a position at a time (its code there, 0xFF for another
+// piece's). The Lehmer code of its pieces in the order of the positions holding them: its
+// i-th piece's digit (the unused codes below its own) weighs (k - 1 - i)!, summed rather
+// than multiplied in turn, so that the digits do not wait for one another. Without
+// branches: a position of another piece adds nothing.
+struct OrderRank {
+  explicit OrderRank(const DefinedIndex::Coordinate& c) : k(static_cast<int>(c.label.size())) {}
+  void Step(uint8_t code) {
+    const bool ours = code != 0xFF;
+    const uint32_t bit = ours ? uint32_t{1} << (code & 31) : 0;
+    const uint32_t below = ours ? bit - 1 : 0;
+    rank += static_cast<uint64_t>(std::popcount(below & ~used)) * kFactorials.shifted[k - placed];  // 0 once all are placed
+    used |= bit;
+    placed += ours ? 1 : 0;
+  }
+  const int k;
+  uint32_t used = 0;
+  int placed = 0;
+  uint64_t rank = 0;
+};
+
+// A coordinate of two labels, a position at a time (1 where the second label is): before
+// each position holding the second, the arrangements that put the first there,
+// C(left - 1, firsts left - 1). Without branches: which label is where is a coin toss to a
+// predictor.
+struct TwoLabelRank {
+  explicit TwoLabelRank(const DefinedIndex::Coordinate& c) : n(c.n), firsts(c.counts[0]) {}
+  void Step(int j, uint64_t second) {
+    rank += second * kBinomials.below[n - j - 1][firsts];
+    firsts -= static_cast<int>(1 - second);
+  }
+  const int n;
+  int firsts;
+  uint64_t rank = 0;
+};
+
 // The rank of coordinate c where seen(j) is what it reads at its position j: a code of its
 // labels (kLabels, kOrder) or an orientation (kTwists).
 template <typename Seen>
@@ -87,25 +123,9 @@ uint64_t RankSeen(const DefinedIndex::Coordinate& c, Seen seen) {
     return rank;
   }
   if (c.kind == Coordinate::Kind::kOrder) {
-    // The Lehmer code of its pieces in the order of the positions holding them.
-    // Its i-th piece's digit (the unused codes below its own) weighs (k - 1 - i)!: summed
-    // rather than multiplied in turn, the digits do not wait for one another.
-    // Without branches: a position of another piece adds nothing.
-    const int k = static_cast<int>(c.label.size());
-    uint32_t used = 0;
-    uint64_t rank = 0;
-    int placed = 0;
-    for (int j = 0; j < c.n; ++j) {
-      const uint8_t code = seen(j);
-      const bool ours = code != 0xFF;
-      const uint32_t bit = ours ? uint32_t{1} << (code & 31) : 0;
-      const uint32_t below = ours ? bit - 1 : 0;
-      const auto digit = static_cast<uint64_t>(std::popcount(below & ~used));
-      rank += digit * kFactorials.shifted[k - placed];  // 0 once all are placed
-      used |= bit;
-      placed += ours ? 1 : 0;
-    }
-    return rank;
+    OrderRank order(c);
+    for (int j = 0; j < c.n; ++j) order.Step(seen(j));
+    return order.rank;
   }
   if (c.distinct) {
     // The Lehmer code: how many unused codes below each one, in factorial digits.
@@ -121,17 +141,9 @@ uint64_t RankSeen(const DefinedIndex::Coordinate& c, Seen seen) {
     return c.rule >= 0 ? rank >> 1 : rank;
   }
   if (c.label.size() == 2 && c.n <= kMaxBinomial) {
-    // Two labels: before each position holding the second, the arrangements that put the
-    // first there, C(left - 1, firsts left - 1).
-    // Without branches: which label is where is a coin toss to a predictor.
-    uint64_t rank = 0;
-    int firsts = c.counts[0];
-    for (int j = 0; j < c.n; ++j) {
-      const uint64_t second = seen(j);
-      rank += second * kBinomials.below[c.n - j - 1][firsts];
-      firsts -= static_cast<int>(1 - second);
-    }
-    return rank;
+    TwoLabelRank two(c);
+    for (int j = 0; j < c.n; ++j) two.Step(j, seen(j));
+    return two.rank;
   }
   // A multiset: before each position, the arrangements that start with a smaller label
   // (arrangements * count[l] / left for each such l, summed before dividing).
@@ -211,6 +223,15 @@ CompiledMoves::CompiledMoves(const Definition& definition)
     }
   }
   first_block_.push_back(static_cast<int>(blocks_.size()));
+  for (int m = 0; m < move_count(); ++m) {
+    bool one = true;
+    for (int b = first_block(m); b < first_block(m + 1); ++b) one &= blocks_[static_cast<size_t>(b)].tests.size() == 1;
+    one_test_.push_back(one);
+  }
+  for (const Block& block : blocks_) {
+    test_at_.push_back(block.tests.size() == 1 ? block.tests[0].at : 0);
+    test_value_.push_back(block.tests.size() == 1 ? block.tests[0].value : 0);
+  }
 }
 
 void CompiledMoves::Transform(int b, const uint8_t* in, uint8_t* out) const {
@@ -889,20 +910,61 @@ DefinedIndex::Reading DefinedIndex::ReadingOf(std::span<const uint16_t> source,
     const bool one = begin == end || std::all_of(begin, end, [&](uint32_t t) { return t == *begin; });
     reading.shared.push_back(one && begin != end ? static_cast<int64_t>(*begin) : -1);
   }
+  // A two-label coordinate whose second label is the pieces of a kOrder coordinate on the
+  // same positions (the order split, above): ranked together.
+  reading.order_of.assign(coordinates_.size(), -1);
+  for (size_t i = 0; i < coordinates_.size(); ++i) {
+    const Coordinate& c = coordinates_[i];
+    if (c.kind != Coordinate::Kind::kLabels || c.distinct || c.label.size() != 2 || c.n > kMaxBinomial ||
+        reading.shared[i] < 0) {
+      continue;
+    }
+    for (size_t o = 0; o < coordinates_.size(); ++o) {
+      const Coordinate& order = coordinates_[o];
+      if (order.kind == Coordinate::Kind::kOrder && order.bytes == c.bytes && reading.shared[o] >= 0 &&
+          reading.order_of[o] == -1) {
+        reading.order_of[i] = static_cast<int>(o);
+        reading.order_of[o] = -2;
+        break;
+      }
+    }
+  }
   return reading;
 }
 
 uint64_t DefinedIndex::RankRead(const uint8_t* other, const Reading& reading) const {
-  uint64_t outer = 0, inner = 0;
+  uint64_t values[kMaxCoordinates];
   for (size_t i = 0; i < coordinates_.size(); ++i) {
     const Coordinate& c = coordinates_[i];
     const uint16_t* from = reading.from.data() + reading.first[i];
     const uint32_t* table = reading.table.data() + reading.first[i];
+    const int order = reading.order_of[i];
+    if (order == -2) continue;  // done with its placements (below)
+    if (order >= 0) {
+      // Placements of an orbit's pieces as one, and their order: one pass reads both.
+      const uint8_t* two_code = reading.codes.data() + reading.shared[i];
+      const uint8_t* order_code = reading.codes.data() + reading.shared[static_cast<size_t>(order)];
+      TwoLabelRank two(c);
+      OrderRank ranked(coordinates_[static_cast<size_t>(order)]);
+      for (int j = 0; j < c.n; ++j) {
+        const uint8_t v = other[from[j]];
+        two.Step(j, two_code[v]);
+        ranked.Step(order_code[v]);
+      }
+      values[i] = two.rank;
+      values[order] = ranked.rank;
+      continue;
+    }
     // Mostly one table serves all a coordinate's positions (a set's labels map alike).
-    const uint64_t value =
+    values[i] =
         reading.shared[i] >= 0
             ? RankSeen(c, [&, code = reading.codes.data() + reading.shared[i]](int j) { return code[other[from[j]]]; })
             : RankSeen(c, [&, codes = reading.codes.data()](int j) { return codes[table[j] + other[from[j]]]; });
+  }
+  uint64_t outer = 0, inner = 0;
+  for (size_t i = 0; i < coordinates_.size(); ++i) {
+    const Coordinate& c = coordinates_[i];
+    const uint64_t value = values[i];
     if (c.inner) {
       inner = inner * c.size + value;
     } else {

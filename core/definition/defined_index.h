@@ -84,7 +84,15 @@ class CompiledMoves {
   int InverseMove(int m) const;
   // The block of move m that applies to `state`, or -1.
   int BlockAt(int m, const uint8_t* state) const {
-    for (int b = first_block(m); b < first_block(m + 1); ++b) {
+    const int first = first_block(m), last = first_block(m + 1);
+    if (one_test_[static_cast<size_t>(m)]) {
+      // Each block a single test (a sliding puzzle's: where the blank is), laid flat.
+      for (int b = first; b < last; ++b) {
+        if (state[test_at_[static_cast<size_t>(b)]] == test_value_[static_cast<size_t>(b)]) return b;
+      }
+      return -1;
+    }
+    for (int b = first; b < last; ++b) {
       if (Holds(b, state)) return b;
     }
     return -1;
@@ -101,6 +109,10 @@ class CompiledMoves {
   bool guarded_ = false;
   std::vector<Block> blocks_;
   std::vector<int> first_block_ = {0};
+  // By move: every block has exactly one test; then by block, that test's byte and value.
+  std::vector<bool> one_test_;
+  std::vector<uint16_t> test_at_;
+  std::vector<uint8_t> test_value_;
 };
 
 class DefinedIndex {
@@ -207,6 +219,9 @@ class DefinedIndex {
     std::vector<uint8_t> codes;    // what the coordinate reads for each value there
     std::vector<uint32_t> first;   // by coordinate: its first position
     std::vector<int64_t> shared;   // by coordinate: the one table of all its positions, or -1
+    // By coordinate: the kOrder coordinate ranked in one pass with it, -2 for that one,
+    // -1 for the others.
+    std::vector<int> order_of;
   };
   Reading ReadingOf(std::span<const uint16_t> source, std::span<const uint8_t> values) const;
   // Rank of the state `other` reads as. REQUIRES: that state Indexable.
