@@ -944,14 +944,27 @@ uint64_t DefinedIndex::RankRead(const uint8_t* other, const Reading& reading) co
       // Placements of an orbit's pieces as one, and their order: one pass reads both.
       const uint8_t* two_code = reading.codes.data() + reading.shared[i];
       const uint8_t* order_code = reading.codes.data() + reading.shared[static_cast<size_t>(order)];
-      TwoLabelRank two(c);
-      OrderRank ranked(coordinates_[static_cast<size_t>(order)]);
+      // The positions of the second label as a mask and the order's codes packed, in one
+      // pass; then each is ranked over what it holds, not over every position.
+      uint64_t seconds = 0;
+      uint8_t codes[kMaxBinomial];
+      int count = 0;
       for (int j = 0; j < c.n; ++j) {
         const uint8_t v = other[from[j]];
-        two.Step(j, two_code[v]);
-        ranked.Step(order_code[v]);
+        seconds |= uint64_t{two_code[v]} << j;
+        const uint8_t code = order_code[v];
+        codes[count] = code;
+        count += code != 0xFF ? 1 : 0;
       }
-      values[i] = two.rank;
+      uint64_t placed = 0;
+      int before = 0;  // positions of the second label before j
+      for (uint64_t m = seconds; m != 0; m &= m - 1, ++before) {
+        const int j = std::countr_zero(m);
+        placed += kBinomials.below[c.n - j - 1][c.counts[0] - (j - before)];  // as TwoLabelRank
+      }
+      OrderRank ranked(coordinates_[static_cast<size_t>(order)]);
+      for (int p = 0; p < count; ++p) ranked.Step(codes[p]);
+      values[i] = placed;
       values[order] = ranked.rank;
       continue;
     }
