@@ -11,12 +11,14 @@
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/defined/defined_census.h"
 #include "core/defined/defined_ida.h"
 #include "core/definition/read_definition.h"
 #include "core/util/strings.h"
+#include "core/util/thread_lender.h"
 #include "gtest/gtest.h"
 #include "tests/definition_brute_force.h"
 #include "tests/test_util.h"
@@ -583,6 +585,98 @@ TEST(DefinedIdaTest, TheBudgetAndCancellationEndASearch) {
   EXPECT_EQ(stopped.status().code(), absl::StatusCode::kCancelled) << stopped.status();
   cancel.max_depth = 2000;
   EXPECT_EQ(DefinedIdaStar(*d, {}, *start, cancel).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// An iteration split across spare threads (DefinedIdaOptions::threads, every iteration
+// after the first split here) gives the brute force's answers, the lexicographically
+// smallest, on every state of small definitions, with tables, a perimeter and the
+// duplicate sequences; on the eight puzzle's random states, the same answers as alone. The
+// budget counts every worker's states, and cancellation stops them all.
+TEST(DefinedIdaTest, AnIterationSplitAcrossSpareThreadsGivesTheSameAnswers) {
+  const ThreadLender lender = SpareThreads(2);
+  int split = 0, helpers = 0;
+  for (const auto& [name, text, spec] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"slide32", SampleText("slide32.tws"), "T 1-2 ~6"},
+           {"pancake5", SampleText("pancake5.tws"), "P 1-2"},
+           {"two", kTwo, "C -o"}}) {
+    SCOPED_TRACE(name);
+    auto d = ReadDefinition(text, name + ".tws");
+    ASSERT_TRUE(d.ok()) << d.status();
+    const BruteForce all(*d);
+    auto parsed = ParseProjection(spec, *d);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    DefinedSearchOptions one_thread;
+    one_thread.threads = 1;
+    auto table = ProjectionTable::Build(*d, *parsed, 1 << 20, one_thread);
+    ASSERT_TRUE(table.ok()) << table.status();
+    const ProjectionTable* tables[] = {&*table};
+    const DefinedPerimeter perimeter(*d, CompiledMoves(*d), 3);
+    const DefinedPruning pruning = DefinedPruning::Find(*d, CompiledMoves(*d), 6);
+    for (const bool near : {false, true}) {
+      DefinedIdaOptions options;
+      options.max_depth = all.farthest();
+      options.threads = &lender;
+      options.split_after = 1;
+      options.perimeter = near ? &perimeter : nullptr;
+      options.pruning = &pruning;
+      // Every state of the two smaller ones, every fourth of the third's 972.
+      const size_t every = all.size() > 500 ? 4 : 1;
+      for (size_t i = 0; i < all.size(); i += every) {
+        auto found = DefinedIdaStar(*d, tables, all.states()[i], options);
+        ASSERT_TRUE(found.ok()) << found.status();
+        ASSERT_EQ(Line(*d, *found), all.Answer(all.states()[i])) << d->FormatCompact(all.states()[i]);
+        split += found->split_iterations;
+        helpers += found->helpers;
+      }
+    }
+  }
+  EXPECT_GT(split, 100);
+  EXPECT_GT(helpers, 100);
+
+  // The eight puzzle, no table: states 14 to 20 moves deep, split and alone alike.
+  auto d = ReadDefinition(Slide33(), "slide33.tws");
+  ASSERT_TRUE(d.ok()) << d.status();
+  const CompiledMoves moves(*d);
+  std::mt19937 random(33);
+  DefinedIdaOptions alone, shared;
+  alone.max_depth = shared.max_depth = 31;
+  shared.threads = &lender;
+  shared.split_after = 1000;
+  int compared = 0;
+  for (int n = 0; n < 12; ++n) {
+    DefinedState s = d->goals()[0], next(s.size());
+    for (int step = 0; step < 200; ++step) {
+      if (moves.Apply(s.data(), static_cast<int>(random() % 4), next.data())) s = next;
+    }
+    auto one = DefinedIdaStar(*d, {}, s, alone);
+    auto many = DefinedIdaStar(*d, {}, s, shared);
+    ASSERT_TRUE(one.ok() && many.ok());
+    EXPECT_EQ(Line(*d, *many), Line(*d, *one)) << d->FormatCompact(s);
+    compared += many->split_iterations > 0;
+  }
+  EXPECT_GT(compared, 3);
+
+  // No goal within reach: the budget is the workers' together, cancellation reaches them.
+  auto slide = ReadDefinition(SampleText("slide32.tws"), "slide32.tws");
+  ASSERT_TRUE(slide.ok());
+  auto start = slide->ParseCompact("2 1 3 4 5 6");
+  ASSERT_TRUE(start.ok());
+  DefinedIdaOptions budget;
+  budget.threads = &lender;
+  budget.split_after = 1;
+  budget.max_depth = 60;
+  budget.max_nodes = 100000;
+  auto spent = DefinedIdaStar(*slide, {}, *start, budget);
+  EXPECT_EQ(spent.status().code(), absl::StatusCode::kResourceExhausted) << spent.status();
+  EXPECT_EQ(std::string(spent.status().message()), "the search passed its budget of 100000 states");
+  std::atomic<int> asked{0};
+  SearchLimits limits;
+  limits.cancelled = [&asked] { return ++asked > 20; };
+  DefinedIdaOptions cancel = budget;
+  cancel.max_nodes = 0;
+  cancel.limits = &limits;
+  auto stopped = DefinedIdaStar(*slide, {}, *start, cancel);
+  EXPECT_EQ(stopped.status().code(), absl::StatusCode::kCancelled) << stopped.status();
 }
 
 }  // namespace defined_ida_test

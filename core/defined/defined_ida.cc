@@ -1,6 +1,11 @@
 #include "core/defined/defined_ida.h"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
 
 #include "core/definition/defined_index.h"
 #include "core/util/strings.h"
@@ -18,10 +23,7 @@ class Ida {
   }
 
   absl::StatusOr<DefinedIdaResult> Run(const DefinedState& start) {
-    path_.assign(static_cast<size_t>(options_.max_depth) + 2, start);
-    children_.resize(path_.size());  // never again: Dfs holds references into it
-    node_.assign(path_.size(), nullptr);
-    pruning_state_.assign(path_.size(), DefinedPruning::kStart);
+    Prepare(start);
     // Where every move flips a parity, a distance has the parity of its state: a bound of
     // the other is one short (and thresholds go up by two).
     const DefinedIndex invariants = DefinedIndex::Invariants(d_, moves_of_);
@@ -37,11 +39,17 @@ class Ida {
       }
     }
     int threshold = WithParity(Bound(start, ProjectionTable::kUnreachable), 0);
+    uint64_t last_iteration = 0;
     while (threshold <= options_.max_depth) {
       ++result_.iterations;
       next_threshold_ = ProjectionTable::kUnreachable;
       moves_.clear();
-      auto found = Dfs(0, threshold);
+      // An iteration grows on the one before: past split_after states, the next is worth
+      // splitting over spare threads.
+      const uint64_t before = result_.nodes;
+      const bool split = options_.threads != nullptr && *options_.threads && last_iteration >= options_.split_after;
+      auto found = split ? SplitIteration(threshold) : Dfs(0, threshold);
+      last_iteration = result_.nodes - before;
       if (!found.ok()) return found.status();
       if (*found) {
         result_.solved = true;
@@ -55,6 +63,13 @@ class Ida {
   }
 
  private:
+  void Prepare(const DefinedState& start) {
+    path_.assign(static_cast<size_t>(options_.max_depth) + 2, start);
+    children_.resize(path_.size());  // never again: Dfs holds references into it
+    node_.assign(path_.size(), nullptr);
+    pruning_state_.assign(path_.size(), DefinedPruning::kStart);
+  }
+
   // Which moves are not tried after which: after move a, move b when both are powers of one
   // written move (together they make another power, or nothing: a shorter sequence), or
   // when the two commute and b's written move comes first in canonical order (b a reaches
@@ -240,6 +255,10 @@ class Ida {
 
   absl::StatusOr<bool> Dfs(int g, int threshold) {
     const DefinedState& here = path_[static_cast<size_t>(g)];
+    if (collect_ != nullptr && (g == collect_depth_ || d_.IsGoal(here))) {
+      Collect(g);
+      return false;
+    }
     if (d_.IsGoal(here)) return true;
     std::vector<Child>& children = children_[static_cast<size_t>(g)];
     children.resize(static_cast<size_t>(moves_of_.move_count()));
@@ -296,13 +315,24 @@ class Ida {
     for (size_t c = 0; c < made; ++c) {
       Child& child = children[c];
       ++result_.nodes;
-      if (options_.max_nodes > 0 && result_.nodes > options_.max_nodes) {
+      if (split_ == nullptr && options_.max_nodes > 0 && result_.nodes > options_.max_nodes) {
         return absl::ResourceExhaustedError(
             Cat("the search passed its budget of ", options_.max_nodes, " states"));
       }
-      if ((result_.nodes & 4095) == 0 && options_.limits != nullptr) {
-        if (absl::Status reached = LimitsReached(*options_.limits, "the search"); !reached.ok()) {
-          return absl::Status(reached.code(), Cat(std::string(reached.message()), " after ", result_.nodes, " states"));
+      if ((result_.nodes & 4095) == 0) {
+        if (split_ != nullptr) {
+          // The budget is all the workers' together; one that stopped stops the others.
+          const uint64_t all = split_->nodes_before + split_->nodes.fetch_add(4096) + 4096;
+          if (options_.max_nodes > 0 && all > options_.max_nodes) {
+            return absl::ResourceExhaustedError(
+                Cat("the search passed its budget of ", options_.max_nodes, " states"));
+          }
+          if (split_->stop.load()) return absl::CancelledError("another part of the search stopped");
+        }
+        if (options_.limits != nullptr) {
+          if (absl::Status reached = LimitsReached(*options_.limits, "the search"); !reached.ok()) {
+            return absl::Status(reached.code(), Cat(std::string(reached.message()), " after ", result_.nodes, " states"));
+          }
         }
       }
       // The tables at the state, then at each image while the bound stays within reach.
@@ -317,6 +347,16 @@ class Ida {
         h = std::max(h, here);
       }
       h = WithParity(h, g + 1);
+      if (collect_ != nullptr && perimeter_ != nullptr && h <= perimeter_->radius()) {
+        // Listing subtrees: one the perimeter may end is a subtree of its own.
+        next = child.state;
+        node_[static_cast<size_t>(g) + 1] = &child;
+        pruning_state_[static_cast<size_t>(g) + 1] = child.pruning;
+        moves_.push_back(child.move);
+        Collect(g + 1);
+        moves_.pop_back();
+        continue;
+      }
       if (perimeter_ != nullptr && h <= perimeter_->radius()) {
         ++result_.lookups;
         const int exact = perimeter_->Distance(child.state);
@@ -349,6 +389,149 @@ class Ida {
     return false;
   }
 
+  // One iteration split over spare threads: the subtrees at a depth, listed in canonical
+  // (DFS) order, handed out in that order; a subtree's first answer is its smallest, so the
+  // answer is the first listed subtree's that has one, once those before it are searched.
+  // Subtrees after a found one are not started.
+  struct Item {
+    DefinedState before, state;  // path_[g - 1] (where g > 0) and path_[g]
+    std::vector<int> moves;      // the g moves to it
+    Child node;                  // what path_[g] is as a child: its entries, block, automaton state
+    int g = 0;
+  };
+  struct Split {
+    std::vector<Item> items;
+    std::vector<std::vector<int>> found;  // by item: its answer's moves
+    std::atomic<size_t> next{0};          // the next item to take
+    std::atomic<size_t> best{0};          // the first item with an answer (items.size(): none yet)
+    std::atomic<uint64_t> nodes{0};       // states since the split, all workers, in steps of 4096
+    std::atomic<bool> stop{false};
+    uint64_t nodes_before = 0;
+    std::mutex mutex;  // guards what follows
+    std::condition_variable helpers_done;
+    int helpers = 0;
+    int next_threshold = ProjectionTable::kUnreachable;
+    uint64_t nodes_done = 0, lookups_done = 0;  // each worker's, added as it ends
+    absl::Status abort;
+  };
+  static constexpr int kSplitDepth = 8;           // subtrees this many moves deep, or deeper
+  static constexpr size_t kItemsPerThread = 64;   // while that gives fewer than this a thread
+
+  // While listing: path_[g] is a subtree.
+  void Collect(int g) {
+    Item item;
+    if (g > 0) {
+      item.before = path_[static_cast<size_t>(g) - 1];
+      item.node = *node_[static_cast<size_t>(g)];
+    }
+    item.state = path_[static_cast<size_t>(g)];
+    item.moves = moves_;
+    item.g = g;
+    collect_->push_back(std::move(item));
+  }
+
+  absl::StatusOr<bool> SplitIteration(int threshold) {
+    auto split = std::make_shared<Split>();
+    const int helpers = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
+    for (int depth = kSplitDepth;; depth += 2) {
+      split->items.clear();
+      collect_ = &split->items;
+      collect_depth_ = depth;
+      next_threshold_ = ProjectionTable::kUnreachable;
+      moves_.clear();
+      auto listed = Dfs(0, threshold);
+      collect_ = nullptr;
+      if (!listed.ok()) return listed.status();
+      if (split->items.size() >= kItemsPerThread * static_cast<size_t>(helpers + 1) || depth >= threshold) break;
+    }
+    const int listed_threshold = next_threshold_;
+    split->found.resize(split->items.size());
+    split->best.store(split->items.size());
+    split->nodes_before = result_.nodes;
+    const DefinedState start = path_[0];
+    for (int h = 0; h < helpers; ++h) {
+      {
+        std::lock_guard<std::mutex> lock(split->mutex);
+        ++split->helpers;
+      }
+      // Both keep `split` alive; `this` outlives them (waited for below).
+      const bool started = options_.threads->lend(
+          [this, split, threshold, start] {
+            Ida helper(d_, tables_, options_);
+            helper.Prepare(start);
+            helper.parity_ = parity_;
+            helper.Work(*split, threshold);
+          },
+          [split] {
+            std::lock_guard<std::mutex> lock(split->mutex);
+            --split->helpers;
+            split->helpers_done.notify_all();
+          });
+      if (!started) {
+        std::lock_guard<std::mutex> lock(split->mutex);
+        --split->helpers;
+        break;
+      }
+      ++result_.helpers;
+    }
+    ++result_.split_iterations;
+    const uint64_t own_nodes = result_.nodes, own_lookups = result_.lookups;
+    Work(*split, threshold);
+    std::unique_lock<std::mutex> lock(split->mutex);
+    split->helpers_done.wait(lock, [&] { return split->helpers == 0; });
+    // Every worker's counts, this one's included once.
+    result_.nodes = own_nodes + split->nodes_done;
+    result_.lookups = own_lookups + split->lookups_done;
+    next_threshold_ = std::min(listed_threshold, split->next_threshold);
+    if (split->stop.load()) return split->abort;
+    const size_t best = split->best.load();
+    if (best < split->items.size()) {
+      moves_ = std::move(split->found[best]);
+      return true;
+    }
+    return false;
+  }
+
+  // Takes the split's items in turn until none is left, one after an answer found, or a
+  // worker stopped; then adds what it counted and its next threshold to the split's.
+  void Work(Split& split, int threshold) {
+    split_ = &split;
+    const uint64_t nodes_at_start = result_.nodes, lookups_at_start = result_.lookups;
+    next_threshold_ = ProjectionTable::kUnreachable;
+    absl::Status failed;
+    while (!split.stop.load()) {
+      const size_t i = split.next.fetch_add(1);
+      if (i >= split.items.size() || i > split.best.load()) break;
+      const Item& item = split.items[i];
+      const auto g = static_cast<size_t>(item.g);
+      if (g > 0) path_[g - 1] = item.before;
+      path_[g] = item.state;
+      node_[g] = g > 0 ? &item.node : nullptr;
+      pruning_state_[g] = g > 0 ? item.node.pruning : DefinedPruning::kStart;
+      moves_ = item.moves;
+      auto found = Dfs(item.g, threshold);
+      if (!found.ok()) {
+        failed = found.status();
+        break;
+      }
+      if (*found) {
+        split.found[i] = moves_;
+        size_t best = split.best.load();
+        while (i < best && !split.best.compare_exchange_weak(best, i)) {
+        }
+      }
+    }
+    split_ = nullptr;
+    std::lock_guard<std::mutex> lock(split.mutex);
+    if (!failed.ok() && split.abort.ok()) {
+      split.abort = failed;  // the first to stop says why
+      split.stop.store(true);
+    }
+    split.next_threshold = std::min(split.next_threshold, next_threshold_);
+    split.nodes_done += result_.nodes - nodes_at_start;
+    split.lookups_done += result_.lookups - lookups_at_start;
+  }
+
   const Definition& d_;
   const CompiledMoves moves_of_;
   const std::span<const ProjectionTable* const> tables_;
@@ -369,6 +552,9 @@ class Ida {
   const DefinedPruning* pruning_ = options_.pruning;
   std::vector<int32_t> pruning_state_;  // by depth: the automaton's state after the path
   DefinedIdaResult result_;
+  std::vector<Item>* collect_ = nullptr;  // SplitIteration's listing, while it lists
+  int collect_depth_ = 0;
+  Split* split_ = nullptr;  // the split iteration this worker works on
 };
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "core/defined/projection_table.h"
 #include "core/definition/definition.h"
 #include "core/model/model.h"
+#include "core/util/thread_lender.h"
 
 namespace puzzledb {
 
@@ -43,6 +44,13 @@ struct DefinedIdaOptions {
   const std::vector<DefinedSymmetry>* symmetries = nullptr;
   // Duplicate block sequences never played (DefinedPruning). May be null.
   const DefinedPruning* pruning = nullptr;
+  // Spare threads (the server's idle search threads): an iteration after one of at least
+  // `split_after` states is split across them. Its subtrees at a depth are listed in
+  // canonical order and handed out in that order; the answer is that of the first listed
+  // subtree with one, once every subtree before it is searched: the same answer as alone.
+  // May be null (or empty): no helpers.
+  const ThreadLender* threads = nullptr;
+  uint64_t split_after = 200'000;
 };
 
 struct DefinedIdaResult {
@@ -55,6 +63,8 @@ struct DefinedIdaResult {
   uint64_t nodes = 0;      // states generated
   uint64_t lookups = 0;    // states looked up in the perimeter
   int iterations = 0;
+  int split_iterations = 0;  // iterations split across spare threads
+  int helpers = 0;           // threads lent to them, in all
 };
 
 absl::StatusOr<DefinedIdaResult> DefinedIdaStar(const Definition& definition,

@@ -420,6 +420,7 @@ absl::StatusOr<Solution> SearchDefined(const DefinedPuzzleData& data,
   options.perimeter = patterns.perimeter();
   options.symmetries = &patterns.symmetries();
   options.pruning = &patterns.pruning();
+  options.threads = limits.threads ? &limits.threads : nullptr;
   auto found = DefinedIdaStar(data.definition, patterns.bounds(), start, options);
   if (!found.ok()) return found.status();
   solution.nodes = found->nodes;
