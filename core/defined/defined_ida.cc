@@ -460,7 +460,7 @@ class Ida {
             Ida helper(d_, tables_, options_);
             helper.Prepare(start);
             helper.parity_ = parity_;
-            helper.Work(*split, threshold);
+            helper.Work(*split, threshold, true);
           },
           [split] {
             std::lock_guard<std::mutex> lock(split->mutex);
@@ -476,7 +476,7 @@ class Ida {
     }
     ++result_.split_iterations;
     const uint64_t own_nodes = result_.nodes, own_lookups = result_.lookups;
-    Work(*split, threshold);
+    Work(*split, threshold, false);
     std::unique_lock<std::mutex> lock(split->mutex);
     split->helpers_done.wait(lock, [&] { return split->helpers == 0; });
     // Every worker's counts, this one's included once.
@@ -493,13 +493,14 @@ class Ida {
   }
 
   // Takes the split's items in turn until none is left, one after an answer found, or a
-  // worker stopped; then adds what it counted and its next threshold to the split's.
-  void Work(Split& split, int threshold) {
+  // worker stopped (a helper also when the lender wants its thread back: another search
+  // waits); then adds what it counted and its next threshold to the split's.
+  void Work(Split& split, int threshold, bool helper) {
     split_ = &split;
     const uint64_t nodes_at_start = result_.nodes, lookups_at_start = result_.lookups;
     next_threshold_ = ProjectionTable::kUnreachable;
     absl::Status failed;
-    while (!split.stop.load()) {
+    while (!split.stop.load() && !(helper && options_.threads->ShouldYield())) {
       const size_t i = split.next.fetch_add(1);
       if (i >= split.items.size() || i > split.best.load()) break;
       const Item& item = split.items[i];
