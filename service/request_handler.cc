@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -320,33 +318,13 @@ absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
                 &found[static_cast<size_t>(c)]);
     }
   };
-  std::mutex mutex;
-  std::condition_variable released;
-  int lent = 0;  // helpers whose thread is not released yet
+  LentHelpers lent;
   if (threads && chunks > 1) {
     const int spare = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - 1;
-    for (int h = 0; h < std::min(spare, chunks - 1); ++h) {
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        ++lent;
-      }
-      const bool taken = threads.lend(drain, [&] {
-        std::lock_guard<std::mutex> lock(mutex);
-        --lent;
-        released.notify_all();
-      });
-      if (!taken) {
-        std::lock_guard<std::mutex> lock(mutex);
-        --lent;
-        break;
-      }
-    }
+    lent.Lend(threads, std::min(spare, chunks - 1), drain);
   }
   drain();
-  {
-    std::unique_lock<std::mutex> lock(mutex);
-    released.wait(lock, [&] { return lent == 0; });
-  }
+  lent.Wait();
   for (std::vector<BatchSearch>& part : found) {
     for (BatchSearch& one : part) searches->push_back(std::move(one));
   }

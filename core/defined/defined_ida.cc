@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -407,9 +406,8 @@ class Ida {
     std::atomic<uint64_t> nodes{0};       // states since the split, all workers, in steps of 4096
     std::atomic<bool> stop{false};
     uint64_t nodes_before = 0;
+    LentHelpers lent;
     std::mutex mutex;  // guards what follows
-    std::condition_variable helpers_done;
-    int helpers = 0;
     int next_threshold = ProjectionTable::kUnreachable;
     uint64_t nodes_done = 0, lookups_done = 0;  // each worker's, added as it ends
     absl::Status abort;
@@ -449,36 +447,18 @@ class Ida {
     split->best.store(split->items.size());
     split->nodes_before = result_.nodes;
     const DefinedState start = path_[0];
-    for (int h = 0; h < helpers; ++h) {
-      {
-        std::lock_guard<std::mutex> lock(split->mutex);
-        ++split->helpers;
-      }
-      // Both keep `split` alive; `this` outlives them (waited for below).
-      const bool started = options_.threads->lend(
-          [this, split, threshold, start] {
-            Ida helper(d_, tables_, options_);
-            helper.Prepare(start);
-            helper.parity_ = parity_;
-            helper.Work(*split, threshold, true);
-          },
-          [split] {
-            std::lock_guard<std::mutex> lock(split->mutex);
-            --split->helpers;
-            split->helpers_done.notify_all();
-          });
-      if (!started) {
-        std::lock_guard<std::mutex> lock(split->mutex);
-        --split->helpers;
-        break;
-      }
-      ++result_.helpers;
-    }
+    // The task keeps `split` alive; `this` outlives it (waited for below).
+    result_.helpers += split->lent.Lend(*options_.threads, helpers, [this, split, threshold, start] {
+      Ida helper(d_, tables_, options_);
+      helper.Prepare(start);
+      helper.parity_ = parity_;
+      helper.Work(*split, threshold, true);
+    });
     ++result_.split_iterations;
     const uint64_t own_nodes = result_.nodes, own_lookups = result_.lookups;
     Work(*split, threshold, false);
-    std::unique_lock<std::mutex> lock(split->mutex);
-    split->helpers_done.wait(lock, [&] { return split->helpers == 0; });
+    split->lent.Wait();
+    std::lock_guard<std::mutex> lock(split->mutex);
     // Every worker's counts, this one's included once.
     result_.nodes = own_nodes + split->nodes_done;
     result_.lookups = own_lookups + split->lookups_done;

@@ -25,7 +25,6 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
-#include <condition_variable>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -425,9 +424,8 @@ class TilePatternSearch {
     std::atomic<bool> stop{false};   // a worker aborted (deadline, budget, cancellation)
     std::atomic<uint64_t> nodes{0};  // every worker's, this iteration, in clock steps
     uint64_t nodes_before = 0;       // the iterations before, for the budget
+    LentHelpers lent;
     std::mutex mutex;                // guards the rest
-    std::condition_variable helpers_done;
-    int helpers = 0;
     absl::Status abort;
     int next_threshold = kInfinity;
     uint64_t nodes_done = 0, lookups_done = 0;
@@ -483,34 +481,16 @@ class TilePatternSearch {
     split->found.resize(split->items.size());
     split->best.store(split->items.size());
     split->nodes_before = nodes_;
-    for (int h = 0; h < helpers; ++h) {
-      {
-        std::lock_guard<std::mutex> lock(split->mutex);
-        ++split->helpers;
-      }
-      // Both keep `split` alive; `this` outlives them (waited for below).
-      const bool started = limits_.threads.lend(
-          [this, split, threshold] {
-            TilePatternSearch helper(model_, tables_, perimeter_, limits_);
-            helper.Work(*split, threshold, true);
-          },
-          [split] {
-            std::lock_guard<std::mutex> lock(split->mutex);
-            --split->helpers;
-            split->helpers_done.notify_all();
-          });
-      if (!started) {
-        std::lock_guard<std::mutex> lock(split->mutex);
-        --split->helpers;
-        break;
-      }
-      ++helpers_started_;
-    }
+    // The task keeps `split` alive; `this` outlives it (waited for below).
+    helpers_started_ += split->lent.Lend(limits_.threads, helpers, [this, split, threshold] {
+      TilePatternSearch helper(model_, tables_, perimeter_, limits_);
+      helper.Work(*split, threshold, true);
+    });
     ++split_iterations_;
     const uint64_t own_nodes = nodes_, own_lookups = lookups_;
     Work(*split, threshold, false);
-    std::unique_lock<std::mutex> lock(split->mutex);
-    split->helpers_done.wait(lock, [&] { return split->helpers == 0; });
+    split->lent.Wait();
+    std::lock_guard<std::mutex> lock(split->mutex);
     // Every worker's counts, this worker's included once.
     nodes_ = own_nodes + split->nodes_done;
     lookups_ = own_lookups + split->lookups_done;

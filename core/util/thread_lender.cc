@@ -25,4 +25,30 @@ ThreadLender SpareThreads(int spare) {
   return lender;
 }
 
+int LentHelpers::Lend(const ThreadLender& lender, int count, const ThreadLender::Task& task) {
+  int started = 0;
+  for (; started < count; ++started) {
+    {
+      std::lock_guard<std::mutex> lock(count_->mutex);
+      ++count_->lent;
+    }
+    const bool taken = lender.lend(task, [c = count_] {
+      std::lock_guard<std::mutex> lock(c->mutex);
+      --c->lent;
+      c->released.notify_all();
+    });
+    if (!taken) {
+      std::lock_guard<std::mutex> lock(count_->mutex);
+      --count_->lent;
+      break;
+    }
+  }
+  return started;
+}
+
+void LentHelpers::Wait() {
+  std::unique_lock<std::mutex> lock(count_->mutex);
+  count_->released.wait(lock, [this] { return count_->lent == 0; });
+}
+
 }  // namespace puzzledb

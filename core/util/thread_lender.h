@@ -5,7 +5,10 @@
 #ifndef PUZZLEDB_CORE_UTIL_THREAD_LENDER_H_
 #define PUZZLEDB_CORE_UTIL_THREAD_LENDER_H_
 
+#include <condition_variable>
 #include <functional>
+#include <memory>
+#include <mutex>
 
 namespace puzzledb {
 
@@ -27,6 +30,25 @@ struct ThreadLender {
 // Up to `spare` helper threads at a time, each started afresh: for a process of its own
 // (the command line, the benches).
 ThreadLender SpareThreads(int spare);
+
+// The helpers one piece of work borrows, and the wait for them: Lend starts up to `count`
+// of them (fewer where no thread is spare), each running `task`; Wait returns once every
+// one started has finished and its thread is given back. Call Wait before whatever the
+// tasks use goes.
+class LentHelpers {
+ public:
+  // How many started.
+  int Lend(const ThreadLender& lender, int count, const ThreadLender::Task& task);
+  void Wait();
+
+ private:
+  struct Count {
+    std::mutex mutex;
+    std::condition_variable released;
+    int lent = 0;  // helpers whose thread is not given back yet
+  };
+  std::shared_ptr<Count> count_ = std::make_shared<Count>();
+};
 
 }  // namespace puzzledb
 
