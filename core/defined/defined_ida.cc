@@ -412,8 +412,9 @@ class Ida {
     uint64_t nodes_done = 0, lookups_done = 0;  // each worker's, added as it ends
     absl::Status abort;
   };
-  static constexpr int kSplitDepth = 8;           // subtrees this many moves deep, or deeper
-  static constexpr size_t kItemsPerThread = 64;   // while that gives fewer than this a thread
+  // Subtrees as shallow as gives this many a thread (the fifteen's about 8 moves deep, a
+  // cube's 3): the listing searches the levels above them once more.
+  static constexpr size_t kItemsPerThread = 64;
 
   // While listing: path_[g] is a subtree.
   void Collect(int g) {
@@ -431,7 +432,7 @@ class Ida {
   absl::StatusOr<bool> SplitIteration(int threshold) {
     auto split = std::make_shared<Split>();
     const int helpers = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
-    for (int depth = kSplitDepth;; depth += 2) {
+    for (int depth = 1;; ++depth) {
       split->items.clear();
       collect_ = &split->items;
       collect_depth_ = depth;
