@@ -16,6 +16,7 @@
 
 #include "core/defined/defined_census.h"
 #include "core/defined/defined_ida.h"
+#include "core/defined/defined_symmetry.h"
 #include "core/definition/read_definition.h"
 #include "core/util/strings.h"
 #include "core/util/thread_lender.h"
@@ -585,6 +586,60 @@ TEST(DefinedIdaTest, TheBudgetAndCancellationEndASearch) {
   EXPECT_EQ(stopped.status().code(), absl::StatusCode::kCancelled) << stopped.status();
   cancel.max_depth = 2000;
   EXPECT_EQ(DefinedIdaStar(*d, {}, *start, cancel).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Random positions a few moves deep of two definitions too large for the brute force here
+// (the fifteen, guarded; the 2x2x2 cube, whose corners turn): everything the live search
+// adds (tables, their images under the symmetries, the perimeter, the duplicate sequences,
+// a split) gives plain iterative deepening's answers, the same distance and moves.
+TEST(DefinedIdaTest, RandomPositionsGetPlainIterativeDeepeningsAnswers) {
+  const ThreadLender lender = SpareThreads(1);
+  struct Case {
+    std::string file, spec;
+    int positions, deepest;
+  };
+  int compared = 0;
+  for (const Case& c : std::vector<Case>{{"slide44.tws", "T 1-4 ~16", 1000, 12},
+                                         {"cube2urf.tws", "CORNER 1-4", 300, 5}}) {
+    SCOPED_TRACE(c.file);
+    auto d = ReadDefinition(SampleText(c.file), c.file);
+    ASSERT_TRUE(d.ok()) << d.status();
+    const CompiledMoves moves(*d);
+    auto spec = ParseProjection(c.spec, *d);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    DefinedSearchOptions two;
+    two.threads = 2;
+    auto table = ProjectionTable::Build(*d, *spec, uint64_t{1} << 24, two);
+    ASSERT_TRUE(table.ok()) << table.status();
+    const ProjectionTable* tables[] = {&*table};
+    const DefinedPerimeter perimeter(*d, moves, 2000);
+    const std::vector<DefinedSymmetry> symmetries = FindSymmetries(*d, moves);
+    const DefinedPruning pruning = DefinedPruning::Find(*d, moves, 8);
+    DefinedIdaOptions plain, guided;
+    plain.max_depth = guided.max_depth = c.deepest;
+    guided.perimeter = &perimeter;
+    guided.symmetries = &symmetries;
+    guided.pruning = &pruning;
+    guided.threads = &lender;
+    guided.split_after = 2000;
+    std::mt19937 random(51);
+    for (int n = 0; n < c.positions; ++n) {
+      DefinedState s = d->goals()[0], next(s.size());
+      const int steps = 1 + static_cast<int>(random() % static_cast<unsigned>(c.deepest));
+      for (int k = 0; k < steps; ++k) {
+        if (moves.Apply(s.data(), static_cast<int>(random() % static_cast<unsigned>(moves.move_count())), next.data())) {
+          s = next;
+        }
+      }
+      auto alone = DefinedIdaStar(*d, {}, s, plain);
+      auto helped = DefinedIdaStar(*d, tables, s, guided);
+      ASSERT_TRUE(alone.ok() && helped.ok());
+      ASSERT_TRUE(alone->solved) << d->FormatCompact(s);
+      ASSERT_EQ(Line(*d, *helped), Line(*d, *alone)) << d->FormatCompact(s);
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 1300);
 }
 
 // An iteration split across spare threads (DefinedIdaOptions::threads, every iteration
