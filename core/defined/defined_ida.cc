@@ -218,7 +218,7 @@ class Ida {
           readers[q].push_back(static_cast<uint16_t>(i));
           for (int v = 0; v < 256; ++v) {
             uint8_t seen = static_cast<uint8_t>(v);  // what image k holds there
-            if (symmetry != nullptr) {
+            if (symmetry != nullptr && set_of[q] >= 0) {  // (symmetries move no orientations)
               const std::vector<uint8_t>& label = symmetry->label[static_cast<size_t>(set_of[q])];
               if (static_cast<size_t>(v) >= label.size()) continue;
               seen = label[static_cast<size_t>(v)];
