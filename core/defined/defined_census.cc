@@ -49,10 +49,6 @@ class Packing {
   int bits_ = 0;
 };
 
-double Since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 }  // namespace
 
 absl::StatusOr<std::vector<uint64_t>> DefinedCensus(const Definition& definition,
@@ -75,7 +71,7 @@ absl::StatusOr<std::vector<uint64_t>> DefinedCensus(const Definition& definition
   std::sort(layers[0].begin(), layers[0].end());
   layers[0].erase(std::unique(layers[0].begin(), layers[0].end()), layers[0].end());
   std::vector<uint64_t> counts = {layers[0].size()};
-  if (options.on_layer) options.on_layer(0, counts[0], Since(started));
+  if (options.on_layer) options.on_layer(0, counts[0], SecondsSince(started));
   uint64_t kept = layers[0].size();
   for (int d = 1; d <= options.depth && !layers.back().empty(); ++d) {
     const std::vector<Key>& last = layers.back();
@@ -145,7 +141,7 @@ absl::StatusOr<std::vector<uint64_t>> DefinedCensus(const Definition& definition
     if (next.empty()) break;  // no state is farther
     kept += next.size();
     counts.push_back(next.size());
-    if (options.on_layer) options.on_layer(d, next.size(), Since(started));
+    if (options.on_layer) options.on_layer(d, next.size(), SecondsSince(started));
     layers.push_back(std::move(next));
   }
   return counts;

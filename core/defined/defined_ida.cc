@@ -170,7 +170,6 @@ class Ida {
   // definition's bytes: the image and the projection composed, so that neither is made.
   struct View {
     const ProjectionTable* table = nullptr;
-    std::vector<uint16_t> source;   // by projected byte: the definition's byte it reads
     std::vector<uint8_t> value;     // [projected byte * 256 + what its source holds]
     std::vector<uint32_t> first;    // by definition byte: its readers are [first[p], first[p + 1])
     std::vector<uint16_t> readers;  // projected bytes, by the byte they read
@@ -212,9 +211,10 @@ class Ida {
         const int n = projection.bytes();
         view.value.assign(static_cast<size_t>(n) * 256, 0);
         std::vector<std::vector<uint16_t>> readers(bytes);
+        std::vector<uint16_t> source;  // by projected byte: the definition's byte it reads
         for (int i = 0; i < n; ++i) {
           const size_t q = from[projection.SourceOf(i)];
-          view.source.push_back(static_cast<uint16_t>(q));
+          source.push_back(static_cast<uint16_t>(q));
           readers[q].push_back(static_cast<uint16_t>(i));
           for (int v = 0; v < 256; ++v) {
             uint8_t seen = static_cast<uint8_t>(v);  // what image k holds there
@@ -226,7 +226,7 @@ class Ida {
             view.value[static_cast<size_t>(i) * 256 + static_cast<size_t>(v)] = projection.ValueOf(i, seen);
           }
         }
-        view.reading = table->index().ReadingOf(view.source, view.value);
+        view.reading = table->index().ReadingOf(source, view.value);
         view.first.push_back(0);
         for (const std::vector<uint16_t>& r : readers) {
           view.readers.insert(view.readers.end(), r.begin(), r.end());

@@ -11,10 +11,6 @@
 namespace puzzledb {
 namespace {
 
-double Since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // The entries of `spec`'s projection, or 0 when it is bad or takes more than `most`.
 uint64_t EntriesWithin(const Definition& definition, const ProjectionSpec& spec, uint64_t most) {
   if (most == 0) return 0;
@@ -270,7 +266,7 @@ absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data
     if (say) {
       say(Cat("  ", id, "  projection ", i + 1, " done: ", Thousands(table->entries()),
               " entries, largest distance ", table->histogram().size() - 1, ", average ",
-              AverageText(table->average()), ", ", SecondsText(Since(started)), " since the start"));
+              AverageText(table->average()), ", ", SecondsText(SecondsSince(started)), " since the start"));
     }
     std::memcpy(entries.MutableBytes(offset), table->data(), table->entries());
     offset += table->entries();
@@ -295,7 +291,7 @@ absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data
   }
   if (say) {
     say(Cat("  ", id, "  ", Thousands(pruning.patterns().size()), " duplicate sequences, every one of up to ",
-            pruning.searched_length(), " blocks, ", SecondsText(Since(searching))));
+            pruning.searched_length(), " blocks, ", SecondsText(SecondsSince(searching))));
   }
   m.set_table_id(id);
   m.set_puzzle(data.name);
@@ -309,7 +305,7 @@ absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data
   write.unpacked = options.unpacked;
   return WriteBoundTable(store, std::move(m), entries, histogram,
                          histogram.empty() ? 0 : static_cast<uint32_t>(histogram.size() - 1),
-                         Since(started), write);
+                         SecondsSince(started), write);
 }
 
 absl::StatusOr<std::shared_ptr<const DefinedPatterns>> DefinedPatternsOf(

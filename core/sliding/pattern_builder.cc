@@ -8,10 +8,6 @@
 namespace puzzledb {
 namespace {
 
-double Since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // Every group's entries, freshly searched, with what the metadata records of them.
 struct SearchedEntries {
   PackedTable entries;
@@ -41,7 +37,7 @@ absl::StatusOr<SearchedEntries> SearchEntries(const TilePartition& partition,
         !encoded.ok()) {
       return encoded;
     }
-    if (options.on_group) options.on_group(g, group.placements(), largest, Since(started));
+    if (options.on_group) options.on_group(g, group.placements(), largest, SecondsSince(started));
     offset += group.placements();
   }
   out.histogram.assign(16, 0);
@@ -73,7 +69,7 @@ absl::StatusOr<TableMetadata> BuildPatternTable(const PatternTableSpec& spec, Ta
   write.threads = options.threads;
   write.unpacked = options.unpacked;
   return WriteBoundTable(store, std::move(m), searched->entries, searched->histogram,
-                         static_cast<uint32_t>(searched->largest), Since(started), write);
+                         static_cast<uint32_t>(searched->largest), SecondsSince(started), write);
 }
 
 absl::Status VerifyPatternTable(const LoadedTable& table, int threads) {

@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <concepts>
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,10 @@ std::string DecimalString(unsigned __int128 value);
 std::string Thousands(uint64_t n);
 std::string Megabytes(uint64_t bytes);
 std::string SecondsText(double seconds);
+// The seconds since `start` (what SecondsText prints of a piece of work).
+inline double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 std::string_view StripWhitespace(std::string_view text);
 // Splits on runs of spaces and tabs; no empty pieces.
