@@ -4,15 +4,12 @@
 #include <chrono>
 #include <thread>
 
-#include "service/address.h"
 #include "core/defined/defined_puzzle.h"
-#include "core/solver.h"
-#include "service/exit_codes.h"
 #include "core/util/strings.h"
-#include "core/table/table_store.h"
 #include "puzzledb/client.h"
-#include "service/request_handler.h"
-#include "service/wire.h"
+#include "puzzledb/engine.h"
+#include "service/address.h"
+#include "service/exit_codes.h"
 
 namespace puzzledb {
 namespace {
@@ -20,118 +17,37 @@ namespace {
 // A usage error naming the flag.
 absl::Status Usage(const std::string& message) { return absl::InvalidArgumentError(message); }
 
+// In-process: the engine's answers (puzzledb/engine.h).
 class LocalBackend final : public Backend {
  public:
-  LocalBackend(std::shared_ptr<TableStore> store, const BackendOptions& options,
-               std::function<void(std::string_view)> log)
-      : options_(options),
-        solver_(std::move(store), std::move(log)),
-        handler_(&solver_, nullptr, HandlerOptions{options.node_budget}) {}
+  explicit LocalBackend(std::unique_ptr<Engine> engine) : engine_(std::move(engine)) {}
 
   absl::StatusOr<v1::SolveResponse> Solve(const v1::SolveRequest& request) override {
-    return Answer<v1::SolveResponse>(request);
+    return engine_->Solve(request);
   }
   absl::StatusOr<v1::AnalyzeResponse> Analyze(const v1::AnalyzeRequest& request) override {
-    return Answer<v1::AnalyzeResponse>(request);
+    return engine_->Analyze(request);
   }
-  absl::StatusOr<v1::ListTablesResponse> ListTables() override { return handler_.ListTables(); }
-  absl::StatusOr<v1::ListPuzzlesResponse> ListPuzzles() override { return handler_.ListPuzzles(); }
+  absl::StatusOr<v1::ListTablesResponse> ListTables() override { return engine_->ListTables(); }
+  absl::StatusOr<v1::ListPuzzlesResponse> ListPuzzles() override {
+    return engine_->ListPuzzles();
+  }
   absl::StatusOr<v1::SampleResponse> Sample(const v1::SampleRequest& request) override {
-    return Answer<v1::SampleResponse>(request);
+    return engine_->Sample(request);
   }
-
   // As a server answers a batch (RequestHandler::SolveBatch: walks taking turns, a large
   // batch in chunks on every core); then the searches, one after another on this thread
   // (each using every core where it can split).
   std::vector<absl::StatusOr<v1::SolveResponse>> SolveMany(
       const v1::SolveBatchRequest& batch) override {
-    std::string prepared;
-    for (const v1::SolveRequest& request : batch.requests()) {
-      // Loaded before the clock starts, as for one solve; once per run of one table.
-      if (request.policy() == v1::SEARCH_ONLY) continue;
-      std::string table = TableIdFromWire(request.puzzle());
-      if (table == prepared) continue;
-      handler_.Prepare(request.puzzle());
-      prepared = std::move(table);
-    }
-    const auto started = std::chrono::steady_clock::now();
-    const size_t n = static_cast<size_t>(batch.requests_size());
-    v1::SolveBatchResponse answers;
-    std::vector<RequestHandler::BatchSearch> searches;
-    const absl::Status status = handler_.SolveBatch(batch, &answers, &searches, spare_threads_);
-    if (!status.ok()) return std::vector<absl::StatusOr<v1::SolveResponse>>(n, status);
-    const uint64_t micros = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                                      std::chrono::steady_clock::now() - started)
-                                                      .count());
-    std::vector<absl::StatusOr<v1::SolveResponse>> out;
-    out.reserve(n);
-    size_t s = 0;
-    for (int i = 0; i < answers.responses_size(); ++i) {
-      v1::SolveResponse* answer = answers.mutable_responses(i);
-      if (s < searches.size() && searches[s].index == static_cast<size_t>(i)) {
-        const auto searched = std::chrono::steady_clock::now();
-        absl::Status found = searches[s].step(Limits(searched), answer);
-        if (!found.ok()) SetErrorInBand(found, answer->id(), answer);
-        answer->set_micros(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                                     std::chrono::steady_clock::now() - searched)
-                                                     .count()));
-        ++s;
-      } else {
-        answer->set_micros(micros);
-      }
-      if (answer->has_error()) {
-        out.push_back(absl::Status(static_cast<absl::StatusCode>(answer->error().code()),
-                                   answer->error().message()));
-      } else {
-        out.push_back(std::move(*answer));
-      }
-    }
-    return out;
+    return engine_->SolveMany(batch);
   }
   // Cases are handed over in batches, so that their walks take turns and the next batch is
   // answered while one is printed.
   size_t BatchSize() const override { return 4096; }
 
  private:
-  // The server's call path without its pool (server/call.h): the table step, else the
-  // search on this thread. `micros` covers the answer, not the first load of its table.
-  template <class Response, class Request>
-  absl::StatusOr<Response> Answer(const Request& request) {
-    if constexpr (requires { request.policy(); }) {
-      if (request.policy() != v1::SEARCH_ONLY) handler_.Prepare(request.puzzle());
-    }
-    const auto started = std::chrono::steady_clock::now();
-    Response response;
-    RequestHandler::Routed<Response> routed = handler_.Answer(request, &response);
-    absl::Status status =
-        routed.NeedsSearch() ? routed.search(Limits(started), &response) : routed.status;
-    if (!status.ok()) return status;
-    uint64_t id = 0;
-    if constexpr (requires { request.id(); }) id = request.id();
-    StampAnswer(id, std::chrono::steady_clock::now() - started, &response);
-    return response;
-  }
-
-  SearchLimits Limits(std::chrono::steady_clock::time_point started) const {
-    SearchLimits limits;
-    if (options_.timeout_seconds > 0) {
-      limits.deadline = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                      std::chrono::duration<double>(options_.timeout_seconds));
-    }
-    // The command line solves one case at a time: a search that can split its work uses
-    // every core (docs/API.md, "Searches").
-    limits.threads = spare_threads_;
-    return limits;
-  }
-
-  const BackendOptions options_;
-  const ThreadLender spare_threads_ =
-      SpareThreads((options_.threads > 0
-                        ? options_.threads
-                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) -
-                   1);
-  Solver solver_;
-  RequestHandler handler_;
+  std::unique_ptr<Engine> engine_;
 };
 
 class RemoteBackend final : public Backend {
@@ -255,15 +171,13 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeBackend(const BackendOptions& optio
   if (!options.replicated_tables.empty()) {
     return Usage("--replicated-tables applies only with --server");
   }
-  std::shared_ptr<TableStore> store;
-  if (!options.db.empty()) {
-    auto opened = TableStore::Open(options.db, TableStore::Mode::kReadOnly);
-    if (!opened.ok()) return opened.status();
-    store = std::move(*opened);
-    // Puzzles given as definitions, as the database stores them.
-    RegisterStoredDefinitions(*store, log);
-  }
-  return std::unique_ptr<Backend>(new LocalBackend(std::move(store), options, std::move(log)));
+  auto engine = Engine::Open({.db = options.db,
+                              .timeout_seconds = options.timeout_seconds,
+                              .node_budget = options.node_budget,
+                              .threads = options.threads,
+                              .log = std::move(log)});
+  if (!engine.ok()) return engine.status();
+  return std::unique_ptr<Backend>(new LocalBackend(std::move(*engine)));
 }
 
 const Puzzle* FindPuzzleOf(std::string_view name,

@@ -9,17 +9,81 @@
 #include <sstream>
 #include <thread>
 
-#include "core/puzzles/default_tables.h"
+#include <future>
+
 #include "core/util/strings.h"
-#include "service/address.h"
-#include "service/files.h"
-#include "grpc/health/v1/health.grpc.pb.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/wire_format_lite.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "puzzledb/v1/solver.grpc.pb.h"
-#include "service/wire.h"
+#include "service/address.h"
+#include "service/files.h"
 
 namespace puzzledb {
 namespace {
+
+// The ids of the default database's tables, as the builder of this version lists them
+// (`puzzledb-build default-tables`, written into the build by client/CMakeLists.txt): every
+// replica holds them.
+constexpr const char* kDefaultTableIds[] = {
+#include "client/default_table_ids.inc"
+};
+
+// grpc.health.v1.Health/Check, with its two one-field messages written and read here
+// (grpc/health/v1/health.proto: HealthCheckRequest { string service = 1; },
+// HealthCheckResponse { ServingStatus status = 1; }) rather than by generated classes: a
+// program that embeds this library may compile health.proto itself, and protobuf aborts a
+// program in which one .proto file is registered twice.
+grpc::Status HealthCheck(grpc::GenericStub& stub, grpc::ClientContext* context,
+                         const std::string& service, uint32_t* serving_status) {
+  std::string request;
+  {
+    google::protobuf::io::StringOutputStream stream(&request);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    out.WriteTag(google::protobuf::internal::WireFormatLite::MakeTag(
+        1, google::protobuf::internal::WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
+    out.WriteVarint32(static_cast<uint32_t>(service.size()));
+    out.WriteString(service);
+  }
+  grpc::Slice slice(request);
+  grpc::ByteBuffer sent(&slice, 1);
+  grpc::ByteBuffer received;
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &sent, &received,
+                 [&done](grpc::Status status) { done.set_value(std::move(status)); });
+  grpc::Status status = done.get_future().get();
+  if (!status.ok()) return status;
+  std::vector<grpc::Slice> slices;
+  if (!received.Dump(&slices).ok()) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, "unreadable health answer");
+  }
+  std::string bytes;
+  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  *serving_status = 0;  // UNKNOWN, as protobuf reads a missing field
+  while (const uint32_t tag = in.ReadTag()) {
+    const bool read =
+        tag == google::protobuf::internal::WireFormatLite::MakeTag(
+                   1, google::protobuf::internal::WireFormatLite::WIRETYPE_VARINT)
+            ? in.ReadVarint32(serving_status)
+            : google::protobuf::internal::WireFormatLite::SkipField(&in, tag);
+    if (!read) return grpc::Status(grpc::StatusCode::INTERNAL, "malformed health answer");
+  }
+  if (!in.ConsumedEntireMessage()) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, "malformed health answer");
+  }
+  return status;
+}
+
+// The name of a HealthCheckResponse.ServingStatus.
+std::string ServingStatusName(uint32_t status) {
+  static constexpr const char* kNames[] = {"UNKNOWN", "SERVING", "NOT_SERVING",
+                                           "SERVICE_UNKNOWN"};
+  return status < 4 ? kNames[status] : Cat("status ", status);
+}
 
 absl::Status FromGrpc(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
@@ -103,7 +167,7 @@ struct Client::Stubs {
   // balances a name's addresses round-robin); with a list of replicas, the health check
   // and channel() only, the calls going over `replicas`.
   std::unique_ptr<v1::Solver::Stub> solver;
-  std::unique_ptr<grpc::health::v1::Health::Stub> health;
+  std::unique_ptr<grpc::GenericStub> health;
   // With several replicas in the target: each one's own channel, for the tables routed to
   // one replica.
   struct Replica {
@@ -196,7 +260,7 @@ Client::Client(ClientOptions options) : options_(std::move(options)), stubs_(new
   channel_ = grpc::CreateCustomChannel(target.ok() ? *target : options_.target, credentials,
                                        arguments);
   stubs_->solver = v1::Solver::NewStub(channel_);
-  stubs_->health = grpc::health::v1::Health::NewStub(channel_);
+  stubs_->health = std::make_unique<grpc::GenericStub>(channel_);
   if (target.ok()) {
     for (const std::string& address : ReplicaAddresses(options_.target)) {
       Stubs::Replica replica;
@@ -206,13 +270,12 @@ Client::Client(ClientOptions options) : options_(std::move(options)), stubs_(new
       stubs_->replicas.push_back(std::move(replica));
     }
   }
-  for (const std::string& id : DefaultTableIds()) stubs_->everywhere.insert(id);
+  for (const char* id : kDefaultTableIds) stubs_->everywhere.insert(id);
   for (const std::string& id : options_.replicated_tables) stubs_->everywhere.insert(id);
 }
 
 Client::~Client() = default;
 
-std::string TableIdOf(const v1::Puzzle& puzzle) { return TableIdFromWire(puzzle); }
 
 template <class Response, class Request, class Method>
 absl::StatusOr<Response> Client::Call(const Method& method, const Request& request,
@@ -424,17 +487,12 @@ absl::Status Client::WaitUntilServing(std::chrono::milliseconds timeout) const {
     // Not wait-for-ready: a refused connection fails the check at once with gRPC's reason
     // ("failed to connect to all addresses; last error: ... Connection refused"), which is
     // kept for the message; a later check that merely timed out does not replace it.
-    grpc::health::v1::HealthCheckRequest request;
-    request.set_service("puzzledb.v1.Solver");
-    grpc::health::v1::HealthCheckResponse response;
-    const grpc::Status status = stubs_->health->Check(&context, request, &response);
-    if (status.ok() && response.status() == grpc::health::v1::HealthCheckResponse::SERVING) {
-      return absl::OkStatus();
-    }
+    uint32_t serving = 0;
+    const grpc::Status status =
+        HealthCheck(*stubs_->health, &context, "puzzledb.v1.Solver", &serving);
+    if (status.ok() && serving == 1) return absl::OkStatus();  // SERVING
     if (status.ok()) {
-      last = absl::UnavailableError(
-          "the server says " +
-          grpc::health::v1::HealthCheckResponse::ServingStatus_Name(response.status()));
+      last = absl::UnavailableError("the server says " + ServingStatusName(serving));
       have_reason = true;
     } else if (status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED || !have_reason) {
       last = FromGrpc(status);

@@ -1,7 +1,7 @@
 // puzzledb::Verify: an answer replayed by the puzzle's own rules.
 #include "client/verify.h"
 
-#include "puzzledb/client.h"
+#include "puzzledb/verify.h"
 
 namespace puzzledb {
 

@@ -1,7 +1,9 @@
 #!/bin/sh
-# Installs puzzledb's client package from the build tree into a scratch prefix, builds the
-# embedding example against it with find_package(puzzledb), and runs the example against a
-# real server on a free port; then checks that the installed binaries stand alone.
+# Installs puzzledb from the build tree into a scratch prefix, builds the embedding example
+# against it with find_package(puzzledb) twice, with the client alone and with the engine
+# (the component core, to check answers by the rules), checks that the first links nothing
+# of the engine, and runs both against a real server on a free port; then checks that the
+# installed binaries stand alone.
 set -eu
 build_dir=$1
 source_dir=$2
@@ -11,9 +13,25 @@ trap 'kill $server 2>/dev/null || true; rm -rf "$scratch"' EXIT
 cmake --install "$build_dir" --prefix "$scratch/prefix" >/dev/null
 test -f "$scratch/prefix/lib/cmake/puzzledb/puzzledbConfig.cmake"
 test -f "$scratch/prefix/include/puzzledb/client.h"
+test -f "$scratch/prefix/include/puzzledb/engine.h"
 cmake -S "$source_dir/examples/embedding" -B "$scratch/example" -G Ninja \
   -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
 cmake --build "$scratch/example" >/dev/null
+cmake -S "$source_dir/examples/embedding" -B "$scratch/example-core" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$scratch/prefix" -DHINT_SERVICE_VERIFY=ON >/dev/null
+cmake --build "$scratch/example-core" >/dev/null
+# The client alone needs no RocksDB, no compression library, nothing of the engine: not
+# among the libraries it names, nor among those they load.
+needed=$(readelf -d "$scratch/example/hint_service" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+echo "$needed" | grep -q '^libpuzzledb-client\.so\.0$' || { echo "hint_service does not link libpuzzledb-client.so.0: $needed" >&2; exit 1; }
+if LD_LIBRARY_PATH="$scratch/prefix/lib" ldd "$scratch/example/hint_service" | grep -E 'rocksdb|zstd|deflate|snappy|lz4|bz2'; then
+  echo "hint_service built against the client alone loads the engine's libraries" >&2
+  exit 1
+fi
+if nm -C "$scratch/example/hint_service" | grep -q 'puzzledb::TableStore'; then
+  echo "hint_service built against the client alone holds the engine" >&2
+  exit 1
+fi
 cp -r "$db" "$scratch/db"
 "$scratch/prefix/bin/puzzledb-server" --db "$scratch/db" --listen 127.0.0.1:0 --http 127.0.0.1:0 2>"$scratch/log" &
 server=$!
@@ -22,9 +40,11 @@ for i in $(seq 100); do
   [ -n "$port" ] && break
   sleep 0.1
 done
-out=$(echo "1111111111000*10000100000" | "$scratch/example/hint_service" "127.0.0.1:$port")
-echo "$out"
-[ "$out" = "1111111111000*10000100000: 3 moves from the goal; play c1 (then 2); 1 optimal solution" ]
+for example in example example-core; do
+  out=$(echo "1111111111000*10000100000" | "$scratch/$example/hint_service" "127.0.0.1:$port")
+  echo "$example: $out"
+  [ "$out" = "1111111111000*10000100000: 3 moves from the goal; play c1 (then 2); 1 optimal solution" ]
+done
 
 # The installed binaries do not depend on the source tree: its path is in none of them, the
 # default parameters (the knobs wirings) travel with the install (compiled in, and as files for reference), and the

@@ -32,6 +32,7 @@
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "puzzledb/client.h"
+#include "puzzledb/verify.h"
 #include "service/wire.h"
 #include "tests/server_process.h"
 #include "tests/test_util.h"
@@ -674,6 +675,21 @@ TEST(TableIdTest, TheClientsTableIdIsTheDocumentedOne) {
   EXPECT_EQ(TableIdOf(puzzle), "rotation");
   puzzle.mutable_knobs()->add_wiring(3);
   EXPECT_EQ(TableIdOf(puzzle), "knobs");  // not a wiring: the server will say why
+  // The client computes it from the message alone (it links no model): for every typed
+  // message of the wire, the model's id, which the server's mapping gives.
+  const google::protobuf::OneofDescriptor* kinds = v1::Puzzle::descriptor()->FindOneofByName("kind");
+  ASSERT_NE(kinds, nullptr);
+  for (int k = 0; k < kinds->field_count(); ++k) {
+    v1::Puzzle typed;
+    typed.GetReflection()->MutableMessage(&typed, kinds->field(k));
+    EXPECT_EQ(TableIdOf(typed), TableIdFromWire(typed)) << kinds->field(k)->name();
+    EXPECT_EQ(TableIdOf(typed), kinds->field(k)->name());
+  }
+  // The generic form is named by its name: its parameters' id needs the puzzle's rules.
+  v1::Puzzle generic;
+  generic.set_name("knight");
+  EXPECT_EQ(TableIdOf(generic), "knight");
+  EXPECT_EQ(TableIdOf(generic), TableIdFromWire(generic));
 }
 
 }  // namespace

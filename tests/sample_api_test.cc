@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "puzzledb/client.h"
+#include "puzzledb/verify.h"
 #include "server/server.h"
 #include "service/puzzle_text.h"
 #include "service/wire.h"

@@ -19,6 +19,7 @@
 #include "service/wire.h"
 #include "tests/typed_wire.h"
 #include "puzzledb/client.h"
+#include "puzzledb/verify.h"
 #include "puzzledb/v1/solver.grpc.pb.h"
 #include "server/server.h"
 #include "tests/channel.h"

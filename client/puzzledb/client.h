@@ -58,23 +58,15 @@ struct ClientOptions {
   std::vector<std::string> replicated_tables;
 };
 
-// Checks an answer against the puzzle's rules, as the command line does before it prints
-// one (docs/API.md, "Checking answers"): every move is legal where it is made; a SOLVED
-// answer's moves reach the goal in exactly `distance` moves; every listed optimal solution
-// (`solutions`) does too, they are distinct and in lexicographic order of the moves'
-// canonical order, the first is `moves`; `optimal_count` is a decimal number no smaller
-// than the solutions listed ("0" only for UNSOLVABLE). OK, or INVALID_ARGUMENT for a
-// malformed puzzle, or DATA_LOSS saying what in the answer does not hold.
-absl::Status Verify(const v1::Puzzle& puzzle, const v1::SolveResponse& response);
+// Checking an answer by the puzzle's rules (puzzledb::Verify) needs the rules, which live in
+// the engine: puzzledb/verify.h, in the component `core` (puzzledb::core).
 
-// The id of the table that answers `puzzle`, computed here from its parameters by the
-// puzzle's model (docs/API.md, "Table affinity", says how any client computes it): the
-// puzzle's name for puzzles without parameters, "<name>-<16 hex digits>" for parameters;
-// the puzzle's name when its parameters are malformed (the server refuses them), "" for no
-// puzzle.
-// Every Client call with a puzzle sends it as the metadata `puzzledb-table` (a batch: its
-// first request's), so that a balancer can route the calls of a table built on demand to
-// one replica and spread the others.
+// The id of the table that answers `puzzle`, by the rule docs/API.md ("Table affinity")
+// gives every client, from the message alone: a typed message's field name in Puzzle's
+// oneof `kind`, or for the typed message with parameters "<name>-<16 hex digits>" (their
+// hash; the name alone for parameters the server will refuse), the generic form's name,
+// "" for no puzzle. (A generic puzzle with parameters is named by its name: its table's id
+// follows from rules only the server knows.)
 std::string TableIdOf(const v1::Puzzle& puzzle);
 
 class Client {
