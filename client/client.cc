@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <fstream>
+#include <future>
 #include <mutex>
 #include <random>
 #include <set>
 #include <sstream>
 #include <thread>
-
-#include <future>
 
 #include "core/util/strings.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -34,8 +33,8 @@ constexpr const char* kDefaultTableIds[] = {
 // grpc.health.v1.Health/Check, with its two one-field messages written and read here
 // (grpc/health/v1/health.proto: HealthCheckRequest { string service = 1; },
 // HealthCheckResponse { ServingStatus status = 1; }) rather than by generated classes: a
-// program that embeds this library may compile health.proto itself, and protobuf aborts a
-// program in which one .proto file is registered twice.
+// program that embeds this library may compile health.proto itself, with its own protoc,
+// and this library then exports no second definition of its classes.
 grpc::Status HealthCheck(grpc::GenericStub& stub, grpc::ClientContext* context,
                          const std::string& service, uint32_t* serving_status) {
   std::string request;
@@ -275,7 +274,6 @@ Client::Client(ClientOptions options) : options_(std::move(options)), stubs_(new
 }
 
 Client::~Client() = default;
-
 
 template <class Response, class Request, class Method>
 absl::StatusOr<Response> Client::Call(const Method& method, const Request& request,

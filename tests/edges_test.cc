@@ -151,6 +151,11 @@ TEST(EdgesTest, SigtermDrainsHealthFirstThenStops) {
     if (!not_serving) std::this_thread::sleep_for(1ms);
   }
   ASSERT_TRUE(not_serving);
+  // The client library reads the same (its health check writes and reads the messages
+  // itself: puzzledb/client.h).
+  const absl::Status waited = client.WaitUntilServing(300ms);
+  EXPECT_TRUE(absl::IsUnavailable(waited)) << waited;
+  EXPECT_NE(waited.message().find("the server says NOT_SERVING"), std::string::npos) << waited;
   // ... while new calls are still answered, exactly.
   v1::SolveRequest request;
   request.mutable_puzzle()->mutable_knight()->set_board("1111111111000*10000100000");

@@ -40,11 +40,50 @@ for i in $(seq 100); do
   [ -n "$port" ] && break
   sleep 0.1
 done
+# A program that compiles grpc/health/v1/health.proto itself (for a health service of its
+# own) links the client too, and both work: the client's shared library defines none of
+# its classes.
+mkdir -p "$scratch/own_health"
+protoc --proto_path="$source_dir/proto" --cpp_out="$scratch/own_health" grpc/health/v1/health.proto
+cat > "$scratch/own_health/main.cc" <<'EOF'
+#include <iostream>
+
+#include "grpc/health/v1/health.pb.h"
+#include "puzzledb/client.h"
+
+int main(int argc, char** argv) {
+  grpc::health::v1::HealthCheckRequest own;
+  own.set_service("its own");
+  puzzledb::Client client({.target = argv[1]});
+  const absl::Status up = client.WaitUntilServing(std::chrono::seconds(10));
+  std::cout << own.service() << ": " << (up.ok() ? "serving" : std::string(up.message())) << "\n";
+  return up.ok() ? 0 : 1;
+}
+EOF
+cat > "$scratch/own_health/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.22)
+project(own_health LANGUAGES CXX)
+set(CMAKE_CXX_STANDARD 20)
+find_package(puzzledb CONFIG REQUIRED COMPONENTS client)
+add_executable(own_health main.cc grpc/health/v1/health.pb.cc)
+target_include_directories(own_health PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(own_health PRIVATE puzzledb::client)
+EOF
+cmake -S "$scratch/own_health" -B "$scratch/own_health/build" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
+cmake --build "$scratch/own_health/build" >/dev/null
+if nm -D --defined-only "$scratch/prefix/lib/libpuzzledb-client.so.0" | grep -q 'grpc6health2v1'; then
+  echo "libpuzzledb-client.so.0 defines grpc.health.v1's classes" >&2
+  exit 1
+fi
 for example in example example-core; do
   out=$(echo "1111111111000*10000100000" | "$scratch/$example/hint_service" "127.0.0.1:$port")
   echo "$example: $out"
   [ "$out" = "1111111111000*10000100000: 3 moves from the goal; play c1 (then 2); 1 optimal solution" ]
 done
+out=$("$scratch/own_health/build/own_health" "127.0.0.1:$port")
+echo "own_health: $out"
+[ "$out" = "its own: serving" ]
 
 # The installed binaries do not depend on the source tree: its path is in none of them, the
 # default parameters (the knobs wirings) travel with the install (compiled in, and as files for reference), and the
