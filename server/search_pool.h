@@ -1,6 +1,6 @@
 // The threads that run live searches, apart from the threads that answer from tables, so
 // that a table answer never waits behind a search. At most capacity() searches run at
-// once; others wait in a queue. Admission rules (docs/OPERATIONS.md, "Searches"):
+// once; others wait in a queue. Admission rules (docs/API.md, "Searches"):
 //   - TrySubmit (unary calls) accepts while fewer than capacity() + queue_limit() searches
 //     are running or waiting; beyond that it refuses and the caller answers
 //     RESOURCE_EXHAUSTED.

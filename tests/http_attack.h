@@ -1,6 +1,6 @@
 // Idle and slowloris connections against a running HTTP server on loopback, with a real
-// client's table answers timed while they are open (docs/PERFORMANCE.md, "HTTP under idle
-// and slow connections"). Used by tests/http_attack_test.cc, which checks the figures, and
+// client's table answers timed while they are open (docs/PERFORMANCE.md, "HTTP on Beast,
+// and under idle and slow connections"). Used by tests/http_attack_test.cc, which checks the figures, and
 // by bench/http_attack.cc, which prints them for any server binary. Bounded in count and in
 // time: every wait has a limit.
 #ifndef PUZZLEDB_TESTS_HTTP_ATTACK_H_

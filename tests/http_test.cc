@@ -396,6 +396,17 @@ TEST_F(HttpTest, TableAnswersCarryTheTablesBuildAsETag) {
     }
   }
   EXPECT_EQ(first->get_header_value("Cache-Control"), "public, max-age=86400");
+  // The tag docs/API.md ("Caching") tells a client to build from an answer's provenance:
+  // W/"<table_id>.<table_generation in hex>.<table_crc32 in 8 hex digits>".
+  const v1::SolveResponse answer = FromJson<v1::SolveResponse>(first->body);
+  char built[128];
+  std::snprintf(built, sizeof built, "W/\"%s.%llx.%08x\"", answer.table_id().c_str(),
+                static_cast<unsigned long long>(answer.table_generation()), answer.table_crc32());
+  EXPECT_EQ(tag, built);
+  auto from_fields = http_->Get("/v1/solve?" + Query("eight", "283104765"),
+                                {{"If-None-Match", std::string(built).substr(2)}});
+  ASSERT_TRUE(from_fields);
+  EXPECT_EQ(from_fields->status, 304);  // weak comparison: the tag without W/ matches too
   // The same tag for another board of the same table; a 304 when the client has it.
   auto other = Get("/v1/analyze?" + Query("eight", "123804765"));
   ASSERT_TRUE(other);

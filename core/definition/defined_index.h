@@ -21,7 +21,7 @@
 // distinct, are counted as one piece by the orbit's outer coordinate and their order on
 // the positions it gives them is the inner part (a kOrder coordinate: the cells of a
 // sliding-tile group, then the order of its tiles on them). docs/FORMAT.md, "A
-// definition's index", gives the layout a table stores.
+// definition's table", gives the layout a table stores.
 //
 // Immutable once made: every method may be called from any thread.
 #ifndef PUZZLEDB_CORE_DEFINITION_DEFINED_INDEX_H_

@@ -256,7 +256,7 @@ absl::Status RequestFromQuery(const HttpTarget& target, v1::AnalyzeRequest* out,
   return SolveOrAnalyzeFromQuery(target, out, parsed);
 }
 
-// docs/API.md, "GET /v1/sample": puzzle, distance (a number, "max" or "any"), count, seed, and
+// docs/API.md, "HTTP", GET /v1/sample: puzzle, distance (a number, "max" or "any"), count, seed, and
 // for puzzles with parameters a state whose parameters are used.
 absl::Status RequestFromQuery(const HttpTarget& target, v1::SampleRequest* out) {
   if (auto repeated = NoRepeats(target); !repeated.ok()) return repeated;

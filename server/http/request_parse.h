@@ -36,7 +36,7 @@ inline constexpr size_t kMaxTargetBytes = 8192;
 
 absl::StatusOr<HttpTarget> ParseTarget(std::string_view target);
 
-// The fields of a request from a GET query (docs/API.md, "GET"). Unknown and repeated
+// The fields of a request from a GET query (docs/API.md, "HTTP"). Unknown and repeated
 // parameters are refused. With `parsed`, the puzzle is parsed into it (once, by its model)
 // and out->puzzle() is left empty.
 absl::Status RequestFromQuery(const HttpTarget& target, v1::SolveRequest* out,
