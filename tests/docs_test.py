@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Every cross-reference to a section of the project's documents names a section that exists
-(ctest docs_references). A reference is a document and a quoted section title, as the docs
+(ctest docs_against_sources). A reference is a document and a quoted section title, as the docs
 and the code write them:
 
     docs/API.md, "Table affinity"      docs/OPERATIONS.md ("Memory")      README, "Install"
@@ -13,7 +13,7 @@ matches a section that is the title, or begins with it followed by ':', ' (', ' 
 
 And every HTTP endpoint of docs/openapi.json is in docs/API.md's table, and back.
 
-    docs_references_test.py SOURCE_DIR
+    docs_test.py SOURCE_DIR
 """
 
 import os
@@ -130,7 +130,7 @@ def main():
     broken = []
     count = 0
     for rel in scanned_files():
-        if rel == "tests/docs_references_test.py":
+        if rel == "tests/docs_test.py":
             continue
         with open(os.path.join(SOURCE, rel), encoding="utf-8", errors="replace") as f:
             text = f.read()
@@ -161,7 +161,7 @@ def main():
     broken.extend(endpoint_differences())
     for b in sorted(set(broken)):
         print(b)
-    print(f"docs_references: {count} references, {len(set(broken))} broken")
+    print(f"docs: {count} references, {len(set(broken))} broken")
     return 1 if broken else 0
 
 
