@@ -130,8 +130,12 @@ int RunPuzzlesCommand(const BackendOptions& options, bool json, std::ostream& ou
     out << p.name() << "  " << p.title() << "\n"
         << "  compact form: " << p.compact_form() << "\n"
         << "  example: " << p.example() << "\n"
-        << "  moves: " << Join(p.move_names(), " ") << "\n"
-        << "  tables: " << (tables.empty() ? std::string("none") : Join(tables, " ")) << "\n";
+        << "  moves: " << Join(p.move_names(), " ") << "\n";
+    if (p.default_max_moves() > 0) {
+      out << "  max moves: " << p.default_max_moves()
+          << " unless --max-moves says otherwise (the original problem's limit; 0 lifts it)\n";
+    }
+    out << "  tables: " << (tables.empty() ? std::string("none") : Join(tables, " ")) << "\n";
   }
   return kExitOk;
 }

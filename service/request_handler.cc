@@ -14,7 +14,6 @@ namespace puzzledb {
 
 namespace {
 
-constexpr uint32_t kMaxMovesLimit = 1000;
 
 absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
 

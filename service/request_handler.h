@@ -23,6 +23,7 @@
 namespace puzzledb {
 
 // Limits of one request (docs/API.md).
+inline constexpr uint32_t kMaxMovesLimit = 1000;  // max_moves; 0 is no limit
 inline constexpr uint32_t kMaxSolutionsListed = 10000;
 inline constexpr uint32_t kMaxSampleCount = 10000;
 inline constexpr uint32_t kMaxBatchRequests = 10000;

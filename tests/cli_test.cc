@@ -183,6 +183,16 @@ TEST(CliPuzzlesTest, ListsEveryPuzzleWithAnExampleThatSolves) {
   }
   const auto text = RunCommand(std::string(PUZZLEDB_CLI) + " puzzles", "");
   EXPECT_NE(text.out.find("compact form: "), std::string::npos);
+  // Each puzzle's own move limit is listed where it has one, and nowhere else.
+  for (const v1::PuzzleInfo& p : puzzles.puzzles()) {
+    const size_t at = text.out.find(p.name() + "  ");
+    ASSERT_NE(at, std::string::npos) << p.name();
+    const size_t next = text.out.find("\n", text.out.find("  tables: ", at));
+    const std::string entry = text.out.substr(at, next - at);
+    const std::string limit = "  max moves: " + std::to_string(p.default_max_moves()) + " unless";
+    EXPECT_EQ(entry.find(limit) != std::string::npos, p.default_max_moves() > 0) << entry;
+    EXPECT_EQ(entry.find("max moves") != std::string::npos, p.default_max_moves() > 0) << entry;
+  }
 }
 
 }  // namespace

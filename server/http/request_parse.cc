@@ -47,9 +47,10 @@ absl::StatusOr<std::string> Decode(std::string_view text, bool plus_is_space,
   return out;
 }
 
-// A whole number in [0, limit] from a query parameter, or INVALID_ARGUMENT naming it.
+// A whole number in [0, limit] from a query parameter, or INVALID_ARGUMENT naming it, the
+// range and `hint` (what a value means).
 absl::StatusOr<uint64_t> QueryNumber(std::string_view name, std::string_view text,
-                                     uint64_t limit) {
+                                     uint64_t limit, std::string_view hint = "") {
   uint64_t value = 0;
   bool ok = !text.empty() && text.size() <= 20;
   for (char c : text) {
@@ -61,7 +62,7 @@ absl::StatusOr<uint64_t> QueryNumber(std::string_view name, std::string_view tex
   }
   if (!ok) {
     return absl::InvalidArgumentError(Cat("query: ", name, "=", QuoteInput(text),
-                                          " is not a whole number from 0 to ", limit));
+                                          " is not a whole number from 0 to ", limit, hint));
   }
   return value;
 }
@@ -84,7 +85,8 @@ absl::StatusOr<bool> QueryFlag(std::string_view name, std::string_view text) {
   if (text == "1" || text == "true" || text == "yes") return true;
   if (text == "0" || text == "false" || text == "no") return false;
   return absl::InvalidArgumentError(
-      Cat("query: ", name, "=", QuoteInput(text), " is not a yes or no; use 1 or 0"));
+      Cat("query: ", name, "=", QuoteInput(text),
+          " is not a yes or no; use 1, true or yes, or 0, false or no (in lower case)"));
 }
 
 absl::Status NoRepeats(const HttpTarget& target) {
@@ -110,7 +112,7 @@ absl::Status SolveOrAnalyzeFromQuery(const HttpTarget& target, Request* out,
   for (const auto& [name, value] : target.params) {
     if (name == "puzzle" || name == "state" || name == "scramble") continue;
     if (name == "max_moves") {
-      auto n = QueryNumber(name, value, 1u << 20);
+      auto n = QueryNumber(name, value, kMaxMovesLimit, " (0: no limit)");
       if (!n.ok()) return n.status();
       out->set_max_moves(static_cast<uint32_t>(*n));
     } else if (name == "policy") {
