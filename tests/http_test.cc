@@ -188,6 +188,15 @@ TEST_F(HttpTest, BatchesAnswerAsOverGrpc) {
   EXPECT_EQ(http.responses(batch.requests_size() - 1).error().code(),
             static_cast<int>(absl::StatusCode::kInvalidArgument));
   EXPECT_NE(post->body.find(R"("move_codes":")"), std::string::npos);
+  // A failed request's answer is its id and its error, and nothing else (docs/API.md,
+  // "Batches").
+  const size_t last = post->body.rfind(R"({"id":)");
+  ASSERT_NE(last, std::string::npos);
+  const std::string failed = post->body.substr(last);
+  EXPECT_EQ(failed.rfind(R"({"id":"0","error":{"code":"INVALID_ARGUMENT","message":")", 0), 0u)
+      << failed;
+  EXPECT_EQ(failed.find("outcome"), std::string::npos) << failed;
+  EXPECT_EQ(failed.substr(failed.size() - 5), "}}]}\n") << failed;
 
   // 4,000 requests, about 300 KB: a batch's body; the same bytes to /v1/solve are refused
   // from their Content-Length with a pointer to the batch path.

@@ -6,6 +6,7 @@
 
 #include "core/util/strings.h"
 #include "server/http/web_assets.h"
+#include "service/json.h"
 #include "service/puzzle_text.h"
 #include "service/retry_hint.h"
 
@@ -454,6 +455,29 @@ void HttpRoutes::Answer(const Call& call) const {
       from_query ? parse_into : nullptr);
 }
 
+// A batch's answers in JSON: a failed request's as its `id` and `error` alone (docs/API.md,
+// "Batches"), not with every other field at its default, as protobuf's printer would have
+// it.
+static HttpAnswer BatchJson(const v1::SolveBatchResponse& batch) {
+  HttpAnswer answer;
+  answer.content_type = "application/json";
+  std::string& body = answer.body;
+  body = "{\"responses\":[";
+  for (int i = 0; i < batch.responses_size(); ++i) {
+    const v1::SolveResponse& item = batch.responses(i);
+    if (i > 0) body.push_back(',');
+    if (item.has_error()) {
+      // uint64 as a string, as protobuf's JSON mapping writes it.
+      body += Cat("{\"id\":\"", item.id(), "\",\"error\":",
+                  ToJson(item.error(), JsonLayout::kOneLine), "}");
+    } else {
+      body += ToJson(item, JsonLayout::kOneLine);
+    }
+  }
+  body += "]}\n";
+  return answer;
+}
+
 // Many solves in one body (docs/API.md, "Batches"), through the server's batch path: the
 // answers in one body, each request's failure in band.
 void HttpRoutes::Batch(const Call& call) const {
@@ -474,7 +498,7 @@ void HttpRoutes::Batch(const Call& call) const {
         return CallLimits(env, std::nullopt, timeout_ms, cancelled);
       },
       [arena, response, keep = call.cancelled, reply = std::move(call.reply)](const absl::Status& status) {
-        HttpAnswer answer = status.ok() ? JsonAnswer(*response) : ErrorAnswer(status);
+        HttpAnswer answer = status.ok() ? BatchJson(*response) : ErrorAnswer(status);
         answer.Set("Cache-Control", "no-store");
         reply(std::move(answer));
       });
