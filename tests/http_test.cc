@@ -287,6 +287,11 @@ TEST_F(HttpTest, BadRequestsGetTheirStatusAndAMessage) {
       {"max_moves too large",
        [&] { return Get("/v1/solve?" + Query("knight", knight, "&max_moves=5000")); }, 400,
        "INVALID_ARGUMENT", "max_moves='5000' is not a whole number from 0 to 1000"},
+      {"sample without the parameters' state",
+       [&] { return Get("/v1/sample?puzzle=knobs&distance=3"); }, 400, "INVALID_ARGUMENT",
+       "query: state is missing; the knobs puzzle has parameters, and state=COMPACT gives them"},
+      {"sample with a bad state", [&] { return Get("/v1/sample?puzzle=knight&distance=3&state=xyz"); },
+       400, "INVALID_ARGUMENT", "state: a board has 25 cells"},
       {"count not a flag",
        [&] { return Get("/v1/solve?" + Query("knight", knight, "&count=TRUE")); }, 400,
        "INVALID_ARGUMENT", "count='TRUE' is not a yes or no; use 1, true or yes, or 0, false or no"},
@@ -327,7 +332,19 @@ TEST_F(HttpTest, BadRequestsGetTheirStatusAndAMessage) {
       {"not JSON", [&] { return Post("/v1/solve", "{\"puzzle\":"); }, 400, "INVALID_ARGUMENT",
        "body: not JSON (RFC 8259) at byte 10 (line 1, column 11)"},
       {"unknown field", [&] { return Post("/v1/solve", "{\"puzle\":{}}"); }, 400, "INVALID_ARGUMENT",
-       "body: not a SolveRequest"},
+       "body: unknown field 'puzle' (a SolveRequest has puzzle, max_moves, policy, id"},
+      {"unknown field inside",
+       [&] { return Post("/v1/solve", R"({"puzzle":{"nam":"eight"}})"); }, 400,
+       "INVALID_ARGUMENT", "body: unknown field 'nam' in puzzle (a Puzzle has "},
+      {"negative number",
+       [&] { return Post("/v1/solve", R"({"puzzle":{"name":"eight","state":"283104765"},"max_moves":-1})"); },
+       400, "INVALID_ARGUMENT", "body: max_moves: '-1' is not a whole number from 0 to 4294967295"},
+      {"not an enum's value",
+       [&] { return Post("/v1/solve", R"({"puzzle":{"name":"eight","state":"283104765"},"policy":"FAST"})"); },
+       400, "INVALID_ARGUMENT",
+       "body: policy: 'FAST' is not one of TABLE_THEN_SEARCH, TABLE_ONLY, SEARCH_ONLY (or its number)"},
+      {"a string for a message", [&] { return Post("/v1/solve", R"({"puzzle":"eight"})"); }, 400,
+       "INVALID_ARGUMENT", "body: puzzle: 'eight' is not an object (Puzzle)"},
       {"no puzzle", [&] { return Post("/v1/solve", "{}"); }, 400, "INVALID_ARGUMENT",
        "puzzle: no puzzle given"},
       {"body over the limit", [&] { return Post("/v1/solve", std::string(70000, ' ')); }, 413,
@@ -394,6 +411,15 @@ TEST_F(HttpTest, SearchesBeyondThePoolAreRefusedWith429) {
   EXPECT_EQ(ErrorCode(refused), "RESOURCE_EXHAUSTED");
   EXPECT_NE(refused->body.find("--max-concurrent-searches"), std::string::npos);
   EXPECT_EQ(refused->get_header_value("Retry-After"), "1");
+}
+
+// A body that starts with a UTF-8 byte order mark is read without it (RFC 8259, section
+// 8.1).
+TEST_F(HttpTest, ABodyWithAByteOrderMarkIsRead) {
+  auto answered = Post("/v1/solve", "\xef\xbb\xbf" R"({"puzzle":{"name":"eight","state":"283104765"}})");
+  ASSERT_TRUE(answered);
+  EXPECT_EQ(answered->status, 200) << answered->body;
+  EXPECT_EQ(FromJson<v1::SolveResponse>(answered->body).distance(), 4u) << answered->body;
 }
 
 TEST_F(HttpTest, TableAnswersCarryTheTablesBuildAsETag) {

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdint>
 
+#include "core/puzzle.h"
 #include "core/util/strings.h"
 #include "google/protobuf/util/json_util.h"
 #include "server/http/strict_json.h"
@@ -302,6 +303,16 @@ absl::Status RequestFromQuery(const HttpTarget& target, v1::SampleRequest* out) 
         "query: distance is missing; give distance=N, distance=max or distance=any");
   }
   const std::string* state = target.Find("state");
+  if (state == nullptr) {
+    // A puzzle with parameters is sampled under the ones a state gives: say that, not the
+    // message's field a GET never names.
+    if (const Puzzle* found = FindPuzzle(*puzzle); found != nullptr && found->has_parameters()) {
+      return absl::InvalidArgumentError(
+          Cat("query: state is missing; the ", found->name(), " puzzle has parameters, and "
+              "state=COMPACT gives them (any state under them will do: GET /v1/puzzles shows "
+              "an example)"));
+    }
+  }
   auto parsed = state != nullptr ? PuzzleFromCompact(*puzzle, *state) : PuzzleOfKind(*puzzle);
   if (!parsed.ok()) return parsed.status();
   *out->mutable_puzzle() = std::move(*parsed);
@@ -322,7 +333,100 @@ std::optional<std::string> WrongContentType(std::string_view content_type,
              content_type.empty() ? std::string("none") : QuoteInput(content_type));
 }
 
+namespace {
+
+// The field named `name` in `type` or a message it holds (protobuf's JSON errors name the
+// field alone), or null.
+const google::protobuf::FieldDescriptor* FieldNamed(const google::protobuf::Descriptor* type,
+                                                    std::string_view name, int depth = 0) {
+  if (depth > 8) return nullptr;
+  for (int i = 0; i < type->field_count(); ++i) {
+    const auto* f = type->field(i);
+    if (f->name() == name || f->json_name() == name) return f;
+  }
+  for (int i = 0; i < type->field_count(); ++i) {
+    const auto* f = type->field(i);
+    if (f->message_type() == nullptr) continue;
+    if (const auto* found = FieldNamed(f->message_type(), name, depth + 1)) return found;
+  }
+  return nullptr;
+}
+
+// What a field of this kind takes, in JSON.
+std::string AcceptedFor(const google::protobuf::FieldDescriptor* field) {
+  using F = google::protobuf::FieldDescriptor;
+  switch (field->cpp_type()) {
+    case F::CPPTYPE_UINT32:
+      return "a whole number from 0 to 4294967295";
+    case F::CPPTYPE_INT32:
+      return "a whole number from -2147483648 to 2147483647";
+    case F::CPPTYPE_UINT64:
+      return "a whole number from 0 to 18446744073709551615 (a number, or its digits as a "
+             "string)";
+    case F::CPPTYPE_INT64:
+      return "a whole number (a number, or its digits as a string)";
+    case F::CPPTYPE_BOOL:
+      return "true or false";
+    case F::CPPTYPE_ENUM: {
+      std::vector<std::string> names;
+      for (int i = 0; i < field->enum_type()->value_count(); ++i) {
+        names.push_back(field->enum_type()->value(i)->name());
+      }
+      return Cat("one of ", Join(names, ", "), " (or its number)");
+    }
+    case F::CPPTYPE_MESSAGE:
+      return Cat("an object (", field->message_type()->name(), ")");
+    case F::CPPTYPE_STRING:
+      return "a string";
+    default:
+      return "another kind of value";
+  }
+}
+
+// protobuf's JSON parser's error, said as this API's: the field, what was sent, and what
+// the field takes (its own are terse and cut).
+std::string BodyError(std::string_view error, const google::protobuf::Descriptor* type) {
+  const size_t close = error.find("): invalid value ");
+  if (!error.empty() && error[0] == '(' && close != std::string_view::npos) {
+    const std::string_view name = error.substr(1, close - 1);
+    std::string_view value = error.substr(close + 17);
+    value = value.substr(0, value.rfind(" for type "));
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
+      value = value.substr(1, value.size() - 2);  // a JSON string: its text
+    }
+    if (const auto* field = FieldNamed(type, name)) {
+      return Cat("body: ", field->name(), ": ", QuoteInput(value), " is not ",
+                 AcceptedFor(field));
+    }
+  }
+  const size_t colon = error.find(": Cannot find field.");
+  if (colon != std::string_view::npos) {
+    // "name", or "(parent) name" for a field of a message inside.
+    std::string_view name = error.substr(0, colon);
+    std::string where;
+    const google::protobuf::Descriptor* in = type;
+    if (!name.empty() && name[0] == '(' && name.find(") ") != std::string_view::npos) {
+      const std::string_view parent = name.substr(1, name.find(") ") - 1);
+      const auto* field = FieldNamed(type, parent);
+      if (field != nullptr && field->message_type() != nullptr) {
+        in = field->message_type();
+        where = Cat(" in ", field->name());
+      }
+      name = name.substr(name.find(") ") + 2);
+    }
+    std::vector<std::string> fields;
+    for (int i = 0; i < in->field_count(); ++i) fields.push_back(in->field(i)->name());
+    return Cat("body: unknown field ", QuoteInput(name), where, " (a ", in->name(), " has ",
+               Join(fields, ", "), ")");
+  }
+  return Cat("body: not a ", type->name(), ": ", QuoteInput(error));
+}
+
+}  // namespace
+
 absl::Status RequestFromBody(std::string_view body, google::protobuf::Message* out) {
+  // A UTF-8 byte order mark is skipped, as RFC 8259 (section 8.1) lets a parser do.
+  if (body.substr(0, 3) == "\xef\xbb\xbf") body.remove_prefix(3);
   if (body.empty()) {
     return absl::InvalidArgumentError(
         Cat("body: empty; send a ", out->GetDescriptor()->name(), " in JSON"));
@@ -335,8 +439,9 @@ absl::Status RequestFromBody(std::string_view body, google::protobuf::Message* o
   const auto parsed = google::protobuf::util::JsonStringToMessage(
       google::protobuf::StringPiece(body.data(), body.size()), out, options);
   if (!parsed.ok()) {
-    return absl::InvalidArgumentError(Cat("body: not a ", out->GetDescriptor()->name(), ": ",
-                                          QuoteInput(std::string(parsed.message()))));
+    return absl::InvalidArgumentError(
+        BodyError(std::string_view(parsed.message().data(), parsed.message().size()),
+                  out->GetDescriptor()));
   }
   return absl::OkStatus();
 }
