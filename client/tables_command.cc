@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,12 +30,31 @@ int RunTablesCommand(const BackendOptions& options, bool json, std::ostream& out
     return kExitOk;
   }
   if (tables->tables_size() == 0) out << "no tables\n";
+  // Which puzzles' tables are pattern tables (bounds for a search, not answers).
+  std::set<std::string> guided;
+  if (auto puzzles = backend->ListPuzzles(); puzzles.ok()) {
+    for (const auto& p : puzzles->puzzles()) {
+      if (p.pattern_tables()) guided.insert(p.name());
+    }
+  }
   for (const auto& t : tables->tables()) {
-    char size[32];
-    std::snprintf(size, sizeof size, "%.1f MB", static_cast<double>(t.size_bytes()) / 1e6);
-    out << t.table_id() << "  " << t.status() << "  " << t.covered_states() << "/" << t.states()
-        << " states, " << (t.complete() ? "complete" : Cat("to depth ", t.coverage_depth()))
-        << ", largest distance " << t.max_distance() << ", " << size << "\n";
+    std::string what;
+    if (guided.count(t.puzzle()) > 0 && !t.complete()) {
+      what = Cat("pattern tables, ", Thousands(t.states()), " entries, largest bound ",
+                 t.max_distance());
+    } else {
+      // A dense index may hold slots no state reaches (the knight's: one per board and its
+      // mirror image).
+      what = t.covered_states() == t.states() || !t.complete()
+                 ? Cat(Thousands(t.covered_states()), t.complete() ? "" : Cat(" of ", Thousands(t.states())),
+                       " states")
+                 : Cat(Thousands(t.covered_states()), " states in an index of ",
+                       Thousands(t.states()));
+      what += t.complete() ? ", complete" : Cat(", every state within ", t.coverage_depth(), " moves");
+      what += Cat(", largest distance ", t.max_distance());
+    }
+    out << t.table_id() << "  " << t.status() << "  " << what << ", "
+        << Megabytes(t.size_bytes()) << "\n";
   }
   for (const auto& id : tables->building()) out << id << "  BUILDING\n";
   return kExitOk;

@@ -195,5 +195,25 @@ TEST(CliPuzzlesTest, ListsEveryPuzzleWithAnExampleThatSolves) {
   }
 }
 
+// `puzzledb tables` says what each table holds in words a reader can check: counts with
+// separators, an index larger than its states said so, pattern tables as bounds.
+TEST(CliTablesTest, SaysWhatEachTableHolds) {
+  using testing::RunCommand;
+  const auto listed = RunCommand(std::string(PUZZLEDB_CLI) + " --db " + PUZZLEDB_TEST_DB + " tables", "");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("knight  AVAILABLE  33,803,998 states in an index of 35,154,028, "
+                            "complete, largest distance 39, "),
+            std::string::npos)
+      << listed.out;
+  EXPECT_NE(listed.out.find("eight  AVAILABLE  181,440 states, complete, largest distance 30, "),
+            std::string::npos)
+      << listed.out;
+  EXPECT_NE(listed.out.find("fifteen-6-6-3  AVAILABLE  pattern tables, 11,534,880 entries, "
+                            "largest bound "),
+            std::string::npos)
+      << listed.out;
+  EXPECT_EQ(listed.out.find("to depth 0"), std::string::npos) << listed.out;
+}
+
 }  // namespace
 }  // namespace puzzledb
