@@ -90,6 +90,27 @@ absl::Status FromGrpc(const grpc::Status& status) {
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
 }
 
+// The same, saying what to do where gRPC's words leave it open: a server that speaks TLS
+// closes a plaintext client's connection ("Socket closed"), and a TLS handshake fails
+// against a plaintext server or an untrusted certificate.
+absl::Status FromGrpc(const grpc::Status& status, bool tls) {
+  absl::Status out = FromGrpc(status);
+  if (status.error_code() != grpc::StatusCode::UNAVAILABLE) return out;
+  const std::string& m = status.error_message();
+  const auto has = [&m](const char* text) { return m.find(text) != std::string::npos; };
+  if (!tls && (has("Socket closed") || has("Connection reset") || has("connection closed"))) {
+    return absl::UnavailableError(
+        m + " (a server that speaks TLS closes a plaintext connection: trust its certificate's "
+            "CA with ClientOptions::tls_ca_file, the command line's --tls-ca)");
+  }
+  if (tls && (has("andshake") || has("SSL") || has("ssl") || has("certificate"))) {
+    return absl::UnavailableError(
+        m + " (TLS failed: does the server speak TLS, and is its certificate signed by the CA "
+            "in tls_ca_file, the command line's --tls-ca, for the name it was given?)");
+  }
+  return out;
+}
+
 // "a:1,b:2" names several replicas; gRPC takes a list of IP addresses as "ipv4:a:1,b:2".
 absl::StatusOr<std::string> ChannelTarget(const std::string& target) {
   if (target.find(',') == std::string::npos) return target;
@@ -301,7 +322,7 @@ absl::StatusOr<Response> Client::Call(const Method& method, const Request& reque
     if (status.ok()) return response;
     if (status.error_code() != grpc::StatusCode::UNAVAILABLE) break;
   }
-  return FromGrpc(status);
+  return FromGrpc(status, !options_.tls_ca_file.empty());
 }
 
 namespace {
@@ -493,7 +514,7 @@ absl::Status Client::WaitUntilServing(std::chrono::milliseconds timeout) const {
       last = absl::UnavailableError("the server says " + ServingStatusName(serving));
       have_reason = true;
     } else if (status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED || !have_reason) {
-      last = FromGrpc(status);
+      last = FromGrpc(status, !options_.tls_ca_file.empty());
       have_reason = status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

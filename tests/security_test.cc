@@ -85,12 +85,15 @@ TEST_F(SecurityTest, TlsServesOnlyClientsThatTrustItsCertificate) {
   by_name.target = "localhost:" + std::to_string(server->port());
   EXPECT_TRUE(Client(by_name).Solve(SomeRequest()).ok());
 
-  EXPECT_EQ(Client(To(server->port())).Solve(SomeRequest()).status().code(),
-            absl::StatusCode::kUnavailable);  // plaintext to a TLS server
+  // Plaintext to a TLS server, and TLS with another CA: refused, saying what to check.
+  const absl::Status plaintext = Client(To(server->port())).Solve(SomeRequest()).status();
+  EXPECT_EQ(plaintext.code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(plaintext.message().find("--tls-ca"), std::string::npos) << plaintext;
   ClientOptions wrong_ca = To(server->port());
   wrong_ca.tls_ca_file = CertDir() + "/other_ca.pem";
-  EXPECT_EQ(Client(wrong_ca).Solve(SomeRequest()).status().code(),
-            absl::StatusCode::kUnavailable);
+  const absl::Status untrusted = Client(wrong_ca).Solve(SomeRequest()).status();
+  EXPECT_EQ(untrusted.code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(untrusted.message().find("TLS failed"), std::string::npos) << untrusted;
   ClientOptions missing = To(server->port());
   missing.tls_ca_file = CertDir() + "/no_such.pem";
   auto refused = Client::Connect(missing);
