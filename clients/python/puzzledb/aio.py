@@ -203,25 +203,27 @@ class Client:
                 batches.requests[k], timeout=left, metadata=batches.metadata(k))
 
         try:
-            for k in range(len(batches.requests) + _Batches.IN_FLIGHT):
-                if len(pending) == _Batches.IN_FLIGHT or (k >= len(batches.requests) and pending):
-                    while True:
-                        first, call, retries = pending[0]
-                        try:
-                            response = await call
-                            break
-                        except grpc.RpcError as e:
-                            wait = _retry_wait(e, self.retry, retries)
-                            if wait is None or (end is not None and loop.time() + wait >= end):
-                                raise
-                            await self._pause(e, wait)
-                            pending[0] = [first, send(first), retries + 1]
-                    pending.pop(0)
-                    batches.take(first, response)
-                    for answer in batches.take_answers_of(first):
-                        yield answer
-                if k < len(batches.requests):
+            k = batches.next()
+            while k is not None or pending:
+                if k is not None and len(pending) < _Batches.IN_FLIGHT:
                     pending.append([k, send(k), 0])
+                    k = batches.next()
+                    continue
+                while True:
+                    first, call, retries = pending[0]
+                    try:
+                        response = await call
+                        break
+                    except grpc.RpcError as e:
+                        wait = _retry_wait(e, self.retry, retries)
+                        if wait is None or (end is not None and loop.time() + wait >= end):
+                            raise
+                        await self._pause(e, wait)
+                        pending[0] = [first, send(first), retries + 1]
+                pending.pop(0)
+                batches.take(first, response)
+                for answer in batches.take_answers_of(first):
+                    yield answer
         except grpc.RpcError as e:
             raise _rpc_error(e) from None
         finally:

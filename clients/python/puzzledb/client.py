@@ -476,9 +476,10 @@ class Client:
     ) -> Iterator[Union[Answer, PuzzledbError]]:
         """Yields an answer per puzzle (Puzzle messages, or (name, compact state) pairs), in
         the puzzles' order, as SolveBatch calls of up to `batch_size` (1..10,000) puzzles
-        come back, a few at a time (docs/API.md, "Batches"): far faster than one call each,
-        and a batch's answers are let go once yielded, so a million puzzles never hold a
-        million answers. A batch holds puzzles of one table, so behind a proxy the batches
+        come back, a few at a time (docs/API.md, "Batches"): far faster than one call each.
+        The puzzles are read as batches are sent (a generator of millions is never held
+        whole) and a batch's answers are let go once yielded, so memory stays that of a few
+        batches. A batch holds puzzles of one table, so behind a proxy the batches
         of the tables every replica holds are spread over the replicas (docs/API.md, "Table
         affinity"). A puzzle the server refused (a malformed one, say) has a PuzzledbError
         in its place. A batch refused for now is sent again (Retry); a failed call raises
@@ -495,24 +496,26 @@ class Client:
                 batches.requests[k], timeout=left, metadata=batches.metadata(k))
 
         try:
-            for k in range(len(batches.requests) + _Batches.IN_FLIGHT):
-                if len(pending) == _Batches.IN_FLIGHT or (k >= len(batches.requests) and pending):
-                    while True:
-                        first, future, retries = pending[0]
-                        try:
-                            response = future.result()
-                            break
-                        except grpc.RpcError as e:
-                            wait = _retry_wait(e, self.retry, retries)
-                            if wait is None or (end is not None and time.monotonic() + wait >= end):
-                                raise
-                            self._pause(e, wait)
-                            pending[0] = [first, send(first), retries + 1]
-                    pending.pop(0)
-                    batches.take(first, response)
-                    yield from batches.take_answers_of(first)
-                if k < len(batches.requests):
+            k = batches.next()
+            while k is not None or pending:
+                if k is not None and len(pending) < _Batches.IN_FLIGHT:
                     pending.append([k, send(k), 0])
+                    k = batches.next()
+                    continue
+                while True:
+                    first, future, retries = pending[0]
+                    try:
+                        response = future.result()
+                        break
+                    except grpc.RpcError as e:
+                        wait = _retry_wait(e, self.retry, retries)
+                        if wait is None or (end is not None and time.monotonic() + wait >= end):
+                            raise
+                        self._pause(e, wait)
+                        pending[0] = [first, send(first), retries + 1]
+                pending.pop(0)
+                batches.take(first, response)
+                yield from batches.take_answers_of(first)
         except grpc.RpcError as e:
             raise _rpc_error(e) from None
         finally:
@@ -812,48 +815,69 @@ class _Batches:
     ) -> None:
         if not 1 <= batch_size <= MAX_BATCH:
             raise ValueError(f"batch_size {batch_size}: from 1 to {MAX_BATCH}")
-        template = _solve_request(None, max_moves, policy, 0, False)
-        plain = template.ByteSize() == 0  # no field but the puzzle to set
-        self.requests: List[solver_pb2.SolveBatchRequest] = []
-        self._tables: List[str] = []
-        self._starts: List[int] = []  # batch k answers puzzles [starts[k], starts[k + 1])
-        count = 0
-        size = 0
-        route = ""  # the current batch's: "" for tables every replica holds
-        for one in puzzles:
+        self._template = _solve_request(None, max_moves, policy, 0, False)
+        self._plain = self._template.ByteSize() == 0  # no field but the puzzle to set
+        self._batch_size = batch_size
+        # The puzzles are read as batches are asked for (next), so that a generator of
+        # millions is never held whole: only the batches in flight and their answers are.
+        self._puzzles = iter(puzzles)
+        self._ahead: Optional[Tuple[Puzzle, str]] = None  # read, not yet in a batch
+        self._made = 0
+        self.requests: Dict[int, solver_pb2.SolveBatchRequest] = {}
+        self._tables: Dict[int, str] = {}
+        self._answers: Dict[int, List[Union[Answer, PuzzledbError]]] = {}
+
+    def _read(self) -> Optional[Tuple[Puzzle, str]]:
+        if self._ahead is not None:
+            one, self._ahead = self._ahead, None
+            return one
+        for item in self._puzzles:
             # A Puzzle message, or (name, compact state).
-            puzzle = one if isinstance(one, Puzzle) else _as_puzzle(one[0], one[1])
-            this = table_id(puzzle)
-            this_route = "" if this in DEFAULT_TABLE_IDS else this
-            if size == batch_size or this_route != route or not self.requests:
-                self.requests.append(solver_pb2.SolveBatchRequest())
-                self._tables.append(this)
-                self._starts.append(count)
-                size = 0
-                route = this_route
-            request = self.requests[-1].requests.add()
-            if plain:  # the usual case: one copy, not two
-                request.puzzle.CopyFrom(puzzle)
+            puzzle = item if isinstance(item, Puzzle) else _as_puzzle(item[0], item[1])
+            return puzzle, table_id(puzzle)
+        return None
+
+    def next(self) -> Optional[int]:
+        """The next batch's number, made from the next puzzles (None when there are none):
+        up to batch_size of them, of one route."""
+        first = self._read()
+        if first is None:
+            return None
+        k = self._made
+        self._made += 1
+        batch = solver_pb2.SolveBatchRequest()
+        route = "" if first[1] in DEFAULT_TABLE_IDS else first[1]
+        self._tables[k] = first[1]
+        one = first
+        while True:
+            request = batch.requests.add()
+            if self._plain:  # the usual case: one copy, not two
+                request.puzzle.CopyFrom(one[0])
             else:
-                request.CopyFrom(template)
-                request.puzzle.CopyFrom(puzzle)
-            size += 1
-            count += 1
-        self._starts.append(count)
-        self._answers: List[Union[Answer, PuzzledbError, None]] = [None] * count
-        self._seen = [False] * len(self.requests)
+                request.CopyFrom(self._template)
+                request.puzzle.CopyFrom(one[0])
+            if len(batch.requests) == self._batch_size:
+                break
+            after = self._read()
+            if after is None:
+                break
+            if ("" if after[1] in DEFAULT_TABLE_IDS else after[1]) != route:
+                self._ahead = after  # a batch of its own route
+                break
+            one = after
+        self.requests[k] = batch
+        return k
 
     def metadata(self, k: int) -> Optional[Tuple[Tuple[str, str], ...]]:
         """Batch k's table, for the proxy."""
         return (("puzzledb-table", self._tables[k]),) if self._tables[k] else None
 
     def take(self, k: int, response: bytes) -> None:
-        """Batch k's answers: a SolveBatchResponse, serialized."""
-        if self._seen[k]:
+        """Batch k's answers: a SolveBatchResponse, serialized. Its request is let go."""
+        if k not in self.requests:
             raise PuzzledbError(grpc.StatusCode.INTERNAL, f"batch {k} answered twice")
-        self._seen[k] = True
-        base = self._starts[k]
-        size = self._starts[k + 1] - base
+        size = len(self.requests.pop(k).requests)
+        del self._tables[k]
         answered: Sequence[Any] = _split_answers(response)
         if not answered and response:  # not as the server writes them: parse it whole
             answered = solver_pb2.SolveBatchResponse.FromString(response).responses
@@ -862,24 +886,22 @@ class _Batches:
                 grpc.StatusCode.INTERNAL,
                 f"the server answered {len(answered)} of batch {k}'s {size} requests",
             )
-        answers = self._answers
-        for i, one in enumerate(answered):
+        answers: List[Union[Answer, PuzzledbError]] = []
+        for one in answered:
             if isinstance(one, bytes):
                 # An answer's first field is its outcome (tag 08), which an error never has
                 # (docs/API.md, "Batches"); anything else is parsed now to see which it is.
                 if one[:1] == b"\x08":
-                    answers[base + i] = Answer(one)
+                    answers.append(Answer(one))
                     continue
                 one = solver_pb2.SolveResponse.FromString(one)
-            answers[base + i] = _error_of(one.error) if one.HasField("error") else Answer(one)
+            answers.append(_error_of(one.error) if one.HasField("error") else Answer(one))
+        self._answers[k] = answers
 
     def take_answers_of(self, k: int) -> List[Union[Answer, PuzzledbError]]:
         """Batch k's answers, once it is answered, in its puzzles' order; they are not kept
         (the asyncio client yields them as they come)."""
-        base, end = self._starts[k], self._starts[k + 1]
-        taken = self._answers[base:end]
-        self._answers[base:end] = [None] * (end - base)
-        return cast("List[Union[Answer, PuzzledbError]]", taken)
+        return self._answers.pop(k)
 
 
 def _split_answers(data: bytes) -> List[bytes]:

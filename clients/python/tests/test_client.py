@@ -370,6 +370,24 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(answers[-1].source, "SEARCH")
         self.assertTrue(all(essence(a) == essence(one[0]) for a in answers[:-1]))
 
+    def test_solve_many_reads_a_generator_as_it_answers(self):
+        # A generator of puzzles is read a few batches ahead of the answers, never whole:
+        # when the first answer comes, at most the batches in flight and the next one have
+        # been read (so millions of generated puzzles cost what a few batches do).
+        read = [0]
+
+        def boards():
+            for _ in range(50_000):
+                read[0] += 1
+                yield CASES["knight"][0]
+
+        answers = self.client.solve_many(boards(), batch_size=500)
+        first = next(answers)
+        self.assertEqual(essence(first), essence(self.client.solve(CASES["knight"][0])))
+        self.assertLessEqual(read[0], (puzzledb.client._Batches.IN_FLIGHT + 1) * 500 + 1)
+        self.assertEqual(1 + sum(1 for _ in answers), 50_000)
+        self.assertEqual(read[0], 50_000)
+
     def test_solve_many_keeps_a_table_built_on_demand_in_batches_of_its_own(self):
         # docs/API.md, "Table affinity": the default database's tables share batches, which a
         # proxy spreads; a wiring built on demand gets batches of its own, named by it.
@@ -384,8 +402,11 @@ class ClientTest(unittest.TestCase):
         puzzles = [CASES["knight"][0], CASES["eight"][0], shipped, other, other,
                    CASES["rotation"][0]]
         batches = puzzledb.client._Batches(puzzles, 0, "TABLE_THEN_SEARCH", 100)
-        self.assertEqual([len(b.requests) for b in batches.requests], [3, 2, 1])
-        self.assertEqual([batches.metadata(k)[0][1] for k in range(3)],
+        made = []
+        while (k := batches.next()) is not None:
+            made.append(k)
+        self.assertEqual([len(batches.requests[k].requests) for k in made], [3, 2, 1])
+        self.assertEqual([batches.metadata(k)[0][1] for k in made],
                          ["knight", puzzledb.table_id(other), "rotation"])
         answers = list(self.client.solve_many(puzzles))
         self.assertEqual([essence(a) for a in answers],
