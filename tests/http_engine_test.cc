@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <mutex>
+#include <vector>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -111,6 +113,51 @@ TEST_F(HttpEngineTest, BodiesOverTheLimitAreRefusedFromTheirContentLength) {
   EXPECT_NE(answer.find("--max-message-bytes"), std::string::npos) << answer;
   EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
   EXPECT_TRUE(big.ClosedWithin(20s));
+}
+
+// The engine's own refusals (a body over the limit, a head too large, not HTTP) are
+// answered as every other answer: with the CORS headers of an allowed origin, so that the
+// page that sent it can read why, an X-Request-Id, and a line in the access log.
+TEST_F(HttpEngineTest, TheEnginesOwnRefusalsCarryCorsTheirIdAndALogLine) {
+  ServerOptions options;
+  options.http_cors_origins = {"http://page.test:8000"};
+  options.http_access_log = true;
+  auto lines = std::make_shared<std::vector<std::string>>();
+  auto mutex = std::make_shared<std::mutex>();
+  Start(options, [lines, mutex](std::string_view line) {
+    std::lock_guard<std::mutex> lock(*mutex);
+    lines->emplace_back(line);
+  });
+  Raw big(port());
+  ASSERT_TRUE(big.Send("POST /v1/solve HTTP/1.1\r\nHost: x\r\nOrigin: http://page.test:8000\r\n"
+                       "X-Request-Id: big-body-1\r\nContent-Type: application/json\r\n"
+                       "Content-Length: 99999999999\r\n\r\n"));
+  const std::string answer = big.Answer();
+  EXPECT_EQ(StatusOf(answer), 413) << answer;
+  EXPECT_NE(answer.find("Access-Control-Allow-Origin: http://page.test:8000\r\n"), std::string::npos)
+      << answer;
+  EXPECT_NE(answer.find("Access-Control-Expose-Headers: "), std::string::npos) << answer;
+  EXPECT_NE(answer.find("X-Request-Id: big-body-1\r\n"), std::string::npos) << answer;
+  // Another origin's refusal carries no CORS header.
+  Raw stranger(port());
+  ASSERT_TRUE(stranger.Send("POST /v1/solve HTTP/1.1\r\nHost: x\r\nOrigin: https://evil.test\r\n"
+                            "Content-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n"));
+  const std::string refused = stranger.Answer();
+  EXPECT_EQ(StatusOf(refused), 413) << refused;
+  EXPECT_EQ(refused.find("Access-Control-Allow-Origin"), std::string::npos) << refused;
+  // A head over the limit: read before its Origin could be trusted, still an id and a line.
+  Raw huge(port());
+  ASSERT_TRUE(huge.Send("GET /v1/tables HTTP/1.1\r\nHost: x\r\nX-Filler: " +
+                        std::string(20000, 'a') + "\r\n\r\n"));
+  const std::string too_large = huge.Answer();
+  EXPECT_EQ(StatusOf(too_large), 431) << too_large;
+  EXPECT_NE(too_large.find("X-Request-Id: "), std::string::npos) << too_large;
+  std::lock_guard<std::mutex> lock(*mutex);
+  std::string log;
+  for (const std::string& line : *lines) log += line + "\n";
+  EXPECT_NE(log.find("http POST '/v1/solve' 413 "), std::string::npos) << log;
+  EXPECT_NE(log.find(" id=big-body-1"), std::string::npos) << log;
+  EXPECT_NE(log.find(" 431 "), std::string::npos) << log;
 }
 
 // A client that asks `Expect: 100-continue` (curl, for a body over 1 MiB) gets "100

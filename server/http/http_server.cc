@@ -266,6 +266,7 @@ class Connection final : public ConnectionBase,
   // The first bytes of a request came.
   void StartRequest() {
     phase_ = Phase::kHead;
+    request_started_ = std::chrono::steady_clock::now();
     engine_->Move(this, List::kHead);
     SetDeadline(engine_->options().head_timeout, HttpClose::kHeadTimeout);
     parser_.emplace();
@@ -608,11 +609,23 @@ class Connection final : public ConnectionBase,
       answer.close = true;
       reason_ = HttpClose::kRefused;
     }
-    // Answers the engine made itself (a request it could not read whole) get an id too.
+    // Answers the engine made itself (a request it could not read whole) get an id, the
+    // CORS headers of an allowed origin (so that a page can read why it was refused) and
+    // their line in the access log, as every other answer.
     if (!answer.Has("X-Request-Id")) {
-      answer.Set("X-Request-Id", RequestIdFor(parser_ && parser_->is_header_done()
-                                                  ? View(parser_->get()["X-Request-Id"])
-                                                  : std::string_view()));
+      // What of the head was read: a refusal from Content-Length comes before the head is
+      // done, with every field in; one over the head's limit, with the fields before it.
+      const bool head = parser_.has_value();
+      answer.Set("X-Request-Id",
+                 RequestIdFor(head ? View(parser_->get()["X-Request-Id"]) : std::string_view()));
+      std::string_view path;
+      if (head) {
+        path = View(parser_->get().target());
+        path = path.substr(0, path.find('?'));
+      }
+      engine_->routes().FinishRefusal(head ? View(parser_->get()[bhttp::field::origin]) : "",
+                                      head ? View(parser_->get().method_string()) : "", path,
+                                      request_started_, &answer);
     }
     phase_ = Phase::kWriting;
     response_.emplace();
@@ -723,6 +736,8 @@ class Connection final : public ConnectionBase,
   std::optional<bhttp::response<bhttp::string_body>> response_;
   MemoryBudget::Charge body_charge_;    // the request's body, until its answer is written
   bool body_charge_started_ = false;
+  // When the current request's first bytes came (its refusal's time in the access log).
+  std::chrono::steady_clock::time_point request_started_ = std::chrono::steady_clock::now();
   MemoryBudget::Charge answer_charge_;  // the answer, until written
   HttpTarget target_;
   ContentCoding coding_ = ContentCoding::kIdentity;  // of the answer being made

@@ -236,22 +236,43 @@ HttpReply HttpRoutes::Decorated(const HttpRequestView& request, std::string requ
           line = std::move(line), started = std::chrono::steady_clock::now(),
           reply = std::move(reply)](HttpAnswer answer) {
     answer.Set("X-Request-Id", request_id);
-    if (!allow_origin.empty()) {
-      answer.Set("Access-Control-Allow-Origin", allow_origin);
-      answer.Set("Access-Control-Expose-Headers", std::string(kExposedHeaders));
-    }
-    // The answer depends on Origin whenever CORS is on and not open to all.
-    if (!options_.cors_origins.empty() && allow_origin != "*") answer.AddVary("Origin");
-    if (options_.log != nullptr && (options_.access_log || answer.status == 500)) {
-      const double ms = std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - started).count();
-      char took[32];
-      std::snprintf(took, sizeof took, "%.1f", ms);
-      options_.log(Cat("http ", line, " ", answer.status, " ", answer.body.size(), " B ", took,
-                       " ms id=", request_id));
-    }
+    Finish(allow_origin, line, request_id, started, &answer);
     reply(std::move(answer));
   };
+}
+
+void HttpRoutes::Finish(std::string_view allow_origin, std::string_view line,
+                        std::string_view request_id,
+                        std::chrono::steady_clock::time_point started, HttpAnswer* answer) const {
+  if (!allow_origin.empty()) {
+    answer->Set("Access-Control-Allow-Origin", std::string(allow_origin));
+    answer->Set("Access-Control-Expose-Headers", std::string(kExposedHeaders));
+  }
+  // The answer depends on Origin whenever CORS is on and not open to all.
+  if (!options_.cors_origins.empty() && allow_origin != "*") answer->AddVary("Origin");
+  if (options_.log != nullptr && (options_.access_log || answer->status == 500)) {
+    const double ms = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - started).count();
+    char took[32];
+    std::snprintf(took, sizeof took, "%.1f", ms);
+    options_.log(Cat("http ", line, " ", answer->status, " ", answer->body.size(), " B ", took,
+                     " ms id=", request_id));
+  }
+}
+
+void HttpRoutes::FinishRefusal(std::string_view origin, std::string_view method,
+                               std::string_view path,
+                               std::chrono::steady_clock::time_point started,
+                               HttpAnswer* answer) const {
+  const std::string allow_origin =
+      origin.empty() ? std::string() : AllowOrigin(options_.cors_origins, origin);
+  std::string request_id;
+  for (const auto& [key, value] : answer->headers) {
+    if (key == "X-Request-Id") request_id = value;
+  }
+  Finish(allow_origin, Cat(method.empty() ? "-" : method, " ",
+                           path.empty() ? std::string("-") : QuoteInput(path)),
+         request_id, started, answer);
 }
 
 // A CORS preflight (OPTIONS with Origin and Access-Control-Request-Method), when CORS is on:

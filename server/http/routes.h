@@ -68,6 +68,13 @@ class HttpRoutes {
   void Handle(const HttpRequestView& request, std::shared_ptr<const std::atomic<bool>> cancelled,
               HttpReply reply) const;
 
+  // What every answer carries, set on one the engine made itself (a request it could not
+  // read whole: 408, 413, 431, a bad Content-Encoding, not HTTP): CORS's headers for an
+  // allowed `origin` ("" when the request's head was not read), and its line in the access
+  // log (`method` and `path` "-" when unknown). `answer` has its X-Request-Id already.
+  void FinishRefusal(std::string_view origin, std::string_view method, std::string_view path,
+                     std::chrono::steady_clock::time_point started, HttpAnswer* answer) const;
+
   // Every path served and the methods it takes ("GET, HEAD", "POST" or "GET, HEAD, POST"),
   // for the test that holds docs/openapi.json to them.
   static std::vector<std::pair<std::string_view, std::string_view>> Endpoints();
@@ -83,6 +90,9 @@ class HttpRoutes {
   // headers, and its line in the log.
   HttpReply Decorated(const HttpRequestView& request, std::string request_id,
                       HttpReply reply) const;
+  // The CORS headers and the log line of an answer (Decorated's and FinishRefusal's).
+  void Finish(std::string_view allow_origin, std::string_view line, std::string_view request_id,
+              std::chrono::steady_clock::time_point started, HttpAnswer* answer) const;
   std::optional<HttpAnswer> Preflight(const HttpRequestView& request, const Row& row) const;
   // When the table build `table_id`.`generation` was made (Unix seconds), if it is known.
   std::optional<int64_t> BuiltAt(const std::string& table_id, uint64_t generation) const;
