@@ -5,7 +5,8 @@
 // answer of the CLI (the tables, without HTTP), clicks through a solution to the goal,
 // edits a board, analyzes and plays a move, draws random positions at a distance, triggers
 // errors, checks the phone-sized layout, and calls the API from pages of two other origins:
-// one the server's --http-cors-origins allows, one it does not. Screenshots go to
+// one the server's --http-cors-origins allows (it reads even the engine's own 413), one it
+// does not. Screenshots go to
 // ARTIFACTS_DIR. Exits non-zero after the checks if any failed.
 import {spawn, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -381,6 +382,12 @@ try {
           body: JSON.stringify({requests: [{puzzle: {eight: {board: '283104765'}}},
                                            {puzzle: {eight: {board: '123804765'}}}]})}),
         'GET /v1/puzzles': () => fetch(api + 'v1/puzzles'),
+        // Over the 64 KiB a request's body may hold: the engine refuses it from its
+        // Content-Length, and the page can read why.
+        'POST /v1/solve, too large': () => fetch(api + 'v1/solve', {
+          method: 'POST', headers: {...json, 'X-Request-Id': 'page-big'},
+          body: JSON.stringify({puzzle: {name: 'eight', state: '283104765'}}) +
+                ' '.repeat(70000)}),
       };
       const out = {};
       for (const [name, call] of Object.entries(calls)) {
@@ -408,10 +415,14 @@ try {
         `cross-origin, allowed: a batch answers (${JSON.stringify(got('POST /v1/solve/batch'))})`);
   check((got('GET /v1/puzzles').body?.puzzles || []).some((p) => p.name === 'eight'),
         `cross-origin, allowed: GET /v1/puzzles answers`);
+  check(got('POST /v1/solve, too large').status === 413 &&
+        got('POST /v1/solve, too large').body?.code === 'RESOURCE_EXHAUSTED' &&
+        got('POST /v1/solve, too large').id === 'page-big',
+        `cross-origin, allowed: the engine's 413 is readable, with its request id (${JSON.stringify(got('POST /v1/solve, too large'))})`);
   const denied = await callFrom(deniedSite.origin);
-  check(Object.keys(denied).length === 4 &&
+  check(Object.keys(denied).length === 5 &&
         Object.values(denied).every((r) => /Failed to fetch/.test(r.error || '')),
-        `cross-origin, not allowed: the browser blocks all four calls (${JSON.stringify(denied)})`);
+        `cross-origin, not allowed: the browser blocks all five calls (${JSON.stringify(denied)})`);
 
   const pairs = (await Promise.all(tableHeaders)).filter((p) => p && p.table);
   check(pairs.length > 0 && pairs.every((p) => p.sent === p.table),
