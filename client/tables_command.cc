@@ -150,7 +150,13 @@ int RunPuzzlesCommand(const BackendOptions& options, bool json, std::ostream& ou
     out << p.name() << "  " << p.title() << "\n"
         << "  compact form: " << p.compact_form() << "\n"
         << "  example: " << p.example() << "\n"
-        << "  moves: " << Join(p.move_names(), " ") << "\n";
+        << "  moves: " << Join(p.move_names(), " ");
+    // A move named by where it goes has no name where it cannot be made.
+    if (std::find(p.move_names().begin(), p.move_names().end(), "?") != p.move_names().end()) {
+      out << "  (named at the example; ? cannot be made there, and a move's name depends on "
+             "the position)";
+    }
+    out << "\n";
     if (p.default_max_moves() > 0) {
       out << "  max moves: " << p.default_max_moves()
           << " unless --max-moves says otherwise (the original problem's limit; 0 lifts it)\n";

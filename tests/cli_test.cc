@@ -183,6 +183,8 @@ TEST(CliPuzzlesTest, ListsEveryPuzzleWithAnExampleThatSolves) {
   }
   const auto text = RunCommand(std::string(PUZZLEDB_CLI) + " puzzles", "");
   EXPECT_NE(text.out.find("compact form: "), std::string::npos);
+  // A move without a name at the example is said why.
+  EXPECT_NE(text.out.find("? cannot be made there"), std::string::npos) << text.out;
   // Each puzzle's own move limit is listed where it has one, and nowhere else.
   for (const v1::PuzzleInfo& p : puzzles.puzzles()) {
     const size_t at = text.out.find(p.name() + "  ");

@@ -6,8 +6,7 @@
 // edits a board, analyzes and plays a move, draws random positions at a distance, triggers
 // errors, checks the phone-sized layout, and calls the API from pages of two other origins:
 // one the server's --http-cors-origins allows (it reads even the engine's own 413), one it
-// does not. Screenshots go to
-// ARTIFACTS_DIR. Exits non-zero after the checks if any failed.
+// does not. Screenshots go to ARTIFACTS_DIR. Exits non-zero after the checks if any failed.
 import {spawn, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
