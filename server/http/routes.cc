@@ -480,6 +480,11 @@ void HttpRoutes::Answer(const Call& call) const {
 // "Batches"), not with every other field at its default, as protobuf's printer would have
 // it.
 static HttpAnswer BatchJson(const v1::SolveBatchResponse& batch) {
+  // Without a failure, the whole message at once, as before.
+  if (std::none_of(batch.responses().begin(), batch.responses().end(),
+                   [](const v1::SolveResponse& r) { return r.has_error(); })) {
+    return JsonAnswer(batch);
+  }
   HttpAnswer answer;
   answer.content_type = "application/json";
   std::string& body = answer.body;
