@@ -364,7 +364,7 @@ TEST_F(SampleApiTest, HttpSamplesAndCountsAsOverGrpc) {
            {"puzzle=chess&distance=3", "chess"},
            {"puzzle=knight&distance=3&count=20000", "count="},
            {"puzzle=knight&distance=3&colour=white", "unknown parameter"},
-           {"puzzle=knobs&distance=3", "puzzle.knobs.wiring"}}) {
+           {"puzzle=knobs&distance=3", "state is missing; the knobs puzzle has parameters"}}) {
     auto bad = http_->Get("/v1/sample?" + query);
     ASSERT_TRUE(bad);
     EXPECT_EQ(bad->status, 400) << query << ": " << bad->body;
