@@ -43,8 +43,8 @@ int RunTablesCommand(const BackendOptions& options, bool json, std::ostream& out
       what = Cat("pattern tables, ", Thousands(t.states()), " entries, largest bound ",
                  t.max_distance());
     } else {
-      // A dense index may hold slots no state reaches (the knight's: one per board and its
-      // mirror image).
+      // A dense index may hold slots no state reaches (one per position and its mirror
+      // image, where a model folds them).
       what = t.covered_states() == t.states() || !t.complete()
                  ? Cat(Thousands(t.covered_states()), t.complete() ? "" : Cat(" of ", Thousands(t.states())),
                        " states")
