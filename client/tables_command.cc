@@ -43,14 +43,17 @@ int RunTablesCommand(const BackendOptions& options, bool json, std::ostream& out
       what = Cat("pattern tables, ", Thousands(t.states()), " entries, largest bound ",
                  t.max_distance());
     } else {
-      // A dense index may hold slots no state reaches (one per position and its mirror
-      // image, where a model folds them).
-      what = t.covered_states() == t.states() || !t.complete()
-                 ? Cat(Thousands(t.covered_states()), t.complete() ? "" : Cat(" of ", Thousands(t.states())),
-                       " states")
-                 : Cat(Thousands(t.covered_states()), " states in an index of ",
-                       Thousands(t.states()));
-      what += t.complete() ? ", complete" : Cat(", every state within ", t.coverage_depth(), " moves");
+      what = Thousands(t.covered_states());
+      if (!t.complete()) {
+        what += Cat(" of ", Thousands(t.states()), " states, every state within ",
+                    t.coverage_depth(), " moves");
+      } else if (t.covered_states() == t.states()) {
+        what += " states, complete";
+      } else {
+        // A dense index may hold slots no state reaches (one per position and its mirror
+        // image, where a model folds them).
+        what += Cat(" states in an index of ", Thousands(t.states()), ", complete");
+      }
       what += Cat(", largest distance ", t.max_distance());
     }
     out << t.table_id() << "  " << t.status() << "  " << what << ", "

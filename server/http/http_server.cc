@@ -616,8 +616,9 @@ class Connection final : public ConnectionBase,
       // What of the head was read: a refusal from Content-Length comes before the head is
       // done, with every field in; one over the head's limit, with the fields before it.
       const bool head = parser_.has_value();
-      answer.Set("X-Request-Id",
-                 RequestIdFor(head ? View(parser_->get()["X-Request-Id"]) : std::string_view()));
+      const std::string request_id =
+          RequestIdFor(head ? View(parser_->get()["X-Request-Id"]) : std::string_view());
+      answer.Set("X-Request-Id", request_id);
       std::string_view path;
       if (head) {
         path = View(parser_->get().target());
@@ -625,7 +626,7 @@ class Connection final : public ConnectionBase,
       }
       engine_->routes().FinishRefusal(head ? View(parser_->get()[bhttp::field::origin]) : "",
                                       head ? View(parser_->get().method_string()) : "", path,
-                                      request_started_, &answer);
+                                      request_id, request_started_, &answer);
     }
     phase_ = Phase::kWriting;
     response_.emplace();

@@ -261,15 +261,11 @@ void HttpRoutes::Finish(std::string_view allow_origin, std::string_view line,
 }
 
 void HttpRoutes::FinishRefusal(std::string_view origin, std::string_view method,
-                               std::string_view path,
+                               std::string_view path, std::string_view request_id,
                                std::chrono::steady_clock::time_point started,
                                HttpAnswer* answer) const {
   const std::string allow_origin =
       origin.empty() ? std::string() : AllowOrigin(options_.cors_origins, origin);
-  std::string request_id;
-  for (const auto& [key, value] : answer->headers) {
-    if (key == "X-Request-Id") request_id = value;
-  }
   Finish(allow_origin, Cat(method.empty() ? "-" : method, " ",
                            path.empty() ? std::string("-") : QuoteInput(path)),
          request_id, started, answer);

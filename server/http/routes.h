@@ -71,9 +71,10 @@ class HttpRoutes {
   // What every answer carries, set on one the engine made itself (a request it could not
   // read whole: 408, 413, 431, a bad Content-Encoding, not HTTP): CORS's headers for an
   // allowed `origin` ("" when the request's head was not read), and its line in the access
-  // log (`method` and `path` "-" when unknown). `answer` has its X-Request-Id already.
+  // log (`method` and `path` "-" when unknown), under `request_id`.
   void FinishRefusal(std::string_view origin, std::string_view method, std::string_view path,
-                     std::chrono::steady_clock::time_point started, HttpAnswer* answer) const;
+                     std::string_view request_id, std::chrono::steady_clock::time_point started,
+                     HttpAnswer* answer) const;
 
   // Every path served and the methods it takes ("GET, HEAD", "POST" or "GET, HEAD, POST"),
   // for the test that holds docs/openapi.json to them.
