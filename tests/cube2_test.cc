@@ -2,6 +2,7 @@
 // against a brute-force search, its refusals naming the rule (docs/PUZZLES.md, section 6).
 #include "core/puzzles/cube2.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -159,14 +160,46 @@ TEST(Cube2Test, RanksCompactFormsAndCellsReadBack) {
   }
 }
 
-// Any six colours, the cube held any way (the corner at DBL names the faces).
-TEST(Cube2Test, ColoursAreNamedByTheCornerAtDbl) {
+// Any six colours, the cube held any way (the corner at DBL names the faces); the cube keeps
+// its colours through every move, its goal, a random cube and the page's cells.
+TEST(Cube2Test, ColoursAreNamedByTheCornerAtDblAndKept) {
   auto faces = Cube().ParseCompact("UUUUBBRRRRFFDDDDFFLLLLBB");
   auto colours = Cube().ParseCompact("WWWWBBRRRRGGYYYYGGOOOOBB");
   ASSERT_TRUE(faces.ok() && colours.ok());
-  EXPECT_EQ(Cube().FormatCompact(*faces), Cube().FormatCompact(*colours));
-  EXPECT_EQ(Cube().FormatCompact(*colours), "UUUUBBRRRRFFDDDDFFLLLLBB");
+  EXPECT_EQ(Cube().FormatCompact(*faces), "UUUUBBRRRRFFDDDDFFLLLLBB");
+  EXPECT_EQ(Cube().FormatCompact(*colours), "WWWWBBRRRRGGYYYYGGOOOOBB");
   EXPECT_TRUE(Cube().IsGoal(*Cube().ParseCompact("wwww rrrr gggg yyyy oooo bbbb")));
+
+  // U' undoes the U that made the colours' cube: solved, in its own colours.
+  int u_prime = -1;
+  for (int m = 0; m < Cube().move_count(); ++m) {
+    if (Cube().MoveName(*colours, m) == "U'") u_prime = m;
+  }
+  Position solved;
+  ASSERT_TRUE(Cube().Apply(*colours, u_prime, &solved));
+  EXPECT_EQ(Cube().FormatCompact(solved), "WWWWRRRRGGGGYYYYOOOOBBBB");
+  EXPECT_TRUE(Cube().IsGoal(solved));
+  Position solved_faces;
+  ASSERT_TRUE(Cube().Apply(*faces, u_prime, &solved_faces));
+  EXPECT_EQ(Cube().FormatCompact(solved_faces), "UUUURRRRFFFFDDDDLLLLBBBB");
+  EXPECT_EQ(Cube().FormatCompact(Cube().Goal(&*colours)), "WWWWRRRRGGGGYYYYOOOOBBBB");
+  std::mt19937_64 rng(3);
+  const std::string random = Cube().FormatCompact(Cube().Random(*colours, rng));
+  EXPECT_EQ(std::count(random.begin(), random.end(), 'W'), 4) << random;
+  EXPECT_EQ(std::count(random.begin(), random.end(), 'U'), 0) << random;
+
+  // The page's cells: the six colours as values, read back in the same colours; a cube in
+  // face letters held another way keeps its letters too.
+  auto again = Cube().FromCells(*colours, Cube().Cells(*colours));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(Cube().FormatCompact(*again), "WWWWBBRRRRGGYYYYGGOOOOBB");
+  auto held = Cube().ParseCompact("DDDDRRRRBBBBUUUULLLLFFFF");  // upside down
+  ASSERT_TRUE(held.ok()) << held.status();
+  const std::vector<int> cells = Cube().Cells(*held);
+  EXPECT_EQ(cells[0], 3) << "the D letter is the value of D";
+  auto held_again = Cube().FromCells(*held, cells);
+  ASSERT_TRUE(held_again.ok()) << held_again.status();
+  EXPECT_EQ(Cube().FormatCompact(*held_again), "DDDDRRRRBBBBUUUULLLLFFFF");
 }
 
 // Every rule broken is named.

@@ -80,7 +80,7 @@ absl::Status Invalid(std::string message) { return absl::InvalidArgumentError(st
 
 // A cube from its 24 sticker colours: the faces named by the corner at DBL (docs/PUZZLES.md,
 // section 6), then every corner found among the pieces.
-absl::StatusOr<Cube2State> FromColours(std::string_view colours) {
+absl::StatusOr<Cube2Puzzle::Instance> FromColours(std::string_view colours) {
   if (colours.size() != Cube2Puzzle::kStickers) {
     return Invalid(Cat("a cube has 24 stickers, got ", colours.size(), " characters"));
   }
@@ -139,7 +139,9 @@ absl::StatusOr<Cube2State> FromColours(std::string_view colours) {
     return static_cast<int>(std::find(face_colour.begin(), face_colour.end(), colour) -
                             face_colour.begin());
   };
-  Cube2State state;
+  Cube2Puzzle::Instance instance;
+  instance.colours = face_colour;
+  Cube2State& state = instance.state;
   std::array<int, 8> seen_at;
   seen_at.fill(-1);
   int twists = 0;
@@ -187,7 +189,7 @@ absl::StatusOr<Cube2State> FromColours(std::string_view colours) {
     return Invalid(Cat("twisted: the corners' twists add up to ", twists,
                        ", not a multiple of 3 (a corner was turned in place)"));
   }
-  return state;
+  return instance;
 }
 
 std::string Squeezed(std::string_view text) {
@@ -250,14 +252,12 @@ bool Cube2Puzzle::Apply(const State& s, int move, State* out) const {
 }
 
 absl::StatusOr<Cube2Puzzle::Instance> Cube2Puzzle::ParseCompact(std::string_view text) {
-  auto state = FromColours(Squeezed(text));
-  if (!state.ok()) return state.status();
-  return Instance{{}, *state};
+  return FromColours(Squeezed(text));
 }
 
 std::string Cube2Puzzle::FormatCompact(const Instance& instance) {
   std::string out;
-  for (const int face : Stickers(instance.state)) out += kFaceLetters[face];
+  for (const int face : Stickers(instance.state)) out += instance.colours[face];
   return out;
 }
 
@@ -315,15 +315,34 @@ BoardLayout Cube2Puzzle::Layout() {
   return layout;
 }
 
+// The page's six values stand for six colours: the face letters where the cube was given in
+// them (held any way), else the cube's own colours, face by face.
+namespace {
+Cube2Puzzle::Colours CellColours(const Cube2Puzzle::Instance& instance) {
+  Cube2Puzzle::Colours letters;
+  std::copy_n(kFaceLetters, 6, letters.begin());
+  return std::is_permutation(instance.colours.begin(), instance.colours.end(), letters.begin())
+             ? letters
+             : instance.colours;
+}
+}  // namespace
+
 std::vector<int> Cube2Puzzle::Cells(const Instance& instance) {
-  const auto stickers = Stickers(instance.state);
-  return {stickers.begin(), stickers.end()};
+  const Colours alphabet = CellColours(instance);
+  std::vector<int> cells;
+  for (const int face : Stickers(instance.state)) {
+    const char colour = instance.colours[face];
+    cells.push_back(static_cast<int>(std::find(alphabet.begin(), alphabet.end(), colour) -
+                                     alphabet.begin()));
+  }
+  return cells;
 }
 
-absl::StatusOr<Cube2Puzzle::Instance> Cube2Puzzle::FromCells(const Instance&,
+absl::StatusOr<Cube2Puzzle::Instance> Cube2Puzzle::FromCells(const Instance& base,
                                                              std::span<const int> cells) {
+  const Colours alphabet = CellColours(base);
   std::string colours;
-  for (const int face : cells) colours += kFaceLetters[face];
+  for (const int value : cells) colours += alphabet[value];
   return ParseCompact(colours);
 }
 

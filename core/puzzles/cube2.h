@@ -33,9 +33,13 @@ struct Cube2State {
 class Cube2Puzzle : public NoParams<Cube2Puzzle> {
  public:
   using State = Cube2State;
+  // The colour of each face (U R F D L B), as the cube was given: answers, moves played and
+  // samples show it in those colours. The state alone is the position.
+  using Colours = std::array<char, 6>;
   struct Instance {
     Params params;
     State state;
+    Colours colours{'U', 'R', 'F', 'D', 'L', 'B'};
   };
   using Space = Cube2Puzzle;
 
@@ -88,7 +92,7 @@ class Cube2Puzzle : public NoParams<Cube2Puzzle> {
   static std::vector<ParsedCase<Instance>> ParseOriginal(std::string_view text);
   // Compact form: 24 sticker characters (whitespace ignored); refused naming the rule.
   static absl::StatusOr<Instance> ParseCompact(std::string_view text);
-  // In face letters: UUUURRRRFFFFDDDDLLLLBBBB solved.
+  // In the instance's colours; in face letters, UUUURRRRFFFFDDDDLLLLBBBB solved.
   static std::string FormatCompact(const Instance& instance);
   static std::string FormatOriginal(const std::vector<Instance>& instances);
   // The net (docs/PUZZLES.md, section 6), stickers that changed since `before` in brackets.
@@ -97,7 +101,8 @@ class Cube2Puzzle : public NoParams<Cube2Puzzle> {
   static std::string FormatOriginalAnswer(const Instance& instance, const Cube2Puzzle& model,
                                           const Solution& solution);
 
-  // The page's drawing: the net of 24 stickers, each holding its face (0..5: U R F D L B).
+  // The page's drawing: the net of 24 stickers, each holding its colour (0..5: U R F D L B
+  // where the cube was given in face letters, else the colours of faces U R F D L B).
   static BoardLayout Layout();
   static std::vector<int> Cells(const Instance& instance);
   static absl::StatusOr<Instance> FromCells(const Instance& base, std::span<const int> cells);

@@ -226,14 +226,18 @@ class ModelPuzzle final : public Puzzle {
     const P model(*params);
     return Of(Instance{*params, model.Goals()[0]});
   }
+  // A goal, a random state and a sample keep the rest of the instance they are asked from
+  // (its parameters, and how it is shown: a cube's colours).
   Position Goal(const Position* parameters) const override {
-    const Params params = parameters != nullptr ? In(*parameters).params : model_.params();
-    return Of(Instance{params, P(params).Goals()[0]});
+    if (parameters == nullptr) return Of(Instance{model_.params(), model_.Goals()[0]});
+    Instance goal = In(*parameters);
+    goal.state = P(goal.params).Goals()[0];
+    return Of(goal);
   }
   Position Random(const Position& parameters, std::mt19937_64& rng) const override {
-    const Instance& instance = In(parameters);
-    const P model(instance.params);
-    return Of(Instance{instance.params, model.RandomState(rng)});
+    Instance random = In(parameters);
+    random.state = P(random.params).RandomState(rng);
+    return Of(random);
   }
 
   bool Apply(const Position& position, int move, Position* out) const override {
@@ -331,7 +335,11 @@ class ModelPuzzle final : public Puzzle {
     out.distance = sample->distance;
     out.population = sample->population;
     out.positions.reserve(sample->states.size());
-    for (const auto& state : sample->states) out.positions.push_back(Of(Instance{params, state}));
+    for (auto& state : sample->states) {
+      Instance one = In(parameters);
+      one.state = std::move(state);
+      out.positions.push_back(Of(std::move(one)));
+    }
     out.table_id = sample->table.table_id();
     out.table_generation = sample->table.generation();
     out.table_crc32 = sample->table.content_crc32();
