@@ -31,6 +31,15 @@ std::vector<std::string> LegalMoves(const Position& position) {
   return names;
 }
 
+// The first move named `name` that applies at `position` (its result in `next`), or -1.
+int ApplyNamed(const Position& position, std::string_view name, Position* next) {
+  const Puzzle& puzzle = *position.puzzle();
+  for (int m = 0; m < puzzle.move_count(); ++m) {
+    if (puzzle.Apply(position, m, next) && puzzle.MoveName(position, m) == name) return m;
+  }
+  return -1;
+}
+
 // The puzzle named `name`'s position that `read` reads from `text`, or INVALID_ARGUMENT
 // naming the parameter `field`.
 absl::StatusOr<Position> ReadNamed(std::string_view name, std::string_view field,
@@ -130,23 +139,32 @@ absl::StatusOr<v1::PlayResponse> Play(const v1::PlayRequest& request, size_t max
     out->set_state(puzzle.FormatCompact(*position));
     out->set_goal(puzzle.IsGoal(*position));
     for (std::string& name : LegalMoves(*position)) out->add_legal_moves(std::move(name));
-    for (const int value : puzzle.Cells(*position)) out->add_cells(value);
+    const std::vector<int> cells = puzzle.Cells(*position);
+    for (const int value : cells) out->add_cells(value);
     out->set_table_id(puzzle.TableId(*position));
+    // What a click on each cell that plays a move would change besides the cell itself.
+    const std::vector<BoardLayout::Cell>& layout_cells = puzzle.layout().cells;
+    for (size_t c = 0; c < layout_cells.size() && c < cells.size(); ++c) {
+      if (layout_cells[c].move.empty()) continue;
+      Position after;
+      if (ApplyNamed(*position, layout_cells[c].move, &after) < 0) continue;
+      const std::vector<int> changed = puzzle.Cells(after);
+      auto* cell_move = out->add_cell_moves();
+      cell_move->set_cell(static_cast<uint32_t>(c));
+      for (size_t o = 0; o < cells.size() && o < changed.size(); ++o) {
+        if (o != c && changed[o] != cells[o]) cell_move->add_also_changes(static_cast<uint32_t>(o));
+      }
+    }
   };
   record();
   for (int i = 0; i < request.moves_size(); ++i) {
     const std::string& name = request.moves(i);
-    int found = -1;
     Position next;
-    for (int m = 0; m < puzzle.move_count() && found < 0; ++m) {
-      if (puzzle.Apply(*position, m, &next) && puzzle.MoveName(*position, m) == name) found = m;
-    }
-    if (found < 0) {
+    if (ApplyNamed(*position, name, &next) < 0) {
       return absl::InvalidArgumentError(
           Cat("moves[", i, "]: ", QuoteInput(name), " is not a legal move there; legal: ",
               Join(LegalMoves(*position), " ")));
     }
-    puzzle.Apply(*position, found, &next);
     *position = next;
     record();
   }

@@ -298,6 +298,7 @@ void DescribePuzzle(const Puzzle& puzzle, v1::PuzzleInfo* out) {
     c->set_x(cell.x);
     c->set_y(cell.y);
     c->set_name(cell.name);
+    c->set_move(cell.move);
   }
   for (const BoardLayout::Symbol& symbol : layout.symbols) {
     v1::CellSymbol* s = board->add_symbols();
@@ -310,6 +311,14 @@ void DescribePuzzle(const Puzzle& puzzle, v1::PuzzleInfo* out) {
     l->set_x(label.x);
     l->set_y(label.y);
     l->set_text(label.text);
+  }
+  for (const BoardLayout::Region& region : layout.regions) {
+    v1::LayoutRegion* r = board->add_regions();
+    r->set_x(region.x);
+    r->set_y(region.y);
+    r->set_width(region.width);
+    r->set_height(region.height);
+    r->set_text(region.text);
   }
   board->set_edit(layout.edit == BoardLayout::Edit::kCycle ? v1::CYCLE : v1::SWAP);
   board->set_hint(layout.hint);

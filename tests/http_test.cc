@@ -526,6 +526,20 @@ TEST_F(HttpTest, PlaysMovesAndReadsInputsByThePuzzlesModels) {
   EXPECT_TRUE(states.states(4).goal());
   EXPECT_EQ(Join(states.states(0).legal_moves(), " "), "U D L R");
 
+  // A cube comes back in the colours it was sent in.
+  auto cube = Post("/v1/play", R"({"puzzle":"cube2","state":"WWWWBBRRRRGGYYYYGGOOOOBB","moves":["U'"]})");
+  ASSERT_TRUE(cube && cube->status == 200) << (cube ? cube->body : "");
+  const auto turned = FromJson<v1::PlayResponse>(cube->body);
+  ASSERT_EQ(turned.states_size(), 2);
+  EXPECT_EQ(turned.states(0).state(), "WWWWBBRRRRGGYYYYGGOOOOBB");
+  EXPECT_EQ(turned.states(1).state(), "WWWWRRRRGGGGYYYYOOOOBBBB");
+  EXPECT_TRUE(turned.states(1).goal());
+  auto cube_read = Post("/v1/parse", R"({"puzzle":"cube2","input":"wwwwbbrrrrggyyyyggoooobb\n"})");
+  ASSERT_TRUE(cube_read && cube_read->status == 200);
+  const auto cube_cases = FromJson<v1::ParseInputResponse>(cube_read->body);
+  ASSERT_EQ(cube_cases.cases_size(), 1);
+  EXPECT_EQ(cube_cases.cases(0).state(), "wwwwbbrrrrggyyyyggoooobb");
+
   auto read = Post("/v1/parse", R"({"puzzle":"rotation","input":"1 1 1\n0\n"})",
                    "application/json; charset=utf-8");
   ASSERT_TRUE(read && read->status == 200);

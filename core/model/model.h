@@ -90,6 +90,7 @@ struct BoardLayout {
     double x = 0;  // the top-left corner, in grid units (a cell is one unit square)
     double y = 0;
     std::string name;  // for people ("a1", "knob 3")
+    std::string move;  // the move a click on the cell plays (empty: a click edits the cell)
   };
   struct Symbol {
     int value = 0;
@@ -101,12 +102,20 @@ struct BoardLayout {
     double y = 0;
     std::string text;
   };
+  struct Region {  // an area marked behind the cells (the rotation game's centre)
+    double x = 0;  // the top-left corner, in grid units
+    double y = 0;
+    double width = 0;
+    double height = 0;
+    std::string text;  // its name, for people
+  };
   enum class Edit { kSwap, kCycle };
   double width = 0;  // grid units
   double height = 0;
   std::vector<Cell> cells;
   std::vector<Symbol> symbols;  // one per value a cell may hold
   std::vector<Label> labels;
+  std::vector<Region> regions;
   Edit edit = Edit::kSwap;
   std::string hint;  // how to edit, for people
 };

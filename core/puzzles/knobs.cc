@@ -256,22 +256,25 @@ std::string KnobsPuzzle::Draw(const Instance& now, const Instance* before) {
   return Cat(knobs, "\n", states, "\n", wiring, "\n");
 }
 
-// The twelve knobs in three rows of four, each holding its position 1..4; a click turns
-// one by hand (the wiring is the parameters: not drawn, not edited here).
+// The twelve knobs in three rows of four, each holding its position 1..4; a click turns a
+// knob as the puzzle does (its move: the knob it is wired to turns too, which the page
+// shows), and editing by hand cycles a knob's position (the wiring is the parameters: not
+// edited here).
 BoardLayout KnobsPuzzle::Layout() {
   BoardLayout layout;
   layout.width = 4;
   layout.height = 3;
+  const KnobsPuzzle model;
   for (int knob = 0; knob < kKnobs; ++knob) {
     layout.cells.push_back({static_cast<double>(knob % 4), static_cast<double>(knob / 4),
-                            Cat("knob ", knob + 1)});
+                            Cat("knob ", knob + 1), model.MoveName(State{}, knob)});
   }
   layout.symbols = {{1, "\u2191 1", "#fff9c4"}, {2, "\u2192 2", "#fff9c4"},
                     {3, "\u2193 3", "#fff9c4"}, {4, "\u2190 4", "#fff9c4"}};
   layout.edit = BoardLayout::Edit::kCycle;
   layout.hint =
-      "Click a knob to turn it by hand (the wiring is not applied). Paste an input to change "
-      "the wiring.";
+      "Click a knob to turn it: the knob it is wired to at its position (under its arrow) "
+      "turns too. Edit by hand to set a knob alone. Paste an input to change the wiring.";
   return layout;
 }
 

@@ -240,6 +240,8 @@ BoardLayout RotationPuzzle::Layout() {
   for (const auto& m : kMoveLabels) {
     layout.labels.push_back({1.5 + m.column, 1.5 + m.row, std::string(1, m.name)});
   }
+  // The centre: the 3x3 square of rows and columns 2..4, whose eight cells the goal fills.
+  layout.regions.push_back({3.0, 3.0, 3.0, 3.0, "centre"});
   layout.hint = "Click two cells to swap them. The goal: the eight centre cells alike.";
   return layout;
 }

@@ -17,9 +17,10 @@ const view = {
   state: '',       // the position being edited or analyzed (compact form)
   cells: [],       // its cells' values (the layout's), as /v1/play gives them
   legal: [],       // the names of the moves that apply there, as /v1/play gives them
+  cellMoves: [],   // what a click on a cell that plays a move also changes (/v1/play)
   table: '',       // the table that answers it (/v1/play's table_id)
   selected: -1,    // the first cell of a swap
-  states: null,    // a solution's positions ({state, cells, legal}), start first
+  states: null,    // a solution's positions ({state, cells, legal, cellMoves}), start first
   moves: [],       // a solution's move names
   step: 0,                       // the board shown: states[step]
   timer: null,
@@ -135,15 +136,19 @@ async function setPosition(puzzle, state, kind, cells) {
     view.state = now.state;
     view.cells = now.cells;
     view.legal = now.legal_moves || [];
+    view.cellMoves = now.cell_moves || [];
     view.table = now.table_id;
   } catch (e) {
     view.state = state;
     view.cells = [];
     view.legal = [];
+    view.cellMoves = [];
     view.table = '';
     showError(e.message);
   }
   $('state').value = view.state;
+  const layout = PUZZLES[puzzle].layout;
+  $('edit-by-hand-box').hidden = !layout.cells.some((c) => c.move);
   render();
   saveUrl(kind);
 }
@@ -158,6 +163,10 @@ function shownCells() {
 
 function shownLegal() {
   return view.states ? view.states[view.step].legal : view.legal;
+}
+
+function shownCellMoves() {
+  return view.states ? view.states[view.step].cellMoves : view.cellMoves;
 }
 
 // A button for each move that applies to the board shown (the server's model says which):
@@ -200,7 +209,9 @@ function render() {
     const before = view.states[view.step - 1].cells;
     now.forEach((c, i) => { if (c !== before[i]) changed.add(i); });
   }
-  if (now.length > 0) board.appendChild(drawBoard(PUZZLES[view.puzzle], now, changed));
+  if (now.length > 0) {
+    board.appendChild(drawBoard(PUZZLES[view.puzzle], now, changed, shownCellMoves()));
+  }
   renderPlayMoves();
   if (view.states) {
     $('step').textContent = 'move ' + view.step + ' of ' + view.moves.length +
@@ -211,8 +222,9 @@ function render() {
   }
 }
 
-// A click on cell i while editing: swap it with the selected cell, or give it the next
-// value, as the puzzle's layout says; the server checks the edit.
+// A click on cell i: the cell's own move where the layout gives it one (unless editing by
+// hand), played on the board shown; else an edit: swap it with the selected cell, or give
+// it the next value, as the puzzle's layout says; the server checks the edit.
 function clickCell(i) {
   if (view.states) {  // editing a solution's board starts from it
     view.state = shownState();
@@ -220,6 +232,11 @@ function clickCell(i) {
     clearResult();
   }
   const layout = PUZZLES[view.puzzle].layout;
+  const move = layout.cells[i].move;
+  if (move && !$('edit-by-hand').checked) {
+    if (shownLegal().includes(move)) playOne(move);
+    return;
+  }
   const cells = view.cells.slice();
   if (layout.edit === 'CYCLE') {
     const values = layout.symbols.map((s) => s.value);
@@ -249,7 +266,8 @@ async function solve() {
     const played = await call('/v1/play', {puzzle: view.puzzle, state: view.state,
                                            moves: answer.moves});
     view.states = played.states.map((s) => ({state: s.state, cells: s.cells,
-                                             legal: s.legal_moves || []}));
+                                             legal: s.legal_moves || [],
+                                             cellMoves: s.cell_moves || []}));
     view.moves = answer.moves;
     view.step = 0;
     const list = $('moves');
@@ -366,25 +384,44 @@ function svg(width, height, label) {
 const UNIT = 60;  // pixels of one grid unit
 
 // A position drawn by its puzzle's layout: each cell a square on the grid, filled and
-// labelled by the symbol of its value; clickable to edit.
-function drawBoard(puzzle, cells, changed) {
+// labelled by the symbol of its value; clickable to play the cell's move or to edit. A
+// cell whose move changes other cells names them under its symbol (a wiring, at
+// this position); the layout's regions are outlined over the cells and named.
+function drawBoard(puzzle, cells, changed, cellMoves) {
   const layout = puzzle.layout;
   const root = svg(layout.width * UNIT, layout.height * UNIT, puzzle.title);
   const symbols = new Map(layout.symbols.map((s) => [s.value, s]));
+  const also = new Map((cellMoves || []).map((m) => [m.cell || 0, m.also_changes || []]));
   layout.cells.forEach((place, i) => {
     const symbol = symbols.get(cells[i]) || {text: String(cells[i]), fill: '#ffffff'};
     const x = place.x * UNIT, y = place.y * UNIT;
     const g = el('g', {class: 'cell' + (changed.has(i) ? ' moved' : '') +
                                (view.selected === i ? ' selected' : ''),
                        'data-cell': String(i)});
-    const title = el('title', {}, place.name);
+    const others = (also.get(i) || []).map((j) => layout.cells[j].name);
+    const title = el('title', {}, place.name + (place.move && others.length > 0
+        ? ': a click turns it and ' + others.join(', ') : ''));
     g.appendChild(title);
     g.appendChild(el('rect', {x: x + 2, y: y + 2, width: UNIT - 4, height: UNIT - 4, rx: 6,
                               style: 'fill: ' + symbol.fill}));
-    g.appendChild(el('text', {x: x + UNIT / 2, y: y + UNIT / 2 + 1}, symbol.text));
+    const shift = others.length > 0 ? -7 : 0;
+    g.appendChild(el('text', {x: x + UNIT / 2, y: y + UNIT / 2 + 1 + shift}, symbol.text));
+    if (others.length > 0) {
+      g.appendChild(el('text', {x: x + UNIT / 2, y: y + UNIT - 11, class: 'also'},
+                       '\u21bb ' + others.join(', ')));
+    }
     g.addEventListener('click', () => clickCell(i));
     root.appendChild(g);
   });
+  for (const region of layout.regions || []) {
+    const x = (region.x || 0) * UNIT, y = (region.y || 0) * UNIT;
+    const w = region.width * UNIT, h = region.height * UNIT;
+    const g = el('g', {class: 'region'});
+    g.appendChild(el('title', {}, region.text));
+    g.appendChild(el('rect', {x: x - 1, y: y - 1, width: w + 2, height: h + 2, rx: 8}));
+    g.appendChild(el('text', {x: x + w / 2, y: y + h / 2}, region.text));
+    root.appendChild(g);
+  }
   for (const label of layout.labels) {
     root.appendChild(el('text', {x: label.x * UNIT, y: label.y * UNIT, class: 'label'},
                         label.text));

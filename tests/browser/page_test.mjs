@@ -190,9 +190,11 @@ try {
     const fills = await page.$$eval('#board svg g.cell rect', (r) => new Set(r.map((x) => x.style.fill)).size);
     check(fills === 6, `cube2: the stickers have 6 colours (${fills})`);
     for (let i = 0; i < 11; i++) await page.click('#next');
-    const stickers = await page.$$eval('#board svg g.cell text', (t) => t.map((x) => x.textContent));
-    check(stickers.join('') === 'UUUURRRRFFFFDDDDLLLLBBBB',
-          `cube2: after 11 clicks on next the cube is solved (${stickers.join('')})`);
+    // Solved: each face one colour, six colours (in the letters the cube was given in).
+    const stickers = (await page.$$eval('#board svg g.cell text', (t) => t.map((x) => x.textContent))).join('');
+    check(/^(.)\1{3}(.)\2{3}(.)\3{3}(.)\4{3}(.)\5{3}(.)\6{3}$/.test(stickers) &&
+          new Set(stickers).size === 6,
+          `cube2: after 11 clicks on next the cube is solved (${stickers})`);
     check((await page.textContent('#step')).includes('(goal)'), 'cube2: the step counter says goal');
     await page.screenshot({path: path.join(artifacts, 'cube2-played.png'), fullPage: true});
     await page.goto(base + '?puzzle=cube2');
@@ -202,6 +204,85 @@ try {
     await page.waitForSelector('#error:not([hidden])');
     const refused = await page.textContent('#error');
     check(/corner URF .*mirrored/.test(refused), `cube2: a mirrored corner is refused naming it ("${refused}")`);
+  }
+
+  // 1c'. A cube sent in its own colours stays in them on the page.
+  {
+    const colours = 'WWWWBBRRRRGGYYYYGGOOOOBB';
+    await page.goto(base + '?puzzle=cube2&state=' + colours);
+    await page.waitForSelector('#player:not([hidden])');
+    check(await page.inputValue('#state') === colours,
+          `cube2: a cube in its own colours keeps them (${await page.inputValue('#state')})`);
+    await page.click('#next');
+    await page.click('#board [data-cell="0"]');  // an edit from the board shown
+    await page.click('#board [data-cell="0"]');  // the same cell twice: no change, re-read
+    await page.waitForFunction((s) => document.getElementById('state').value !== s, colours)
+      .catch(() => {});
+    const after = await page.inputValue('#state');
+    check(after === 'WWWWRRRRGGGGYYYYOOOOBBBB',
+          `cube2: the board after its one move, edited, is in the cube's colours (${after})`);
+  }
+
+  // 1c''. The knobs: each knob names the knob it turns at its position (the wiring, read here
+  // from the input itself: knob i's line is its position then the knob each position turns),
+  // a click on a knob turns both, and Edit by hand turns the one.
+  {
+    const numbers = CASES.knobs.state.split(' ').map(Number);
+    const positions = (s) => s.split(' ').map(Number).filter((_, i) => i % 5 === 0);
+    const wiredTo = (s, knob) => Number(s.split(' ')[5 * knob + positions(s)[knob]]);
+    await page.goto(base + '?puzzle=knobs&state=' + encodeURIComponent(CASES.knobs.state));
+    await page.waitForSelector('#player:not([hidden])');
+    const captions = await page.$$eval('#board svg g.cell', (g) => g.map((x) => {
+      const also = x.querySelector('text.also');
+      return also ? also.textContent : '';
+    }));
+    const wanted = positions(CASES.knobs.state).map((_, k) => '\u21bb knob ' + wiredTo(CASES.knobs.state, k));
+    check(JSON.stringify(captions) === JSON.stringify(wanted),
+          `knobs: each knob names the knob it is wired to at its position (${captions.join(', ')})`);
+    await page.screenshot({path: path.join(artifacts, 'knobs-wiring.png'), fullPage: true});
+    const before = await page.inputValue('#state');
+    const knob = 4;  // knob 5
+    const other = wiredTo(before, knob) - 1;
+    await page.click(`#board [data-cell="${knob}"]`);
+    await page.waitForFunction((s) => document.getElementById('state').value !== s, before);
+    const played = await page.inputValue('#state');
+    const turned = positions(before).map((p, k) => k === knob || k === other ? p % 4 + 1 : p);
+    check(JSON.stringify(positions(played)) === JSON.stringify(turned),
+          `knobs: a click on knob ${knob + 1} turns it and knob ${other + 1} ` +
+          `(${positions(before).join(' ')} -> ${positions(played).join(' ')})`);
+    check(played.split(' ').filter((_, i) => i % 5 !== 0).join(' ') ===
+          numbers.filter((_, i) => i % 5 !== 0).join(' '), 'knobs: the wiring stays');
+    await page.check('#edit-by-hand');
+    await page.click(`#board [data-cell="${knob}"]`);
+    await page.waitForFunction((s) => document.getElementById('state').value !== s, played);
+    const edited = await page.inputValue('#state');
+    const one = positions(played).map((p, k) => k === knob ? p % 4 + 1 : p);
+    check(JSON.stringify(positions(edited)) === JSON.stringify(one),
+          `knobs: by hand, a click turns knob ${knob + 1} alone (${positions(edited).join(' ')})`);
+    await page.uncheck('#edit-by-hand');
+    await page.goto(base + '?puzzle=eight');
+    await page.waitForSelector('#board svg g.cell');
+    check(await page.isHidden('#edit-by-hand-box'), 'eight: no Edit by hand (its cells have no moves)');
+  }
+
+  // 1c'''. The rotation game: its centre is outlined and named around the eight centre cells.
+  {
+    await page.goto(base + '?puzzle=rotation');
+    await page.waitForSelector('#board svg g.region');
+    const region = await page.$eval('#board svg g.region', (g) => {
+      const r = g.querySelector('rect').getBBox();
+      return {x: r.x, y: r.y, w: r.width, h: r.height, text: g.querySelector('text').textContent};
+    });
+    const centres = await page.$$eval('#board svg g.cell', (g) => g.map((x) => {
+      const r = x.querySelector('rect').getBBox();
+      return [Number(x.dataset.cell), r.x + r.width / 2, r.y + r.height / 2];
+    }));
+    const inside = centres.filter(([, cx, cy]) => cx > region.x && cx < region.x + region.w &&
+                                                 cy > region.y && cy < region.y + region.h)
+      .map(([i]) => i + 1);
+    check(region.text === 'centre' && inside.join(' ') === '7 8 9 12 13 16 17 18',
+          `rotation: the region "${region.text}" holds cells ${inside.join(' ')} (the centre: 7 8 9 12 13 16 17 18)`);
+    await page.screenshot({path: path.join(artifacts, 'rotation-centre.png'), fullPage: true});
   }
 
   // 1d. Puzzles given as definitions (the test database holds two): listed, drawn a set a
