@@ -480,6 +480,47 @@ int RunUnpack(const std::string& db, UnpackedCopies which, std::ostream& out, st
   return failures == 0 ? kExitOk : kExitFailure;
 }
 
+int RunMigrate(const std::string& db, std::ostream& out, std::ostream& err) {
+  auto store = TableStore::Open(db, TableStore::Mode::kReadWriteExisting);
+  if (!store.ok()) {
+    err << "puzzledb-build migrate: " << Message(store.status()) << "\n";
+    return kExitFailure;
+  }
+  auto tables = (*store)->List();
+  if (!tables.ok()) {
+    err << "puzzledb-build migrate: " << Message(tables.status()) << "\n";
+    return kExitFailure;
+  }
+  int failures = 0, moved = 0;
+  for (const TableMetadata& m : *tables) {
+    const auto started = std::chrono::steady_clock::now();
+    uint64_t pages = 0;
+    const auto migrated = (*store)->Migrate(m.table_id(), &pages);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!migrated.ok()) {
+      ++failures;
+      out << m.table_id() << ": FAILED: " << Message(migrated.status()) << "\n";
+      err << "puzzledb-build migrate: " << Message(migrated.status())
+          << " (rebuild it: puzzledb-build --db " << db << " --puzzle " << m.puzzle() << ")\n";
+    } else if (*migrated) {
+      ++moved;
+      out << m.table_id() << ": format " << m.format_version() << " -> " << kTableFormatVersion
+          << ", " << pages << " pages (" << SecondsText(seconds) << ")\n";
+    } else {
+      out << m.table_id() << ": format " << kTableFormatVersion << " already\n";
+    }
+  }
+  for (const auto& [id, why] : (*store)->Damaged()) {
+    ++failures;
+    out << id << ": FAILED: " << why << "\n";
+    err << "puzzledb-build migrate: table " << id << " cannot be read: " << why << "\n";
+  }
+  out << moved << " of " << tables->size() << " tables moved to format " << kTableFormatVersion
+      << "\n";
+  return failures == 0 ? kExitOk : kExitFailure;
+}
+
 int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& err) {
   std::optional<OpenedDb> opened = OpenAndList(db, "info", err);
   if (!opened.has_value()) return kExitFailure;

@@ -54,6 +54,10 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
 // Writes the unpacked copy of every table that `which` selects (kLarge or kAll) from its
 // pages; exit 1 if any cannot be written.
 int RunUnpack(const std::string& db, UnpackedCopies which, std::ostream& out, std::ostream& err);
+// Rewrites every table of an older format version under the current keys (docs/FORMAT.md,
+// "Keys"), a line per table; exit 1 if any could not be (a damaged table: rebuild it), and
+// also if the database has damaged files.
+int RunMigrate(const std::string& db, std::ostream& out, std::ostream& err);
 // The states of the definition file at `path` at each distance up to `depth`, counted by a
 // search that keeps them (core/defined/defined_census.h): "distance count" lines on `out`,
 // each as it is counted.

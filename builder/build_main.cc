@@ -116,6 +116,13 @@ int main(int argc, char** argv) {
   unpack->add_flag("--all", unpack_all,
                    "Every table, not only those of 32 MiB of entries or more");
 
+  CLI::App* migrate = app.add_subcommand(
+      "migrate", "Rewrite every table of an older database format under the current keys "
+                 "(docs/FORMAT.md, \"Keys\"): each table in one step, its pages' bytes as they "
+                 "are; older formats are still read, and a table is rewritten anyway when it is "
+                 "next built");
+  migrate->add_option("--db", build.db, "Database folder")->capture_default_str();
+
   std::string census_definition;
   int census_depth = 7;
   uint64_t census_memory = uint64_t{4} << 30;
@@ -172,6 +179,7 @@ int main(int argc, char** argv) {
   }
   if (verify->parsed()) return RunVerify(build.db, build.threads, std::cout, std::cerr);
   if (info->parsed()) return RunInfo(build.db, json, std::cout, std::cerr);
+  if (migrate->parsed()) return RunMigrate(build.db, std::cout, std::cerr);
   if (unpack->parsed()) {
     return RunUnpack(build.db, unpack_all ? UnpackedCopies::kAll : UnpackedCopies::kLarge,
                      std::cout, std::cerr);

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "gtest/gtest.h"
+#include "tests/format_v1.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
@@ -210,6 +211,50 @@ TEST_F(FaultTest, AnUnpackedCopyStandsInForDamagedPagesAndIsPassedOverWhenDamage
   EXPECT_EQ(knobs.out, Golden("knobs_9001.out"));
   EXPECT_EQ(knobs.err.find("unpacked copy"), std::string::npos) << knobs.err;
   fs::remove_all(copy);
+}
+
+// A database of format version 1 (docs/FORMAT.md, "Keys": the record kind first) answers
+// as it is; `migrate` moves every table to version 2 and says so; a migration killed
+// before or after its ingest leaves the database answering the same, and running it again
+// finishes the work.
+TEST_F(FaultTest, MigrateMovesAFormat1DatabaseAndSurvivesBeingKilled) {
+  ASSERT_EQ(BuildKnobsWithCopy(db_), 0);
+  ASSERT_EQ(RunCommand(Build(db_, "--puzzle rotation"), "").exit_code, 0);
+  const std::string knobs = Solve(db_, "knobs", "knobs_9001").out;
+  const std::string rotation = Solve(db_, "rotation", "rotation").out;
+  ASSERT_EQ(knobs, Golden("knobs_9001.out"));
+  ASSERT_EQ(rotation, Golden("rotation.out"));
+  ASSERT_GT(testing::DowngradeToFormat1(db_), 2);
+  ASSERT_NE(Info(db_).find("format 1"), std::string::npos) << Info(db_);
+  EXPECT_EQ(Solve(db_, "knobs", "knobs_9001").out, knobs);
+  EXPECT_EQ(Solve(db_, "rotation", "rotation").out, rotation);
+  ASSERT_EQ(Verify(db_), 0);
+
+  const std::string migrate = std::string(PUZZLEDB_BUILD) + " migrate --db " + db_;
+  for (const char* point : {"migrate-before-ingest", "migrate-after-ingest"}) {
+    SCOPED_TRACE(point);
+    const auto killed = RunCommand(std::string("PUZZLEDB_CRASH_AT=") + point + " " + migrate, "");
+    EXPECT_EQ(killed.exit_code, 86);
+    EXPECT_EQ(Solve(db_, "knobs", "knobs_9001").out, knobs);
+    EXPECT_EQ(Solve(db_, "rotation", "rotation").out, rotation);
+    EXPECT_EQ(Verify(db_), 0);
+  }
+  const auto moved = RunCommand(migrate, "");
+  EXPECT_EQ(moved.exit_code, 0) << moved.out << moved.err;
+  // The table the killed run moved is current; the other is moved now.
+  EXPECT_NE(moved.out.find(": format 2 already\n"), std::string::npos) << moved.out;
+  EXPECT_NE(moved.out.find(": format 1 -> 2, "), std::string::npos) << moved.out;
+  EXPECT_NE(moved.out.find("1 of 2 tables moved to format 2\n"), std::string::npos) << moved.out;
+  EXPECT_EQ(Info(db_).find("format 1"), std::string::npos) << Info(db_);
+  EXPECT_EQ(Solve(db_, "knobs", "knobs_9001").out, knobs);
+  EXPECT_EQ(Solve(db_, "rotation", "rotation").out, rotation);
+  std::string verified;
+  EXPECT_EQ(Verify(db_, &verified), 0) << verified;
+  // The knobs table's unpacked copy kept its name (the generation): verify read it whole.
+  EXPECT_EQ(verified.find("unpacked copy"), std::string::npos) << verified;
+  const auto again = RunCommand(migrate, "");
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_NE(again.out.find("0 of 2 tables moved to format 2\n"), std::string::npos) << again.out;
 }
 
 }  // namespace

@@ -5,15 +5,19 @@
 #include <functional>
 #include <iterator>
 #include <random>
+#include <set>
 
 #include <zlib.h>
 
+#include "core/puzzles/eight.h"
 #include "core/puzzles/knobs.h"
 #include "core/search/retrograde_bfs.h"
 #include "core/puzzles/rotation.h"
 #include "core/table/table_builder.h"
 #include "core/util/strings.h"
 #include "gtest/gtest.h"
+#include "rocksdb/db.h"
+#include "tests/format_v1.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
@@ -419,6 +423,171 @@ TEST(TableStoreTest, ADamagedFileCostsItsTablesNotTheDatabase) {
   for (const TableMetadata& m : *tables) EXPECT_EQ(damaged.count(m.table_id()), 0u);
   EXPECT_EQ(tables->size() + damaged.size(), 2u);
   EXPECT_TRUE((*store)->Load("rotation").ok());
+}
+
+
+// Three tables of three puzzles, the eight-puzzle's with band pages; returns their ids.
+std::vector<std::string> BuildThreeTables(const std::string& dir, UnpackedCopies unpacked) {
+  const auto knobs = *KnobsPuzzle::ParseOriginal(testing::Golden("knobs_9001.in"))[0].instance;
+  auto store = TableStore::Open(dir, TableStore::Mode::kReadWrite);
+  EXPECT_TRUE(store.ok()) << store.status();
+  BuildOptions options;
+  options.unpacked = unpacked;
+  EXPECT_TRUE(BuildTable(KnobsPuzzle(knobs.params), **store, options).ok());
+  EXPECT_TRUE(BuildTable(RotationPuzzle(), **store, options).ok());
+  options.band_pages = true;
+  EXPECT_TRUE(BuildTable(EightPuzzle(), **store, options).ok());
+  return {"eight", KnobsPuzzle::TableId(knobs.params), "rotation"};
+}
+
+struct FileRange {
+  std::string name;
+  std::string smallest, largest;
+  uint64_t size;
+};
+std::vector<FileRange> FilesOf(const std::string& dir) {
+  rocksdb::DB* raw = nullptr;
+  EXPECT_TRUE(rocksdb::DB::OpenForReadOnly(rocksdb::Options(), dir, &raw).ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::vector<rocksdb::LiveFileMetaData> files;
+  db->GetLiveFilesMetaData(&files);
+  std::vector<FileRange> out;
+  for (const auto& f : files) {
+    out.push_back({f.relative_filename, f.smallestkey, f.largestkey, f.size});
+  }
+  return out;
+}
+
+// Format version 2 puts the table id first: each table's files hold its keys alone, so a
+// file whose index and footer are damaged costs its own table and no other, and no table
+// goes missing unnamed. (Before, an iteration over the records stopped at a damaged file
+// without an error, and every table past it went unlisted: damaging the first table's
+// record file hid the rest.)
+TEST(TableStoreTest, ADamagedFileCostsOnlyItsOwnTable) {
+  TempDir built("damage_each_file");
+  const std::vector<std::string> ids = BuildThreeTables(built.path(), UnpackedCopies::kNone);
+  const std::vector<FileRange> files = FilesOf(built.path());
+  ASSERT_GE(files.size(), 7u);  // per table: pages, a record (and the eight's band pages)
+  for (const FileRange& file : files) {
+    const std::string owner = TableOfKey(file.smallest);
+    ASSERT_EQ(TableOfKey(file.largest), owner) << file.name << " holds two tables' keys";
+    TempDir dir("damage_each_file_copy");
+    std::filesystem::copy(built.path(), dir.path(), std::filesystem::copy_options::recursive);
+    {
+      // The last 300 bytes (or the whole of a small file's blocks after its first):
+      // the index, the properties and the footer.
+      std::fstream out(dir.path() + "/" + file.name, std::ios::in | std::ios::out | std::ios::binary);
+      const uint64_t at = file.size > 400 ? file.size - 300 : 100;
+      out.seekp(static_cast<std::streamoff>(at));
+      out << std::string(file.size - at - 8, '\x5a');
+    }
+    auto store = TableStore::Open(dir.path(), TableStore::Mode::kReadOnly);
+    ASSERT_TRUE(store.ok()) << file.name << ": " << store.status();
+    auto tables = (*store)->List();
+    ASSERT_TRUE(tables.ok()) << tables.status();
+    std::set<std::string> listed;
+    for (const TableMetadata& m : *tables) listed.insert(m.table_id());
+    const auto damaged = (*store)->Damaged();
+    for (const std::string& id : ids) {
+      if (id == owner) {
+        // Its record's file: named with the file; its pages': refused when loaded.
+        if (listed.count(id) == 0) {
+          ASSERT_EQ(damaged.count(id), 1u) << file.name << ": " << id << " is neither listed nor named";
+          EXPECT_NE(damaged.at(id).find(file.name), std::string::npos) << file.name << ": " << damaged.at(id);
+        } else {
+          auto loaded = (*store)->Load(id);
+          if (loaded.ok()) {
+            auto exact = (*store)->LoadExactDistances(**loaded);
+            EXPECT_FALSE(exact.ok()) << file.name << " of " << id << " damaged, yet all of it reads";
+          }
+        }
+        continue;
+      }
+      EXPECT_EQ(listed.count(id), 1u) << file.name << " (" << owner << "'s) damaged: " << id
+                                       << " went unlisted";
+      EXPECT_EQ(damaged.count(id), 0u) << file.name << " (" << owner << "'s) damaged: " << id
+                                        << " refused";
+      auto loaded = (*store)->Load(id);
+      EXPECT_TRUE(loaded.ok()) << file.name << " (" << owner << "'s) damaged: " << loaded.status();
+    }
+  }
+}
+
+// A database of format version 1 (the record kind first in every key) is read as it is,
+// and Migrate moves each table to version 2 in one step: the same bytes, generation and
+// unpacked copy, no version-1 key left; a second Migrate finds nothing to do.
+TEST(TableStoreTest, ReadsFormatVersion1AndMigratesIt) {
+  TempDir dir("format_v1");
+  const std::vector<std::string> ids = BuildThreeTables(dir.path(), UnpackedCopies::kAll);
+  std::map<std::string, TableMetadata> before;
+  {
+    auto store = TableStore::Open(dir.path(), TableStore::Mode::kReadOnly);
+    ASSERT_TRUE(store.ok());
+    auto tables = (*store)->List();
+    ASSERT_TRUE(tables.ok()) << tables.status();
+    for (const TableMetadata& m : *tables) before[m.table_id()] = m;
+  }
+  ASSERT_EQ(before.size(), 3u);
+  ASSERT_GT(testing::DowngradeToFormat1(dir.path()), 3);
+  auto check_tables = [&](TableStore& store, uint32_t version) {
+    auto tables = store.List();
+    ASSERT_TRUE(tables.ok()) << tables.status();
+    ASSERT_EQ(tables->size(), 3u);
+    for (const TableMetadata& m : *tables) {
+      const TableMetadata& was = before.at(m.table_id());
+      EXPECT_EQ(m.format_version(), version) << m.table_id();
+      EXPECT_EQ(m.generation(), was.generation());
+      EXPECT_EQ(m.content_crc32(), was.content_crc32());
+      EXPECT_EQ(m.page_count(), was.page_count());
+      // From the pages (under this version's keys), and from the unpacked copy.
+      EXPECT_TRUE(store.CheckPages(m.table_id()).ok()) << store.CheckPages(m.table_id());
+      auto loaded = store.Load(m.table_id());
+      ASSERT_TRUE(loaded.ok()) << loaded.status();
+      EXPECT_TRUE((*loaded)->from_unpacked_copy) << m.table_id();
+      if (m.band_page_count() > 0) {
+        auto exact = store.LoadExactDistances(**loaded);
+        ASSERT_TRUE(exact.ok()) << exact.status();
+        // Every distance as often as the histogram says.
+        std::vector<uint64_t> counts(m.histogram_size(), 0);
+        for (uint64_t i = 0; i < exact->size(); ++i) {
+          if ((*exact)[i] < counts.size()) ++counts[(*exact)[i]];
+        }
+        EXPECT_EQ(counts, std::vector<uint64_t>(m.histogram().begin(), m.histogram().end()));
+      }
+    }
+  };
+  {
+    auto store = TableStore::Open(dir.path(), TableStore::Mode::kReadOnly);
+    ASSERT_TRUE(store.ok());
+    check_tables(**store, 1);
+  }
+  auto store = TableStore::Open(dir.path(), TableStore::Mode::kReadWriteExisting);
+  ASSERT_TRUE(store.ok());
+  for (const std::string& id : ids) {
+    uint64_t pages = 0;
+    auto moved = (*store)->Migrate(id, &pages);
+    ASSERT_TRUE(moved.ok()) << moved.status();
+    EXPECT_TRUE(*moved) << id;
+    EXPECT_EQ(pages, before.at(id).page_count() + before.at(id).band_page_count()) << id;
+  }
+  check_tables(**store, 2);
+  for (const std::string& id : ids) {
+    auto again = (*store)->Migrate(id);
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_FALSE(*again) << id;
+  }
+  store->reset();
+  // No key of version 1 is left.
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::OpenForReadOnly(rocksdb::Options(), dir.path(), &raw).ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+  int version_1_keys = 0, keys = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++keys) {
+    version_1_keys += !it->key().starts_with(kTablePrefix);
+  }
+  EXPECT_EQ(version_1_keys, 0) << "of " << keys;
+  EXPECT_GT(keys, 6);
 }
 
 }  // namespace

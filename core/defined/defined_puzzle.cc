@@ -134,7 +134,7 @@ BoardLayout DefinedModel<E>::Layout() const {
     widest = std::max(widest, set.size);
     layout.labels.push_back({1.5, static_cast<double>(s) + 0.5, set.name});
     for (int j = 0; j < set.size; ++j) {
-      layout.cells.push_back({3.0 + j, static_cast<double>(s), Cat(set.name, " ", j + 1)});
+      layout.cells.push_back({3.0 + j, static_cast<double>(s), Cat(set.name, " ", j + 1), ""});
       const uint8_t label = d.goals()[0][static_cast<size_t>(set.offset + j)];
       for (int o = 0; o < set.orientations; ++o) symbol[static_cast<size_t>(label * 256 + o)] = true;
     }

@@ -305,7 +305,7 @@ BoardLayout Cube2Puzzle::Layout() {
   layout.height = 6;
   for (int i = 0; i < kStickers; ++i) {
     layout.cells.push_back({static_cast<double>(kNetColumn[i]), static_cast<double>(kNetRow[i]),
-                            Cat(kFaceLetters[i / 4], i % 4 + 1)});
+                            Cat(kFaceLetters[i / 4], i % 4 + 1), ""});
   }
   layout.symbols = {{kU, "U", "#ffffff"}, {kR, "R", "#e53935"}, {kF, "F", "#43a047"},
                     {kD, "D", "#fdd835"}, {kL, "L", "#fb8c00"}, {kB, "B", "#1e88e5"}};

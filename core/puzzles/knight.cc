@@ -282,7 +282,7 @@ BoardLayout KnightPuzzle::Layout() {
   layout.width = 5.5;
   layout.height = 5.5;
   for (int cell = 0; cell < 25; ++cell) {
-    layout.cells.push_back({0.5 + cell % 5, static_cast<double>(cell / 5), CellName(cell)});
+    layout.cells.push_back({0.5 + cell % 5, static_cast<double>(cell / 5), CellName(cell), ""});
   }
   layout.symbols = {{0, "\u265e", "#8d6e63"}, {1, "\u2658", "#fff8e1"}, {2, "", "#eeeeee"}};
   for (int k = 0; k < 5; ++k) {

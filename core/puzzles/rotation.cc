@@ -227,7 +227,7 @@ BoardLayout RotationPuzzle::Layout() {
   layout.height = 9;
   for (int cell = 0; cell < kCells; ++cell) {
     layout.cells.push_back({1.0 + kPlaces[cell][1], 1.0 + kPlaces[cell][0],
-                            Cat("cell ", cell + 1)});
+                            Cat("cell ", cell + 1), ""});
   }
   layout.symbols = {{1, "1", "#ffcdd2"}, {2, "2", "#c8e6c9"}, {3, "3", "#bbdefb"}};
   // Each move's name beside the end of its line that it pulls towards (A pulls column 3

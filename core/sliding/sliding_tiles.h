@@ -185,7 +185,7 @@ class SlidingTiles {
     for (int cell = 0; cell < kCells; ++cell) {
       std::string name = "row ";
       name.append(std::to_string(cell / W + 1)).append(" column ").append(std::to_string(cell % W + 1));
-      layout.cells.push_back({static_cast<double>(cell % W), static_cast<double>(cell / W), name});
+      layout.cells.push_back({static_cast<double>(cell % W), static_cast<double>(cell / W), name, ""});
     }
     layout.symbols.push_back({0, "", "#eeeeee"});
     for (int tile = 1; tile <= kTiles; ++tile) {

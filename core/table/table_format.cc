@@ -57,7 +57,7 @@ uint64_t PageCount(uint64_t entries, uint32_t per_page) {
 
 std::string EncodeUnpackedHeader(const UnpackedHeader& header) {
   std::string out(kUnpackedMagic, 4);
-  PutFixed32(&out, kTableFormatVersion);
+  PutFixed32(&out, kUnpackedFormatVersion);
   PutFixed64(&out, header.generation);
   PutFixed64(&out, header.state_count);
   PutFixed64(&out, header.entry_bytes);
@@ -74,9 +74,9 @@ absl::StatusOr<UnpackedHeader> DecodeUnpackedHeader(std::string_view bytes) {
     return absl::DataLossError("not an unpacked copy (bad header)");
   }
   const char* p = bytes.data();
-  if (GetFixed32(p + 4) != kTableFormatVersion) {
+  if (GetFixed32(p + 4) != kUnpackedFormatVersion) {
     return absl::DataLossError(Cat("unpacked copy of format version ", GetFixed32(p + 4),
-                                   ", this program reads ", kTableFormatVersion));
+                                   ", this program reads ", kUnpackedFormatVersion));
   }
   UnpackedHeader header;
   header.generation = GetFixed64(p + 8);
@@ -114,25 +114,55 @@ uint32_t Crc32Combine(uint32_t crc, uint32_t next, uint64_t next_size) {
   return static_cast<uint32_t>(crc32_combine(crc, next, static_cast<z_off_t>(next_size)));
 }
 
-std::string MetadataKey(const std::string& table_id) { return Cat(kMetadataPrefix, table_id); }
+bool ValidTableId(std::string_view table_id) {
+  if (table_id.empty() || table_id.size() > 200) return false;
+  for (const char c : table_id) {
+    if (c == '/' || static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) >= 0x7f) {
+      return false;
+    }
+  }
+  return true;
+}
 
-std::string PagePrefix(const std::string& table_id, uint64_t generation, PageKind kind) {
-  return Cat(static_cast<char>(kind), "/", table_id, "/", Hex(generation, 16), "/");
+std::string MetadataKey(const std::string& table_id, uint32_t version) {
+  if (version == 1) return Cat(kMetadataPrefixV1, table_id);
+  return Cat(kTablePrefix, table_id, "/M");
+}
+
+std::string PagePrefix(const std::string& table_id, uint64_t generation, PageKind kind,
+                       uint32_t version) {
+  return Cat(TablePages(table_id, kind, version).begin, Hex(generation, 16), "/");
 }
 
 std::string PageKey(const std::string& table_id, uint64_t generation, uint32_t page,
-                    PageKind kind) {
-  return PagePrefix(table_id, generation, kind) + Hex(page, 8);
+                    PageKind kind, uint32_t version) {
+  return PagePrefix(table_id, generation, kind, version) + Hex(page, 8);
 }
 
-// '0' is the byte after '/': every key "P/<id>/..." sorts in [begin, end), and no other.
-KeyRange TablePages(const std::string& table_id, PageKind kind) {
+// '0' is the byte after '/': every key "<prefix>/..." sorts in [begin, end), and no other
+// (a table id holds no '/').
+KeyRange TablePages(const std::string& table_id, PageKind kind, uint32_t version) {
   const char letter = static_cast<char>(kind);
-  return {Cat(letter, "/", table_id, "/"), Cat(letter, "/", table_id, "0")};
+  if (version == 1) return {Cat(letter, "/", table_id, "/"), Cat(letter, "/", table_id, "0")};
+  return {Cat(kTablePrefix, table_id, "/", letter, "/"), Cat(kTablePrefix, table_id, "/", letter, "0")};
 }
 
-uint64_t GenerationOfPageKey(std::string_view key, const std::string& table_id) {
-  const std::string prefix = TablePages(table_id).begin;
+KeyRange TableKeys(const std::string& table_id) {
+  return {Cat(kTablePrefix, table_id, "/"), Cat(kTablePrefix, table_id, "0")};
+}
+
+std::string TableOfKey(std::string_view key) {
+  if (key.size() < 3 || key[1] != '/') return "";
+  const char kind = key[0];
+  if (kind != 'T' && kind != 'M' && kind != 'P' && kind != 'B') return "";
+  key.remove_prefix(2);
+  if (kind == 'M') return std::string(key);
+  return std::string(key.substr(0, key.find('/')));
+}
+
+uint64_t GenerationOfPageKey(std::string_view key, const std::string& table_id, PageKind kind,
+                             uint32_t version) {
+  const std::string prefix = TablePages(table_id, kind, version).begin;
   if (key.substr(0, prefix.size()) != prefix || key.size() < prefix.size() + 16) return 0;
   uint64_t generation = 0;
   const std::string_view hex = key.substr(prefix.size(), 16);

@@ -12,27 +12,47 @@
 
 namespace puzzledb {
 
-inline constexpr uint32_t kTableFormatVersion = 1;
+// The version a table is written in (its metadata's format_version), and the oldest one
+// read. Version 2 puts the table id first in every key, so that a table's keys are one
+// range and a file of one table holds no other's; version 1 put the kind of record first
+// (docs/FORMAT.md, "Keys"). `puzzledb-build migrate` rewrites version-1 tables.
+inline constexpr uint32_t kTableFormatVersion = 2;
+inline constexpr uint32_t kOldestTableFormatVersion = 1;
+// The unpacked copy's own header version (docs/FORMAT.md, "Unpacked copy").
+inline constexpr uint32_t kUnpackedFormatVersion = 1;
 
-// Keys: "M/<table id>" for the metadata record, "P/<table id>/<generation>/<page>" for the
-// pages, "B/<table id>/<generation>/<page>" for the band pages of a modulo-3 table
-// (generation and page in fixed-width lowercase hex).
-inline constexpr std::string_view kMetadataPrefix = "M/";
+// Keys (generation and page in fixed-width lowercase hex), version 2:
+//   "T/<table id>/M"                        the metadata record
+//   "T/<table id>/P/<generation>/<page>"    the pages
+//   "T/<table id>/B/<generation>/<page>"    the band pages of a modulo-3 table
+// version 1: "M/<table id>", "P/<table id>/<generation>/<page>", "B/<table id>/...".
+// A table id holds no '/' (ValidTableId).
 enum class PageKind : char { kEntries = 'P', kBands = 'B' };
-std::string MetadataKey(const std::string& table_id);
+inline constexpr std::string_view kTablePrefix = "T/";        // version 2
+inline constexpr std::string_view kMetadataPrefixV1 = "M/";  // version 1
+bool ValidTableId(std::string_view table_id);
+std::string MetadataKey(const std::string& table_id, uint32_t version = kTableFormatVersion);
 std::string PagePrefix(const std::string& table_id, uint64_t generation,
-                       PageKind kind = PageKind::kEntries);
+                       PageKind kind = PageKind::kEntries, uint32_t version = kTableFormatVersion);
 std::string PageKey(const std::string& table_id, uint64_t generation, uint32_t page,
-                    PageKind kind = PageKind::kEntries);
+                    PageKind kind = PageKind::kEntries, uint32_t version = kTableFormatVersion);
 
-// The keys of every page of a table of one kind, all generations: [begin, end).
+// A range of keys, [begin, end).
 struct KeyRange {
   std::string begin;
   std::string end;
 };
-KeyRange TablePages(const std::string& table_id, PageKind kind = PageKind::kEntries);
+// The keys of every page of a table of one kind, all generations.
+KeyRange TablePages(const std::string& table_id, PageKind kind = PageKind::kEntries,
+                    uint32_t version = kTableFormatVersion);
+// Every key of a version-2 table: its record and all its pages.
+KeyRange TableKeys(const std::string& table_id);
 // The generation a page key of the table names, or 0 if it is not one.
-uint64_t GenerationOfPageKey(std::string_view key, const std::string& table_id);
+uint64_t GenerationOfPageKey(std::string_view key, const std::string& table_id,
+                             PageKind kind = PageKind::kEntries,
+                             uint32_t version = kTableFormatVersion);
+// The table a key of either version belongs to; empty for a key of neither.
+std::string TableOfKey(std::string_view key);
 
 uint64_t PageCount(uint64_t entries, uint32_t per_page);
 

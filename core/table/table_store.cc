@@ -10,12 +10,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <thread>
 #include <vector>
 
 #include "core/table/table_format.h"
 #include "core/util/on_threads.h"
 #include "core/util/strings.h"
+#include "core/util/text_input.h"
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
 #include "rocksdb/sst_file_reader.h"
@@ -104,98 +106,96 @@ absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(const std::string& 
 
 namespace {
 
-// The metadata records with keys in [begin, last] (last: none past it) into `out`, by id.
-absl::Status ReadMetadataRange(rocksdb::DB* db, const std::string& begin, const std::string& last,
-                               std::map<std::string, TableMetadata>* out) {
-  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
-  for (it->Seek(begin); it->Valid() && it->key().starts_with(kMetadataPrefix) &&
-                        it->key().compare(rocksdb::Slice(last)) <= 0;
-       it->Next()) {
-    TableMetadata metadata;
-    if (!metadata.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) {
-      return absl::DataLossError(Cat("unreadable metadata record ", it->key().ToString()));
+// Adds the table of every key `it` reaches to `ids`, a seek per table (not a step per
+// page). Returns the iteration's status.
+rocksdb::Status CollectTableIds(rocksdb::Iterator* it, std::set<std::string>* ids) {
+  it->SeekToFirst();
+  while (it->Valid()) {
+    const std::string_view key = it->key().ToStringView();
+    const std::string id = TableOfKey(key);
+    if (id.empty()) {
+      it->Next();
+      continue;
     }
-    (*out)[metadata.table_id()] = std::move(metadata);
+    ids->insert(id);
+    // Past this table's keys of this kind: "M/<id>" is one key; "T/<id>/...", "P/<id>/..."
+    // and "B/<id>/..." all sort before "<kind>/<id>0".
+    if (key[0] == 'M') {
+      it->Seek(Cat(key, std::string(1, '\0')));
+    } else {
+      it->Seek(Cat(key.substr(0, 2), id, "0"));
+    }
   }
-  if (!it->status().ok()) return FromRocks(it->status(), "listing tables");
-  return absl::OkStatus();
-}
-
-// The table a key belongs to ("M/<id>", "P/<id>/...", "B/<id>/...").
-std::string TableOfKey(std::string_view key) {
-  if (key.size() < 2 || key[1] != '/') return std::string(key);
-  key.remove_prefix(2);
-  return std::string(key.substr(0, key.find('/')));
+  return it->status();
 }
 
 }  // namespace
 
 absl::StatusOr<std::vector<TableMetadata>> TableStore::List() const {
-  std::map<std::string, TableMetadata> found;
+  // The tables are found from the files' key ranges and then read one by one, each by its
+  // own lookup, so that a damaged file fails the reads of the keys it holds and no other.
+  // One iteration across the tables would not do: RocksDB (7.8) ends an iteration that
+  // steps into a damaged file without an error, and every table past it would go unlisted
+  // and unnamed.
+  std::set<std::string> ids;
   std::map<std::string, std::string> damaged;
-  absl::Status status = ReadMetadataRange(db_.get(), std::string(kMetadataPrefix), "\xff", &found);
-  if (!status.ok() && !absl::IsDataLoss(status)) return status;
-  if (!status.ok()) {
-    // A damaged file. Through the database, any read whose keys fall within its range
-    // fails (tables' keys interleave across files once compacted), so the records are read
-    // from each sound file on its own, and every table with a key in a damaged file's range
-    // is refused (named, so that it can be rebuilt); the others are listed. (A record that
-    // a newer file deleted could come back here; the store deletes no record but the one of
-    // a table removed, and a damaged database is the place to rebuild such a table anyway.)
-    found.clear();
-    std::vector<rocksdb::LiveFileMetaData> files;
-    db_->GetLiveFilesMetaData(&files);
-    std::vector<const rocksdb::LiveFileMetaData*> bad;
-    std::vector<std::string> bad_why;
-    std::map<std::string, rocksdb::SequenceNumber> newest;  // of each record taken
-    for (const rocksdb::LiveFileMetaData& file : files) {
-      rocksdb::SstFileReader reader(DatabaseOptions(false));
-      const std::string path = dir_ + "/" + file.relative_filename;
-      rocksdb::Status s = reader.Open(path);
-      if (s.ok()) s = reader.VerifyChecksum();
-      if (!s.ok()) {
-        bad.push_back(&file);
-        bad_why.push_back(s.ToString());
-        continue;
-      }
+  std::vector<rocksdb::LiveFileMetaData> files;
+  db_->GetLiveFilesMetaData(&files);
+  for (const rocksdb::LiveFileMetaData& file : files) {
+    const std::string first = TableOfKey(file.smallestkey);
+    const std::string last = TableOfKey(file.largestkey);
+    if (!first.empty()) ids.insert(first);
+    if (!last.empty()) ids.insert(last);
+    if (first == last) continue;
+    // A file of several tables' keys (compacted together): the tables between, from the
+    // file itself; if it cannot be read, the tables at its ends are named with it.
+    rocksdb::SstFileReader reader(DatabaseOptions(false));
+    rocksdb::Status s = reader.Open(dir_ + "/" + file.relative_filename);
+    if (s.ok()) {
       std::unique_ptr<rocksdb::Iterator> it(reader.NewIterator(rocksdb::ReadOptions()));
-      for (it->Seek(kMetadataPrefix); it->Valid() && it->key().starts_with(kMetadataPrefix);
-           it->Next()) {
-        TableMetadata metadata;
-        if (!metadata.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) {
-          continue;
-        }
-        auto [at, fresh] = newest.try_emplace(metadata.table_id(), file.largest_seqno);
-        if (fresh || file.largest_seqno >= at->second) {
-          at->second = file.largest_seqno;
-          found[metadata.table_id()] = std::move(metadata);
-        }
+      s = CollectTableIds(it.get(), &ids);
+    }
+    if (!s.ok()) {
+      const std::string why = Cat("damaged file ", file.relative_filename, " (", s.ToString(), ")");
+      for (const std::string& id : {first, last}) {
+        if (!id.empty()) damaged.try_emplace(id, why);
       }
     }
-    for (size_t b = 0; b < bad.size(); ++b) {
-      const rocksdb::LiveFileMetaData& file = *bad[b];
-      const std::string why = Cat(file.relative_filename, " (", bad_why[b], ")");
-      auto within = [&](const std::string& key) {
-        return key >= file.smallestkey && key <= file.largestkey;
-      };
-      for (const auto& [id, metadata] : found) {
-        if (within(MetadataKey(id)) || within(TablePages(id).begin) ||
-            within(TablePages(id, PageKind::kBands).begin) ||
-            (TablePages(id).begin < file.smallestkey && TablePages(id).end > file.smallestkey)) {
-          damaged.try_emplace(id, why);
+  }
+  // What is not in a file yet (a write's records before a flush). This iteration may stop
+  // short at a damaged file; the files above name every table it would miss.
+  {
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    CollectTableIds(it.get(), &ids).PermitUncheckedError();
+  }
+  std::vector<TableMetadata> tables;
+  for (const std::string& id : ids) {
+    if (damaged.count(id) != 0) continue;
+    auto metadata = ReadMetadata(id);
+    if (metadata.ok()) {
+      tables.push_back(*std::move(metadata));
+    } else if (!absl::IsNotFound(metadata.status())) {  // pages without a record: garbage
+      // RocksDB names the file for a bad block, not for a bad footer: the files whose range
+      // holds the record (in either layout), so that the reader knows which.
+      std::string why(Message(metadata.status()));
+      std::vector<std::string> holding;
+      for (const rocksdb::LiveFileMetaData& file : files) {
+        for (const uint32_t version : {kOldestTableFormatVersion, kTableFormatVersion}) {
+          const std::string key = MetadataKey(id, version);
+          if (key >= file.smallestkey && key <= file.largestkey &&
+              why.find(file.relative_filename) == std::string::npos) {
+            holding.push_back(file.relative_filename);
+          }
         }
       }
-      damaged.try_emplace(TableOfKey(file.smallestkey), why);
-      damaged.try_emplace(TableOfKey(file.largestkey), why);
+      if (!holding.empty()) why += Cat(" (its record's file: ", Join(holding, ", "), ")");
+      damaged.try_emplace(id, why);
     }
-    for (const auto& [id, why] : damaged) found.erase(id);
   }
   {
     std::lock_guard<std::mutex> lock(damaged_mutex_);
     damaged_ = damaged;
   }
-  std::vector<TableMetadata> tables;
-  for (auto& [id, metadata] : found) tables.push_back(std::move(metadata));
   return tables;
 }
 
@@ -205,15 +205,25 @@ std::map<std::string, std::string> TableStore::Damaged() const {
 }
 
 absl::StatusOr<TableMetadata> TableStore::ReadMetadata(const std::string& table_id) const {
-  std::string value;
-  const rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), MetadataKey(table_id), &value);
-  if (s.IsNotFound()) return absl::NotFoundError(Cat("no table ", table_id));
-  if (!s.ok()) return FromRocks(s, Cat("table ", table_id, ": reading its metadata"));
-  TableMetadata metadata;
-  if (!metadata.ParseFromString(value)) {
-    return absl::DataLossError(Cat("table ", table_id, ": unreadable metadata record"));
+  if (!ValidTableId(table_id)) return absl::NotFoundError(Cat("no table ", QuoteInput(table_id)));
+  // The current layout's record, else a version-1 table's (docs/FORMAT.md, "Keys").
+  for (const uint32_t version : {kTableFormatVersion, kOldestTableFormatVersion}) {
+    std::string value;
+    const rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), MetadataKey(table_id, version), &value);
+    if (s.IsNotFound()) continue;
+    if (!s.ok()) return FromRocks(s, Cat("table ", table_id, ": reading its metadata"));
+    TableMetadata metadata;
+    if (!metadata.ParseFromString(value) || metadata.table_id() != table_id) {
+      return absl::DataLossError(Cat("table ", table_id, ": unreadable metadata record"));
+    }
+    if (metadata.format_version() != version) {
+      return absl::DataLossError(Cat("table ", table_id, ": a record of format version ",
+                                     metadata.format_version(), " under a version-", version,
+                                     " key"));
+    }
+    return metadata;
   }
-  return metadata;
+  return absl::NotFoundError(Cat("no table ", table_id));
 }
 
 absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(
@@ -229,9 +239,9 @@ absl::StatusOr<std::shared_ptr<const LoadedTable>> TableStore::Load(const std::s
   auto bad = [&](std::string_view what) {
     return absl::DataLossError(Cat("table ", table_id, ": ", what));
   };
-  if (m.format_version() != kTableFormatVersion) {
+  if (m.format_version() < kOldestTableFormatVersion || m.format_version() > kTableFormatVersion) {
     return bad(Cat("format version ", m.format_version(), ", this program reads ",
-                   kTableFormatVersion));
+                   kOldestTableFormatVersion, " to ", kTableFormatVersion));
   }
   if (m.encoding() != storage::v1::DISTANCE_BYTE && m.encoding() != storage::v1::DISTANCE_MOD3 &&
       m.encoding() != storage::v1::NEXT_MOVE && m.encoding() != storage::v1::PATTERN_EXCESS) {
@@ -274,7 +284,7 @@ absl::StatusOr<std::shared_ptr<LoadedTable>> TableStore::LoadPages(const TableMe
   read.verify_checksums = true;
   read.fill_cache = false;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read));
-  const std::string prefix = PagePrefix(table_id, m.generation());
+  const std::string prefix = PagePrefix(table_id, m.generation(), PageKind::kEntries, m.format_version());
   // The pages are read in order here and decoded, copied in and checksummed a batch at a
   // time on every hardware thread (decompressing and checksumming are most of a load:
   // docs/PERFORMANCE.md, "Loading tables"); their checksums are combined in page order.
@@ -291,7 +301,9 @@ absl::StatusOr<std::shared_ptr<LoadedTable>> TableStore::LoadPages(const TableMe
     const uint32_t n = std::min(kBatch, m.page_count() - start);
     for (uint32_t i = 0; i < n; ++i, it->Next()) {
       const uint32_t page = start + i;
-      if (!it->Valid() || it->key().ToString() != PageKey(table_id, m.generation(), page)) {
+      if (!it->Valid() ||
+          it->key().ToString() != PageKey(table_id, m.generation(), page, PageKind::kEntries,
+                                          m.format_version())) {
         if (!it->status().ok()) return FromRocks(it->status(), Cat("table ", table_id));
         return bad(Cat("page ", page, " of ", m.page_count(), " is missing"));
       }
@@ -486,10 +498,10 @@ absl::StatusOr<HugeBuffer> TableStore::LoadExactDistances(const LoadedTable& tab
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read));
   uint32_t crc = 0;
   std::vector<uint8_t> payload;  // one band page's, reused
-  it->Seek(PagePrefix(id, m.generation(), PageKind::kBands));
+  it->Seek(PagePrefix(id, m.generation(), PageKind::kBands, m.format_version()));
   for (uint32_t page = 0; page < m.page_count(); ++page, it->Next()) {
-    if (!it->Valid() ||
-        it->key().ToString() != PageKey(id, m.generation(), page, PageKind::kBands)) {
+    if (!it->Valid() || it->key().ToString() != PageKey(id, m.generation(), page, PageKind::kBands,
+                                                        m.format_version())) {
       if (!it->status().ok()) return FromRocks(it->status(), Cat("table ", id));
       return bad(Cat("page ", page, " of ", m.page_count(), " is missing"));
     }
@@ -527,14 +539,13 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
   }
   std::lock_guard<std::mutex> lock(write_mutex_);
   const std::string id = metadata.table_id();
-  // The newest generation with pages (which a damaged metadata record cannot hide).
-  uint64_t old_generation = 0;
-  {
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
-    it->SeekForPrev(TablePages(id).end);
-    if (it->Valid()) old_generation = GenerationOfPageKey(it->key().ToStringView(), id);
+  if (!ValidTableId(id)) {
+    return absl::InvalidArgumentError(Cat("table id ", QuoteInput(id), ": 1 to 200 printable "
+                                          "characters, no space and no '/'"));
   }
-  const uint64_t generation = old_generation + 1;
+  // The newest generation with pages in either layout (which a damaged metadata record
+  // cannot hide).
+  const uint64_t generation = NewestGeneration(id) + 1;
   const uint32_t per_page = options.entries_per_page;
   const uint64_t pages = PageCount(entries.size(), per_page);
 
@@ -637,8 +648,9 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
   if (!s.ok()) return FromRocks(s, Cat("table ", id, ": ingesting ", Join(files, ", ")));
   CrashPoint("after-ingest");
   // The new table is live; the pages of earlier generations (also those a crash left
-  // behind) are garbage now, and so are their unpacked copies.
+  // behind, and a version-1 table's keys) are garbage now, and so are their unpacked copies.
   absl::Status deleted = DeleteOlderGenerations(id, generation);
+  if (deleted.ok()) deleted = DeleteVersion1(id);
   if (!deleted.ok()) return deleted;
   if (!GetsUnpackedCopy(options.unpacked, entries.BytesFor(entries.size()))) {
     RemoveUnpacked(id, "");
@@ -648,44 +660,156 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
 }
 
 absl::Status TableStore::DeleteOlderGenerations(const std::string& table_id, uint64_t generation) {
-  rocksdb::Status s;
   for (PageKind kind : {PageKind::kEntries, PageKind::kBands}) {
     // Generations are fixed-width hex, so every older one sorts before this prefix.
-    const std::string begin = TablePages(table_id, kind).begin;
-    const std::string end = PagePrefix(table_id, generation, kind);
-    s = db_->DeleteRange(rocksdb::WriteOptions(), db_->DefaultColumnFamily(), begin, end);
-    if (s.ok()) {
-      const rocksdb::Slice b(begin), e(end);
-      rocksdb::CompactRangeOptions compact;
-      compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-      s = db_->CompactRange(compact, &b, &e);
+    absl::Status s = DeleteKeys(TablePages(table_id, kind).begin, PagePrefix(table_id, generation, kind));
+    if (!s.ok()) {
+      return absl::Status(s.code(), Cat("table ", table_id, ": deleting generations before ",
+                                        generation, ": ", Message(s)));
     }
-    if (!s.ok()) break;
   }
-  return FromRocks(s, Cat("table ", table_id, ": deleting generations before ", generation));
+  return absl::OkStatus();
+}
+
+uint64_t TableStore::NewestGeneration(const std::string& table_id) const {
+  uint64_t newest = 0;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  for (const uint32_t version : {kOldestTableFormatVersion, kTableFormatVersion}) {
+    it->SeekForPrev(TablePages(table_id, PageKind::kEntries, version).end);
+    if (it->Valid()) {
+      newest = std::max(newest, GenerationOfPageKey(it->key().ToStringView(), table_id,
+                                                    PageKind::kEntries, version));
+    }
+  }
+  return newest;
+}
+
+// Deletes [begin, end) and compacts it away.
+absl::Status TableStore::DeleteKeys(const std::string& begin, const std::string& end) {
+  rocksdb::Status s = db_->DeleteRange(rocksdb::WriteOptions(), db_->DefaultColumnFamily(), begin, end);
+  if (s.ok()) {
+    const rocksdb::Slice b(begin), e(end);
+    rocksdb::CompactRangeOptions compact;
+    compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    s = db_->CompactRange(compact, &b, &e);
+  }
+  return FromRocks(s, Cat("deleting keys from ", begin, " to ", end));
+}
+
+absl::Status TableStore::DeleteVersion1(const std::string& table_id) {
+  // Nothing to do (and no compaction) where the table has no version-1 key.
+  std::string value;
+  bool any = !db_->Get(rocksdb::ReadOptions(), MetadataKey(table_id, 1), &value).IsNotFound();
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  for (PageKind kind : {PageKind::kEntries, PageKind::kBands}) {
+    const KeyRange pages = TablePages(table_id, kind, 1);
+    it->Seek(pages.begin);
+    any |= it->Valid() && it->key().compare(rocksdb::Slice(pages.end)) < 0;
+  }
+  if (!any) return absl::OkStatus();
+  rocksdb::Status s = db_->Delete(rocksdb::WriteOptions(), MetadataKey(table_id, 1));
+  if (!s.ok()) return FromRocks(s, Cat("table ", table_id, ": deleting its version-1 record"));
+  for (PageKind kind : {PageKind::kEntries, PageKind::kBands}) {
+    const KeyRange pages = TablePages(table_id, kind, 1);
+    if (absl::Status deleted = DeleteKeys(pages.begin, pages.end); !deleted.ok()) return deleted;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status TableStore::Remove(const std::string& table_id) {
   if (mode_ == Mode::kReadOnly) return absl::FailedPreconditionError("the database is read-only");
+  if (!ValidTableId(table_id)) return absl::NotFoundError(Cat("no table ", QuoteInput(table_id)));
   std::lock_guard<std::mutex> lock(write_mutex_);
-  rocksdb::Status s = db_->Delete(rocksdb::WriteOptions(), MetadataKey(table_id));
-  for (PageKind kind : {PageKind::kEntries, PageKind::kBands}) {
-    const auto [begin, end] = TablePages(table_id, kind);
-    if (s.ok()) s = db_->DeleteRange(rocksdb::WriteOptions(), db_->DefaultColumnFamily(), begin, end);
-    if (s.ok()) {
-      const rocksdb::Slice b(begin), e(end);
-      s = db_->CompactRange(rocksdb::CompactRangeOptions(), &b, &e);
-    }
-  }
+  const KeyRange keys = TableKeys(table_id);
+  absl::Status s = DeleteKeys(keys.begin, keys.end);
+  if (s.ok()) s = DeleteVersion1(table_id);
   if (s.ok()) RemoveUnpacked(table_id, "");
-  return FromRocks(s, Cat("removing table ", table_id));
+  if (!s.ok()) return absl::Status(s.code(), Cat("removing table ", table_id, ": ", Message(s)));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> TableStore::Migrate(const std::string& table_id, uint64_t* pages_moved) {
+  if (mode_ == Mode::kReadOnly) return absl::FailedPreconditionError("the database is read-only");
+  std::lock_guard<std::mutex> lock(write_mutex_);
+  if (pages_moved != nullptr) *pages_moved = 0;
+  auto read = ReadMetadata(table_id);
+  if (!read.ok()) return read.status();
+  TableMetadata m = *std::move(read);
+  if (m.format_version() == kTableFormatVersion) {
+    // Already moved; a migration cut off after its ingest leaves the old keys behind.
+    absl::Status deleted = DeleteVersion1(table_id);
+    if (!deleted.ok()) return deleted;
+    return false;
+  }
+  // A damaged table is not carried over: it is refused, to be rebuilt.
+  if (absl::Status pages = LoadPages(m, /*keep=*/false).status(); !pages.ok()) return pages;
+  const std::filesystem::path staging = std::filesystem::path(dir_) / "staging";
+  std::error_code ec;
+  std::filesystem::create_directories(staging, ec);
+  const std::string stem = (staging / Cat(table_id, "-", m.generation(), "-migrate")).string();
+  std::vector<std::string> files;
+  auto remove_files = [&files, &ec] {
+    for (const std::string& f : files) std::filesystem::remove(f, ec);
+  };
+  // The pages' bytes as they are, under the new keys; the generation stays, and with it the
+  // unpacked copy's name.
+  rocksdb::ReadOptions verified;
+  verified.verify_checksums = true;
+  verified.fill_cache = false;
+  auto copy_pages = [&](PageKind kind, uint32_t count, const std::string& file) -> absl::Status {
+    files.push_back(file);
+    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), DatabaseOptions(true));
+    rocksdb::Status s = writer.Open(file);
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(verified));
+    it->Seek(PagePrefix(table_id, m.generation(), kind, 1));
+    for (uint32_t page = 0; s.ok() && page < count; ++page, it->Next()) {
+      if (!it->Valid() || it->key().ToString() != PageKey(table_id, m.generation(), page, kind, 1)) {
+        if (!it->status().ok()) return FromRocks(it->status(), Cat("table ", table_id));
+        return absl::DataLossError(Cat("table ", table_id, ": page ", page, " of ", count,
+                                       " is missing"));
+      }
+      s = writer.Put(PageKey(table_id, m.generation(), page, kind), it->value());
+      if (s.ok() && pages_moved != nullptr) ++*pages_moved;
+    }
+    if (s.ok()) s = writer.Finish();
+    return FromRocks(s, Cat("table ", table_id, ": writing ", file));
+  };
+  absl::Status written = copy_pages(PageKind::kEntries, m.page_count(), stem + "-pages.sst");
+  if (written.ok() && m.band_page_count() > 0) {
+    written = copy_pages(PageKind::kBands, m.band_page_count(), stem + "-bands.sst");
+  }
+  if (written.ok()) {
+    m.set_format_version(kTableFormatVersion);
+    const std::string file = stem + "-metadata.sst";
+    files.push_back(file);
+    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), DatabaseOptions(true));
+    rocksdb::Status s = writer.Open(file);
+    if (s.ok()) s = writer.Put(MetadataKey(table_id), m.SerializeAsString());
+    if (s.ok()) s = writer.Finish();
+    written = FromRocks(s, Cat("table ", table_id, ": writing ", file));
+  }
+  if (!written.ok()) {
+    remove_files();
+    return written;
+  }
+  CrashPoint("migrate-before-ingest");
+  rocksdb::IngestExternalFileOptions ingest;
+  ingest.move_files = true;
+  const rocksdb::Status s = db_->IngestExternalFile(files, ingest);
+  remove_files();
+  if (!s.ok()) return FromRocks(s, Cat("table ", table_id, ": ingesting ", Join(files, ", ")));
+  CrashPoint("migrate-after-ingest");
+  absl::Status deleted = DeleteVersion1(table_id);
+  if (!deleted.ok()) return deleted;
+  return true;
 }
 
 uint64_t TableStore::SizeOnDisk(const std::string& table_id) const {
   uint64_t total = 0;
-  for (PageKind kind : {PageKind::kEntries, PageKind::kBands}) {
-    const auto [begin, end] = TablePages(table_id, kind);
-    const rocksdb::Range range(begin, end);
+  std::vector<KeyRange> ranges = {TableKeys(table_id)};
+  for (PageKind kind : {PageKind::kEntries, PageKind::kBands}) ranges.push_back(TablePages(table_id, kind, 1));
+  for (const KeyRange& keys : ranges) {
+    const rocksdb::Range range(keys.begin, keys.end);
     uint64_t size = 0;
     rocksdb::SizeApproximationOptions options;
     options.include_memtables = true;

@@ -79,9 +79,11 @@ class TableStore {
   const std::string& dir() const { return dir_; }
   Mode mode() const { return mode_; }
 
-  // Every readable table's metadata, ordered by table id. A table whose records sit in a
-  // damaged file (RocksDB's checksums fail) is left out and named by Damaged(): one damaged
-  // table costs that table, not the database.
+  // Every readable table's metadata, ordered by table id, of either format version
+  // (docs/FORMAT.md, "Keys"). A table whose record sits in a damaged file (RocksDB's
+  // checksums fail) is left out and named by Damaged(): a damaged file costs the tables
+  // whose keys it holds (in format version 2, one table's files hold that table's keys
+  // alone), not the database.
   absl::StatusOr<std::vector<TableMetadata>> List() const;
   // The tables the last List() could not read, by id, with why (the file and RocksDB's
   // words).
@@ -122,6 +124,13 @@ class TableStore {
                      const TableWriteOptions& options, const HugeBuffer* bands = nullptr);
   // Removes a table. REQUIRES: kReadWrite.
   absl::Status Remove(const std::string& table_id);
+  // Rewrites a format-version-1 table under the current keys (its pages' bytes as they are,
+  // the same generation: its unpacked copy stays valid), atomically, after checking every
+  // page; then deletes its old keys. True if it moved the table, false if it was current
+  // already (old keys a cut-off migration left are deleted then); DATA_LOSS for a damaged
+  // table, which is left as it is. `pages_moved`: pages and band pages written.
+  // REQUIRES: kReadWrite.
+  absl::StatusOr<bool> Migrate(const std::string& table_id, uint64_t* pages_moved = nullptr);
   // The bytes its pages (and band pages) take in the database's files (approximate:
   // RocksDB's estimate), and its unpacked copy.
   uint64_t SizeOnDisk(const std::string& table_id) const;
@@ -129,6 +138,11 @@ class TableStore {
  private:
   TableStore(std::string dir, Mode mode, rocksdb::DB* db);
   absl::Status DeleteOlderGenerations(const std::string& table_id, uint64_t generation);
+  // A format-version-1 table's record and pages, if it has any.
+  absl::Status DeleteVersion1(const std::string& table_id);
+  absl::Status DeleteKeys(const std::string& begin, const std::string& end);
+  // The newest generation of the table's pages in either layout; 0 if it has none.
+  uint64_t NewestGeneration(const std::string& table_id) const;
   absl::StatusOr<std::shared_ptr<const LoadedTable>> Load(const std::string& table_id,
                                                           bool pages_only) const;
   // Every page, checked (the metadata's fields are checked already).
