@@ -409,7 +409,7 @@ int RunVerify(const std::string& db, int threads, std::ostream& out, std::ostrea
   // Tables whose files are damaged so that even their records cannot be read.
   for (const auto& [id, why] : store->Damaged()) {
     const std::string message =
-        Cat("table ", id, ": damaged file ", why, "; rebuild it: puzzledb-build --db ", db,
+        Cat("table ", id, ": ", why, "; rebuild it: puzzledb-build --db ", db,
             " --puzzle ", id.substr(0, id.find('-')), " (with the table's parameters)");
     out << id << ": FAILED: " << message << "\n";
     err << "puzzledb-build verify: " << message << "\n";

@@ -94,8 +94,8 @@ int Solver::Preload() {
     return 0;
   }
   for (const auto& [id, why] : store_->Damaged()) {
-    const std::string reason = Cat("table ", id, ": damaged file ", why,
-                                   "; rebuild it with puzzledb-build (docs/OPERATIONS.md)");
+    const std::string reason =
+        Cat("table ", id, ": ", why, "; rebuild it with puzzledb-build (docs/OPERATIONS.md)");
     if (log_) log_(Cat("refusing table ", id, ": ", reason));
     std::lock_guard<std::mutex> lock(mutex_);
     refused_[id] = reason;

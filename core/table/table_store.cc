@@ -176,20 +176,18 @@ absl::StatusOr<std::vector<TableMetadata>> TableStore::List() const {
       tables.push_back(*std::move(metadata));
     } else if (!absl::IsNotFound(metadata.status())) {  // pages without a record: garbage
       // RocksDB names the file for a bad block, not for a bad footer: the files whose range
-      // holds the record (in either layout), so that the reader knows which.
-      std::string why(Message(metadata.status()));
+      // holds the record (in either layout) are named, so that the reader knows which.
       std::vector<std::string> holding;
       for (const rocksdb::LiveFileMetaData& file : files) {
         for (const uint32_t version : {kOldestTableFormatVersion, kTableFormatVersion}) {
           const std::string key = MetadataKey(id, version);
-          if (key >= file.smallestkey && key <= file.largestkey &&
-              why.find(file.relative_filename) == std::string::npos) {
-            holding.push_back(file.relative_filename);
-          }
+          if (key >= file.smallestkey && key <= file.largestkey) holding.push_back(file.relative_filename);
         }
       }
-      if (!holding.empty()) why += Cat(" (its record's file: ", Join(holding, ", "), ")");
-      damaged.try_emplace(id, why);
+      damaged.try_emplace(id, holding.empty()
+                                  ? Cat("unreadable record (", Message(metadata.status()), ")")
+                                  : Cat("damaged file ", Join(holding, ", "), " (",
+                                        Message(metadata.status()), ")"));
     }
   }
   {

@@ -85,8 +85,8 @@ class TableStore {
   // whose keys it holds (in format version 2, one table's files hold that table's keys
   // alone), not the database.
   absl::StatusOr<std::vector<TableMetadata>> List() const;
-  // The tables the last List() could not read, by id, with why (the file and RocksDB's
-  // words).
+  // The tables the last List() could not read, by id, with why: "damaged file N.sst
+  // (RocksDB's words)".
   std::map<std::string, std::string> Damaged() const;
   // NOT_FOUND if there is no such table.
   absl::StatusOr<TableMetadata> ReadMetadata(const std::string& table_id) const;
