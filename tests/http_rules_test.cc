@@ -283,6 +283,15 @@ TEST_F(HttpRulesTest, AnswersAreCompressedWhenAskedAndWorthIt) {
   const std::string brotli = Ask(Request("GET", "/v1/openapi.json", "Accept-Encoding: gzip, deflate, br\r\n"));
   EXPECT_EQ(HeaderOf(brotli, "Content-Encoding"), "br");
   EXPECT_EQ(Unbrotli(BodyOf(brotli)), document);
+  // A file's codings are the ones made once at start (at the higher levels), not encoded
+  // per answer; the page's script likewise.
+  const EncodedBodies once = EncodeOnce(document);
+  EXPECT_EQ(BodyOf(gzipped), once.gzip);
+  EXPECT_EQ(BodyOf(brotli), once.brotli);
+  EXPECT_LT(once.brotli.size(), Encode(ContentCoding::kBrotli, document).size());
+  const std::string script = BodyOf(Ask(Request("GET", "/app.js")));
+  EXPECT_EQ(Unbrotli(BodyOf(Ask(Request("GET", "/app.js", "Accept-Encoding: br\r\n")))), script);
+  EXPECT_EQ(Gunzip(BodyOf(Ask(Request("GET", "/app.js", "Accept-Encoding: gzip\r\n")))), script);
   EXPECT_EQ(HeaderOf(Ask(Request("GET", "/v1/openapi.json", "Accept-Encoding: br;q=0.5, gzip\r\n")),
                      "Content-Encoding"),
             "gzip");

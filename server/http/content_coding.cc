@@ -19,6 +19,8 @@ namespace {
 // its time, which is spent on an event-loop thread.
 constexpr int kGzipLevel = 4;
 constexpr int kBrotliQuality = 4;
+constexpr int kGzipLevelOnce = 9;
+constexpr int kBrotliQualityOnce = 9;
 
 bool SameToken(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -91,11 +93,11 @@ bool Compressible(std::string_view content_type) {
          content_type.substr(0, 16) == "application/json";
 }
 
-std::string Encode(ContentCoding coding, std::string_view body) {
+std::string Encode(ContentCoding coding, std::string_view body, bool once) {
   std::string out;
   if (coding == ContentCoding::kGzip) {
     std::unique_ptr<libdeflate_compressor, void (*)(libdeflate_compressor*)> compressor(
-        libdeflate_alloc_compressor(kGzipLevel), libdeflate_free_compressor);
+        libdeflate_alloc_compressor(once ? kGzipLevelOnce : kGzipLevel), libdeflate_free_compressor);
     out.resize(libdeflate_gzip_compress_bound(compressor.get(), body.size()));
     const size_t n = libdeflate_gzip_compress(compressor.get(), body.data(), body.size(),
                                               out.data(), out.size());
@@ -104,7 +106,8 @@ std::string Encode(ContentCoding coding, std::string_view body) {
     size_t n = BrotliEncoderMaxCompressedSize(body.size());
     out.resize(n);
     if (n == 0 ||
-        !BrotliEncoderCompress(kBrotliQuality, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_TEXT,
+        !BrotliEncoderCompress(once ? kBrotliQualityOnce : kBrotliQuality, BROTLI_DEFAULT_WINDOW,
+                               BROTLI_MODE_TEXT,
                                body.size(), reinterpret_cast<const uint8_t*>(body.data()), &n,
                                reinterpret_cast<uint8_t*>(out.data()))) {
       return std::string(body);  // cannot happen with the bound above
@@ -115,6 +118,11 @@ std::string Encode(ContentCoding coding, std::string_view body) {
   }
   out.shrink_to_fit();
   return out;
+}
+
+EncodedBodies EncodeOnce(std::string_view body) {
+  return {Encode(ContentCoding::kGzip, body, /*once=*/true),
+          Encode(ContentCoding::kBrotli, body, /*once=*/true)};
 }
 
 absl::Status CheckCoding(std::string_view content_encoding) {

@@ -596,7 +596,8 @@ class Connection final : public ConnectionBase,
     if (Compressible(answer.content_type) || answer.status == 304) answer.AddVary("Accept-Encoding");
     if (coding_ != ContentCoding::kIdentity && Compressible(answer.content_type) &&
         answer.body.size() >= kCompressFromBytes) {
-      answer.body = Encode(coding_, answer.body);
+      answer.body = answer.encoded != nullptr ? answer.encoded->In(coding_)
+                                              : Encode(coding_, answer.body);
       answer.Set("Content-Encoding", std::string(CodingName(coding_)));
     }
     // The answer is held until the client has read it: charged, or refused for a short

@@ -4,6 +4,7 @@
 #ifndef PUZZLEDB_SERVER_HTTP_RESPONSE_H_
 #define PUZZLEDB_SERVER_HTTP_RESPONSE_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,10 +16,14 @@
 
 namespace puzzledb {
 
+struct EncodedBodies;  // server/http/content_coding.h
+
 struct HttpAnswer {
   int status = 200;
   std::string content_type;  // empty: no body (a 304)
   std::string body;
+  // `body` encoded already (a file's, at start): sent in place of encoding it per answer.
+  std::shared_ptr<const EncodedBodies> encoded;
   std::vector<std::pair<std::string, std::string>> headers;  // beside Content-Type and -Length
   bool close = false;  // the connection is not to be reused (the body was not read)
 

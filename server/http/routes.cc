@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/util/strings.h"
+#include "server/http/content_coding.h"
 #include "server/http/web_assets.h"
 #include "service/json.h"
 #include "service/puzzle_text.h"
@@ -151,6 +152,10 @@ HttpRoutes::HttpRoutes(CallEnv env, std::function<bool()> serving, HttpRoutesOpt
     std::snprintf(tag, sizeof tag, "W/\"%016llx\"",
                   static_cast<unsigned long long>(Fingerprint(asset.body)));
     asset_tags_.emplace_back(tag);
+    asset_encoded_.push_back(
+        Compressible(asset.content_type) && asset.body.size() >= kCompressFromBytes
+            ? std::make_shared<const EncodedBodies>(EncodeOnce(asset.body))
+            : nullptr);
   }
 }
 
@@ -354,6 +359,7 @@ void HttpRoutes::File(const Call& call) const {
     } else {
       answer.content_type = std::string(assets[i].content_type);
       answer.body = std::string(assets[i].body);
+      answer.encoded = asset_encoded_[i];
       answer.Set("ETag", asset_tags_[i]);
     }
     answer.Set("Cache-Control", "no-cache");

@@ -115,6 +115,8 @@ class HttpRoutes {
   const std::function<bool()> serving_;
   const HttpRoutesOptions options_;
   std::vector<std::string> asset_tags_;  // the page's ETags, in WebAssets() order
+  // Each file's gzip and brotli bodies, encoded once here (null: sent as it is).
+  std::vector<std::shared_ptr<const EncodedBodies>> asset_encoded_;
   mutable std::mutex built_mutex_;
   // table id -> (generation, build time in Unix seconds; 0 when unknown)
   mutable std::map<std::string, std::pair<uint64_t, int64_t>> built_;
