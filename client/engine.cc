@@ -27,15 +27,18 @@ class Engine::Impl {
         solver_(std::move(store), Log()),
         handler_(&solver_, nullptr, HandlerOptions{options_.node_budget}) {}
 
-  // `micros` covers the answer, not the first load of its table.
+  // `micros` covers the answer, not the first load of its table. The request is read once:
+  // its table is loaded from what was read, which is then answered.
   template <class Response, class Request>
   absl::StatusOr<Response> Answer(const Request& request) {
-    if constexpr (requires { request.policy(); }) {
-      if (request.policy() != v1::SEARCH_ONLY) handler_.Prepare(request.puzzle());
+    auto query = handler_.Read(request);
+    if (!query.ok()) return query.status();
+    if constexpr (requires { query->policy; }) {
+      if (query->policy != Policy::kSearchOnly) handler_.Prepare(query->position);
     }
     const auto started = std::chrono::steady_clock::now();
     Response response;
-    RequestHandler::Routed<Response> routed = handler_.Answer(request, &response);
+    RequestHandler::Routed<Response> routed = handler_.Answer(*query, &response);
     absl::Status status =
         routed.NeedsSearch() ? routed.search(Limits(started), &response) : routed.status;
     if (!status.ok()) return status;
@@ -46,20 +49,27 @@ class Engine::Impl {
   }
 
   std::vector<absl::StatusOr<v1::SolveResponse>> SolveMany(const v1::SolveBatchRequest& batch) {
+    // Each request read once: its table is loaded before the clock starts (as for one
+    // solve; once per run of one table), and the batch answers what was read.
+    std::vector<absl::StatusOr<SolveQuery>> read;
+    read.reserve(static_cast<size_t>(std::min<int>(batch.requests_size(), kMaxBatchRequests + 1)));
     std::string prepared;
-    for (const v1::SolveRequest& request : batch.requests()) {
-      // Loaded before the clock starts, as for one solve; once per run of one table.
-      if (request.policy() == v1::SEARCH_ONLY) continue;
-      std::string table = TableIdFromWire(request.puzzle());
+    for (int i = 0; i < batch.requests_size() && i <= static_cast<int>(kMaxBatchRequests); ++i) {
+      read.push_back(handler_.Read(batch.requests(i)));
+      if (!read.back().ok() || read.back()->policy == Policy::kSearchOnly) continue;
+      const Position& position = read.back()->position;
+      std::string table = position.puzzle()->TableId(position);
       if (table == prepared) continue;
-      handler_.Prepare(request.puzzle());
+      handler_.Prepare(position);
       prepared = std::move(table);
     }
+    if (read.size() != static_cast<size_t>(batch.requests_size())) read.clear();  // refused whole
     const auto started = std::chrono::steady_clock::now();
     const size_t n = static_cast<size_t>(batch.requests_size());
     v1::SolveBatchResponse answers;
     std::vector<RequestHandler::BatchSearch> searches;
-    const absl::Status status = handler_.SolveBatch(batch, &answers, &searches, spare_threads_);
+    const absl::Status status = handler_.SolveBatch(batch, &answers, &searches, spare_threads_,
+                                                    read.empty() ? nullptr : &read);
     if (!status.ok()) return std::vector<absl::StatusOr<v1::SolveResponse>>(n, status);
     const uint64_t micros = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -

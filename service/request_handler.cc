@@ -297,8 +297,12 @@ RequestHandler::Routed<v1::SolveResponse> RequestHandler::SolveAfterTables(
 
 absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
                                         v1::SolveBatchResponse* response,
-                                        std::vector<BatchSearch>* searches, const ThreadLender& threads) {
+                                        std::vector<BatchSearch>* searches, const ThreadLender& threads,
+                                        std::vector<absl::StatusOr<SolveQuery>>* read) {
   const int n = batch.requests_size();
+  if (read != nullptr && read->size() != static_cast<size_t>(n)) {
+    return absl::InternalError("SolveBatch: the requests read do not match the batch");
+  }
   if (n > static_cast<int>(kMaxBatchRequests)) {
     return Invalid(Cat("requests: ", n, " in one batch, more than ", kMaxBatchRequests,
                        "; split them into several batches"));
@@ -313,8 +317,8 @@ absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
   std::atomic<int> next{0};
   auto drain = [&] {
     for (int c; (c = next.fetch_add(1)) < chunks;) {
-      SolvePart(batch, c * kBatchChunk, std::min(n, (c + 1) * kBatchChunk), allowance, response,
-                &found[static_cast<size_t>(c)]);
+      SolvePart(batch, read, c * kBatchChunk, std::min(n, (c + 1) * kBatchChunk), allowance,
+                response, &found[static_cast<size_t>(c)]);
     }
   };
   LentHelpers lent;
@@ -330,7 +334,8 @@ absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
   return absl::OkStatus();
 }
 
-void RequestHandler::SolvePart(const v1::SolveBatchRequest& batch, int begin, int end,
+void RequestHandler::SolvePart(const v1::SolveBatchRequest& batch,
+                               std::vector<absl::StatusOr<SolveQuery>>* read, int begin, int end,
                                const AnswerAllowance& allowance, v1::SolveBatchResponse* response,
                                std::vector<BatchSearch>* searches) {
   // Each request is read; a bad one is answered with its error at once.
@@ -342,7 +347,8 @@ void RequestHandler::SolvePart(const v1::SolveBatchRequest& batch, int begin, in
   items.reserve(static_cast<size_t>(end - begin));
   for (int i = begin; i < end; ++i) {
     const v1::SolveRequest& request = batch.requests(i);
-    auto query = Read(request);
+    absl::StatusOr<SolveQuery> query =
+        read != nullptr ? std::move((*read)[static_cast<size_t>(i)]) : Read(request);
     if (!query.ok()) {
       SetErrorInBand(query.status(), request.id(), response->mutable_responses(i));
       continue;
@@ -481,9 +487,8 @@ RequestHandler::Routed<v1::SampleResponse> RequestHandler::Answer(const SampleQu
   return {absl::OkStatus(), std::move(search)};
 }
 
-void RequestHandler::Prepare(const v1::Puzzle& puzzle) {
-  auto position = PositionFromWire(puzzle);
-  if (position.ok()) position->puzzle()->Prepare(*solver_, *position);
+void RequestHandler::Prepare(const Position& position) {
+  position.puzzle()->Prepare(*solver_, position);
 }
 
 v1::ListTablesResponse RequestHandler::ListTables() const {

@@ -136,17 +136,19 @@ class RequestHandler {
   // `threads`, if not empty, lends threads now: a batch of more than kBatchChunk requests
   // is answered in chunks by this thread and those.
   static constexpr int kBatchChunk = 512;
+  // `read`, if not null, holds the requests already read (Read, one per request, in
+  // order), which are then taken from it rather than read again.
   absl::Status SolveBatch(const v1::SolveBatchRequest& batch, v1::SolveBatchResponse* response,
-                          std::vector<BatchSearch>* searches, const ThreadLender& threads = {});
+                          std::vector<BatchSearch>* searches, const ThreadLender& threads = {},
+                          std::vector<absl::StatusOr<SolveQuery>>* read = nullptr);
 
   v1::ListTablesResponse ListTables() const;
   // Every registered puzzle described (docs/API.md, "Puzzles"), with the tables of it this
   // server has.
   v1::ListPuzzlesResponse ListPuzzles() const;
 
-  // Loads the table the puzzle's answer would come from, if there is one (nothing for a
-  // malformed puzzle: the answer will say what is wrong).
-  void Prepare(const v1::Puzzle& puzzle);
+  // Loads the table the position's answer would come from, if there is one.
+  void Prepare(const Position& position);
 
  private:
   // The bytes a call's, or a batch's, listings may still take (HandlerOptions).
@@ -160,9 +162,9 @@ class RequestHandler {
                                              const AnswerAllowance& allowance,
                                              v1::SolveResponse* response);
   // Requests [begin, end) of a batch.
-  void SolvePart(const v1::SolveBatchRequest& batch, int begin, int end,
-                 const AnswerAllowance& allowance, v1::SolveBatchResponse* response,
-                 std::vector<BatchSearch>* searches);
+  void SolvePart(const v1::SolveBatchRequest& batch, std::vector<absl::StatusOr<SolveQuery>>* read,
+                 int begin, int end, const AnswerAllowance& allowance,
+                 v1::SolveBatchResponse* response, std::vector<BatchSearch>* searches);
 
   Solver* const solver_;
   TableBuilds* const builder_;

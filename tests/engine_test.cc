@@ -97,6 +97,14 @@ TEST(EngineTest, AnswersFromTheDatabaseAndItsDefinitions) {
   EXPECT_EQ(answers[1].status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(answers[2].status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(answers[2].status().message().find("no-such-puzzle"), std::string::npos);
+  // One request over a batch's 10,000: refused whole, every answer saying why.
+  v1::SolveBatchRequest over;
+  for (int i = 0; i < 10001; ++i) *over.add_requests() = Generic("eight", "123804765");
+  const auto refused_whole = (*engine)->SolveMany(over);
+  ASSERT_EQ(refused_whole.size(), 10001u);
+  EXPECT_EQ(refused_whole.back().status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused_whole[0].status().message().find("split them"), std::string::npos)
+      << refused_whole[0].status();
 }
 
 // One Engine, four threads asking at once (tables and live searches), every answer the one a
