@@ -145,7 +145,7 @@ void CountFarthest(benchmark::State& state, const P& model) {
     const typename P::Instance instance{model.params(), board};
     const auto start = std::chrono::steady_clock::now();
     TableStep step = solver->FromTables(model, instance, 0);
-    auto paths = solver->Optimal<P>(instance, step, 1, 0, SearchLimits{});
+    auto paths = solver->Optimal<P>(instance, step, 1, SearchLimits{});
     const double ms = MillisSince(start);
     if (!paths.ok()) return paths.status();
     counts.push_back(static_cast<double>(paths->count));

@@ -209,7 +209,6 @@ class Puzzle {
                                                 const SearchLimits& limits) const = 0;
   virtual absl::StatusOr<OptimalPaths> Optimal(const Solver& solver, const Position& position,
                                                const TableStep& step, size_t list,
-                                               uint64_t max_states,
                                                const SearchLimits& limits) const = 0;
   // Loads the table of the position's parameters now, if the store has one.
   virtual void Prepare(Solver& solver, const Position& position) const = 0;

@@ -162,7 +162,7 @@ class Solver {
   // for the table's exact distances (as the first sample does) and keeps them.
   template <PuzzleModel P>
   absl::StatusOr<OptimalPaths> Optimal(const typename P::Instance& instance,
-                                       const TableStep& step, size_t list, uint64_t max_states,
+                                       const TableStep& step, size_t list,
                                        const SearchLimits& limits) const;
 
   // Loads the table for these parameters now, if the store has one (so that a caller can

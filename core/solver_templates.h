@@ -207,7 +207,7 @@ absl::StatusOr<std::shared_ptr<const Sampler<P>>> Solver::SamplerFor(
 template <PuzzleModel P>
 absl::StatusOr<OptimalPaths> Solver::Optimal(
     const typename P::Instance& instance, const TableStep& step, size_t list,
-    uint64_t max_states, const SearchLimits& limits) const {
+    const SearchLimits& limits) const {
   if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
     return absl::FailedPreconditionError(
         Cat("counting or listing optimal solutions needs a table of exact distances, and the ",
@@ -229,10 +229,10 @@ absl::StatusOr<OptimalPaths> Solver::Optimal(
     // sampler's (searched for once per table, then kept).
     auto sampler = SamplerFor(P(instance.params), table);
     if (!sampler.ok()) return sampler.status();
-    return table.Optimal(instance.state, step.answer->distance, list, max_states, limits,
+    return table.Optimal(instance.state, step.answer->distance, list, limits,
                          (*sampler)->distances());
   } else {
-    return table.Optimal(instance.state, step.answer->distance, list, max_states, limits);
+    return table.Optimal(instance.state, step.answer->distance, list, limits);
   }
 }
 

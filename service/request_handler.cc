@@ -92,7 +92,7 @@ absl::Status CountingNeedsATable(const Solver& solver, Policy policy, const Posi
         "counting or listing optimal solutions needs a table, and the policy SEARCH_ONLY "
         "reads none");
   }
-  return position.puzzle()->Optimal(solver, position, step, 0, 0, SearchLimits{}).status();
+  return position.puzzle()->Optimal(solver, position, step, 0, SearchLimits{}).status();
 }
 
 void AnalysisToWire(const Analysis& analysis, v1::AnalyzeResponse* response) {
@@ -264,8 +264,7 @@ RequestHandler::Routed<v1::SolveResponse> RequestHandler::SolveAfterTables(
         out->Clear();
         return options_.memory->Refusal(MemoryUse::kListing, static_cast<size_t>(reserved));
       }
-      auto found = query.position.puzzle()->Optimal(*solver_, query.position, step, list,
-                                                    options_.search_node_budget, limits);
+      auto found = query.position.puzzle()->Optimal(*solver_, query.position, step, list, limits);
       if (!found.ok()) {
         if (allowance != nullptr) allowance->fetch_add(reserved, std::memory_order_relaxed);
         out->Clear();
@@ -279,20 +278,19 @@ RequestHandler::Routed<v1::SolveResponse> RequestHandler::SolveAfterTables(
       PathsToWire(query.position, *found, encoding, out);
       return absl::OkStatus();
     };
-    return {absl::OkStatus(), std::move(search)};
+    return HandOn(std::move(search));
   }
   SearchStep<v1::SolveResponse> search = [this, query, step = std::move(step)](
                                              SearchLimits limits,
                                              v1::SolveResponse* out) -> absl::Status {
     limits.max_moves = query.max_moves;
-    limits.max_nodes = options_.search_node_budget;
     auto solution = query.position.puzzle()->Search(*solver_, query.position, step, limits);
     if (!solution.ok()) return solution.status();
     SolutionToWire(query.position, *solution, out, query.move_encoding, query.typed);
     RequestTableFor(query.position, *solution);
     return absl::OkStatus();
   };
-  return {absl::OkStatus(), std::move(search)};
+  return HandOn(std::move(search));
 }
 
 absl::Status RequestHandler::SolveBatch(const v1::SolveBatchRequest& batch,
@@ -425,8 +423,7 @@ RequestHandler::Routed<v1::AnalyzeResponse> RequestHandler::Answer(
     AnalysisStep& step = *shared;
     std::optional<OptimalPaths> paths;
     if (query.count_solutions) {
-      auto found = puzzle.Optimal(*solver_, query.position, step.position, 0,
-                                  options_.search_node_budget, limits);
+      auto found = puzzle.Optimal(*solver_, query.position, step.position, 0, limits);
       if (!found.ok()) return found.status();
       paths = std::move(*found);
     }
@@ -434,7 +431,6 @@ RequestHandler::Routed<v1::AnalyzeResponse> RequestHandler::Answer(
     const bool solved = step.position.answer.has_value() &&
                         step.position.answer->outcome == Outcome::kSolved;
     limits.max_moves = query.max_moves;
-    limits.max_nodes = options_.search_node_budget;
     auto analysis = puzzle.AnalyzeSearch(*solver_, query.position, std::move(step), limits);
     if (!analysis.ok()) return analysis.status();
     AnalysisToWire(*analysis, out);
@@ -451,7 +447,7 @@ RequestHandler::Routed<v1::AnalyzeResponse> RequestHandler::Answer(
     RequestTableFor(query.position, analysis->position);
     return absl::OkStatus();
   };
-  return {absl::OkStatus(), std::move(search)};
+  return HandOn(std::move(search));
 }
 
 RequestHandler::Routed<v1::SampleResponse> RequestHandler::Answer(const SampleQuery& query,
@@ -484,7 +480,7 @@ RequestHandler::Routed<v1::SampleResponse> RequestHandler::Answer(const SampleQu
     }
     return absl::OkStatus();
   };
-  return {absl::OkStatus(), std::move(search)};
+  return HandOn(std::move(search));
 }
 
 void RequestHandler::Prepare(const Position& position) {

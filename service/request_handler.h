@@ -161,6 +161,18 @@ class RequestHandler {
   Routed<v1::SolveResponse> SolveAfterTables(const SolveQuery& query, TableStep step,
                                              const AnswerAllowance& allowance,
                                              v1::SolveResponse* response);
+  // A request's search step as it is handed on, with the node budget
+  // (HandlerOptions::search_node_budget) in its limits: the one place the budget is given,
+  // to searches, counts and samples alike (core/model/model.h, BudgetSpent, checks it).
+  template <class Response>
+  Routed<Response> HandOn(SearchStep<Response> step) const {
+    return {absl::OkStatus(),
+            [budget = options_.search_node_budget, step = std::move(step)](
+                SearchLimits limits, Response* out) -> absl::Status {
+              limits.max_nodes = budget;
+              return step(std::move(limits), out);
+            }};
+  }
   // Requests [begin, end) of a batch.
   void SolvePart(const v1::SolveBatchRequest& batch, std::vector<absl::StatusOr<SolveQuery>>* read,
                  int begin, int end, const AnswerAllowance& allowance,

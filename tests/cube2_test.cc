@@ -133,7 +133,7 @@ TEST_F(Cube2TableTest, AnswersAsABruteForceSearch) {
     const Position& position = *cases[i].instance;
     const TableStep step = Cube().FromTables(*solver_, position, 0);
     ASSERT_TRUE(step.answer.has_value());
-    auto counted = Cube().Optimal(*solver_, position, step, 0, 0, SearchLimits{});
+    auto counted = Cube().Optimal(*solver_, position, step, 0, SearchLimits{});
     ASSERT_TRUE(counted.ok()) << counted.status();
     const uint64_t brute = paths(position.As<Cube2Puzzle::Instance>().state);
     EXPECT_EQ(static_cast<uint64_t>(counted->count), brute) << i;

@@ -723,7 +723,7 @@ TEST(DefinedIdaTest, AnIterationSplitAcrossSpareThreadsGivesTheSameAnswers) {
   budget.max_nodes = 100000;
   auto spent = DefinedIdaStar(*slide, {}, *start, budget);
   EXPECT_EQ(spent.status().code(), absl::StatusCode::kResourceExhausted) << spent.status();
-  EXPECT_EQ(std::string(spent.status().message()), "the search passed its budget of 100000 states");
+  EXPECT_EQ(std::string(spent.status().message()), "the search passed its budget of 100000 nodes");
   std::atomic<int> asked{0};
   SearchLimits limits;
   limits.cancelled = [&asked] { return ++asked > 20; };

@@ -216,7 +216,7 @@ TEST_F(FullDbTest, AnAntipodesCountAgreesWithAMemoizedCount) {
             [&](const KnightBoard& a, const KnightBoard& b) { return knight.Rank(a) < knight.Rank(b); });
   const KnightPuzzle::Instance instance{{}, boards.front()};
   TableStep step = solver_->FromTables(knight, instance, 0);
-  auto paths = solver_->Optimal<KnightPuzzle>(instance, step, 3, 0, SearchLimits{});
+  auto paths = solver_->Optimal<KnightPuzzle>(instance, step, 3, SearchLimits{});
   ASSERT_TRUE(paths.ok()) << paths.status();
   const unsigned __int128 expected = count(instance.state, 39);
   EXPECT_EQ(DecimalString(paths->count), DecimalString(expected));

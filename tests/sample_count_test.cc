@@ -80,7 +80,7 @@ class SampleCountTest : public ::testing::Test {
                                                        size_t list) {
     const P model(instance.params);
     TableStep step = solver_->FromTables(model, instance, 0);
-    auto paths = solver_->Optimal<P>(instance, step, list, 0, SearchLimits{});
+    auto paths = solver_->Optimal<P>(instance, step, list, SearchLimits{});
     EXPECT_TRUE(paths.ok()) << paths.status();
     return paths.ok() ? *paths : typename TableWalker<P>::OptimalPaths{};
   }
@@ -127,7 +127,7 @@ void CountsMatchBruteForce(const typename P::Params& params, int max_depth, uint
       TableStep step = SampleCountTest::solver_->FromTables(model, instance, 0);
       ASSERT_TRUE(step.answer.has_value());
       ASSERT_EQ(step.answer->distance, d);
-      auto paths = SampleCountTest::solver_->Optimal<P>(instance, step, expected.size() + 5, 0,
+      auto paths = SampleCountTest::solver_->Optimal<P>(instance, step, expected.size() + 5,
                                                          SearchLimits{});
       ASSERT_TRUE(paths.ok()) << paths.status();
       EXPECT_EQ(static_cast<uint64_t>(paths->count), expected.size()) << P::FormatCompact(instance);
@@ -173,12 +173,16 @@ TEST_F(SampleCountTest, CountingStopsAtItsBudget) {
   const EightPuzzle::Instance far{{}, sample->states[0]};
   const EightPuzzle model;
   TableStep step = solver_->FromTables(model, far, 0);
-  auto paths = solver_->Optimal<EightPuzzle>(far, step, 1, 20, SearchLimits{});
+  SearchLimits budget;
+  budget.max_nodes = 20;
+  auto paths = solver_->Optimal<EightPuzzle>(far, step, 1, budget);
   ASSERT_TRUE(absl::IsResourceExhausted(paths.status())) << paths.status();
-  EXPECT_NE(Message(paths.status()).find("budget of 20 states"), std::string_view::npos);
+  EXPECT_NE(Message(paths.status()).find("counting optimal solutions passed its budget of 20 nodes"),
+            std::string_view::npos)
+      << paths.status();
   SearchLimits past;
   past.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
-  paths = solver_->Optimal<EightPuzzle>(far, step, 1, 0, past);
+  paths = solver_->Optimal<EightPuzzle>(far, step, 1, past);
   EXPECT_TRUE(absl::IsDeadlineExceeded(paths.status())) << paths.status();
 }
 
@@ -189,7 +193,7 @@ TEST_F(SampleCountTest, CountingNeedsATable) {
   ASSERT_TRUE(far.ok()) << far.status();
   TableStep step = solver_->FromTables(model, *far, 0);
   ASSERT_FALSE(step.answer.has_value());
-  auto paths = solver_->Optimal<KnightPuzzle>(*far, step, 1, 0, SearchLimits{});
+  auto paths = solver_->Optimal<KnightPuzzle>(*far, step, 1, SearchLimits{});
   ASSERT_TRUE(absl::IsFailedPrecondition(paths.status())) << paths.status();
   EXPECT_NE(Message(paths.status()).find("needs a table that covers the state"),
             std::string_view::npos);

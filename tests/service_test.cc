@@ -66,6 +66,36 @@ class ServiceTest : public ::testing::Test {
 Solver* ServiceTest::solver_ = nullptr;
 RequestHandler* ServiceTest::handler_ = nullptr;
 
+// The node budget is given to every step a request hands on (RequestHandler::HandOn) and
+// checked the one way (BudgetSpent): a search and a count of optimal solutions past it are
+// refused in the same words, naming the budget; a run within it answers.
+TEST_F(ServiceTest, TheNodeBudgetStopsSearchesAndCountsAlike) {
+  RequestHandler budgeted(solver_, nullptr, HandlerOptions{.search_node_budget = 50});
+  auto run = [&](const v1::SolveRequest& request) {
+    v1::SolveResponse response;
+    auto routed = budgeted.Answer(request, &response);
+    if (!routed.NeedsSearch()) return routed.status;
+    return routed.search(SearchLimits{}, &response);
+  };
+  v1::SolveRequest search;
+  search.mutable_puzzle()->mutable_knight()->set_board("0000000000001*11111111111");
+  search.set_policy(v1::SEARCH_ONLY);
+  const absl::Status searched = run(search);
+  EXPECT_TRUE(absl::IsResourceExhausted(searched)) << searched;
+  EXPECT_EQ(Message(searched), "the search passed its budget of 50 nodes");
+  v1::SolveRequest count;
+  count.mutable_puzzle()->mutable_knight()->set_board("0000000000001*11111111111");
+  count.set_count_solutions(true);
+  const absl::Status counted = run(count);
+  EXPECT_TRUE(absl::IsResourceExhausted(counted)) << counted;
+  EXPECT_EQ(std::string(Message(counted)).rfind("counting optimal solutions passed its budget of 50 nodes", 0), 0u)
+      << counted;
+  v1::SolveRequest near;
+  near.mutable_puzzle()->mutable_eight()->set_board("123804765");
+  near.set_policy(v1::SEARCH_ONLY);
+  EXPECT_TRUE(run(near).ok());
+}
+
 TEST_F(ServiceTest, ATableHitIsAnsweredInTheTableStep) {
   v1::SolveRequest request;
   request.mutable_puzzle()->mutable_knight()->set_board("1111111111000*10000100000");

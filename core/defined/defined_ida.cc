@@ -314,17 +314,18 @@ class Ida {
     for (size_t c = 0; c < made; ++c) {
       Child& child = children[c];
       ++result_.nodes;
-      if (split_ == nullptr && options_.max_nodes > 0 && result_.nodes > options_.max_nodes) {
-        return absl::ResourceExhaustedError(
-            Cat("the search passed its budget of ", options_.max_nodes, " states"));
+      if (split_ == nullptr) {
+        if (absl::Status spent = BudgetSpent(options_.max_nodes, result_.nodes, "the search");
+            !spent.ok()) {
+          return spent;
+        }
       }
       if ((result_.nodes & 4095) == 0) {
         if (split_ != nullptr) {
           // The budget is all the workers' together; one that stopped stops the others.
           const uint64_t all = split_->nodes_before + split_->nodes.fetch_add(4096) + 4096;
-          if (options_.max_nodes > 0 && all > options_.max_nodes) {
-            return absl::ResourceExhaustedError(
-                Cat("the search passed its budget of ", options_.max_nodes, " states"));
+          if (absl::Status spent = BudgetSpent(options_.max_nodes, all, "the search"); !spent.ok()) {
+            return spent;
           }
           if (split_->stop.load()) return absl::CancelledError("another part of the search stopped");
         }

@@ -362,6 +362,17 @@ struct SearchLimits {
   ThreadLender threads;
 };
 
+// OK, or RESOURCE_EXHAUSTED when `nodes`, the nodes (states generated) of `work` so far,
+// all its threads' together, pass the budget `max_nodes` (SearchLimits::max_nodes; 0: none):
+// "<work> passed its budget of N nodes". The one check of the budget: every search and
+// every count asks it.
+inline absl::Status BudgetSpent(uint64_t max_nodes, uint64_t nodes, std::string_view work) {
+  if (max_nodes == 0 || nodes <= max_nodes) return absl::OkStatus();
+  std::string message(work);
+  return absl::ResourceExhaustedError(
+      message.append(" passed its budget of ").append(std::to_string(max_nodes)).append(" nodes"));
+}
+
 // OK, or why `work` must stop now: DEADLINE_EXCEEDED past the deadline ("<work> passed its
 // deadline"), CANCELLED when the caller gave up ("<work> was cancelled"). The one check of
 // the two: searches ask it every few thousand nodes, counting and sampling now and then,

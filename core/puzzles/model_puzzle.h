@@ -346,9 +346,9 @@ class ModelPuzzle final : public Puzzle {
     return out;
   }
   absl::StatusOr<OptimalPaths> Optimal(const Solver& solver, const Position& position,
-                                       const TableStep& step, size_t list, uint64_t max_states,
+                                       const TableStep& step, size_t list,
                                        const SearchLimits& limits) const override {
-    return solver.Optimal<P>(In(position), step, list, max_states, limits);
+    return solver.Optimal<P>(In(position), step, list, limits);
   }
   void Prepare(Solver& solver, const Position& position) const override {
     solver.Prepare<P>(In(position).params);
@@ -490,7 +490,7 @@ class ModelPuzzle final : public Puzzle {
   template absl::StatusOr<Sample<P>> Solver::Sample<P>(const P&, int, uint64_t, uint64_t,      \
                                                        const SearchLimits&);                   \
   template absl::StatusOr<OptimalPaths> Solver::Optimal<P>(                                    \
-      const P::Instance&, const TableStep&, size_t, uint64_t, const SearchLimits&) const;      \
+      const P::Instance&, const TableStep&, size_t, const SearchLimits&) const;                \
   template void Solver::Prepare<P>(const P::Params&);                                          \
   template bool Solver::Load<P>(const TableMetadata&, const P::Params&);
 

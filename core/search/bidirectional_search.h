@@ -172,10 +172,9 @@ class BidirectionalSearch {
           layers.push_back(std::move(next));
           return absl::AbortedError(Cat("bidirectional search gave up after ", nodes_, " states"));
         }
-        if (limits_.max_nodes != 0 && nodes_ > limits_.max_nodes) {
+        if (absl::Status spent = BudgetSpent(limits_.max_nodes, nodes_, "the search"); !spent.ok()) {
           layers.push_back(std::move(next));  // so Clean() resets what was marked
-          return absl::ResourceExhaustedError(
-              Cat("search stopped after its budget of ", limits_.max_nodes, " nodes"));
+          return spent;
         }
         if (absl::Status ended = LimitsReached(limits_, "search"); !ended.ok()) {
           layers.push_back(std::move(next));

@@ -80,9 +80,8 @@ class IdaStar {
 
   Step Search(const State& s, int g, int threshold, int last_move) {
     ++nodes_;
-    if (limits_.max_nodes != 0 && nodes_ > limits_.max_nodes) {
-      abort_status_ = absl::ResourceExhaustedError(
-          Cat("search stopped after its budget of ", limits_.max_nodes, " nodes"));
+    if (absl::Status spent = BudgetSpent(limits_.max_nodes, nodes_, "the search"); !spent.ok()) {
+      abort_status_ = std::move(spent);
       return Step::kAborted;
     }
     if (nodes_ % kClockEvery == 0) {

@@ -234,18 +234,16 @@ class TilePatternSearch {
   Step Expand(int g, int threshold, int last_move) {
     Node& n = node_;
     ++nodes_;
-    if (limits_.max_nodes != 0 && nodes_ > limits_.max_nodes) {
-      abort_status_ = absl::ResourceExhaustedError(
-          Cat("search stopped after its budget of ", limits_.max_nodes, " nodes"));
+    if (absl::Status spent = BudgetSpent(limits_.max_nodes, nodes_, "the search"); !spent.ok()) {
+      abort_status_ = std::move(spent);
       return Step::kAborted;
     }
     if (nodes_ % kClockEvery == 0) {
       if (split_ != nullptr) {
         const uint64_t all = split_->nodes_before + kClockEvery +
                              split_->nodes.fetch_add(kClockEvery, std::memory_order_relaxed);
-        if (limits_.max_nodes != 0 && all > limits_.max_nodes) {
-          abort_status_ = absl::ResourceExhaustedError(
-              Cat("search stopped after its budget of ", limits_.max_nodes, " nodes"));
+        if (absl::Status spent = BudgetSpent(limits_.max_nodes, all, "the search"); !spent.ok()) {
+          abort_status_ = std::move(spent);
           return Step::kAborted;
         }
         if (split_->stop.load(std::memory_order_relaxed)) {

@@ -10,7 +10,7 @@ namespace puzzledb {
 
 template <PuzzleModel P>
 absl::StatusOr<typename TableWalker<P>::OptimalPaths> TableWalker<P>::Optimal(
-    const State& s, int distance, size_t list, uint64_t max_states, const SearchLimits& limits,
+    const State& s, int distance, size_t list, const SearchLimits& limits,
     const uint8_t* exact) const {
   OptimalPaths paths;
   if (kNextMove && exact == nullptr) {
@@ -37,10 +37,9 @@ absl::StatusOr<typename TableWalker<P>::OptimalPaths> TableWalker<P>::Optimal(
   layers[static_cast<size_t>(distance)].push_back({KeyOf(s), s});
   paths.states = 1;
   auto check = [&](std::string_view what) -> absl::Status {
-    if (max_states > 0 && paths.states > max_states) {
-      return absl::ResourceExhaustedError(
-          Cat("counting optimal solutions passed its budget of ", max_states, " states (",
-              what, ")"));
+    if (absl::Status spent = BudgetSpent(limits.max_nodes, paths.states, "counting optimal solutions");
+        !spent.ok()) {
+      return absl::Status(spent.code(), Cat(Message(spent), " (", what, ")"));
     }
     return LimitsReached(limits, "counting optimal solutions");
   };

@@ -180,13 +180,13 @@ class TableWalker final : public TableView {
   // found it): how many distinct move sequences of that length reach the goal, counted by
   // dynamic programming over the states one step closer, layer by layer down to the goal
   // (never by enumerating them), and the first `list` of them in lexicographic order.
-  // Every state on an optimal path counts towards `max_states` (0: no bound);
-  // RESOURCE_EXHAUSTED beyond it, DEADLINE_EXCEEDED or CANCELLED per `limits`.
+  // Every state on an optimal path counts towards the node budget `limits.max_nodes`
+  // (RESOURCE_EXHAUSTED beyond it); DEADLINE_EXCEEDED or CANCELLED per `limits`.
   using OptimalPaths = puzzledb::OptimalPaths;
   // A next-move table cannot tell a neighbour's distance without walking from it, so its
   // caller passes the table's exact distances (`exact`, by rank: Sampler::distances()).
   absl::StatusOr<OptimalPaths> Optimal(const State& s, int distance, size_t list,
-                                       uint64_t max_states, const SearchLimits& limits,
+                                       const SearchLimits& limits,
                                        const uint8_t* exact = nullptr) const;  // table_optimal.h
 
   // The path of a state known to be covered (Solve without the kinds).
