@@ -9,6 +9,7 @@
 #include "core/puzzles/knight.h"
 #include "core/puzzles/knobs.h"
 #include "core/solver.h"
+#include "core/table/table_store.h"
 #include "service/wire.h"
 #include "tests/typed_wire.h"
 #include "service/request_handler.h"

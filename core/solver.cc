@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/table/table_store.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {

@@ -18,10 +18,14 @@
 #include "absl/status/statusor.h"
 #include "core/model/model.h"
 #include "core/puzzle.h"
-#include "core/table/table_store.h"
 
 namespace puzzledb {
 
+// The store and its records are declared only (core/table/table_store.h): what includes
+// this header, the service and the server among them, compiles without the tables'
+// protobuf messages and RocksDB's headers.
+class TableStore;
+struct LoadedTable;
 class TableView;
 template <PuzzleModel P>
 class TableWalker;

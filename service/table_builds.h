@@ -10,10 +10,11 @@
 
 #include "absl/status/status.h"
 #include "core/puzzle.h"
-#include "core/table/table_builder.h"
-#include "core/table/table_store.h"
 
 namespace puzzledb {
+
+class TableStore;     // core/table/table_store.h
+struct BuildOptions;  // core/table/table_builder.h
 
 class TableBuilds {
  public:
@@ -30,12 +31,7 @@ class TableBuilds {
   virtual std::vector<std::string> Pending() const = 0;
 
   // The request for the table of the parameters of `parameters` (a position under them).
-  bool Request(const Position& parameters) {
-    return Request(parameters.puzzle()->TableId(parameters),
-                   [parameters](TableStore& store, const BuildOptions& options) {
-                     return parameters.puzzle()->Build(parameters, store, options).status();
-                   });
-  }
+  bool Request(const Position& parameters);  // table_builds.cc
 };
 
 }  // namespace puzzledb

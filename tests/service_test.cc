@@ -9,6 +9,8 @@
 #include "core/puzzle.h"
 #include "core/solver.h"
 #include "core/table/table_store.h"
+#include "core/util/strings.h"
+#include "core/util/text_input.h"
 #include "gtest/gtest.h"
 #include "service/json.h"
 #include "service/puzzle_text.h"
