@@ -57,6 +57,16 @@ rocksdb::Options DatabaseOptions(bool create) {
   return options;
 }
 
+// A file of a table's record alone (under the current version's key), to be ingested with
+// its pages.
+absl::Status WriteRecordFile(const std::string& file, const TableMetadata& m) {
+  rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), DatabaseOptions(true));
+  rocksdb::Status s = writer.Open(file);
+  if (s.ok()) s = writer.Put(MetadataKey(m.table_id()), m.SerializeAsString());
+  if (s.ok()) s = writer.Finish();
+  return FromRocks(s, Cat("table ", m.table_id(), ": writing ", file));
+}
+
 // Fault injection for the crash tests: with PUZZLEDB_CRASH_AT=<point> in the environment a
 // table write ends the process abruptly (exit status 86, no cleanup) at that point.
 void CrashPoint(std::string_view point) {
@@ -626,17 +636,10 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
   metadata.set_band_page_count(bands != nullptr ? static_cast<uint32_t>(pages) : 0);
   metadata.set_band_crc32(band_crc);
   metadata.set_band_stored_bytes(band_stored);
-  {
-    const std::string file = stem + "-metadata.sst";
-    files.push_back(file);
-    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), DatabaseOptions(true));
-    rocksdb::Status s = writer.Open(file);
-    if (s.ok()) s = writer.Put(MetadataKey(id), metadata.SerializeAsString());
-    if (s.ok()) s = writer.Finish();
-    if (!s.ok()) {
-      remove_files();
-      return FromRocks(s, Cat("table ", id, ": writing ", file));
-    }
+  files.push_back(stem + "-metadata.sst");
+  if (absl::Status record = WriteRecordFile(files.back(), metadata); !record.ok()) {
+    remove_files();
+    return record;
   }
   CrashPoint("before-ingest");
   rocksdb::IngestExternalFileOptions ingest;
@@ -778,13 +781,8 @@ absl::StatusOr<bool> TableStore::Migrate(const std::string& table_id, uint64_t* 
   }
   if (written.ok()) {
     m.set_format_version(kTableFormatVersion);
-    const std::string file = stem + "-metadata.sst";
-    files.push_back(file);
-    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), DatabaseOptions(true));
-    rocksdb::Status s = writer.Open(file);
-    if (s.ok()) s = writer.Put(MetadataKey(table_id), m.SerializeAsString());
-    if (s.ok()) s = writer.Finish();
-    written = FromRocks(s, Cat("table ", table_id, ": writing ", file));
+    files.push_back(stem + "-metadata.sst");
+    written = WriteRecordFile(files.back(), m);
   }
   if (!written.ok()) {
     remove_files();
