@@ -641,13 +641,7 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
     remove_files();
     return record;
   }
-  CrashPoint("before-ingest");
-  rocksdb::IngestExternalFileOptions ingest;
-  ingest.move_files = true;
-  const rocksdb::Status s = db_->IngestExternalFile(files, ingest);
-  remove_files();
-  if (!s.ok()) return FromRocks(s, Cat("table ", id, ": ingesting ", Join(files, ", ")));
-  CrashPoint("after-ingest");
+  if (absl::Status ingested = Ingest(id, files, ""); !ingested.ok()) return ingested;
   // The new table is live; the pages of earlier generations (also those a crash left
   // behind, and a version-1 table's keys) are garbage now, and so are their unpacked copies.
   absl::Status deleted = DeleteOlderGenerations(id, generation);
@@ -658,6 +652,19 @@ absl::Status TableStore::Write(TableMetadata metadata, const PackedTable& entrie
     return absl::OkStatus();
   }
   return WriteUnpacked(metadata, entries);
+}
+
+absl::Status TableStore::Ingest(const std::string& table_id, const std::vector<std::string>& files,
+                                std::string_view crash_points) {
+  CrashPoint(Cat(crash_points, "before-ingest"));
+  rocksdb::IngestExternalFileOptions ingest;
+  ingest.move_files = true;
+  const rocksdb::Status s = db_->IngestExternalFile(files, ingest);
+  std::error_code ec;
+  for (const std::string& f : files) std::filesystem::remove(f, ec);
+  if (!s.ok()) return FromRocks(s, Cat("table ", table_id, ": ingesting ", Join(files, ", ")));
+  CrashPoint(Cat(crash_points, "after-ingest"));
+  return absl::OkStatus();
 }
 
 absl::Status TableStore::DeleteOlderGenerations(const std::string& table_id, uint64_t generation) {
@@ -788,13 +795,7 @@ absl::StatusOr<bool> TableStore::Migrate(const std::string& table_id, uint64_t* 
     remove_files();
     return written;
   }
-  CrashPoint("migrate-before-ingest");
-  rocksdb::IngestExternalFileOptions ingest;
-  ingest.move_files = true;
-  const rocksdb::Status s = db_->IngestExternalFile(files, ingest);
-  remove_files();
-  if (!s.ok()) return FromRocks(s, Cat("table ", table_id, ": ingesting ", Join(files, ", ")));
-  CrashPoint("migrate-after-ingest");
+  if (absl::Status ingested = Ingest(table_id, files, "migrate-"); !ingested.ok()) return ingested;
   absl::Status deleted = DeleteVersion1(table_id);
   if (!deleted.ok()) return deleted;
   return true;

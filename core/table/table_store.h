@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -141,6 +142,10 @@ class TableStore {
   // A format-version-1 table's record and pages, if it has any.
   absl::Status DeleteVersion1(const std::string& table_id);
   absl::Status DeleteKeys(const std::string& begin, const std::string& end);
+  // Ingests a table's files in one step (docs/FORMAT.md, "Atomicity") and removes them;
+  // the crash tests' points are `crash_points` + "before-ingest" / "after-ingest".
+  absl::Status Ingest(const std::string& table_id, const std::vector<std::string>& files,
+                      std::string_view crash_points);
   // The newest generation of the table's pages in either layout; 0 if it has none.
   uint64_t NewestGeneration(const std::string& table_id) const;
   absl::StatusOr<std::shared_ptr<const LoadedTable>> Load(const std::string& table_id,
