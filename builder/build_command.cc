@@ -380,8 +380,9 @@ struct OpenedDb {
   std::map<std::string, std::string> refused;  // stored definitions not served, and why
 };
 std::optional<OpenedDb> OpenAndList(const std::string& db, std::string_view command,
-                                    std::ostream& err) {
-  auto store = TableStore::Open(db, TableStore::Mode::kReadOnly);
+                                    std::ostream& err,
+                                    TableStore::Mode mode = TableStore::Mode::kReadOnly) {
+  auto store = TableStore::Open(db, mode);
   if (!store.ok()) {
     err << "puzzledb-build " << command << ": " << Message(store.status()) << "\n";
     return std::nullopt;
@@ -481,21 +482,16 @@ int RunUnpack(const std::string& db, UnpackedCopies which, std::ostream& out, st
 }
 
 int RunMigrate(const std::string& db, std::ostream& out, std::ostream& err) {
-  auto store = TableStore::Open(db, TableStore::Mode::kReadWriteExisting);
-  if (!store.ok()) {
-    err << "puzzledb-build migrate: " << Message(store.status()) << "\n";
-    return kExitFailure;
-  }
-  auto tables = (*store)->List();
-  if (!tables.ok()) {
-    err << "puzzledb-build migrate: " << Message(tables.status()) << "\n";
-    return kExitFailure;
-  }
+  std::optional<OpenedDb> opened =
+      OpenAndList(db, "migrate", err, TableStore::Mode::kReadWriteExisting);
+  if (!opened.has_value()) return kExitFailure;
+  const std::unique_ptr<TableStore>& store = opened->store;
+  const std::vector<TableMetadata>* tables = &opened->tables;
   int failures = 0, moved = 0;
   for (const TableMetadata& m : *tables) {
     const auto started = std::chrono::steady_clock::now();
     uint64_t pages = 0;
-    const auto migrated = (*store)->Migrate(m.table_id(), &pages);
+    const auto migrated = store->Migrate(m.table_id(), &pages);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!migrated.ok()) {
@@ -511,7 +507,7 @@ int RunMigrate(const std::string& db, std::ostream& out, std::ostream& err) {
       out << m.table_id() << ": format " << kTableFormatVersion << " already\n";
     }
   }
-  for (const auto& [id, why] : (*store)->Damaged()) {
+  for (const auto& [id, why] : store->Damaged()) {
     ++failures;
     out << id << ": FAILED: " << why << "\n";
     err << "puzzledb-build migrate: table " << id << " cannot be read: " << why << "\n";
