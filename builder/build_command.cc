@@ -487,11 +487,16 @@ int RunMigrate(const std::string& db, std::ostream& out, std::ostream& err) {
   if (!opened.has_value()) return kExitFailure;
   const std::unique_ptr<TableStore>& store = opened->store;
   const std::vector<TableMetadata>* tables = &opened->tables;
-  int failures = 0, moved = 0;
+  int failures = 0, moved = 0, definitions = 0;
   for (const TableMetadata& m : *tables) {
     const auto started = std::chrono::steady_clock::now();
     uint64_t pages = 0;
-    const auto migrated = store->Migrate(m.table_id(), &pages);
+    std::string rewritten;  // what a stored definition became
+    const auto migrated = store->Migrate(m.table_id(), &pages, [&](TableMetadata* record) {
+      auto changed = MigrateDefinitionRecord(record);
+      if (changed.ok() && *changed) rewritten = record->parameters_text();
+      return changed;
+    });
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!migrated.ok()) {
@@ -500,9 +505,17 @@ int RunMigrate(const std::string& db, std::ostream& out, std::ostream& err) {
       err << "puzzledb-build migrate: " << Message(migrated.status())
           << " (rebuild it: puzzledb-build --db " << db << " --puzzle " << m.puzzle() << ")\n";
     } else if (*migrated) {
-      ++moved;
-      out << m.table_id() << ": format " << m.format_version() << " -> " << kTableFormatVersion
-          << ", " << pages << " pages (" << SecondsText(seconds) << ")\n";
+      moved += m.format_version() != kTableFormatVersion;
+      definitions += !rewritten.empty();
+      std::vector<std::string> did;
+      if (m.format_version() != kTableFormatVersion) {
+        did.push_back(Cat("format ", m.format_version(), " -> ", kTableFormatVersion, ", ", pages, " pages"));
+      }
+      if (!rewritten.empty()) {
+        did.push_back(Cat("its definition in today's reading of move orientations (", rewritten, ")"));
+      }
+      out << m.table_id() << ": " << Join(did, "; ");
+      out << " (" << SecondsText(seconds) << ")\n";
     } else {
       out << m.table_id() << ": format " << kTableFormatVersion << " already\n";
     }
@@ -512,8 +525,9 @@ int RunMigrate(const std::string& db, std::ostream& out, std::ostream& err) {
     out << id << ": FAILED: " << why << "\n";
     err << "puzzledb-build migrate: table " << id << " cannot be read: " << why << "\n";
   }
-  out << moved << " of " << tables->size() << " tables moved to format " << kTableFormatVersion
-      << "\n";
+  out << moved << " of " << tables->size() << " tables moved to format " << kTableFormatVersion;
+  if (definitions > 0) out << ", " << definitions << " definitions rewritten in today's reading";
+  out << "\n";
   return failures == 0 ? kExitOk : kExitFailure;
 }
 
@@ -619,24 +633,48 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
   return exit_code;
 }
 
-int RunDefinedCensus(const std::string& path, int depth, uint64_t memory, int threads, bool quiet,
-                     std::ostream& out, std::ostream& err) {
+namespace {
+
+// The definition file at `path` (--definition of `command`), or nullopt, said on `err`.
+std::optional<std::string> ReadDefinitionFile(const std::string& path, std::string_view command,
+                                              std::ostream& err) {
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(path, ec);
   if (ec) {
-    err << "puzzledb-build census: --definition " << path << ": " << ec.message() << "\n";
-    return kExitBadInput;
+    err << "puzzledb-build " << command << ": --definition " << path << ": " << ec.message() << "\n";
+    return std::nullopt;
   }
   if (bytes > (uint64_t{1} << 20)) {
-    err << "puzzledb-build census: --definition " << path << ": " << bytes
+    err << "puzzledb-build " << command << ": --definition " << path << ": " << bytes
         << " bytes, more than a definition may take (1048576)\n";
-    return kExitBadInput;
+    return std::nullopt;
   }
   auto text = ReadWholeFile(path);
   if (!text.ok()) {
-    err << "puzzledb-build census: --definition " << Message(text.status()) << "\n";
+    err << "puzzledb-build " << command << ": --definition " << Message(text.status()) << "\n";
+    return std::nullopt;
+  }
+  return *std::move(text);
+}
+
+}  // namespace
+
+int RunMigrateDefinition(const std::string& path, std::ostream& out, std::ostream& err) {
+  const std::optional<std::string> text = ReadDefinitionFile(path, "migrate", err);
+  if (!text.has_value()) return kExitBadInput;
+  auto rewritten = RewriteLegacyTwists(*text, std::filesystem::path(path).filename().string());
+  if (!rewritten.ok()) {
+    err << "puzzledb-build migrate: " << Message(rewritten.status()) << "\n";
     return kExitBadInput;
   }
+  out << *rewritten;
+  return kExitOk;
+}
+
+int RunDefinedCensus(const std::string& path, int depth, uint64_t memory, int threads, bool quiet,
+                     std::ostream& out, std::ostream& err) {
+  const std::optional<std::string> text = ReadDefinitionFile(path, "census", err);
+  if (!text.has_value()) return kExitBadInput;
   auto definition = ReadDefinition(*text, std::filesystem::path(path).filename().string());
   if (!definition.ok()) {
     err << "puzzledb-build census: " << Message(definition.status()) << "\n";

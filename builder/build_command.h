@@ -58,6 +58,10 @@ int RunUnpack(const std::string& db, UnpackedCopies which, std::ostream& out, st
 // "Keys"), a line per table; exit 1 if any could not be (a damaged table: rebuild it), and
 // also if the database has damaged files.
 int RunMigrate(const std::string& db, std::ostream& out, std::ostream& err);
+// The definition file at `path`, written for a puzzledb that read move orientations by
+// destination, rewritten in today's reading with the same meaning (RewriteLegacyTwists), on
+// `out`; exit 2 if it does not read.
+int RunMigrateDefinition(const std::string& path, std::ostream& out, std::ostream& err);
 // The states of the definition file at `path` at each distance up to `depth`, counted by a
 // search that keeps them (core/defined/defined_census.h): "distance count" lines on `out`,
 // each as it is counted.

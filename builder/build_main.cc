@@ -118,10 +118,16 @@ int main(int argc, char** argv) {
 
   CLI::App* migrate = app.add_subcommand(
       "migrate", "Rewrite every table of an older database format under the current keys "
-                 "(docs/FORMAT.md, \"Keys\"): each table in one step, its pages' bytes as they "
-                 "are; older formats are still read, and a table is rewritten anyway when it is "
-                 "next built");
+                 "(docs/FORMAT.md, \"Keys\"), and every stored definition read the old way "
+                 "(move orientations by destination) in today's reading, with the same "
+                 "meaning: each table in one step, its pages' bytes as they are; older formats "
+                 "are still read, and a table is rewritten anyway when it is next built");
   migrate->add_option("--db", build.db, "Database folder")->capture_default_str();
+  std::string migrate_definition;
+  migrate->add_option("--definition", migrate_definition,
+                      "Instead: print this definition file, written for a puzzledb that read "
+                      "move orientations by destination, rewritten in today's reading (by piece, "
+                      "as twsearch reads them) with the same meaning");
 
   std::string census_definition;
   int census_depth = 7;
@@ -179,7 +185,10 @@ int main(int argc, char** argv) {
   }
   if (verify->parsed()) return RunVerify(build.db, build.threads, std::cout, std::cerr);
   if (info->parsed()) return RunInfo(build.db, json, std::cout, std::cerr);
-  if (migrate->parsed()) return RunMigrate(build.db, std::cout, std::cerr);
+  if (migrate->parsed()) {
+    if (!migrate_definition.empty()) return RunMigrateDefinition(migrate_definition, std::cout, std::cerr);
+    return RunMigrate(build.db, std::cout, std::cerr);
+  }
   if (unpack->parsed()) {
     return RunUnpack(build.db, unpack_all ? UnpackedCopies::kAll : UnpackedCopies::kLarge,
                      std::cout, std::cerr);

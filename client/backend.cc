@@ -188,7 +188,17 @@ const Puzzle* FindPuzzleOf(std::string_view name,
   if (!listed.ok()) return nullptr;
   std::vector<std::pair<std::string, std::string>> definitions;
   for (const auto& p : listed->puzzles()) {
-    if (!p.definition().empty()) definitions.emplace_back(p.name(), p.definition());
+    if (p.definition().empty()) continue;
+    if (p.definition_reading() != kDefinitionReading) {
+      // Read today's way, an older server's file may be another puzzle.
+      if (log) {
+        log(Cat("the server's puzzle ", p.name(), " cannot be read here: the server reads its "
+                "definition's move orientations by destination, as puzzledb did before it read "
+                "them by piece (docs/PUZZLES.md, section 7); upgrade the server"));
+      }
+      continue;
+    }
+    definitions.emplace_back(p.name(), p.definition());
   }
   RegisterListedDefinitions(definitions, log);
   return FindPuzzle(name);

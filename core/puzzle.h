@@ -234,6 +234,11 @@ class Puzzle {
                               int threads) const = 0;
 };
 
+// How a definition()'s move orientations are read (docs/PUZZLES.md, section 7): 2, by
+// piece, as twsearch reads them (before it, by destination). The wire carries it beside the
+// file (PuzzleInfo.definition_reading), so that a client reads a server's file as it does.
+inline constexpr uint32_t kDefinitionReading = 2;
+
 // The registered puzzles, in registration order (core/puzzles/registry.cc): the built-in
 // ones, then those registered since. Registered puzzles are never removed, so a span or a
 // pointer once returned stays valid.

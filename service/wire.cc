@@ -289,6 +289,7 @@ void DescribePuzzle(const Puzzle& puzzle, v1::PuzzleInfo* out) {
   out->set_default_max_moves(static_cast<uint32_t>(puzzle.default_max_moves()));
   out->set_single_goal(puzzle.single_goal());
   out->set_definition(std::string(puzzle.definition()));
+  if (!puzzle.definition().empty()) out->set_definition_reading(kDefinitionReading);
   const BoardLayout& layout = puzzle.layout();
   v1::BoardLayout* board = out->mutable_layout();
   board->set_width(layout.width);

@@ -42,8 +42,8 @@ const char kStrip[] =
 // Two sets, one with orientations; moves of order 3 (A, A2, B, B2).
 const char kTwo[] =
     "Set C 4 3\nSet E 3 1\nSolved\nC\n1 2 3 4\n0 0 0 0\nE\n1 2 3\nEnd\n"
-    "Move A\nC\n2 3 1 4\n1 2 0 0\nE\n2 3 1\nEnd\n"
-    "Move B\nC\n1 3 4 2\n0 0 1 2\nE\n1 2 3\nEnd\n";
+    "Move A\nC\n2 3 1 4\n0 1 2 0\nE\n2 3 1\nEnd\n"
+    "Move B\nC\n1 3 4 2\n0 2 0 1\nE\n1 2 3\nEnd\n";
 
 // X and Y commute (they move different sets), Z commutes with neither: the search never
 // tries X right after Y, and still finds the smallest optimal answer.

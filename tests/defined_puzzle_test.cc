@@ -1,7 +1,10 @@
 // A definition made a puzzle (core/defined/): built into a table, answered through the same
 // Puzzle interface and solver as the built-in puzzles, stored with its table and served
 // again from the database alone.
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -110,6 +113,242 @@ TEST(DefinedPuzzleTest, ScramblesAreTheirPositions) {
             "case 1, line 1: move 3: 'D' does not apply there: 'U D D'");
 }
 
+// The tests' own reading of a twisty definition (Set lines and unguarded Move blocks, no
+// more), and its moves applied as twsearch applies them, with nothing of core/definition/:
+// position j takes the piece from p_j, whose orientation gains o_{p_j} (by piece), or, read
+// the old way, o_j (by destination).
+class TwistySimulator {
+ public:
+  struct Set {
+    std::string name;
+    int size = 0, orientations = 1;
+  };
+  struct Part {
+    std::vector<int> from, twist;  // 0-based sources; orientations as written (all 0 if none)
+  };
+  // A state: per set, the labels then the orientations.
+  using State = std::vector<std::vector<int>>;
+
+  TwistySimulator(const std::string& text, bool by_piece) : by_piece_(by_piece) {
+    std::istringstream in(text);
+    std::string line;
+    std::vector<std::vector<std::string>> lines;
+    while (std::getline(in, line)) {
+      if (const size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+      std::istringstream words(line);
+      std::vector<std::string> tokens;
+      for (std::string w; words >> w;) tokens.push_back(w);
+      if (!tokens.empty()) lines.push_back(tokens);
+    }
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i][0] == "Set") {
+        sets_.push_back({lines[i][1], std::stoi(lines[i][2]), std::stoi(lines[i][3])});
+      } else if (lines[i][0] == "Move") {
+        names_.push_back(lines[i][1]);
+        std::vector<Part> move(sets_.size());
+        for (size_t s = 0; s < sets_.size(); ++s) {
+          for (int j = 0; j < sets_[s].size; ++j) move[s].from.push_back(j);
+          move[s].twist.assign(static_cast<size_t>(sets_[s].size), 0);
+        }
+        // Each set it changes: its name, its sources, maybe its orientations; then End.
+        for (++i; lines[i][0] != "End"; ++i) {
+          size_t s = 0;
+          while (sets_[s].name != lines[i][0]) ++s;
+          const auto number = [&](size_t line, int j) { return std::stoi(lines[line][static_cast<size_t>(j)]); };
+          for (int j = 0; j < sets_[s].size; ++j) move[s].from[static_cast<size_t>(j)] = number(i + 1, j) - 1;
+          ++i;
+          if (std::isdigit(static_cast<unsigned char>(lines[i + 1][0][0]))) {
+            for (int j = 0; j < sets_[s].size; ++j) move[s].twist[static_cast<size_t>(j)] = number(i + 1, j);
+            ++i;
+          }
+        }
+        moves_.push_back(move);
+      }
+    }
+  }
+
+  State Goal() const {
+    State s;
+    for (const Set& set : sets_) {
+      std::vector<int> v;
+      for (int j = 0; j < set.size; ++j) v.push_back(j + 1);
+      for (int j = 0; j < set.size; ++j) v.push_back(0);
+      s.push_back(v);
+    }
+    return s;
+  }
+  State Apply(const State& s, size_t move) const {
+    State out = s;
+    for (size_t k = 0; k < sets_.size(); ++k) {
+      const int n = sets_[k].size;
+      const Part& part = moves_[move][k];
+      for (int j = 0; j < n; ++j) {
+        const int from = part.from[static_cast<size_t>(j)];
+        const int twist = part.twist[static_cast<size_t>(by_piece_ ? from : j)];
+        out[k][static_cast<size_t>(j)] = s[k][static_cast<size_t>(from)];
+        out[k][static_cast<size_t>(n + j)] = (s[k][static_cast<size_t>(n + from)] + twist) % sets_[k].orientations;
+      }
+    }
+    return out;
+  }
+  // "U R' F" played from `s`: each name a move, or its inverse with '.
+  State Play(State s, const std::string& sequence) const {
+    std::istringstream words(sequence);
+    for (std::string w; words >> w;) {
+      const bool inverse = w.back() == '\'';
+      if (inverse) w.pop_back();
+      const size_t m = static_cast<size_t>(std::find(names_.begin(), names_.end(), w) - names_.begin());
+      EXPECT_LT(m, names_.size()) << w;
+      if (m >= names_.size()) return s;
+      if (!inverse) {
+        s = Apply(s, m);
+        continue;
+      }
+      // The inverse: the state the move's cycle through s passes just before s.
+      for (State t = s;;) {
+        State next = Apply(t, m);
+        if (next == s) {
+          s = t;
+          break;
+        }
+        t = std::move(next);
+      }
+    }
+    return s;
+  }
+  std::string Compact(const State& s) const {
+    std::vector<std::string> parts;
+    for (size_t k = 0; k < sets_.size(); ++k) {
+      const int n = sets_[k].size;
+      std::vector<int> labels(s[k].begin(), s[k].begin() + n), twists(s[k].begin() + n, s[k].end());
+      parts.push_back(sets_[k].orientations > 1 ? Cat(Join(labels, " "), " / ", Join(twists, " "))
+                                                : Join(labels, " "));
+    }
+    return Join(parts, " | ");
+  }
+  // Every state's distance from the goal, each power of a move counting one (breadth first
+  // from the goal: the powers hold every move's inverse).
+  std::map<State, int> Distances() const {
+    std::map<State, int> d{{Goal(), 0}};
+    std::vector<State> layer{Goal()};
+    for (int depth = 1; !layer.empty(); ++depth) {
+      std::vector<State> next;
+      for (const State& s : layer) {
+        for (size_t m = 0; m < moves_.size(); ++m) {
+          for (State t = Apply(s, m); t != s; t = Apply(t, m)) {
+            if (d.emplace(t, depth).second) next.push_back(t);
+          }
+        }
+      }
+      layer.swap(next);
+    }
+    return d;
+  }
+
+ private:
+  bool by_piece_;
+  std::vector<Set> sets_;
+  std::vector<std::vector<Part>> moves_;
+  std::vector<std::string> names_;
+};
+
+// Move orientations are read by piece, as twsearch reads them (docs/PUZZLES.md, section 7).
+// On a file whose moves twist a cycle's pieces unevenly, every scramble is the position the
+// tests' own reading gives, at the distance it gives, which is twsearch's too
+// (uneven_twsearch.txt), and so is the census; every answer replays to the goal. Read the
+// old way (by destination) the file is another puzzle, and the rewrite a migration makes of
+// it (RewriteLegacyTwists) is that other puzzle read today's way.
+TEST(DefinedPuzzleTest, MoveOrientationsAreReadByPieceAsTwsearchReadsThem) {
+  const std::string text = SampleText("uneven.tws");
+  std::vector<uint64_t> census;  // twsearch's
+  std::vector<int> distances;
+  {
+    std::istringstream in(SampleText("uneven_twsearch.txt"));
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream words(line);
+      std::string what;
+      words >> what;
+      for (uint64_t v; (what == "census" || what == "distances") && words >> v;) {
+        if (what == "census") census.push_back(v);
+        else distances.push_back(static_cast<int>(v));
+      }
+    }
+  }
+  std::vector<std::string> scrambles;
+  {
+    std::istringstream in(SampleText("uneven_scramble.in"));
+    for (std::string line; std::getline(in, line);) scrambles.push_back(line);
+  }
+  ASSERT_EQ(census.size(), 9u);
+  ASSERT_EQ(scrambles.size(), distances.size());
+  const TwistySimulator by_piece(text, /*by_piece=*/true), by_destination(text, /*by_piece=*/false);
+  const auto census_of = [](const std::map<TwistySimulator::State, int>& distance) {
+    std::vector<uint64_t> counts;
+    for (const auto& [state, d] : distance) {
+      if (counts.size() <= static_cast<size_t>(d)) counts.resize(static_cast<size_t>(d) + 1, 0);
+      ++counts[static_cast<size_t>(d)];
+    }
+    return counts;
+  };
+  const auto distance = by_piece.Distances();
+  const auto old_distance = by_destination.Distances();
+  EXPECT_EQ(census_of(distance), census) << "the tests' own reading counts what twsearch counts";
+  EXPECT_NE(census_of(old_distance), census) << "read by destination, the file is another puzzle";
+
+  auto store = OpenStore("defined_uneven");
+  std::shared_ptr<TableStore> shared(std::move(store));
+  const auto puzzle = Make("uneven", text);
+  ASSERT_NE(puzzle, nullptr);
+  const auto built = puzzle->Build(puzzle->Goal(nullptr), *shared, BuildOptions{});
+  ASSERT_TRUE(built.ok()) << built.status();
+  EXPECT_EQ(std::vector<uint64_t>(built->histogram().begin(), built->histogram().end()), census);
+  Solver solver(shared);
+  SolveOptions options;
+  options.policy = Policy::kTableOnly;
+  const auto cases = puzzle->ParseScrambles(SampleText("uneven_scramble.in"));
+  ASSERT_EQ(cases.size(), scrambles.size());
+  int told_apart = 0;  // scrambles whose distance the old reading gets wrong
+  for (size_t i = 0; i < cases.size(); ++i) {
+    ASSERT_TRUE(cases[i].instance.ok()) << cases[i].instance.status();
+    const auto state = by_piece.Play(by_piece.Goal(), scrambles[i]);
+    EXPECT_EQ(puzzle->FormatCompact(*cases[i].instance), by_piece.Compact(state)) << scrambles[i];
+    const auto solved = solver.Solve(*cases[i].instance, options);
+    ASSERT_TRUE(solved.ok()) << solved.status();
+    EXPECT_EQ(solved->distance, distances[i]) << scrambles[i] << ": twsearch's distance";
+    EXPECT_EQ(solved->distance, distance.at(state)) << scrambles[i];
+    std::string answer;
+    for (const uint8_t m : solved->moves) answer += puzzle->MoveName(*cases[i].instance, m) + " ";
+    EXPECT_EQ(by_piece.Play(state, answer), by_piece.Goal()) << scrambles[i] << ": " << answer;
+    const auto old_state = by_destination.Play(by_destination.Goal(), scrambles[i]);
+    told_apart += old_distance.at(old_state) != distances[i];
+  }
+  EXPECT_GE(told_apart, 5) << "the scrambles tell the readings apart";
+
+  // What a migration makes of the file read the old way: the old reading's positions.
+  const auto legacy = RewriteLegacyTwists(text, "uneven.tws");
+  ASSERT_TRUE(legacy.ok()) << legacy.status();
+  EXPECT_NE(*legacy, text);
+  const auto old_puzzle = Make("uneven_old", *legacy);
+  ASSERT_NE(old_puzzle, nullptr);
+  const auto old_cases = old_puzzle->ParseScrambles(SampleText("uneven_scramble.in"));
+  ASSERT_EQ(old_cases.size(), scrambles.size());
+  for (size_t i = 0; i < old_cases.size(); ++i) {
+    ASSERT_TRUE(old_cases[i].instance.ok());
+    EXPECT_EQ(old_puzzle->FormatCompact(*old_cases[i].instance),
+              by_destination.Compact(by_destination.Play(by_destination.Goal(), scrambles[i])))
+        << scrambles[i];
+  }
+  // Only the orientation lines change, in place; comments, blank lines and CRs stay.
+  const auto kept = RewriteLegacyTwists("# a cube\r\nSet C 3 3\r\nSolved\r\nC\r\n1 2 3\r\nEnd\r\n"
+                                        "Move M  # turns\r\nC\r\n  2 3 1\r\n\t1 2 0   # by destination\r\nEnd\r\n",
+                                        "crlf.tws");
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(*kept, "# a cube\r\nSet C 3 3\r\nSolved\r\nC\r\n1 2 3\r\nEnd\r\n"
+                   "Move M  # turns\r\nC\r\n  2 3 1\r\n\t0 1 2   # by destination\r\nEnd\r\n");
+  EXPECT_EQ(RewriteLegacyTwists("Set C 3 3\nMove", "bad.tws").status().message(),
+            "bad.tws:2: Move takes one name (Move U), got 0 words");
+}
+
 // Every reachable state of each small definition, and thousands drawn at random from its
 // index (reachable or not), answered from its table through the Puzzle interface, against
 // the brute force: the distance and the lexicographically smallest moves, or -1.
@@ -122,8 +361,8 @@ TEST(DefinedPuzzleTest, RandomStatesAgreeWithTheBruteForce) {
       "Move L\nIf S 3 3\nS\n1 3 2 4 5\nEnd\nMove L\nIf S 2 3\nS\n2 1 3 4 5\nEnd\n"
       "Move J\nIf S 1 3\nS\n3 2 1 4 5\nEnd\nMove J\nIf S 3 3\nS\n3 2 1 4 5\nEnd\n";
   const std::string turns =  // orientations, a sum kept, powers
-      "Set C 4 3\nSolved\nC\n1 2 3 4\nEnd\nMove A\nC\n2 3 1 4\n1 2 0 0\nEnd\n"
-      "Move B\nC\n1 3 4 2\n0 0 1 2\nEnd\n";
+      "Set C 4 3\nSolved\nC\n1 2 3 4\nEnd\nMove A\nC\n2 3 1 4\n0 1 2 0\nEnd\n"
+      "Move B\nC\n1 3 4 2\n0 2 0 1\nEnd\n";
   struct Case {
     std::string name, text;
   };

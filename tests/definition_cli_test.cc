@@ -2,6 +2,7 @@
 // stores the definition with it; puzzledb answers from the database alone (solve, census,
 // sample), info and verify describe and check it; every broken rule is refused naming the
 // file, the line and the rule, before a database is made.
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "client/backend.h"
 #include "core/defined/defined_patterns.h"
 #include "core/definition/read_definition.h"
 #include "core/table/table_format.h"
@@ -258,15 +260,15 @@ TEST_F(DefinitionCliTest, ATableOfAnotherIndexLayoutIsRefused) {
   ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --definition " + Sample("slide32.tws"), "").exit_code, 0);
   EditMetadata(db_, "slide32", [](storage::v1::TableMetadata* m) {
     std::string text = m->parameters();
-    ASSERT_EQ(text.rfind("puzzledb definition, index layout 2\n", 0), 0u) << text.substr(0, 40);
-    text.replace(0, text.find('\n'), "puzzledb definition, index layout 1");
+    ASSERT_EQ(text.rfind("puzzledb definition, twists by piece, index layout 2\n", 0), 0u) << text.substr(0, 60);
+    text.replace(0, text.find('\n'), "puzzledb definition, twists by piece, index layout 1");
     m->set_parameters(text);
   });
   const auto solved = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32", "1 2 3 4 5 6\n");
   EXPECT_EQ(solved.exit_code, 2);
   EXPECT_NE(solved.err.find("not serving slide32: its table follows another layout of the index "
-                            "('puzzledb definition, index layout 1'); rebuild it with "
-                            "puzzledb-build --definition"),
+                            "('twists by piece, index layout 1'; this puzzledb's is 'twists by "
+                            "piece, index layout 2'): rebuild it with puzzledb-build --definition"),
             std::string::npos)
       << solved.err;
   const auto verify = RunCommand(kBuild + " verify --db " + db_, "");
@@ -275,6 +277,136 @@ TEST_F(DefinitionCliTest, ATableOfAnotherIndexLayoutIsRefused) {
   ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --definition " + Sample("slide32.tws"), "").exit_code, 0);
   const auto again = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32", "1 2 3 4 5 6\n");
   EXPECT_EQ(again.exit_code, 0) << again.err;
+}
+
+// A table stored by a puzzledb that read move orientations by destination (before
+// 2026-12, docs/PUZZLES.md, section 7) is never served as if read by piece: it is refused,
+// naming puzzledb-build migrate, which rewrites its stored file in today's reading with the
+// same meaning and keeps the table. The cube's file as that puzzledb was given it (its two
+// twisting moves' orientation lines by destination) becomes today's sample byte for byte;
+// a pattern table's record, whose checksum covers its projections, is rewritten too.
+TEST_F(DefinitionCliTest, ATableStoredUnderTheOldReadingIsMigrated) {
+  const std::string today = testing::ReadFile(Sample("cube2urf.tws"));
+  std::string old = today;
+  for (const auto& [now, before] : {std::pair<std::string, std::string>{"2 1 1 0 2 0 0 0", "1 2 2 0 1 0 0 0"},
+                                    {"1 2 0 1 0 0 2 0", "2 1 0 2 0 0 1 0"}}) {
+    ASSERT_NE(old.find(now), std::string::npos) << now;
+    old.replace(old.find(now), now.size(), before);
+  }
+  const std::string header = "puzzledb definition, twists by piece, index layout 2\n";
+  const std::string legacy_header = "puzzledb definition, index layout 2\n";
+  ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --definition " + Sample("cube2urf.tws"), "").exit_code, 0);
+  ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --threads 2 --definition " + Sample("slide32.tws") +
+                           " --projection 'T 1-2 ~6' --projection 'T 3-5 ~6'",
+                       "")
+                .exit_code,
+            0);
+  // Each record as the older puzzledb wrote it: its header, its file, their checksums.
+  const auto make_legacy = [&](const std::string& id, const std::string& file_text) {
+    EditMetadata(db_, id, [&](storage::v1::TableMetadata* m) {
+      ASSERT_EQ(m->parameters().rfind(header, 0), 0u);
+      const bool patterns = m->projections_size() > 0;
+      m->set_parameters(legacy_header + file_text);
+      m->set_parameters_fingerprint(patterns ? DefinedPatternsFingerprint(file_text, *m) : Crc32(file_text));
+      std::string described = m->parameters_text();
+      char crc[9];
+      std::snprintf(crc, sizeof crc, "%08x", Crc32(file_text));
+      described.replace(described.find(", crc32 ") + 8, 8, crc);
+      m->set_parameters_text(described);
+    });
+  };
+  make_legacy("cube2urf", old);
+  make_legacy("slide32-patterns", testing::ReadFile(Sample("slide32.tws")));
+  for (const std::string puzzle : {"cube2urf", "slide32"}) {
+    const auto refused = RunCommand(kCli + " solve --db " + db_ + " --puzzle " + puzzle,
+                                    testing::ReadFile(Sample(puzzle + ".in")));
+    EXPECT_EQ(refused.exit_code, 2) << refused.out;
+    EXPECT_NE(refused.err.find("not serving " + puzzle + ": its definition was stored by a puzzledb that "
+                               "read move orientations by destination, not by piece as twsearch "
+                               "does (docs/PUZZLES.md, section 7), and may name another puzzle now: "
+                               "puzzledb-build migrate --db " + db_ + " rewrites it in today's reading"),
+              std::string::npos)
+        << refused.err;
+  }
+  const auto verify = RunCommand(kBuild + " verify --db " + db_, "");
+  EXPECT_EQ(verify.exit_code, 1) << verify.out;
+
+  const auto migrated = RunCommand(kBuild + " migrate --db " + db_, "");
+  ASSERT_EQ(migrated.exit_code, 0) << migrated.out << migrated.err;
+  char crc[9];
+  std::snprintf(crc, sizeof crc, "%08x", Crc32(today));
+  EXPECT_NE(migrated.out.find(std::string("cube2urf: its definition in today's reading of move orientations "
+                                          "(file cube2urf.tws, crc32 ") + crc + ") ("),
+            std::string::npos)
+      << migrated.out;
+  EXPECT_NE(migrated.out.find("slide32-patterns: its definition in today's reading of move orientations "
+                              "(file slide32.tws, crc32 "),
+            std::string::npos)
+      << migrated.out;
+  EXPECT_NE(migrated.out.find("0 of 2 tables moved to format 2, 2 definitions rewritten in today's reading\n"),
+            std::string::npos)
+      << migrated.out;
+  EditMetadata(db_, "cube2urf", [&](storage::v1::TableMetadata* m) {
+    EXPECT_EQ(m->parameters(), header + today) << "the old file in today's reading is today's sample";
+    EXPECT_EQ(m->parameters_fingerprint(), Crc32(today));
+  });
+  for (const std::string puzzle : {"cube2urf", "slide32"}) {
+    const auto solved = RunCommand(kCli + " solve --db " + db_ + " --puzzle " + puzzle,
+                                   testing::ReadFile(Sample(puzzle + ".in")));
+    EXPECT_EQ(solved.exit_code, 0) << solved.err;
+    EXPECT_EQ(solved.out, testing::ReadFile(Sample(puzzle + ".out"))) << puzzle;
+  }
+  const auto scrambled = RunCommand(kCli + " solve --db " + db_ + " --puzzle cube2urf --scramble",
+                                    testing::ReadFile(Sample("cube2urf_scramble.in")));
+  EXPECT_EQ(scrambled.out, testing::ReadFile(Sample("cube2urf_scramble.out")));
+  const auto verified = RunCommand(kBuild + " verify --db " + db_, "");
+  EXPECT_EQ(verified.exit_code, 0) << verified.out << verified.err;
+  const auto again = RunCommand(kBuild + " migrate --db " + db_, "");
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_NE(again.out.find("cube2urf: format 2 already\n"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("0 of 2 tables moved to format 2\n"), std::string::npos) << again.out;
+
+  // A file of one's own, rewritten: on standard output, or a refusal naming the line.
+  const auto file = RunCommand(kBuild + " migrate --definition " + Write("cube2urf.tws", old), "");
+  EXPECT_EQ(file.exit_code, 0) << file.err;
+  EXPECT_EQ(file.out, today);
+  const auto bad = RunCommand(kBuild + " migrate --definition " + Write("bad.tws", "Set T 3 1\nMove\n"), "");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "puzzledb-build migrate: bad.tws:2: Move takes one name (Move U), got 0 words\n");
+  const auto missing = RunCommand(kBuild + " migrate --definition /nonexistent/x.tws", "");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("puzzledb-build migrate: --definition /nonexistent/x.tws: "), std::string::npos)
+      << missing.err;
+}
+
+// A client makes a server's definition a puzzle only when it reads the file as the server
+// does: from a server that read move orientations by destination (no definition_reading),
+// the file, read today's way, may be another puzzle, and is not made one.
+TEST(DefinitionReadingTest, AClientReadsAServersFileOnlyInTheServersReading) {
+  const std::string text = testing::ReadFile(Sample("cube2urf.tws"));
+  for (const uint32_t reading : {0u, 2u}) {
+    const std::string name = "listed_cube_" + std::to_string(reading);
+    v1::ListPuzzlesResponse listed;
+    v1::PuzzleInfo* info = listed.add_puzzles();
+    info->set_name(name);
+    info->set_definition(text);
+    info->set_definition_reading(reading);
+    std::vector<std::string> logged;
+    const Puzzle* found = FindPuzzleOf(
+        name, [&]() -> absl::StatusOr<v1::ListPuzzlesResponse> { return listed; },
+        [&](std::string_view line) { logged.emplace_back(line); });
+    if (reading == 2) {
+      ASSERT_NE(found, nullptr);
+      EXPECT_EQ(found->definition(), text);
+      EXPECT_TRUE(logged.empty());
+    } else {
+      EXPECT_EQ(found, nullptr);
+      ASSERT_EQ(logged.size(), 1u);
+      EXPECT_EQ(logged[0], "the server's puzzle " + name + " cannot be read here: the server reads its "
+                           "definition's move orientations by destination, as puzzledb did before it "
+                           "read them by piece (docs/PUZZLES.md, section 7); upgrade the server");
+    }
+  }
 }
 
 // A definition built with pattern tables of projections (--projection) is answered by the

@@ -225,7 +225,7 @@ TEST(DefinitionTest, EveryBrokenRuleIsRefusedWithItsLineAndRule) {
   }
   // A set a goal leaves out holds its pieces in order (as twsearch reads it).
   const auto left_out = ReadDefinition(
-      "Set T 3 1\nSet U 2 3\nSolved\nT\n1 1 2\nEnd\nMove M\nU\n2 1\n1 2\nEnd\n", "out.tws");
+      "Set T 3 1\nSet U 2 3\nSolved\nT\n1 1 2\nEnd\nMove M\nU\n2 1\n2 1\nEnd\n", "out.tws");
   ASSERT_TRUE(left_out.ok()) << left_out.status();
   EXPECT_EQ(left_out->FormatCompact(left_out->goals()[0]), "1 1 2 | 1 2 / 0 0");
   // A piece named in a guard that the set does not hold.
@@ -394,7 +394,7 @@ TEST(DefinedSearchTest, TheIndexKeepsOnlyWhatTheMovesCanReach) {
   // the twists of C add up to 0 (3^3 of 3^4).
   const auto linked = ReadDefinition(
       "Set A 4 1\nSet B 4 1\nSet C 4 3\nSolved\nA\n1 2 3 4\nB\n1 2 3 4\nC\n1 2 3 4\nEnd\n"
-      "Move X\nA\n2 1 3 4\nB\n1 2 4 3\nC\n2 3 4 1\n1 2 0 0\nEnd\n"
+      "Move X\nA\n2 1 3 4\nB\n1 2 4 3\nC\n2 3 4 1\n0 1 2 0\nEnd\n"
       "Move Y\nA\n2 3 4 1\nB\n2 3 4 1\nEnd\n",
       "linked.tws");
   ASSERT_TRUE(linked.ok()) << linked.status();

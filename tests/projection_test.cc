@@ -94,8 +94,8 @@ TEST(ProjectionTest, EveryProjectionIsALowerBound) {
 TEST(ProjectionTest, SetsPiecesAndTwistsLeftOut) {
   auto d = ReadDefinition(
       "Set C 4 3\nSet E 3 1\nSolved\nC\n1 2 3 4\n0 0 0 0\nE\n1 2 3\nEnd\n"
-      "Move A\nC\n2 3 1 4\n1 2 0 0\nE\n2 1 3\nEnd\n"
-      "Move B\nC\n1 3 4 2\n0 0 1 2\nE\n1 3 2\nEnd\n",
+      "Move A\nC\n2 3 1 4\n0 1 2 0\nE\n2 1 3\nEnd\n"
+      "Move B\nC\n1 3 4 2\n0 2 0 1\nE\n1 3 2\nEnd\n",
       "two.tws");
   ASSERT_TRUE(d.ok()) << d.status();
   const BruteForce all(*d);

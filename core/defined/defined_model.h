@@ -38,9 +38,15 @@ inline constexpr int kDefinedStateBytes = 56;
 // Moves of a puzzle served from a table (a walk keeps the legal moves in 64 bits).
 inline constexpr int kMaxDefinedMoves = 64;
 // A definition's table stores this line, then the file (docs/FORMAT.md, "A definition's
-// table"): the number is that of the index's layout, which a table's entries follow.
-inline constexpr std::string_view kDefinitionHeader = "puzzledb definition, index layout 2\n";
-inline constexpr std::string_view kDefinitionHeaderStart = "puzzledb definition, index layout ";
+// table"): how the file's move orientations are read (by piece, as twsearch reads them),
+// and the layout of the index, which a table's entries follow.
+inline constexpr std::string_view kDefinitionHeader =
+    "puzzledb definition, twists by piece, index layout 2\n";
+// The line of a table whose file was read the old way, orientations by destination
+// (puzzledb-build migrate rewrites it: core/defined/defined_puzzle.h).
+inline constexpr std::string_view kLegacyDefinitionHeader = "puzzledb definition, index layout 2\n";
+// What every definition's table's line starts with.
+inline constexpr std::string_view kDefinitionHeaderStart = "puzzledb definition, ";
 
 template <class P>
 struct DefinedGuide;

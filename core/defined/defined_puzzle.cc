@@ -21,6 +21,26 @@ using DefinedGuidedModel = DefinedModel<TableEncodingKind::kPatternBound>;
 
 namespace {
 
+// Why a table whose definition was read the old way is not served, after "its " or "the
+// table's "; `db` the database's folder, if known.
+std::string LegacyReading(std::string_view db) {
+  return Cat("definition was stored by a puzzledb that read move orientations by destination, "
+             "not by piece as twsearch does (docs/PUZZLES.md, section 7), and may name another "
+             "puzzle now: puzzledb-build migrate --db ", db.empty() ? "DIR" : db,
+             " rewrites it in today's reading, keeping its table; or rebuild it with "
+             "puzzledb-build --definition");
+}
+
+// What a definition's table's first line says after "puzzledb definition, " (the reading
+// and the layout: "twists by piece, index layout 2"), for messages.
+std::string_view HeaderOf(std::string_view parameters) {
+  std::string_view line = parameters.substr(0, parameters.find('\n'));
+  if (line.substr(0, kDefinitionHeaderStart.size()) == kDefinitionHeaderStart) {
+    line.remove_prefix(kDefinitionHeaderStart.size());
+  }
+  return line;
+}
+
 std::string Hex32(uint32_t value) {
   char text[16];
   std::snprintf(text, sizeof text, "%08x", value);
@@ -199,11 +219,13 @@ template <TableEncodingKind E>
 absl::StatusOr<typename DefinedModel<E>::Params> DefinedModel<E>::DecodeParams(
     Params base, std::string_view bytes) {
   if (bytes == EncodeParams(base)) return base;
+  if (bytes.substr(0, kLegacyDefinitionHeader.size()) == kLegacyDefinitionHeader) {
+    return absl::InvalidArgumentError(Cat("the table's ", LegacyReading("")));
+  }
   if (bytes.substr(0, kDefinitionHeader.size()) != kDefinitionHeader) {
     return absl::InvalidArgumentError(
         Cat("the table's entries follow another layout of the index (",
-            QuoteInput(bytes.substr(0, bytes.find('\n'))), "; this puzzledb's is ",
-            QuoteInput(kDefinitionHeader.substr(0, kDefinitionHeader.size() - 1)),
+            QuoteInput(HeaderOf(bytes)), "; this puzzledb's is ", QuoteInput(HeaderOf(kDefinitionHeader)),
             "): rebuild it with puzzledb-build --definition"));
   }
   bytes.remove_prefix(kDefinitionHeader.size());
@@ -354,10 +376,14 @@ int RegisterStoredDefinitions(const TableStore& store,
     // the fingerprint.
     std::string_view text = m.parameters();
     if (text.substr(0, kDefinitionHeaderStart.size()) != kDefinitionHeaderStart) continue;
+    if (text.substr(0, kLegacyDefinitionHeader.size()) == kLegacyDefinitionHeader) {
+      refuse(Cat("its ", LegacyReading(store.dir())));
+      continue;
+    }
     if (text.substr(0, kDefinitionHeader.size()) != kDefinitionHeader) {
-      refuse(Cat("its table follows another layout of the index (",
-                 QuoteInput(text.substr(0, text.find('\n'))),
-                 "); rebuild it with puzzledb-build --definition"));
+      refuse(Cat("its table follows another layout of the index (", QuoteInput(HeaderOf(text)),
+                 "; this puzzledb's is ", QuoteInput(HeaderOf(kDefinitionHeader)),
+                 "): rebuild it with puzzledb-build --definition"));
       continue;
     }
     text.remove_prefix(kDefinitionHeader.size());
@@ -387,6 +413,32 @@ int RegisterStoredDefinitions(const TableStore& store,
     ++registered;
   }
   return registered;
+}
+
+absl::StatusOr<bool> MigrateDefinitionRecord(TableMetadata* m) {
+  const std::string_view parameters = m->parameters();
+  if (parameters.substr(0, kLegacyDefinitionHeader.size()) != kLegacyDefinitionHeader) return false;
+  const std::string_view old_text = parameters.substr(kLegacyDefinitionHeader.size());
+  const bool patterns = m->projections_size() > 0;
+  // A record that fails its checksum is rebuilt, not given a new one.
+  const uint64_t expected = patterns ? DefinedPatternsFingerprint(old_text, *m) : Crc32(old_text);
+  if (expected != m->parameters_fingerprint()) {
+    return absl::DataLossError(Cat("table ", m->table_id(), ": its stored definition fails its checksum"));
+  }
+  std::string file = Cat(m->puzzle(), ".tws");
+  const std::string& described = m->parameters_text();
+  if (described.rfind("file ", 0) == 0) file = described.substr(5, described.find(',') - 5);
+  auto text = RewriteLegacyTwists(old_text, file);
+  if (!text.ok()) return text.status();
+  m->set_parameters(Cat(kDefinitionHeader, *text));
+  m->set_parameters_fingerprint(patterns ? DefinedPatternsFingerprint(*text, *m) : Crc32(*text));
+  // "file F, crc32 XXXXXXXX[; projections ...]": the new text's checksum.
+  std::string description = described;
+  if (const size_t crc = description.find(", crc32 "); crc != std::string::npos) {
+    description.replace(crc + 8, 8, Hex32(Crc32(*text)));
+  }
+  m->set_parameters_text(description);
+  return true;
 }
 
 int RegisterListedDefinitions(const std::vector<std::pair<std::string, std::string>>& listed,

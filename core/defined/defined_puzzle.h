@@ -58,6 +58,14 @@ int RegisterStoredDefinitions(const TableStore& store,
                               const std::function<void(std::string_view)>& log,
                               std::map<std::string, std::string>* refused = nullptr);
 
+// A stored definition's table record whose file was read the old way (move orientations by
+// destination: kLegacyDefinitionHeader), rewritten in today's reading with the same meaning
+// (RewriteLegacyTwists), with its header, checksum and description: its entries stay
+// right. False if the record needs nothing (not a definition's, or read today's way);
+// DATA_LOSS if it fails its checksum, INVALID_ARGUMENT if its text no longer reads.
+// TableStore::Migrate's rewrite.
+absl::StatusOr<bool> MigrateDefinitionRecord(TableMetadata* m);
+
 // Makes and registers the puzzles a server lists with their definitions (PuzzleInfo's
 // `definition`) that this program does not know yet, so that a client reads and writes
 // their states as the server does; what cannot be is said by `log`. Returns how many.

@@ -99,6 +99,13 @@ class DefinitionReader {
 
   absl::StatusOr<Definition> Read();
 
+  // A move's orientation line, and what it says written in the old reading (Read fills it).
+  struct TwistLine {
+    int line = 0;
+    std::vector<int> by_piece;
+  };
+  const std::vector<TwistLine>& legacy_twists() const { return legacy_twists_; }
+
  private:
   struct Unexpanded {
     std::string name;
@@ -111,6 +118,7 @@ class DefinitionReader {
     int set = -1;
     std::vector<int> values;        // labels (Solved) or sources (Move), as written (1-based)
     std::vector<int> orientations;  // empty when not given
+    int orientations_line = 0;      // where they are given
   };
 
   absl::Status Error(int line, std::string_view what) const {
@@ -135,6 +143,7 @@ class DefinitionReader {
   bool seen_name_ = false;
   Definition out_;
   std::vector<Unexpanded> moves_;
+  std::vector<TwistLine> legacy_twists_;
   int state_bytes_ = 0;
   int blocks_ = 0;
 };
@@ -287,6 +296,7 @@ absl::Status DefinitionReader::ReadParts(std::string_view what, bool labels,
     if (at_ + 1 < lines_.size() && NumericLine(lines_[at_ + 1])) {
       ++at_;
       const Line& o = lines_[at_];
+      part.orientations_line = o.number;
       if (static_cast<int>(o.tokens.size()) != set.size) {
         return Error(o.number, Cat(what, ": set ", set.name, ": ", o.tokens.size(),
                                    " orientations, want ", set.size));
@@ -436,10 +446,23 @@ absl::Status DefinitionReader::ReadMove(const Line& first) {
     for (int j = 0; j < set.size; ++j, ++slot) {
       block.transform.source[slot] =
           static_cast<uint8_t>(part != nullptr ? part->values[static_cast<size_t>(j)] - 1 : j);
+      // Given by piece (docs/PUZZLES.md, as ksolve and twsearch read them): o_k is the twist
+      // of the piece that was at position k; position j takes the piece from p_j.
       if (part != nullptr && !part->orientations.empty()) {
-        block.transform.twist[slot] = static_cast<uint8_t>(part->orientations[static_cast<size_t>(j)]);
+        block.transform.twist[slot] = static_cast<uint8_t>(
+            part->orientations[static_cast<size_t>(part->values[static_cast<size_t>(j)] - 1)]);
       }
     }
+  }
+  // What the orientation lines would say in today's reading had they been written in the
+  // old one (by destination: o_j turned the piece landing at j): o_{p_j} = old o_j.
+  for (const SetPart& part : parts) {
+    if (part.orientations.empty()) continue;
+    TwistLine line{part.orientations_line, std::vector<int>(part.orientations.size(), 0)};
+    for (size_t j = 0; j < part.values.size(); ++j) {
+      line.by_piece[static_cast<size_t>(part.values[j] - 1)] = part.orientations[j];
+    }
+    legacy_twists_.push_back(std::move(line));
   }
   bool identity = true;
   for (size_t i = 0; i < slots && identity; ++i) {
@@ -606,6 +629,43 @@ absl::StatusOr<Definition> DefinitionReader::Read() {
 absl::StatusOr<Definition> ReadDefinition(std::string_view text, std::string_view file,
                                           const DefinitionLimits& limits) {
   return DefinitionReader(text, file, limits).Read();
+}
+
+absl::StatusOr<std::string> RewriteLegacyTwists(std::string_view text, std::string_view file,
+                                                const DefinitionLimits& limits) {
+  DefinitionReader reader(text, file, limits);
+  if (auto read = reader.Read(); !read.ok()) return read.status();
+  std::string out;
+  out.reserve(text.size());
+  auto twist = reader.legacy_twists().begin();
+  const auto end = reader.legacy_twists().end();
+  int number = 0;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t newline = text.find('\n', start);
+    std::string_view line = text.substr(start, newline == std::string_view::npos ? std::string_view::npos
+                                                                                 : newline - start);
+    ++number;
+    if (twist != end && twist->line == number) {
+      // The numbers replaced in their place; the indentation, a comment and a CR kept.
+      const size_t first = line.find_first_not_of(" \t");
+      size_t last = line.find('#');
+      if (last == std::string_view::npos) last = line.size();
+      if (last > 0 && line[last - 1] == '\r' && last == line.size()) --last;
+      while (last > first && (line[last - 1] == ' ' || line[last - 1] == '\t')) --last;
+      std::vector<std::string> numbers;
+      for (int o : twist->by_piece) numbers.push_back(std::to_string(o));
+      out += line.substr(0, first);
+      out += Join(numbers, " ");
+      out += line.substr(last);
+      ++twist;
+    } else {
+      out += line;
+    }
+    if (newline == std::string_view::npos) break;
+    out += '\n';
+    start = newline + 1;
+  }
+  return out;
 }
 
 }  // namespace puzzledb

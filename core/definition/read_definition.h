@@ -7,6 +7,7 @@
 #define PUZZLEDB_CORE_DEFINITION_READ_DEFINITION_H_
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -27,6 +28,14 @@ struct DefinitionLimits {
 // `file` names the text in messages ("slide.tws").
 absl::StatusOr<Definition> ReadDefinition(std::string_view text, std::string_view file,
                                           const DefinitionLimits& limits = {});
+
+// A definition written for a puzzledb that read move orientations by destination (before
+// 2026-12: o_j was added to the piece landing at position j; docs/PUZZLES.md now reads them
+// by piece, as twsearch does), rewritten with the same meaning in today's reading: each
+// move's orientation line permuted (o_{p_j} = old o_j), every other byte as it was.
+// INVALID_ARGUMENT as ReadDefinition.
+absl::StatusOr<std::string> RewriteLegacyTwists(std::string_view text, std::string_view file,
+                                                const DefinitionLimits& limits = {});
 
 }  // namespace puzzledb
 

@@ -736,14 +736,22 @@ absl::Status TableStore::Remove(const std::string& table_id) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<bool> TableStore::Migrate(const std::string& table_id, uint64_t* pages_moved) {
+absl::StatusOr<bool> TableStore::Migrate(const std::string& table_id, uint64_t* pages_moved,
+                                         const RecordRewrite& rewrite) {
   if (mode_ == Mode::kReadOnly) return absl::FailedPreconditionError("the database is read-only");
   std::lock_guard<std::mutex> lock(write_mutex_);
   if (pages_moved != nullptr) *pages_moved = 0;
   auto read = ReadMetadata(table_id);
   if (!read.ok()) return read.status();
   TableMetadata m = *std::move(read);
-  if (m.format_version() == kTableFormatVersion) {
+  const bool current = m.format_version() == kTableFormatVersion;
+  bool rewritten = false;
+  if (rewrite) {
+    auto changed = rewrite(&m);
+    if (!changed.ok()) return changed.status();
+    rewritten = *changed;
+  }
+  if (current && !rewritten) {
     // Already moved; a migration cut off after its ingest leaves the old keys behind.
     absl::Status deleted = DeleteVersion1(table_id);
     if (!deleted.ok()) return deleted;
@@ -782,8 +790,10 @@ absl::StatusOr<bool> TableStore::Migrate(const std::string& table_id, uint64_t* 
     if (s.ok()) s = writer.Finish();
     return FromRocks(s, Cat("table ", table_id, ": writing ", file));
   };
-  absl::Status written = copy_pages(PageKind::kEntries, m.page_count(), stem + "-pages.sst");
-  if (written.ok() && m.band_page_count() > 0) {
+  // A current table's pages stay where they are: only its record is written again.
+  absl::Status written;
+  if (!current) written = copy_pages(PageKind::kEntries, m.page_count(), stem + "-pages.sst");
+  if (!current && written.ok() && m.band_page_count() > 0) {
     written = copy_pages(PageKind::kBands, m.band_page_count(), stem + "-bands.sst");
   }
   if (written.ok()) {

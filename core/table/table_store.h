@@ -15,6 +15,7 @@
 #define PUZZLEDB_CORE_TABLE_TABLE_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -125,13 +126,19 @@ class TableStore {
                      const TableWriteOptions& options, const HugeBuffer* bands = nullptr);
   // Removes a table. REQUIRES: kReadWrite.
   absl::Status Remove(const std::string& table_id);
+  // What a migration does to a table's record beyond its format: true if it changed it
+  // (a definition's table read the old way, core/defined/defined_puzzle.h), false if it
+  // needs nothing; an error leaves the table as it is.
+  using RecordRewrite = std::function<absl::StatusOr<bool>(TableMetadata*)>;
   // Rewrites a format-version-1 table under the current keys (its pages' bytes as they are,
-  // the same generation: its unpacked copy stays valid), atomically, after checking every
-  // page; then deletes its old keys. True if it moved the table, false if it was current
-  // already (old keys a cut-off migration left are deleted then); DATA_LOSS for a damaged
-  // table, which is left as it is. `pages_moved`: pages and band pages written.
-  // REQUIRES: kReadWrite.
-  absl::StatusOr<bool> Migrate(const std::string& table_id, uint64_t* pages_moved = nullptr);
+  // the same generation: its unpacked copy stays valid), and its record as `rewrite` says,
+  // atomically, after checking every page; then deletes its old keys. A current table whose
+  // record `rewrite` changes gets that record alone. True if it changed the table, false if
+  // it was current already (old keys a cut-off migration left are deleted then); DATA_LOSS
+  // for a damaged table, which is left as it is. `pages_moved`: pages and band pages
+  // written. REQUIRES: kReadWrite.
+  absl::StatusOr<bool> Migrate(const std::string& table_id, uint64_t* pages_moved = nullptr,
+                               const RecordRewrite& rewrite = nullptr);
   // The bytes its pages (and band pages) take in the database's files (approximate:
   // RocksDB's estimate), and its unpacked copy.
   uint64_t SizeOnDisk(const std::string& table_id) const;

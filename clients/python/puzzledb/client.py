@@ -364,6 +364,9 @@ class PuzzleInfo:
     # A puzzle given as a definition: the file (docs/PUZZLES.md, "Puzzles as data"); "" for
     # one written in C++.
     definition: str = dataclasses.field(default="", repr=False)
+    # How its move orientations are read: 2, by piece (twsearch's); 0 from an older server,
+    # which read them by destination (docs/API.md).
+    definition_reading: int = dataclasses.field(default=0, repr=False)
 
 
 # ------------------------------------------------------------------ the client
@@ -761,6 +764,7 @@ def _puzzles_of(r: solver_pb2.ListPuzzlesResponse) -> List[PuzzleInfo]:
             default_max_moves=p.default_max_moves,
             tables=[t.table_id for t in p.tables],
             definition=p.definition,
+            definition_reading=p.definition_reading,
         )
         for p in r.puzzles
     ]

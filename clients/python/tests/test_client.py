@@ -218,6 +218,7 @@ class ClientTest(unittest.TestCase):
                 info = listed[name]
                 with open(os.path.join(DEFINITIONS_DIR, name + ".tws")) as f:
                     self.assertEqual(info.definition, f.read())
+                self.assertEqual(info.definition_reading, 2)  # by piece, as twsearch reads it
                 self.assertNotIn("Solved", repr(info))  # the file is not in the repr
                 self.assertEqual(info.tables, [name])
                 cases = defined_sample(name)
@@ -226,6 +227,7 @@ class ClientTest(unittest.TestCase):
                 got = list(self.client.solve_many([(name, state) for state, _ in cases]))
                 self.assertEqual([original_line(a) for a in got], [line for _, line in cases])
         self.assertEqual(listed["eight"].definition, "")
+        self.assertEqual(listed["eight"].definition_reading, 0)
         with open(os.path.join(DEFINITIONS_DIR, "cube2urf_scramble.in")) as f:
             scrambles = f.read().splitlines()
         with open(os.path.join(DEFINITIONS_DIR, "cube2urf_scramble.out")) as f:
