@@ -46,6 +46,7 @@ from puzzledb.client import (
     _analyze_request,
     _batch_bytes,
     _Batches,
+    _Deadlines,
     _cases_of,
     _metadata_of,
     _open_channel,
@@ -184,23 +185,26 @@ class Client:
         policy: Policy = "TABLE_THEN_SEARCH",
         batch_size: int = 2000,
         timeout: Optional[float] = None,
+        batch_timeout: Optional[float] = None,
     ) -> AsyncIterator[Union[Answer, PuzzledbError]]:
         """Yields an answer per puzzle, in the puzzles' order, as SolveBatch calls of up to
         `batch_size` puzzles of one table come back, a few at a time (as
         puzzledb.Client.solve_many; a refused puzzle has a PuzzledbError in its place). A
-        batch's answers are yielded once every batch before it has been answered.
-        `timeout` covers the whole; closing the iterator early (or cancelling its task)
-        cancels the calls in flight."""
+        batch's answers are yielded once every batch before it has been answered. Closing
+        the iterator early (or cancelling its task) cancels the calls in flight.
+
+        Deadlines, as puzzledb.Client.solve_many's: each batch has `batch_timeout` seconds
+        from when it is first sent, its retries included (default: the client's `timeout`);
+        the whole stream has none unless `timeout` is given."""
         batches = _Batches(puzzles, max_moves, policy, batch_size)
-        total = self._deadline(timeout)
         loop = asyncio.get_running_loop()
-        end = None if total is None else loop.time() + total
+        deadlines = _Deadlines(
+            timeout, batch_timeout if batch_timeout is not None else self.timeout, loop.time)
         pending: List[Any] = []  # [k, call, retries] in order
 
         def send(k: int) -> Any:
-            left = None if end is None else max(end - loop.time(), 0.001)
             return self._batch_bytes(
-                batches.requests[k], timeout=left, metadata=batches.metadata(k))
+                batches.requests[k], timeout=deadlines.left(k), metadata=batches.metadata(k))
 
         try:
             k = batches.next()
@@ -216,11 +220,12 @@ class Client:
                         break
                     except grpc.RpcError as e:
                         wait = _retry_wait(e, self.retry, retries)
-                        if wait is None or (end is not None and loop.time() + wait >= end):
+                        if wait is None or not deadlines.allow(first, wait):
                             raise
                         await self._pause(e, wait)
                         pending[0] = [first, send(first), retries + 1]
                 pending.pop(0)
+                deadlines.done(first)
                 batches.take(first, response)
                 for answer in batches.take_answers_of(first):
                     yield answer
@@ -237,10 +242,12 @@ class Client:
         max_moves: int = 0,
         policy: Policy = "TABLE_THEN_SEARCH",
         timeout: Optional[float] = None,
+        batch_timeout: Optional[float] = None,
     ) -> AsyncIterator[Union[Answer, PuzzledbError]]:
-        """solve_many with its default batches."""
+        """solve_many with its default batches (and its deadlines)."""
         async for answer in self.solve_many(
-            puzzles, max_moves=max_moves, policy=policy, timeout=timeout
+            puzzles, max_moves=max_moves, policy=policy, timeout=timeout,
+            batch_timeout=batch_timeout,
         ):
             yield answer
 

@@ -476,6 +476,7 @@ class Client:
         policy: Policy = "TABLE_THEN_SEARCH",
         batch_size: int = 2000,
         timeout: Optional[float] = None,
+        batch_timeout: Optional[float] = None,
     ) -> Iterator[Union[Answer, PuzzledbError]]:
         """Yields an answer per puzzle (Puzzle messages, or (name, compact state) pairs), in
         the puzzles' order, as SolveBatch calls of up to `batch_size` (1..10,000) puzzles
@@ -486,17 +487,21 @@ class Client:
         of the tables every replica holds are spread over the replicas (docs/API.md, "Table
         affinity"). A puzzle the server refused (a malformed one, say) has a PuzzledbError
         in its place. A batch refused for now is sent again (Retry); a failed call raises
-        PuzzledbError and cancels the others; `timeout` covers the whole; closing the
-        iterator early cancels the calls in flight. solve_all gives a list."""
+        PuzzledbError and cancels the others; closing the iterator early cancels the calls
+        in flight. solve_all gives a list.
+
+        Deadlines: each batch has `batch_timeout` seconds from when it is first sent, its
+        retries included (default: the client's `timeout`, as for any call); the whole
+        stream has none unless `timeout` is given, so that millions of puzzles are not cut
+        off at the client's default."""
         batches = _Batches(puzzles, max_moves, policy, batch_size)
-        total = self._deadline(timeout)
-        end = None if total is None else time.monotonic() + total
+        deadlines = _Deadlines(
+            timeout, batch_timeout if batch_timeout is not None else self.timeout, time.monotonic)
         pending: List[Any] = []  # [k, future, retries] in order
 
         def send(k: int) -> Any:
-            left = None if end is None else max(end - time.monotonic(), 0.001)
             return self._batch_bytes.future(
-                batches.requests[k], timeout=left, metadata=batches.metadata(k))
+                batches.requests[k], timeout=deadlines.left(k), metadata=batches.metadata(k))
 
         try:
             k = batches.next()
@@ -512,11 +517,12 @@ class Client:
                         break
                     except grpc.RpcError as e:
                         wait = _retry_wait(e, self.retry, retries)
-                        if wait is None or (end is not None and time.monotonic() + wait >= end):
+                        if wait is None or not deadlines.allow(first, wait):
                             raise
                         self._pause(e, wait)
                         pending[0] = [first, send(first), retries + 1]
                 pending.pop(0)
+                deadlines.done(first)
                 batches.take(first, response)
                 yield from batches.take_answers_of(first)
         except grpc.RpcError as e:
@@ -532,9 +538,12 @@ class Client:
         max_moves: int = 0,
         policy: Policy = "TABLE_THEN_SEARCH",
         timeout: Optional[float] = None,
+        batch_timeout: Optional[float] = None,
     ) -> List[Union[Answer, PuzzledbError]]:
-        """solve_many's answers with its default batches, as a list."""
-        return list(self.solve_many(puzzles, max_moves=max_moves, policy=policy, timeout=timeout))
+        """solve_many's answers with its default batches, as a list (its deadlines too:
+        `batch_timeout` each batch, `timeout` the whole, none by default)."""
+        return list(self.solve_many(puzzles, max_moves=max_moves, policy=policy, timeout=timeout,
+                                    batch_timeout=batch_timeout))
 
     def parse(self, puzzle: str, text: str, *, timeout: Optional[float] = None) -> List[InputCase]:
         """An original problem input (`text`, as pasted) read by the server's model of
@@ -797,6 +806,44 @@ def _sample_of(r: solver_pb2.SampleResponse) -> Sample:
         table_id=r.table_id,
         states=states,
     )
+
+
+class _Deadlines:
+    """solve_many's deadlines: each batch's, `per_batch` seconds from its first send (its
+    retries within it), and the whole stream's, `whole` seconds from now; None: no limit."""
+
+    def __init__(
+        self, whole: Optional[float], per_batch: Optional[float], clock: Callable[[], float]
+    ) -> None:
+        self._clock = clock
+        self._timeout = whole
+        self._whole = None if whole is None else clock() + whole
+        self._per_batch = per_batch
+        self._batch: Dict[int, float] = {}
+
+    def _end(self, k: int) -> Optional[float]:
+        ends = [e for e in (self._whole, self._batch.get(k)) if e is not None]
+        return min(ends) if ends else None
+
+    def left(self, k: int) -> Optional[float]:
+        """The timeout of a send of batch k (the first starts the batch's clock); past the
+        whole stream's deadline, DEADLINE_EXCEEDED instead of a call."""
+        if self._whole is not None and self._clock() >= self._whole:
+            raise PuzzledbError(
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                f"the stream's timeout of {self._timeout} s passed with batches left to send")
+        if self._per_batch is not None and k not in self._batch:
+            self._batch[k] = self._clock() + self._per_batch
+        end = self._end(k)
+        return None if end is None else max(end - self._clock(), 0.001)
+
+    def allow(self, k: int, wait: float) -> bool:
+        """Whether batch k may be sent again after `wait` seconds."""
+        end = self._end(k)
+        return end is None or self._clock() + wait < end
+
+    def done(self, k: int) -> None:
+        self._batch.pop(k, None)
 
 
 class _Batches:

@@ -18,22 +18,10 @@ import grpc
 import puzzledb
 import puzzledb.aio
 from puzzledb import PuzzledbError
-from test_client import (CASES, DEFINED, defined_sample, original_line, start_server,
-                         start_tls_server, stop_server)
+from test_client import (CASES, DEFINED, defined_sample, original_line, random_fifteen,
+                         start_server, start_tls_server, stop_server)
 
 KORF1 = [13, 6, 8, 12, 15, 14, 0, 10, 11, 7, 4, 5, 9, 1, 3, 2]
-
-
-def random_fifteen(rng: random.Random) -> "list[int]":
-    """A solvable fifteen board drawn uniformly (0 is the blank)."""
-    while True:
-        cells = list(range(16))
-        rng.shuffle(cells)
-        tiles = [c for c in cells if c]
-        inversions = sum(a > b for i, a in enumerate(tiles) for b in tiles[i + 1:])
-        blank_row_from_bottom = 4 - cells.index(0) // 4
-        if (inversions + blank_row_from_bottom) % 2 == 1:
-            return cells
 
 
 def random_knight(rng: random.Random) -> str:
@@ -191,6 +179,37 @@ class AioClientTest(unittest.TestCase):
                     await absent.wait_until_ready(timeout=0.5)
                 self.assertEqual(caught.exception.code, grpc.StatusCode.UNAVAILABLE)
         self.loop.run_until_complete(nobody())
+
+    def test_solve_many_gives_each_batch_the_clients_timeout_not_the_whole(self):
+        # As the synchronous client's: the client's timeout bounds each batch, not a stream
+        # that takes longer; `timeout` bounds the whole, `batch_timeout` each batch.
+        async def body():
+            async with puzzledb.aio.Client(self.address, timeout=1.0) as client:
+                await client.wait_until_ready(timeout=30)
+
+                def boards(n: int):  # a generator that takes its time (puzzles are read
+                    for i in range(n):  # as batches are sent)
+                        if i % 200 == 0:
+                            time.sleep(0.1)
+                        yield CASES["knight"][0]
+
+                started = time.monotonic()
+                got = [a async for a in client.solve_many(boards(4000), batch_size=200)]
+                self.assertGreater(time.monotonic() - started, 1.5)
+                self.assertEqual(len(got), 4000)
+                self.assertTrue(all(not isinstance(a, PuzzledbError) for a in got))
+                with self.assertRaises(PuzzledbError) as caught:
+                    async for _ in client.solve_many(boards(4000), batch_size=200, timeout=0.5):
+                        pass
+                self.assertEqual(caught.exception.code, grpc.StatusCode.DEADLINE_EXCEEDED)
+                rng = random.Random(5)  # seconds of searching: not within 0.2 s
+                boards = [puzzledb.fifteen(random_fifteen(rng)) for _ in range(1000)]
+                with self.assertRaises(PuzzledbError) as caught:
+                    async for _ in client.solve_many(boards, policy="SEARCH_ONLY", batch_size=1000,
+                                                     batch_timeout=0.2):
+                        pass
+                self.assertEqual(caught.exception.code, grpc.StatusCode.DEADLINE_EXCEEDED)
+        self.loop.run_until_complete(body())
 
     def test_a_caller_that_cancels_midway_frees_the_servers_search(self):
         # 4,000 fifteen boards to search: hours of work for the server's one search slot

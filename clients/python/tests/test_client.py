@@ -11,6 +11,7 @@ its own process, a path that shares no code with this client.
 
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -96,6 +97,18 @@ def start_server(db: str, log_path: str, *extra: str,
     process.kill()
     with open(log_path) as f:
         raise RuntimeError("puzzledb-server did not start:\n" + f.read())
+
+
+def random_fifteen(rng: random.Random) -> "list[int]":
+    """A solvable fifteen board drawn uniformly (0 is the blank)."""
+    while True:
+        cells = list(range(16))
+        rng.shuffle(cells)
+        tiles = [c for c in cells if c]
+        inversions = sum(a > b for i, a in enumerate(tiles) for b in tiles[i + 1:])
+        blank_row_from_bottom = 4 - cells.index(0) // 4
+        if (inversions + blank_row_from_bottom) % 2 == 1:
+            return cells
 
 
 def stop_server(process: subprocess.Popen) -> None:
@@ -389,6 +402,38 @@ class ClientTest(unittest.TestCase):
         self.assertLessEqual(read[0], (puzzledb.client._Batches.IN_FLIGHT + 1) * 500 + 1)
         self.assertEqual(1 + sum(1 for _ in answers), 50_000)
         self.assertEqual(read[0], 50_000)
+
+    def test_solve_many_gives_each_batch_the_clients_timeout_not_the_whole(self):
+        # The client's timeout (1 s here; 10 s by default) is each batch's deadline, not the
+        # stream's: a stream that takes longer (a generator that takes its time: 20 batches,
+        # a 0.1 s pause before each) is answered whole. A `timeout` given bounds the whole,
+        # `batch_timeout` each batch.
+        short = puzzledb.Client(self.address, timeout=1.0)
+        try:
+            def slow(n: int):
+                for i in range(n):
+                    if i % 200 == 0:
+                        time.sleep(0.1)
+                    yield CASES["knight"][0]
+
+            started = time.monotonic()
+            answers = list(short.solve_many(slow(4000), batch_size=200))
+            self.assertGreater(time.monotonic() - started, 1.5, "longer than the client's timeout")
+            self.assertEqual(len(answers), 4000)
+            self.assertTrue(all(not isinstance(a, PuzzledbError) and a.outcome == "SOLVED"
+                                for a in answers))
+            with self.assertRaises(PuzzledbError) as caught:
+                list(short.solve_many(slow(4000), batch_size=200, timeout=0.5))
+            self.assertEqual(caught.exception.code, grpc.StatusCode.DEADLINE_EXCEEDED)
+            # 1,000 fifteen boards to search, seconds of work: not within 0.2 s.
+            rng = random.Random(5)
+            boards = [puzzledb.fifteen(random_fifteen(rng)) for _ in range(1000)]
+            with self.assertRaises(PuzzledbError) as caught:
+                list(short.solve_many(boards, policy="SEARCH_ONLY", batch_size=1000,
+                                      batch_timeout=0.2))
+            self.assertEqual(caught.exception.code, grpc.StatusCode.DEADLINE_EXCEEDED)
+        finally:
+            short.close()
 
     def test_solve_many_keeps_a_table_built_on_demand_in_batches_of_its_own(self):
         # docs/API.md, "Table affinity": the default database's tables share batches, which a
