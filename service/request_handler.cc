@@ -97,13 +97,16 @@ absl::Status CountingNeedsATable(const Solver& solver, Policy policy, const Posi
 
 void AnalysisToWire(const Analysis& analysis, v1::AnalyzeResponse* response) {
   response->set_outcome(OutcomeToWire(analysis.position.outcome));
-  response->set_distance(static_cast<uint32_t>(analysis.position.distance));
+  // A distance only where there is one (unset: left out of JSON).
+  if (analysis.position.outcome == Outcome::kSolved) {
+    response->set_distance(static_cast<uint32_t>(analysis.position.distance));
+  }
   response->set_source(SourceToWire(analysis.position.source));
   for (const MoveAnalysis& move : analysis.moves) {
     auto* out = response->add_moves();
     out->set_move(move.name);
     out->set_outcome(OutcomeToWire(move.outcome));
-    out->set_distance(static_cast<uint32_t>(move.distance));
+    if (move.outcome == Outcome::kSolved) out->set_distance(static_cast<uint32_t>(move.distance));
   }
 }
 

@@ -360,7 +360,11 @@ Position MovesToWire(const Position& start, const std::vector<uint8_t>& moves,
 void SolutionToWire(const Position& position, const Solution& solution, v1::SolveResponse* out,
                     v1::MoveEncoding encoding, bool typed) {
   out->set_outcome(OutcomeToWire(solution.outcome));
-  out->set_distance(static_cast<uint32_t>(solution.distance));
+  if (solution.outcome == Outcome::kSolved) {
+    out->set_distance(static_cast<uint32_t>(solution.distance));
+  } else {
+    out->clear_distance();  // no distance to tell (unset: left out of JSON)
+  }
   out->set_source(SourceToWire(solution.source));
   out->set_lookups(solution.lookups);
   out->set_nodes(solution.nodes);

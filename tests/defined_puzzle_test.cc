@@ -111,6 +111,18 @@ TEST(DefinedPuzzleTest, ScramblesAreTheirPositions) {
   ASSERT_NE(slide, nullptr);
   EXPECT_EQ(slide->ParseScrambles("U D D\n")[0].instance.status().message(),
             "case 1, line 1: move 3: 'D' does not apply there: 'U D D'");
+  // A one-way puzzle (a frog that only steps right, into the empty cell): no move applies at
+  // its goal, where every sequence starts, and the refusal says so.
+  const auto frog = Make("oneway", "Set S 2 1\nSolved\nS\n2 1\nEnd\nMove R\nIf S 1 1\nS\n2 1\nEnd\n");
+  ASSERT_NE(frog, nullptr);
+  EXPECT_EQ(frog->ParseScrambles("R\n")[0].instance.status().message(),
+            "case 1, line 1: move 1: 'R' does not apply there (no move applies at the goal, where a "
+            "sequence starts: the oneway puzzle's moves lead only towards it; give the position in "
+            "its compact form): 'R'");
+  const auto compact = frog->ParseOriginal("1 2\n");
+  ASSERT_EQ(compact.size(), 1u);
+  ASSERT_TRUE(compact[0].instance.ok()) << compact[0].instance.status();
+  EXPECT_EQ(frog->FormatCompact(*compact[0].instance), "1 2");
 }
 
 // The tests' own reading of a twisty definition (Set lines and unguarded Move blocks, no

@@ -118,7 +118,7 @@ TEST_F(DefinitionCliTest, ABuiltDefinitionIsAnsweredFromTheDatabaseAlone) {
   const auto bad = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32", "1 2 3 4 5 5\n");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err,
-            "puzzledb: case 1, line 1: set T: holds label 5 more times than the goal does (a state "
+            "puzzledb: case 1, line 1: set T: holds label 5 2 times, the goal once (a state "
             "holds the goal's pieces, moved): '1 2 3 4 5 5'\n");
   // Drawn at the largest distance, and solved back at that distance.
   const auto drawn = RunCommand(kCli + " sample --db " + db_ + " --puzzle slide32 --distance max --count 3 --seed 7", "");
@@ -606,7 +606,8 @@ TEST_F(DefinitionCliTest, EveryBrokenRuleIsRefusedBeforeADatabaseIsMade) {
       {"perm.tws", head + "Move M\nT\n1 1 3\nEnd\n",
        "perm.tws:8: Move M: set T: position 1 given twice: not a permutation of 1 to 3"},
       {"short.tws", head + "Move M\nT\n2 1\nEnd\n", "short.tws:8: Move M: set T: 2 values, want 3"},
-      {"unknown.tws", head + "Move M\nQ\n2 1 3\nEnd\n", "unknown.tws:7: Move M: no set is named 'Q'"},
+      {"unknown.tws", head + "Move M\nQ\n2 1 3\nEnd\n", "unknown.tws:7: Move M: 'Q' is neither a set's name (T) nor End, which the block (from "
+                    "line 6) is missing"},
       {"clash.tws", head + "Move M\nIf T 1 1\nT\n2 1 3\nEnd\nMove M\nIf T 3 3\nT\n1 3 2\nEnd\n",
        "clash.tws: Move M: its blocks at lines 6 and 11 both apply in the reachable state 1 2 3 "
        "(at most one block of a move may apply in any state)"},

@@ -117,7 +117,7 @@ TEST(DefinitionTest, StatesAreCheckedAgainstTheGoal) {
   for (const Case& c : std::vector<Case>{
            {"1 2 3 4 5 6 7 8", "set CORNER: its 8 orientations are missing"},
            {"1 2 3 4 5 6 7 / 0 0 0 0 0 0 0", "set CORNER: 7 labels, want 8"},
-           {"1 2 3 4 5 6 7 7 / 0 0 0 0 0 0 0 0", "set CORNER: holds label 7 more times than the goal"},
+           {"1 2 3 4 5 6 7 7 / 0 0 0 0 0 0 0 0", "set CORNER: holds label 7 2 times, the goal once"},
            {"1 2 3 4 5 6 7 9 / 0 0 0 0 0 0 0 0", "label '9' at position 8 is not a number from 1 to 8"},
            {"1 2 3 4 5 6 7 8 / 0 0 0 0 0 0 0 3", "orientation '3' at position 8 is not a number from 0 to 2"},
            {"1 2 3 4 5 6 7 8 / 0 0 0 0 0 0 0 0 | 1", "2 sets given (separated by '|'), want 1: CORNER"},
@@ -172,7 +172,25 @@ TEST(DefinitionTest, EveryBrokenRuleIsRefusedWithItsLineAndRule) {
       {head + "Move U\nT\n1 2 3 4 5 5\nEnd\n",
        "slide.tws:8: Move U: set T: position 5 given twice: not a permutation of 1 to 6"},
       {head + "Move U\nT\n1 2 3 4 5 7\nEnd\n", "slide.tws:8: Move U: set T: '7' is not a number from 1 to 6"},
-      {head + "Move U\nQ\n1 2 3 4 6 5\nEnd\n", "slide.tws:7: Move U: no set is named 'Q'"},
+      {head + "Move U\nQ\n1 2 3 4 6 5\nEnd\n",
+       "slide.tws:7: Move U: 'Q' is neither a set's name (T) nor End, which the block (from line 6) is missing"},
+      // End misspelt, or left out before the next block.
+      {head + "Move U\nT\n2 1 3 4 5 6\nEdn\nMove D\nT\n1 2 3 4 6 5\nEnd\n",
+       "slide.tws:9: Move U: 'Edn' is neither a set's name (T) nor End, which the block (from line 6) is missing"},
+      {head + "Move U\nT\n2 1 3 4 5 6\nMove D\nT\n1 2 3 4 6 5\nEnd\n",
+       "slide.tws:6: Move U: no End before line 9's Move (each block ends with a line End)"},
+      {"Set T 3 1\nSolved\nT\n1 2 3\nMove D\nT\n1 3 2\nEnd\n",
+       "slide.tws:2: Solved: no End before line 5's Move (each block ends with a line End)"},
+      // An If line after a set's name, where its positions belong.
+      {head + "Move U\nT\nIf T 1 1\n2 1 3 4 5 6\nEnd\n",
+       "slide.tws:8: Move U: If lines come first in a Move block, before its sets (here after set T)"},
+      // Guards of one position that cannot both hold: the block could never apply.
+      {"Set D 5 4\nSolved\nD\n1 2 3 4 5\nEnd\nMove M\nIf D 1 1 0\nIf D 1 1 1\nD\n2 1 3 4 5\nEnd\n",
+       "slide.tws:8: Move M: If: contradicts the If of line 7 (position 1 of set D cannot hold "
+       "orientations 0 and 1 at once): the block could never apply"},
+      {head + "Move U\nIf T 2 3\nIf T 1 1\nIf T 1 2\nT\n2 1 3 4 5 6\nEnd\n",
+       "slide.tws:9: Move U: If: contradicts the If of line 8 (position 1 of set T cannot hold "
+       "pieces 1 and 2 at once): the block could never apply"},
       {head + "Move U\nIf T 7 6\nT\n1 2 3 4 6 5\nEnd\n",
        "slide.tws:7: Move U: If: position '7' is not a number from 1 to 6 (set T)"},
       {head + "Move U\nIf T 1 9\nT\n1 2 3 4 6 5\nEnd\n",
@@ -223,6 +241,14 @@ TEST(DefinitionTest, EveryBrokenRuleIsRefusedWithItsLineAndRule) {
         << "want: " << c.says << "\n got: " << d.status().message();
     EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
   }
+  // A UTF-8 byte order mark is skipped, as a CR before a newline is; guards of one position
+  // that agree (a piece, then its orientation) are no contradiction.
+  const auto bom = ReadDefinition("\xef\xbb\xbfName Marked\r\nSet D 2 4\r\nSolved\r\nD\r\n1 2\r\nEnd\r\n"
+                                  "Move M\r\nIf D 1 1\r\nIf D 1 * 0\r\nD\r\n2 1\r\nEnd\r\n",
+                                  "bom.tws");
+  ASSERT_TRUE(bom.ok()) << bom.status();
+  EXPECT_EQ(bom->title(), "Marked");
+  EXPECT_EQ(bom->moves()[0].blocks[0].guards.size(), 2u);
   // A set a goal leaves out holds its pieces in order (as twsearch reads it).
   const auto left_out = ReadDefinition(
       "Set T 3 1\nSet U 2 3\nSolved\nT\n1 1 2\nEnd\nMove M\nU\n2 1\n2 1\nEnd\n", "out.tws");

@@ -344,7 +344,20 @@ TEST_F(HttpTest, BadRequestsGetTheirStatusAndAMessage) {
        400, "INVALID_ARGUMENT",
        "body: policy: 'FAST' is not one of TABLE_THEN_SEARCH, TABLE_ONLY, SEARCH_ONLY (or its number)"},
       {"a string for a message", [&] { return Post("/v1/solve", R"({"puzzle":"eight"})"); }, 400,
-       "INVALID_ARGUMENT", "body: puzzle: 'eight' is not an object (Puzzle)"},
+       "INVALID_ARGUMENT", "body: puzzle: the string 'eight' is not an object (Puzzle)"},
+      // A value of the wrong kind: the field, the kind sent and the kind it takes.
+      {"an object for a string (/v1/solve's puzzle sent to /v1/play)",
+       [&] { return Post("/v1/play", R"({"puzzle":{"name":"eight","state":"283104765"},"moves":["U"]})"); },
+       400, "INVALID_ARGUMENT", "\"body: puzzle: an object is not a string\""},
+      {"a list for a string inside",
+       [&] { return Post("/v1/solve", R"({"puzzle":{"name":"eight","state":["283104765"]}})"); }, 400,
+       "INVALID_ARGUMENT", "\"body: puzzle.state: a list is not a string\""},
+      {"a number in a list of strings",
+       [&] { return Post("/v1/play", R"({"puzzle":"eight","state":"283104765","moves":["U",1]})"); }, 400,
+       "INVALID_ARGUMENT", "\"body: moves[1]: the number '1' is not a string\""},
+      {"a string for a typed board",
+       [&] { return Post("/v1/solve", R"({"puzzle":{"eight":"x"}})"); }, 400, "INVALID_ARGUMENT",
+       "\"body: puzzle.eight: the string 'x' is not an object (EightBoard)\""},
       {"no puzzle", [&] { return Post("/v1/solve", "{}"); }, 400, "INVALID_ARGUMENT",
        "puzzle: no puzzle given"},
       {"body over the limit", [&] { return Post("/v1/solve", std::string(70000, ' ')); }, 413,
@@ -411,6 +424,26 @@ TEST_F(HttpTest, SearchesBeyondThePoolAreRefusedWith429) {
   EXPECT_EQ(ErrorCode(refused), "RESOURCE_EXHAUSTED");
   EXPECT_NE(refused->body.find("--max-concurrent-searches"), std::string::npos);
   EXPECT_EQ(refused->get_header_value("Retry-After"), "1");
+}
+
+// An answer tells a distance only where there is one: an unsolvable position's JSON has
+// none (not "distance":0, which reads as solved), in a solve and an analysis alike; a
+// solved one at the goal says 0.
+TEST_F(HttpTest, OnlyASolvedAnswerHasADistance) {
+  // Two tiles swapped: the other parity, which no move reaches.
+  const auto unsolvable = Get("/v1/solve?" + Query("eight", "213804765"));
+  ASSERT_TRUE(unsolvable);
+  EXPECT_EQ(unsolvable->status, 200) << unsolvable->body;
+  EXPECT_NE(unsolvable->body.find("\"outcome\":\"UNSOLVABLE\""), std::string::npos) << unsolvable->body;
+  EXPECT_EQ(unsolvable->body.find("\"distance\""), std::string::npos) << unsolvable->body;
+  const auto analysed = Get("/v1/analyze?" + Query("eight", "213804765"));
+  ASSERT_TRUE(analysed);
+  EXPECT_NE(analysed->body.find("\"outcome\":\"UNSOLVABLE\""), std::string::npos) << analysed->body;
+  EXPECT_EQ(analysed->body.find("\"distance\""), std::string::npos) << analysed->body;
+  const auto goal = Get("/v1/solve?" + Query("eight", "123804765"));
+  ASSERT_TRUE(goal);
+  EXPECT_NE(goal->body.find("\"outcome\":\"SOLVED\""), std::string::npos) << goal->body;
+  EXPECT_NE(goal->body.find("\"distance\":0"), std::string::npos) << goal->body;
 }
 
 // A body that starts with a UTF-8 byte order mark is read without it (RFC 8259, section

@@ -121,7 +121,7 @@ absl::StatusOr<DefinedState> Definition::ParseCompact(std::string_view text) con
     if (labels.size() != n) {
       return absl::InvalidArgumentError(Cat(where, labels.size(), " labels, want ", n));
     }
-    std::vector<int> count(n + 1, 0);
+    std::vector<int> count(n + 1, 0), wanted(n + 1, 0);
     for (size_t j = 0; j < n; ++j) {
       const int label = SmallNumber(labels[j], set.size + 1);
       if (label < 1) {
@@ -132,12 +132,13 @@ absl::StatusOr<DefinedState> Definition::ParseCompact(std::string_view text) con
       state[static_cast<size_t>(set.offset) + j] = static_cast<uint8_t>(label);
       ++count[static_cast<size_t>(label)];
     }
-    for (size_t j = 0; j < n; ++j) --count[goal[static_cast<size_t>(set.offset) + j]];
+    for (size_t j = 0; j < n; ++j) ++wanted[goal[static_cast<size_t>(set.offset) + j]];
     for (size_t label = 1; label <= n; ++label) {
-      if (count[label] != 0) {
+      if (count[label] != wanted[label]) {
+        const auto times = [](int k) { return k == 1 ? std::string("once") : Cat(k, " times"); };
         return absl::InvalidArgumentError(
-            Cat(where, "holds label ", label, " ", count[label] > 0 ? "more" : "fewer",
-                " times than the goal does (a state holds the goal's pieces, moved)"));
+            Cat(where, "holds label ", label, " ", times(count[label]), ", the goal ",
+                times(wanted[label]), " (a state holds the goal's pieces, moved)"));
       }
     }
     if (set.orientations > 1) {

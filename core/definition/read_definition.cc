@@ -68,6 +68,12 @@ size_t NotUtf8At(std::string_view text) {
   return std::string_view::npos;
 }
 
+// A word that starts a line of its own kind, never a set's part of a block.
+bool IsKeyword(std::string_view word) {
+  return word == "Name" || word == "Set" || word == "Solved" || word == "Move" ||
+         std::find(std::begin(kUnsupported), std::end(kUnsupported), word) != std::end(kUnsupported);
+}
+
 // twsearch's whole-puzzle rotations, which it does not count as moves.
 bool RotationName(std::string_view name) {
   if (!name.empty() && name.back() == 'v') return true;
@@ -151,6 +157,8 @@ class DefinitionReader {
 absl::Status DefinitionReader::SplitLines() {
   int number = 0;
   size_t start = 0;
+  // A UTF-8 byte order mark before the first line is skipped, as a CR before a newline is.
+  if (text_.substr(0, 3) == "\xef\xbb\xbf") start = 3;
   while (start <= text_.size()) {
     const size_t newline = text_.find('\n', start);
     std::string_view line = text_.substr(start, newline == std::string_view::npos ? std::string_view::npos
@@ -248,6 +256,10 @@ absl::Status DefinitionReader::ReadParts(std::string_view what, bool labels,
     if (word == "If") {
       return Error(line.number, Cat(what, ": If lines come first in a Move block, before its sets"));
     }
+    if (IsKeyword(word) && SetByName(word) < 0) {
+      return Error(start, Cat(what, ": no End before line ", line.number, "'s ", word,
+                              " (each block ends with a line End)"));
+    }
     if (std::find(line.tokens.begin(), line.tokens.end(), "?") != line.tokens.end()) {
       return Error(line.number, Cat(what, ": '?' (twsearch's wildcard) is not supported"));
     }
@@ -256,7 +268,13 @@ absl::Status DefinitionReader::ReadParts(std::string_view what, bool labels,
                                     QuoteInput(word)));
     }
     const int s = SetByName(word);
-    if (s < 0) return Error(line.number, Cat(what, ": no set is named ", QuoteInput(word)));
+    if (s < 0) {
+      std::vector<std::string_view> names;
+      for (const DefinedSet& set : out_.sets_) names.push_back(set.name);
+      return Error(line.number, Cat(what, ": ", QuoteInput(word), " is neither a set's name (",
+                                    Join(names, ", "), ") nor End, which the block (from line ",
+                                    start, ") is missing"));
+    }
     for (const SetPart& p : *parts) {
       if (p.set == s) return Error(line.number, Cat(what, ": set ", word, " is given twice"));
     }
@@ -265,6 +283,11 @@ absl::Status DefinitionReader::ReadParts(std::string_view what, bool labels,
     part.set = s;
     // Its labels or sources, on the next line; then maybe its orientations.
     ++at_;
+    if (at_ < lines_.size() && lines_[at_].tokens[0] == "If") {
+      return Error(lines_[at_].number,
+                   Cat(what, ": If lines come first in a Move block, before its sets (here after set ",
+                       set.name, ")"));
+    }
     if (at_ >= lines_.size() || !NumericLine(lines_[at_])) {
       return Error(at_ < lines_.size() ? lines_[at_].number : line.number,
                    Cat(what, ": set ", set.name, ": want a line of ", set.size,
@@ -385,6 +408,7 @@ absl::Status DefinitionReader::ReadMove(const Line& first) {
   }
   MoveBlock block;
   block.line = first.number;
+  std::vector<int> guard_lines;  // where each guard is
   // Its guards first.
   while (at_ + 1 < lines_.size() && lines_[at_ + 1].tokens[0] == "If") {
     ++at_;
@@ -427,7 +451,24 @@ absl::Status DefinitionReader::ReadMove(const Line& first) {
       return Error(line.number, Cat(what, ": If: any piece (*) and any orientation: the guard "
                                           "says nothing; give an orientation"));
     }
+    // Two guards of one position that cannot both hold: the block could never apply.
+    for (size_t g = 0; g < block.guards.size(); ++g) {
+      const Guard& other = block.guards[g];
+      if (other.set != guard.set || other.position != guard.position) continue;
+      const bool pieces = other.piece != 0 && guard.piece != 0 && other.piece != guard.piece;
+      const bool turns = other.orientation >= 0 && guard.orientation >= 0 &&
+                         other.orientation != guard.orientation;
+      if (pieces || turns) {
+        return Error(line.number,
+                     Cat(what, ": If: contradicts the If of line ", guard_lines[g], " (position ",
+                         guard.position + 1, " of set ", set.name, " cannot hold ",
+                         pieces ? Cat("pieces ", other.piece, " and ", guard.piece)
+                                : Cat("orientations ", other.orientation, " and ", guard.orientation),
+                         " at once): the block could never apply"));
+      }
+    }
     block.guards.push_back(guard);
+    guard_lines.push_back(line.number);
   }
   std::vector<SetPart> parts;
   if (absl::Status read = ReadParts(what, /*labels=*/false, &parts); !read.ok()) return read;

@@ -448,9 +448,20 @@ class ModelPuzzle final : public Puzzle {
       }
       if (!made) {
         std::vector<std::string> names;
-        for (int m = 0; m < MoveCount(model_); ++m) names.push_back(model_.MoveName(instance.state, m));
+        bool any = false;  // whether some move applies there
+        for (int m = 0; m < MoveCount(model_); ++m) {
+          names.push_back(model_.MoveName(instance.state, m));
+          typename P::State next;
+          any = any || model_.Apply(instance.state, m, &next);
+        }
+        // At the goal of a puzzle whose moves only lead towards it, no sequence starts.
+        const std::string one_way =
+            number == 1 && !any ? Cat(" (no move applies at the goal, where a sequence starts: the ", name(),
+                                      " puzzle's moves lead only towards it; give the position in "
+                                      "its compact form)")
+                                : "";
         return absl::InvalidArgumentError(
-            named ? Cat("move ", number, ": ", QuoteInput(token), " does not apply there")
+            named ? Cat("move ", number, ": ", QuoteInput(token), " does not apply there", one_way)
                   : Cat("move ", number, ": ", QuoteInput(token), " is no move of the ", name(),
                         " puzzle there (its moves: ", Join(names, " "), ")"));
       }

@@ -6,6 +6,7 @@
 #include "core/puzzle.h"
 #include "core/util/strings.h"
 #include "google/protobuf/util/json_util.h"
+#include "nlohmann/json.hpp"
 #include "server/http/strict_json.h"
 #include "service/puzzle_text.h"
 #include "service/request_handler.h"
@@ -422,6 +423,76 @@ std::string BodyError(std::string_view error, const google::protobuf::Descriptor
   return Cat("body: not a ", type->name(), ": ", QuoteInput(error));
 }
 
+// What a JSON value is, for people: "an object", "the string 'x'", "the number 3".
+std::string KindOf(const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::object:
+      return "an object";
+    case nlohmann::json::value_t::array:
+      return "a list";
+    case nlohmann::json::value_t::string:
+      return Cat("the string ", QuoteInput(value.get_ref<const std::string&>()));
+    case nlohmann::json::value_t::boolean:
+      return value.get<bool>() ? "true" : "false";
+    default:
+      return Cat("the number ", QuoteInput(value.dump()));
+  }
+}
+
+// Whether protobuf's JSON mapping takes `value` for one value of `field` (a list's element,
+// for a repeated one): what its parser is lenient about (numbers as digit strings, enums by
+// number) is taken here too.
+bool Takes(const google::protobuf::FieldDescriptor* field, const nlohmann::json& value) {
+  using F = google::protobuf::FieldDescriptor;
+  if (value.is_null()) return true;
+  switch (field->cpp_type()) {
+    case F::CPPTYPE_MESSAGE:
+      return value.is_object();
+    case F::CPPTYPE_STRING:
+      return value.is_string();
+    case F::CPPTYPE_BOOL:
+      return value.is_boolean();
+    case F::CPPTYPE_ENUM:
+      return value.is_string() || value.is_number_integer() || value.is_number_unsigned();
+    default:  // numbers
+      return value.is_number() || value.is_string();
+  }
+}
+
+// The first field of `object` (a message of `type`, at `path`) whose value is of a kind the
+// field cannot take, said as "puzzle: an object is not a string": protobuf's parser names
+// neither the field nor the kind for these. Empty if every field's kind is right (the
+// parser's error is then about a value: BodyError says it).
+std::string ShapeError(const nlohmann::json& object, const google::protobuf::Descriptor* type,
+                       const std::string& path, int depth = 0) {
+  if (depth > 16 || !object.is_object()) return "";
+  for (const auto& [key, value] : object.items()) {
+    const google::protobuf::FieldDescriptor* field = type->FindFieldByName(key);
+    for (int i = 0; field == nullptr && i < type->field_count(); ++i) {
+      if (type->field(i)->json_name() == key) field = type->field(i);
+    }
+    if (field == nullptr || field->is_map()) continue;
+    const std::string at = path.empty() ? key : Cat(path, ".", key);
+    const bool list = field->is_repeated() && value.is_array();
+    const nlohmann::json single = nlohmann::json::array({value});
+    const nlohmann::json& values = list ? value : single;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const nlohmann::json& one = values[i];
+      const std::string where = list ? Cat(at, "[", i, "]") : at;
+      if (!Takes(field, one)) {
+        return Cat("body: ", where, ": ", KindOf(one), " is not ", AcceptedFor(field),
+                   field->is_repeated() && !list ? ", or a list of them" : "");
+      }
+      if (field->message_type() != nullptr) {
+        if (std::string inner = ShapeError(one, field->message_type(), where, depth + 1); !inner.empty()) {
+          return inner;
+        }
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 absl::Status RequestFromBody(std::string_view body, google::protobuf::Message* out) {
@@ -439,6 +510,12 @@ absl::Status RequestFromBody(std::string_view body, google::protobuf::Message* o
   const auto parsed = google::protobuf::util::JsonStringToMessage(
       google::protobuf::StringPiece(body.data(), body.size()), out, options);
   if (!parsed.ok()) {
+    // A field given a value of the wrong kind (an object for a name, a list for one value)
+    // is named with both kinds; what else protobuf refuses, in its words made ours.
+    const nlohmann::json json = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (std::string shape = ShapeError(json, out->GetDescriptor(), ""); !shape.empty()) {
+      return absl::InvalidArgumentError(shape);
+    }
     return absl::InvalidArgumentError(
         BodyError(std::string_view(parsed.message().data(), parsed.message().size()),
                   out->GetDescriptor()));
