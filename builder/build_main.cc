@@ -1,4 +1,8 @@
 // puzzledb-build: builds the tables of a puzzledb database, verifies them, describes them.
+// Its command line (builder/main.cc runs it; so does the crash tests' build of it,
+// tests/crash_build_main.cc).
+#include "builder/build_main.h"
+
 #include <iostream>
 #include <map>
 
@@ -8,8 +12,9 @@
 #include "core/puzzle.h"
 #include "core/util/strings.h"
 
-int main(int argc, char** argv) {
-  using namespace puzzledb;
+namespace puzzledb {
+
+int BuildMain(int argc, char** argv) {
   CLI::App app{"puzzledb-build: builds (by default), verifies and describes puzzle tables"};
   app.require_subcommand(0, 1);
   BuildCommandOptions build;
@@ -195,3 +200,5 @@ int main(int argc, char** argv) {
   }
   return RunBuild(build, std::cout, std::cerr);
 }
+
+}  // namespace puzzledb

@@ -270,6 +270,38 @@ TEST(DefinedIdaTest, AFreePiecesTableIsTheLeastOverItsPlacesOfTheCountedMoves) {
             "orientations left out (-o), with the labels whose moves count told apart");
 }
 
+// A perimeter that disagrees with the moves (here one of another puzzle over the same
+// pieces: five in a row turned by rotations, searched with the pancakes' flips) is never
+// followed: its answer's end is walked step by step as every walk down is, and the search
+// fails DATA_LOSS rather than return moves that reach no goal.
+TEST(DefinedIdaTest, APerimeterThatDisagreesWithTheMovesIsNeverFollowed) {
+  auto pancakes = ReadDefinition(SampleText("pancake5.tws"), "pancake5.tws");
+  ASSERT_TRUE(pancakes.ok()) << pancakes.status();
+  auto turns = ReadDefinition("Set P 5 1\nSolved\nP\n1 2 3 4 5\nEnd\nMove R\nP\n2 3 4 5 1\nEnd\n",
+                              "turns.tws");
+  ASSERT_TRUE(turns.ok()) << turns.status();
+  ASSERT_EQ(pancakes->sets()[0].name, "P") << "the same pieces, the same state bytes";
+  const DefinedPerimeter other(*turns, CompiledMoves(*turns), 100);
+  ASSERT_GE(other.radius(), 1);
+  const auto start = pancakes->ParseCompact("2 3 4 5 1");  // one turn from the goal
+  ASSERT_TRUE(start.ok()) << start.status();
+  ASSERT_EQ(other.Distance(*start), 1);
+  DefinedIdaOptions options;
+  options.max_depth = 10;
+  options.perimeter = &other;
+  const auto found = DefinedIdaStar(*pancakes, {}, *start, options);
+  ASSERT_FALSE(found.ok()) << Line(*pancakes, *found);
+  EXPECT_EQ(found.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(found.status().message(),
+            "the definition's perimeter is inconsistent: a state at distance 1 has no move to distance 0");
+  // Its own perimeter answers the same state.
+  const DefinedPerimeter own(*pancakes, CompiledMoves(*pancakes), 100);
+  options.perimeter = &own;
+  const auto answered = DefinedIdaStar(*pancakes, {}, *start, options);
+  ASSERT_TRUE(answered.ok()) << answered.status();
+  EXPECT_EQ(Line(*pancakes, *answered), BruteForce(*pancakes).Answer(*start));
+}
+
 // A perimeter lists every state within its radius at its distance, and nothing farther;
 // the radius is the last layer that fits its states.
 TEST(DefinedIdaTest, APerimeterListsTheLayersThatFit) {

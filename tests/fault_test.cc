@@ -20,6 +20,12 @@ std::string Build(const std::string& db, const std::string& args) {
   return std::string(PUZZLEDB_BUILD) + " --quiet --db " + db + " " + args;
 }
 
+// The same build, by the crash tests' puzzledb-build, ended abruptly (exit status 86) at a
+// point of its table write (tests/crash_build_main.cc).
+std::string BuildKilledAt(const std::string& point, const std::string& db, const std::string& args) {
+  return "PUZZLEDB_CRASH_AT=" + point + " " + PUZZLEDB_BUILD_CRASHING + " --quiet --db " + db + " " + args;
+}
+
 std::string Info(const std::string& db) {
   return RunCommand(std::string(PUZZLEDB_BUILD) + " info --db " + db, "").out;
 }
@@ -60,16 +66,20 @@ TEST_F(FaultTest, BuildsKilledAtEveryStageLeaveTheDatabaseServing) {
   ASSERT_EQ(RunCommand(Build(db_, "--puzzle knight --max-depth 6"), "").exit_code, 0);
   ASSERT_NE(Info(db_).find("to depth 6"), std::string::npos);
 
+  // The programs have no crash hook: puzzledb-build itself reads no PUZZLEDB_CRASH_AT.
+  const auto unhooked = RunCommand("PUZZLEDB_CRASH_AT=before-ingest " + Build(db_, "--puzzle rotation"), "");
+  EXPECT_EQ(unhooked.exit_code, 0) << unhooked.err;
+
   // Killed after writing the new table's file, before ingesting it: the old table stays.
   auto crashed = RunCommand(
-      "PUZZLEDB_CRASH_AT=before-ingest " + Build(db_, "--puzzle knight --max-depth 12"), "");
+      BuildKilledAt("before-ingest", db_, "--puzzle knight --max-depth 12"), "");
   EXPECT_EQ(crashed.exit_code, 86) << crashed.err;
   EXPECT_NE(Info(db_).find("to depth 6"), std::string::npos) << Info(db_);
   EXPECT_EQ(Verify(db_), 0);
 
   // Killed after the ingest, before the old pages are deleted: the new table is whole.
   crashed = RunCommand(
-      "PUZZLEDB_CRASH_AT=after-ingest " + Build(db_, "--puzzle knight --max-depth 12"), "");
+      BuildKilledAt("after-ingest", db_, "--puzzle knight --max-depth 12"), "");
   EXPECT_EQ(crashed.exit_code, 86) << crashed.err;
   EXPECT_NE(Info(db_).find("to depth 12"), std::string::npos) << Info(db_);
   EXPECT_EQ(Verify(db_), 0);
@@ -233,7 +243,9 @@ TEST_F(FaultTest, MigrateMovesAFormat1DatabaseAndSurvivesBeingKilled) {
   const std::string migrate = std::string(PUZZLEDB_BUILD) + " migrate --db " + db_;
   for (const char* point : {"migrate-before-ingest", "migrate-after-ingest"}) {
     SCOPED_TRACE(point);
-    const auto killed = RunCommand(std::string("PUZZLEDB_CRASH_AT=") + point + " " + migrate, "");
+    const auto killed = RunCommand(std::string("PUZZLEDB_CRASH_AT=") + point + " " +
+                                       PUZZLEDB_BUILD_CRASHING + " migrate --db " + db_,
+                                   "");
     EXPECT_EQ(killed.exit_code, 86);
     EXPECT_EQ(Solve(db_, "knobs", "knobs_9001").out, knobs);
     EXPECT_EQ(Solve(db_, "rotation", "rotation").out, rotation);

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/definition/defined_index.h"
+#include "core/search/walk_down.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
@@ -31,7 +32,7 @@ class Ida {
       ++result_.lookups;
       const int exact = perimeter_->Distance(start);
       if (exact >= 0 && exact <= options_.max_depth) {
-        WalkDown(start, exact);
+        if (absl::Status walked = WalkDown(start, exact); !walked.ok()) return walked;
         result_.solved = true;
         result_.moves = moves_;
         return result_;
@@ -119,19 +120,30 @@ class Ida {
 
   // Appends the smallest moves from `state`, `distance` away within the perimeter, down to
   // a goal: at each step the first move in canonical order to a state one nearer.
-  void WalkDown(DefinedState state, int distance) {
-    DefinedState next(state.size());
-    for (int k = distance; k > 0; --k) {
-      for (int m = 0; m < moves_of_.move_count(); ++m) {
-        if (!moves_of_.Apply(state.data(), m, next.data())) continue;
-        ++result_.lookups;
-        if (perimeter_->Distance(next) == k - 1) {
-          moves_.push_back(m);
-          state.swap(next);
-          break;
-        }
-      }
+  // The definition's moves and goals as the shared walk down reads a model.
+  struct Walked {
+    using State = DefinedState;
+    const Definition* d;
+    const CompiledMoves* moves;
+    int move_count() const { return moves->move_count(); }
+    bool Apply(const State& s, int m, State* out) const {
+      out->resize(s.size());
+      return moves->Apply(s.data(), m, out->data());
     }
+    bool IsGoal(const State& s) const { return d->IsGoal(s); }
+  };
+
+  // The answer's end: the smallest moves down the perimeter from `state`, `distance` away,
+  // each step checked (core/search/walk_down.h): a perimeter that disagrees with the moves
+  // is DATA_LOSS, never an answer that does not reach a goal.
+  absl::Status WalkDown(const DefinedState& state, int distance) {
+    return puzzledb::WalkDown(
+        Walked{&d_, &moves_of_}, state, distance,
+        [this](const DefinedState& s) {
+          ++result_.lookups;
+          return perimeter_->Distance(s);
+        },
+        "the definition's perimeter", &moves_);
   }
 
   // A bound of a state g moves from the start raised to the parity of its distance, where
@@ -368,7 +380,7 @@ class Ida {
           // Within the threshold, which no answer is shorter than: the answer, its end the
           // smallest moves down the perimeter.
           moves_.push_back(child.move);
-          WalkDown(child.state, exact);
+          if (absl::Status walked = WalkDown(child.state, exact); !walked.ok()) return walked;
           return true;
         }
         h = WithParity(perimeter_->radius() + 1, g + 1);

@@ -6,6 +6,7 @@
 #ifndef PUZZLEDB_CORE_SEARCH_WALK_DOWN_H_
 #define PUZZLEDB_CORE_SEARCH_WALK_DOWN_H_
 
+#include <concepts>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,16 @@
 
 namespace puzzledb {
 
+// What the walk reads of a model: its states, its moves (MoveCount) and its goals. Every
+// PuzzleModel is one; so is a definition's moves and goals as the live search holds them
+// (core/defined/defined_ida.cc).
+template <class P>
+concept WalkableModel = requires(const P& model, const typename P::State& s, typename P::State* out, int m) {
+  { model.Apply(s, m, out) } -> std::convertible_to<bool>;
+  { model.IsGoal(s) } -> std::convertible_to<bool>;
+  { MoveCount(model) } -> std::convertible_to<int>;
+};
+
 // Appends to `moves` the lexicographically smallest optimal path from `s`, whose exact
 // distance is `distance`. `distance_of(t)` is t's exact distance, or -1 where the source
 // does not know it.
@@ -24,10 +35,10 @@ namespace puzzledb {
 // d - 1, a move to d - 1 must exist, and distance 0 must be a goal. The moves after the
 // chosen one are not read (they cannot change the answer). A source that breaks a rule is
 // reported as DATA_LOSS naming `source` ("table knight", "the perimeter"), never followed.
-template <PuzzleModel P, class DistanceOf>
+template <WalkableModel P, class DistanceOf, class Move>
 absl::Status WalkDown(const P& model, typename P::State s, int distance,
                       const DistanceOf& distance_of, std::string_view source,
-                      std::vector<uint8_t>* moves) {
+                      std::vector<Move>* moves) {
   using State = typename P::State;
   auto broken = [source](std::string_view what) {
     return absl::DataLossError(Cat(source, " is inconsistent: ", what));
@@ -44,7 +55,7 @@ absl::Status WalkDown(const P& model, typename P::State s, int distance,
       if (dt == d - 1) chosen = m;
     }
     if (chosen < 0) return broken(Cat("a state at distance ", d, " has no move to distance ", d - 1));
-    moves->push_back(static_cast<uint8_t>(chosen));
+    moves->push_back(static_cast<Move>(chosen));
     s = next;
   }
   if (!model.IsGoal(s)) return broken("the walk ended at distance 0 on a state that is not a goal");

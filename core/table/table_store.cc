@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -67,14 +68,16 @@ absl::Status WriteRecordFile(const std::string& file, const TableMetadata& m) {
   return FromRocks(s, Cat("table ", m.table_id(), ": writing ", file));
 }
 
-// Fault injection for the crash tests: with PUZZLEDB_CRASH_AT=<point> in the environment a
-// table write ends the process abruptly (exit status 86, no cleanup) at that point.
+std::atomic<WritePointHook> write_point_hook{nullptr};
+
+// A point of a table write where the crash tests may end the process (SetWritePointHook).
 void CrashPoint(std::string_view point) {
-  const char* at = std::getenv("PUZZLEDB_CRASH_AT");
-  if (at != nullptr && point == at) std::_Exit(86);
+  if (const WritePointHook hook = write_point_hook.load(std::memory_order_acquire)) hook(point);
 }
 
 }  // namespace
+
+void SetWritePointHook(WritePointHook hook) { write_point_hook.store(hook, std::memory_order_release); }
 
 TableStore::TableStore(std::string dir, Mode mode, rocksdb::DB* db)
     : dir_(std::move(dir)), mode_(mode), db_(db) {}

@@ -176,6 +176,13 @@ class TableStore {
   mutable std::map<std::string, std::string> damaged_;  // guarded by damaged_mutex_
 };
 
+// A seam for the crash tests (tests/crash_build_main.cc): called at each point of a table
+// write where a crash must leave the database whole ("before-ingest", "after-ingest", the
+// same with "migrate-" before them for a migration). None by default: the programs never set
+// one. Set it before any write; it may end the process.
+using WritePointHook = void (*)(std::string_view point);
+void SetWritePointHook(WritePointHook hook);
+
 // Writes a table of bounds (pattern tables: no state's distance, `complete` false) with what
 // every such table records: its entries all covered, `histogram` and `max_distance`, the
 // build's time; returns the metadata as stored. `m` holds the id, the puzzle and the
