@@ -104,6 +104,10 @@ class Engine::Impl {
 
   v1::ListTablesResponse ListTables() const { return handler_.ListTables(); }
   v1::ListPuzzlesResponse ListPuzzles() const { return handler_.ListPuzzles(); }
+  // Tables refused before any query (stored definitions that cannot be served).
+  void NoteRefused(const std::map<std::string, std::string>& refused) {
+    for (const auto& [table_id, why] : refused) solver_.NoteRefused(table_id, why);
+  }
 
  private:
   std::function<void(std::string_view)> Log() const {
@@ -130,16 +134,18 @@ class Engine::Impl {
 
 absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(EngineOptions options) {
   std::shared_ptr<TableStore> store;
+  std::map<std::string, std::string> not_served;
   if (!options.db.empty()) {
     auto opened = TableStore::Open(options.db, TableStore::Mode::kReadOnly);
     if (!opened.ok()) return opened.status();
     store = std::move(*opened);
     // Puzzles given as definitions, as the database stores them.
-    RegisterStoredDefinitions(*store, options.log ? options.log
-                                                  : [](std::string_view) {});
+    RegisterStoredDefinitions(*store, options.log ? options.log : [](std::string_view) {},
+                              &not_served);
   }
-  return std::unique_ptr<Engine>(
-      new Engine(std::make_unique<Impl>(std::move(store), std::move(options))));
+  auto impl = std::make_unique<Impl>(std::move(store), std::move(options));
+  impl->NoteRefused(not_served);
+  return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

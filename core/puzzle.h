@@ -250,6 +250,14 @@ inline constexpr size_t kMaxPuzzles = 4096;
 absl::Status RegisterPuzzle(std::shared_ptr<const Puzzle> puzzle);
 // The puzzle named `name`, or null.
 const Puzzle* FindPuzzle(std::string_view name);
+// A puzzle of the database that is not served (a stored definition that fails its checksum
+// or no longer reads: RegisterStoredDefinitions), with why, so that a request naming it is
+// told; cleared when a puzzle of that name is registered. Empty if none is noted.
+void NoteNotServed(std::string_view name, std::string_view why);
+std::string NotServedWhy(std::string_view name);
+// "unknown puzzle 'NAME'", and why the database's puzzle of that name is not served where
+// one is noted: what the wire and the command line say of a name they cannot find.
+std::string UnknownPuzzleText(std::string_view name);
 // The registered names joined by `separator`, for help texts and errors.
 std::string PuzzleNames(std::string_view separator = "|");
 std::vector<std::string> PuzzleNameList();

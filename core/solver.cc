@@ -115,6 +115,12 @@ void Solver::Forget(const std::string& table_id) {
   refused_.erase(table_id);
 }
 
+void Solver::NoteRefused(const std::string& table_id, const std::string& why) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  refused_[table_id] = why;
+  EraseLocked(table_id, /*samplers=*/false);
+}
+
 std::map<std::string, std::string> Solver::Refused() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return refused_;

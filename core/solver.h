@@ -117,6 +117,9 @@ class Solver {
   void Forget(const std::string& table_id);
   // Tables refused so far, with the reason.
   std::map<std::string, std::string> Refused() const;
+  // Records a table refused before any query read it (a stored definition that cannot be
+  // served: RegisterStoredDefinitions), so that listings say REFUSED and why.
+  void NoteRefused(const std::string& table_id, const std::string& why);
   // Ids of the tables loaded now.
   std::vector<std::string> Loaded() const;
 

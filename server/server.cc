@@ -91,9 +91,12 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   if (!store.ok()) return store.status();
   server->store_ = std::move(*store);
   // Puzzles given as definitions are served from what the database stores of them.
-  const int defined = RegisterStoredDefinitions(*server->store_, log);
+  std::map<std::string, std::string> not_served;
+  const int defined = RegisterStoredDefinitions(*server->store_, log, &not_served);
   if (defined > 0 && log) log(Cat("serving ", defined, " puzzle(s) given as definitions"));
   server->solver_ = std::make_unique<Solver>(server->store_, log);
+  // Listed REFUSED with why, as a damaged table is.
+  for (const auto& [table_id, why] : not_served) server->solver_->NoteRefused(table_id, why);
   const int loaded = server->solver_->Preload();
 
   const int searches = options.max_concurrent_searches > 0

@@ -11,8 +11,8 @@ absl::Status UnknownPuzzle(std::string_view name) {
     return absl::InvalidArgumentError(Cat("puzzle: no puzzle given; use one of ",
                                           PuzzleNames(", ")));
   }
-  return absl::InvalidArgumentError(Cat("puzzle: unknown puzzle ", QuoteInput(name),
-                                        "; use one of ", PuzzleNames(", ")));
+  return absl::InvalidArgumentError(Cat("puzzle: ", UnknownPuzzleText(name), "; use one of ",
+                                        PuzzleNames(", ")));
 }
 
 absl::StatusOr<const Puzzle*> Named(std::string_view name) {

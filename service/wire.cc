@@ -168,7 +168,7 @@ absl::StatusOr<const Puzzle*> NamedPuzzle(const v1::Puzzle& puzzle) {
   }
   const Puzzle* found = FindPuzzle(puzzle.name());
   if (found == nullptr) {
-    return absl::InvalidArgumentError(Cat("puzzle.name: unknown puzzle ", QuoteInput(puzzle.name()),
+    return absl::InvalidArgumentError(Cat("puzzle.name: ", UnknownPuzzleText(puzzle.name()),
                                           "; use one of ", PuzzleNames(", ")));
   }
   return found;

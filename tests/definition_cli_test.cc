@@ -21,6 +21,7 @@
 #include "puzzledb/v1/solver.pb.h"
 #include "rocksdb/db.h"
 #include "tests/definition_brute_force.h"
+#include "tests/edit_metadata.h"
 #include "tests/test_util.h"
 
 namespace puzzledb {
@@ -48,20 +49,7 @@ std::string Write(const std::string& name, const std::string& text) {
   return path;
 }
 
-// Rewrites the metadata record of table `id` in the database `db` through `edit`, as damage
-// would: the pages and their checksums are left as they were.
-void EditMetadata(const std::string& db, const std::string& id,
-                  const std::function<void(storage::v1::TableMetadata*)>& edit) {
-  rocksdb::DB* raw = nullptr;
-  ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), db, &raw).ok());
-  std::unique_ptr<rocksdb::DB> opened(raw);
-  std::string value;
-  ASSERT_TRUE(opened->Get(rocksdb::ReadOptions(), MetadataKey(id), &value).ok());
-  storage::v1::TableMetadata m;
-  ASSERT_TRUE(m.ParseFromString(value));
-  edit(&m);
-  ASSERT_TRUE(opened->Put(rocksdb::WriteOptions(), MetadataKey(id), m.SerializeAsString()).ok());
-}
+using testing::EditMetadata;
 
 class DefinitionCliTest : public ::testing::Test {
  protected:
@@ -255,6 +243,11 @@ TEST_F(DefinitionCliTest, ADamagedDefinitionRecordIsRefused) {
             std::string::npos)
       << solved.err;
   EXPECT_NE(solved.err.find("unknown puzzle 'slide32'"), std::string::npos) << solved.err;
+  // Listed as refused, with why, as a damaged table is.
+  const auto tables = RunCommand(kCli + " tables --db " + db_, "");
+  EXPECT_NE(tables.out.find("slide32  REFUSED: its stored definition fails its checksum"), std::string::npos)
+      << tables.out;
+  EXPECT_EQ(tables.out.find("AVAILABLE"), std::string::npos) << tables.out;
 }
 
 // A table laid out by another version of the index (docs/FORMAT.md, "A definition's

@@ -13,6 +13,7 @@
 #include "grpcpp/grpcpp.h"
 #include "puzzledb/v1/solver.grpc.pb.h"
 #include "tests/channel.h"
+#include "tests/edit_metadata.h"
 #include "gtest/gtest.h"
 #include "tests/raw_http.h"
 #include "tests/server_process.h"
@@ -259,6 +260,58 @@ TEST(DefinitionServerTest, TheSamplesAreAnsweredOverGrpcAndHttp) {
   const std::string reply = http.Answer();
   EXPECT_EQ(testing::StatusOf(reply), 400) << reply;
   EXPECT_NE(reply.find("set T: holds label 5 2 times, the goal once"), std::string::npos) << reply;
+  fs::remove_all(db);
+}
+
+// A stored definition that fails its checksum is not served, and the server says so where
+// one looks: GetTables lists it REFUSED with why (as a damaged table), and a request that
+// names it is told why beside "unknown puzzle", over gRPC and HTTP.
+TEST(DefinitionServerTest, ADefinitionThatFailsItsChecksumIsListedRefused) {
+  const std::string db = testing::TempPath("definition_server_damaged_db");
+  fs::remove_all(db);
+  ASSERT_EQ(testing::RunCommand(std::string(PUZZLEDB_BUILD) + " -q --db " + db + " --definition " +
+                                    Sample("pancake5.tws"), "")
+                .exit_code,
+            0);
+  testing::EditMetadata(db, "pancake5", [](storage::v1::TableMetadata* m) {
+    std::string text = m->parameters();
+    text.replace(text.find("Name Pancake5"), 13, "Name Pancake6");
+    m->set_parameters(text);
+  });
+  testing::ServerProcess server(PUZZLEDB_SERVER, db, {"--no-build-missing-tables"},
+                                testing::TempPath("definition_server_damaged.log"));
+  ASSERT_FALSE(server.address().empty()) << server.Log();
+  ClientOptions options;
+  options.target = server.address();
+  options.timeout = 10000ms;
+  Client client(options);
+  const auto tables = client.ListTables();
+  ASSERT_TRUE(tables.ok()) << tables.status();
+  ASSERT_EQ(tables->tables_size(), 1);
+  EXPECT_EQ(tables->tables(0).status().rfind("REFUSED: its stored definition fails its checksum (crc32 ", 0), 0u)
+      << tables->tables(0).status();
+  testing::Raw http(server.http_port());
+  ASSERT_TRUE(http.Send(testing::Get("/v1/tables")));
+  const std::string listed = http.Answer();
+  EXPECT_NE(listed.find("\"status\":\"REFUSED: its stored definition fails its checksum"), std::string::npos)
+      << listed;
+  v1::SolveRequest request;
+  request.mutable_puzzle()->set_name("pancake5");
+  request.mutable_puzzle()->set_state("2 1 3 4 5");
+  const auto answer = client.Solve(request);
+  ASSERT_FALSE(answer.ok());
+  EXPECT_NE(std::string(answer.status().message())
+                .find("puzzle.name: unknown puzzle 'pancake5' (the database holds it, not served: its "
+                      "stored definition fails its checksum"),
+            std::string::npos)
+      << answer.status();
+  testing::Raw again(server.http_port());
+  ASSERT_TRUE(again.Send(testing::Get("/v1/solve?puzzle=pancake5&state=2+1+3+4+5")));
+  const std::string reply = again.Answer();
+  EXPECT_EQ(testing::StatusOf(reply), 400) << reply;
+  EXPECT_NE(reply.find("(the database holds it, not served: its stored definition fails its checksum"),
+            std::string::npos)
+      << reply;
   fs::remove_all(db);
 }
 

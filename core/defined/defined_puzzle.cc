@@ -369,6 +369,7 @@ int RegisterStoredDefinitions(const TableStore& store,
     auto refuse = [&](const std::string& why) {
       if (log) log(Cat("not serving ", m.puzzle(), ": ", why));
       if (refused != nullptr) (*refused)[m.table_id()] = why;
+      NoteNotServed(m.puzzle(), why);
     };
     const Puzzle* known = FindPuzzle(m.puzzle());
     if (known != nullptr) continue;  // built in, or registered already

@@ -1,5 +1,6 @@
 #include <array>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "core/puzzle.h"
 #include "core/util/strings.h"
+#include "core/util/text_input.h"
 
 namespace puzzledb {
 
@@ -39,6 +41,7 @@ struct Registry {
   std::atomic<size_t> count{0};
   std::mutex adding;
   std::vector<std::shared_ptr<const Puzzle>> owned;  // those registered at run time
+  std::map<std::string, std::string, std::less<>> not_served;  // guarded by `adding`
 };
 
 Registry& TheRegistry() {
@@ -66,6 +69,7 @@ absl::Status RegisterPuzzle(std::shared_ptr<const Puzzle> puzzle) {
     return absl::ResourceExhaustedError(Cat("more than ", kMaxPuzzles, " puzzles"));
   }
   r.list[n] = puzzle.get();
+  if (auto it = r.not_served.find(puzzle->name()); it != r.not_served.end()) r.not_served.erase(it);
   r.owned.push_back(std::move(puzzle));
   r.count.store(n + 1, std::memory_order_release);
   return absl::OkStatus();
@@ -76,6 +80,26 @@ const Puzzle* FindPuzzle(std::string_view name) {
     if (puzzle->name() == name) return puzzle;
   }
   return nullptr;
+}
+
+void NoteNotServed(std::string_view name, std::string_view why) {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.adding);
+  r.not_served[std::string(name)] = std::string(why);
+}
+
+std::string NotServedWhy(std::string_view name) {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.adding);
+  const auto it = r.not_served.find(name);
+  return it == r.not_served.end() ? "" : it->second;
+}
+
+std::string UnknownPuzzleText(std::string_view name) {
+  const std::string why = NotServedWhy(name);
+  return why.empty() ? Cat("unknown puzzle ", QuoteInput(name))
+                     : Cat("unknown puzzle ", QuoteInput(name), " (the database holds it, not served: ",
+                           why, ")");
 }
 
 std::string PuzzleNames(std::string_view separator) {
