@@ -7,6 +7,7 @@
 
 #include "CLI/CLI.hpp"
 #include "client/commands.h"
+#include "client/terminal_safe.h"
 #include "core/puzzle.h"
 
 namespace {
@@ -57,6 +58,9 @@ std::string AnyDistancePuzzles() {
 
 int main(int argc, char** argv) {
   using namespace puzzledb;
+  // What is printed, a server's strings among it, reaches the terminal without its control
+  // characters (client/terminal_safe.h).
+  TerminalSafeStream safe_out(std::cout), safe_err(std::cerr);
   CLI::App app{"puzzledb: exact answers for the puzzles " + PuzzleNames(", ")};
   app.require_subcommand(1);
   app.fallthrough();  // global options may also follow the subcommand
