@@ -214,6 +214,25 @@ TEST_F(MemoryLimitsTest, HostAndTransferCodingAreAsRfc9112Says) {
   for (const char* coding : {"chunked;q=1", "chunked ; x=y", "chunked, chunked;q=1"}) {
     EXPECT_EQ(testing::SmugglingProbe(HttpPort(), coding), "400 closed") << coding;
   }
+  // Issue 63: obsolete line folding (section 5.2) was unfolded, even in the fields that
+  // frame a body; a line of the head that starts with a space or a tab is refused now,
+  // whatever its field, and the connection closed.
+  const std::string post = "POST /v1/solve HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n";
+  const std::string body = R"({"puzzle":{"name":"eight","state":"123840765"}})";
+  for (const std::string& folded :
+       {post + "Content-Length:\r\n " + std::to_string(body.size()) + "\r\n\r\n" + body,
+        post + "Transfer-Encoding:\r\n\tchunked\r\n\r\n" + "0\r\n\r\n",
+        get + "Host: a\r\nX-Note: one\r\n  two\r\n\r\n", get + " Host: a\r\n\r\n"}) {
+    const std::string refused = Http(folded);
+    EXPECT_EQ(testing::StatusOf(refused), 400) << folded << "\n" << refused;
+    EXPECT_NE(refused.find("obsolete line folding (RFC 9112, section 5.2) is not taken"), std::string::npos)
+        << refused;
+    EXPECT_NE(refused.find("Connection: close"), std::string::npos) << refused;
+  }
+  // The same fields on one line are read.
+  const std::string unfolded =
+      Http(post + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  EXPECT_EQ(testing::StatusOf(unfolded), 200) << unfolded;
 }
 
 // Finding 2: a stream that is sent batches and never read held 5 MB a message, up to 4,096

@@ -354,6 +354,11 @@ class Connection final : public ConnectionBase,
 
   void Parse() {
     while (buffer_.size() > 0) {
+      if (phase_ == Phase::kHead) {
+        if (std::string folded = FoldedHead(); !folded.empty()) {
+          return Fail(400, absl::StatusCode::kInvalidArgument, folded, HttpClose::kRefused);
+        }
+      }
       beast::error_code ec;
       const size_t used = parser_->put(buffer_.data(), ec);
       buffer_.consume(used);
@@ -446,6 +451,31 @@ class Connection final : public ConnectionBase,
     return Cat("Transfer-Encoding: ", QuoteInput(codings),
                ": a request's body is framed by Content-Length or by Transfer-Encoding: chunked "
                "alone (RFC 9112, section 6.3); the connection is closed");
+  }
+
+  // Why the head in the buffer is refused for a line that starts with a space or a tab, or
+  // "" (also while the head is incomplete; the parser reads a head only once it is whole):
+  // obsolete line folding (RFC 9112, section 5.2), which the parser would unfold, even
+  // inside Content-Length and Transfer-Encoding, where a proxy in front may read the field
+  // otherwise. RFC 9112 lets a server refuse it with 400, which frames nothing differently;
+  // and whitespace before the first field after the request line (section 2.2) alike.
+  std::string FoldedHead() const {
+    const std::string_view bytes(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+    size_t at = 0;
+    while (at < bytes.size() && (bytes[at] == '\r' || bytes[at] == '\n')) ++at;  // empty lines first
+    for (size_t newline = bytes.find('\n', at); newline != std::string_view::npos;
+         newline = bytes.find('\n', newline + 1)) {
+      if (newline + 1 >= bytes.size()) break;
+      const char next = bytes[newline + 1];
+      if (next == '\r' || next == '\n') break;  // the empty line that ends the head
+      if (next == ' ' || next == '\t') {
+        const int line = 1 + static_cast<int>(std::count(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                                                          bytes.begin() + static_cast<std::ptrdiff_t>(newline), '\n'));
+        return Cat("line ", line + 1, " of the head starts with a space or a tab: obsolete line folding "
+                   "(RFC 9112, section 5.2) is not taken; send each field on one line");
+      }
+    }
+    return "";
   }
 
   // Why the request's Host field is not one a server may answer, or "" (RFC 9112, section
