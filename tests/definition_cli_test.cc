@@ -405,6 +405,52 @@ TEST(DefinitionReadingTest, AClientReadsAServersFileOnlyInTheServersReading) {
   }
 }
 
+// A definition of more moves than a complete table's walk takes (64; here 82: three moves
+// of order 28 with their powers, and a swap) is given pattern tables and answered by their
+// search, as docs/PUZZLES.md allows up to 250: every state the brute force reaches, its
+// distance and smallest moves; analysed too; and over the 250 refused naming the limit.
+TEST_F(DefinitionCliTest, MoreMovesThanATableWalkTakesGetPatternTables) {
+  const std::string text =
+      "Name Many moves\nSet A 7 1\nSet B 4 1\nSolved\nEnd\n"
+      "Move X\nA\n2 3 4 5 6 7 1\nB\n2 3 4 1\nEnd\n"
+      "Move Y\nA\n4 5 6 7 1 2 3\nB\n4 1 2 3\nEnd\n"
+      "Move Z\nA\n6 7 1 2 3 4 5\nB\n2 3 4 1\nEnd\n"
+      "Move W\nB\n2 1 3 4\nEnd\n";
+  auto definition = ReadDefinition(text, "many.tws");
+  ASSERT_TRUE(definition.ok()) << definition.status();
+  ASSERT_EQ(definition->moves().size(), 82u);
+  const auto built = RunCommand(kBuild + " --db " + db_ + " --threads 2 --definition " + Write("many.tws", text), "");
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_NE(built.out.find("many-patterns: pattern tables of file many.tws"), std::string::npos) << built.out;
+  EXPECT_NE(built.err.find("82 moves with their powers, more than a complete table's walk takes (64)"),
+            std::string::npos)
+      << built.err;
+  const testing::BruteForce all(*definition);
+  std::string input, want;
+  for (const DefinedState& state : all.states()) {
+    input += definition->FormatCompact(state) + "\n";
+    want += all.Answer(state) + "\n";
+  }
+  const auto solved = RunCommand(kCli + " solve --db " + db_ + " --puzzle many", input);
+  EXPECT_EQ(solved.exit_code, 0) << solved.err;
+  EXPECT_EQ(solved.out, want);
+  const auto analyzed = RunCommand(kCli + " analyze --db " + db_ + " --puzzle many --json", input);
+  EXPECT_EQ(analyzed.exit_code, 0) << analyzed.err;
+  EXPECT_EQ(JsonLines<v1::AnalyzeResponse>(analyzed.out).size(), all.size());
+  // Past the reader's 250 (a move of order 255 brings 254 powers): refused, naming it.
+  const auto over = RunCommand(kBuild + " --db " + db_ + " --definition " +
+                                   Write("over.tws", "Set A 255 1\nSolved\nEnd\nMove M\nA\n" + [] {
+                                     std::string cycle;
+                                     for (int j = 2; j <= 255; ++j) cycle += std::to_string(j) + " ";
+                                     return cycle + "1";
+                                   }() + "\nEnd\n"),
+                               "");
+  EXPECT_EQ(over.exit_code, 2);
+  EXPECT_NE(over.err.find("over.tws:4: Move M: with its powers (order over 250) the puzzle would have more than 250 moves"),
+            std::string::npos)
+      << over.err;
+}
+
 // A definition built with pattern tables of projections (--projection) is answered by the
 // live search they guide: the same answers as its complete table, from SEARCH; info lists
 // the projections; sampling says why it cannot; verify checks the tables; a damaged one is

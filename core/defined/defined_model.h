@@ -37,6 +37,9 @@ namespace puzzledb {
 inline constexpr int kDefinedStateBytes = 56;
 // Moves of a puzzle served from a table (a walk keeps the legal moves in 64 bits).
 inline constexpr int kMaxDefinedMoves = 64;
+// Moves of a puzzle searched with pattern tables: as many as a definition may have
+// (DefinitionLimits::max_moves), each a byte of an answer.
+inline constexpr int kMaxGuidedMoves = 250;
 // A definition's table stores this line, then the file (docs/FORMAT.md, "A definition's
 // table"): how the file's move orientations are read (by piece, as twsearch reads them),
 // and the layout of the index, which a table's entries follow.
@@ -77,10 +80,13 @@ struct DefinedPuzzleData {
   uint64_t Fingerprint() const { return text_crc32; }
 };
 
+// `kMoves`: the bound on its moves, its model's (kMaxDefinedMoves, or kMaxGuidedMoves for a
+// definition searched with pattern tables).
+template <int kMoves>
 class DefinedSpace {
  public:
   using State = DefinedModelState;
-  static constexpr int kNumMoves = kMaxDefinedMoves;
+  static constexpr int kNumMoves = kMoves;
 
   explicit DefinedSpace(const DefinedPuzzleData* data) : data_(data) {}
 
@@ -117,15 +123,16 @@ class DefinedSpace {
 template <TableEncodingKind E>
 class DefinedModel {
  public:
+  static constexpr int kNumMoves =
+      E == TableEncodingKind::kPatternBound ? kMaxGuidedMoves : kMaxDefinedMoves;
   using Params = const DefinedPuzzleData*;
-  using Space = DefinedSpace;
+  using Space = DefinedSpace<kNumMoves>;
   using State = DefinedModelState;
   struct Instance {
     Params params = nullptr;
     State state;
   };
 
-  static constexpr int kNumMoves = kMaxDefinedMoves;
   static constexpr int kMaxKeys = 1;
   static constexpr int kDefaultMaxMoves = 0;
   static constexpr TableEncodingKind kTableEncoding = E;

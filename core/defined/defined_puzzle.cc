@@ -283,10 +283,14 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
             " bytes (a byte for each position, and one more for each that turns); a puzzle "
             "here holds at most ", kDefinedStateBytes));
   }
-  if (read->moves().size() > static_cast<size_t>(kMaxDefinedMoves)) {
-    return absl::InvalidArgumentError(
-        Cat(where, read->moves().size(), " moves with their powers; a puzzle answered from a "
-                                         "table may have at most ", kMaxDefinedMoves));
+  // A complete table's walk keeps a state's legal moves in 64 bits; pattern tables guide a
+  // search of any number (the reader's limit, kMaxGuidedMoves).
+  const bool many_moves = read->moves().size() > static_cast<size_t>(kMaxDefinedMoves);
+  const std::string too_many =
+      Cat(read->moves().size(), " moves with their powers, more than a complete table's walk takes (",
+          kMaxDefinedMoves, ")");
+  if (many_moves && kind == DefinedTableKind::kComplete) {
+    return absl::InvalidArgumentError(Cat(where, too_many, "; pattern tables take up to ", kMaxGuidedMoves));
   }
   DefinedPuzzleData data;
   data.name = std::string(name);
@@ -296,7 +300,10 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
   data.definition = *std::move(read);
   data.moves = CompiledMoves(data.definition);
   bool guided = kind == DefinedTableKind::kPatterns;
-  if (!guided) {
+  if (!guided && many_moves) {
+    data.why_no_table = too_many;
+    guided = true;
+  } else if (!guided) {
     auto index = DefinedIndex::Make(data.definition, data.moves, max_states);
     if (index.ok()) {
       data.index = *std::move(index);

@@ -43,7 +43,10 @@ class TableWalker final : public TableView {
   static constexpr bool kNextMove = P::kTableEncoding == TableEncodingKind::kNextMove;
   static_assert(!kMod3 || P::kMaxKeys == 1, "modulo-3 tables need one key per state");
   static_assert(!kNextMove || P::kMaxKeys == 1, "next-move tables need one key per state");
-  static_assert(P::kNumMoves <= 64, "a walk keeps the legal moves of a state in 64 bits");
+  // A model whose tables only bound a search (kPatternBound) is never walked: the solver
+  // hands its guide the search instead (Solver::FromTables), and it may have more moves.
+  static_assert(P::kTableEncoding == TableEncodingKind::kPatternBound || P::kNumMoves <= 64,
+                "a walk keeps the legal moves of a state in 64 bits");
   // Tables that learn a distance by walking to the goal.
   static constexpr bool kWalks = kMod3 || kNextMove;
 
