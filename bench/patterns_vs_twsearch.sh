@@ -57,7 +57,7 @@ read -r ours_s ours_kb <"$work/ours.time"
 read -r theirs_s theirs_kb <"$work/theirs.time"
 nodes=$(sed 's/.*"nodes":"\([0-9]*\)".*/\1/' "$work/ours.json" | awk '{ s += $1 } END { print s }')
 echo "$count scrambles of $length moves (seed $seed): puzzledb $ours_s s (peak $ours_kb kB, $nodes nodes), twsearch -s -M 512 $theirs_s s (peak $theirs_kb kB), ratio $(awk -v a="$ours_s" -v b="$theirs_s" 'BEGIN { printf "%.1f", a / b }')"
-sed 's/.*"distance":\([0-9]*\),.*/\1/' "$work/ours.json" >"$work/ours.distances"
+sed 's/.*"distance":\([0-9]*\).*/\1/' "$work/ours.json" >"$work/ours.distances"
 # twsearch prints each solution after "Solving" (and the lines of its table's filling), on a
 # line that starts with a space, a move a word.
 awk '/^Solving/ { want = 1; next } want && /^ / { print NF; want = 0 }' "$work/theirs.out" >"$work/theirs.distances"

@@ -245,7 +245,7 @@ TEST(DbCliSampleTest, SampledStatesSolveToTheirDistance) {
         cli + " solve --json --max-moves 0 --count -p " + puzzle, sampled.out);
     ASSERT_EQ(solved.exit_code, 0) << solved.err;
     int cases = 0;
-    const std::string field = "\"distance\":" + std::to_string(distance) + ",";
+    const std::string field = "\"distance\":" + std::to_string(distance) + "}";  // the last field
     for (size_t at = solved.out.find(field); at != std::string::npos;
          at = solved.out.find(field, at + 1)) {
       ++cases;

@@ -258,7 +258,7 @@ class ClientTest(unittest.TestCase):
             puzzledb.puzzle("cube2urf", "x", scramble="U")
         with self.assertRaises(PuzzledbError) as caught:
             self.client.solve("slide32", "1 2 3 4 5 5")
-        self.assertIn("set T: holds label 5 more times than the goal does", caught.exception.message)
+        self.assertIn("set T: holds label 5 2 times, the goal once", caught.exception.message)
 
     def test_compact_forms_policies_and_the_whole_answer(self):
         # The typed helpers take the compact forms HTTP takes, and give them back.
