@@ -113,6 +113,12 @@ class Puzzle {
   // A puzzle given as a definition file: the file (docs/PUZZLES.md, section 7); empty for a
   // puzzle written in C++.
   virtual std::string_view definition() const = 0;
+  // What tells this puzzle apart from another of its name registered at run time (a
+  // definition built again while served replaces it): the address of what it was made
+  // from; null for a built-in puzzle, of which there is one. The solver keys what it keeps
+  // by it (core/solver.h), so that a call in flight on a replaced puzzle never meets what was
+  // read for its successor.
+  virtual const void* identity() const = 0;
   // Empty if a table's entries are the puzzle's positions, so that its histogram is the
   // puzzle's census (positions per distance); else what they are instead, for people.
   virtual std::string_view table_entries() const = 0;
@@ -239,15 +245,39 @@ class Puzzle {
 // file (PuzzleInfo.definition_reading), so that a client reads a server's file as it does.
 inline constexpr uint32_t kDefinitionReading = 2;
 
-// The registered puzzles, in registration order (core/puzzles/registry.cc): the built-in
-// ones, then those registered since. Registered puzzles are never removed, so a span or a
-// pointer once returned stays valid.
-std::span<const Puzzle* const> Puzzles();
+// The puzzles served, in registration order (core/puzzles/registry.cc), as they are when
+// asked: the built-in ones, then those registered since and not withdrawn.
+class PuzzleList {
+ public:
+  using const_iterator = std::vector<const Puzzle*>::const_iterator;
+  explicit PuzzleList(std::vector<const Puzzle*> list) : list_(std::move(list)) {}
+  const_iterator begin() const { return list_.begin(); }
+  const_iterator end() const { return list_.end(); }
+  size_t size() const { return list_.size(); }
+  const Puzzle* operator[](size_t i) const { return list_[i]; }
+
+ private:
+  std::vector<const Puzzle*> list_;
+};
+PuzzleList Puzzles();
 // Registers a puzzle made at run time (a definition's, core/defined/defined_puzzle.h) and
-// keeps it for the whole program. ALREADY_EXISTS if its name is taken; RESOURCE_EXHAUSTED
-// past kMaxPuzzles. Safe to call while other threads read the registry.
+// keeps it for the whole program: a pointer once returned stays valid, also after the
+// puzzle is withdrawn or replaced. ALREADY_EXISTS if its name is served; RESOURCE_EXHAUSTED
+// past kMaxPuzzles registrations in the program's life. Safe to call while other threads
+// read the registry.
 inline constexpr size_t kMaxPuzzles = 4096;
 absl::Status RegisterPuzzle(std::shared_ptr<const Puzzle> puzzle);
+// Registers `puzzle` in place of the one of its name registered at run time (a definition
+// built again while a server serves it): FindPuzzle gives the new one at once, and the old
+// one, withdrawn, lives on for the calls that hold it. FAILED_PRECONDITION if the name is a
+// built-in puzzle's; registers it as RegisterPuzzle does if none of its name is served.
+absl::Status ReplacePuzzle(std::shared_ptr<const Puzzle> puzzle);
+// Withdraws the puzzle registered at run time as `name` (a definition removed while
+// served): FindPuzzle and Puzzles() no longer give it; it lives on for the calls that hold
+// it. NOT_FOUND if no puzzle of that name is served, FAILED_PRECONDITION for a built-in one.
+absl::Status WithdrawPuzzle(std::string_view name);
+// Whether a puzzle served now has this identity (Puzzle::identity; null: a built-in one).
+bool IdentityServed(const void* identity);
 // The puzzle named `name`, or null.
 const Puzzle* FindPuzzle(std::string_view name);
 // A puzzle of the database that is not served (a stored definition that fails its checksum

@@ -41,10 +41,17 @@ absl::StatusOr<Analysis> Solver::Analyze(const Position& position, const SolveOp
   return puzzle.AnalyzeSearch(*this, position, std::move(step), options.limits);
 }
 
-void Solver::EraseLocked(const std::string& table_id, bool samplers) {
-  walkers_.erase(table_id);
-  if (samplers) samplers_.erase(table_id);
-  guides_.erase(table_id);
+void Solver::EraseLocked(const std::string& key, bool samplers) {
+  walkers_.erase(key);
+  if (samplers) samplers_.erase(key);
+  guides_.erase(key);
+}
+
+bool Solver::KeyServed(const std::string& key) {
+  const size_t at = key.find('@');
+  if (at == std::string::npos) return true;
+  return IdentityServed(reinterpret_cast<const void*>(
+      static_cast<uintptr_t>(std::stoull(key.substr(at + 1)))));
 }
 
 void Solver::NoteLoad(const absl::StatusOr<std::shared_ptr<const LoadedTable>>& table) const {
@@ -54,36 +61,37 @@ void Solver::NoteLoad(const absl::StatusOr<std::shared_ptr<const LoadedTable>>& 
            " writes the copy again)"));
 }
 
-void Solver::Refuse(const std::string& table_id, const absl::Status& why) {
+void Solver::Refuse(const std::string& key, const absl::Status& why) {
   std::lock_guard<std::mutex> lock(mutex_);
-  refused_[table_id] = std::string(Message(why));
-  EraseLocked(table_id, /*samplers=*/false);
-  if (log_) log_(Cat("refusing table ", table_id, ": ", Message(why)));
+  refused_[key] = std::string(Message(why));
+  EraseLocked(key, /*samplers=*/false);
+  if (log_) log_(Cat("refusing table ", IdOfKey(key), ": ", Message(why)));
 }
 
-std::shared_ptr<const void> Solver::LoadGuide(const std::string& id, const GuideLoader& load) {
+std::shared_ptr<const void> Solver::LoadGuide(const std::string& id, const std::string& key,
+                                              const void* identity, const GuideLoader& load) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (refused_.count(id) != 0 || store_ == nullptr) return nullptr;
-    if (auto it = guides_.find(id); it != guides_.end()) return it->second;
+    if (refused_.count(key) != 0 || store_ == nullptr) return nullptr;
+    if (auto it = guides_.find(key); it != guides_.end()) return it->second;
   }
   // Loaded outside the lock, as WalkerFor does; the first load to finish is kept.
   auto table = store_->Load(id);
   NoteLoad(table);
   absl::StatusOr<std::shared_ptr<const void>> tables = table.ok() ? load(*table) : table.status();
   std::lock_guard<std::mutex> lock(mutex_);
-  if (refused_.count(id) != 0) return nullptr;
-  if (auto it = guides_.find(id); it != guides_.end()) return it->second;
+  if (refused_.count(key) != 0) return nullptr;
+  if (auto it = guides_.find(key); it != guides_.end()) return it->second;
   if (!tables.ok()) {
     if (absl::IsNotFound(tables.status())) {
-      guides_[id] = nullptr;
-    } else {
-      refused_[id] = std::string(Message(tables.status()));
+      guides_[key] = nullptr;
+    } else if (IdentityServed(identity)) {  // else a puzzle replaced since: nothing refused
+      refused_[key] = std::string(Message(tables.status()));
       if (log_) log_(Cat("refusing table ", id, ": ", Message(tables.status())));
     }
     return nullptr;
   }
-  guides_[id] = *tables;
+  guides_[key] = *tables;
   return *tables;
 }
 
@@ -111,8 +119,26 @@ int Solver::Preload() {
 
 void Solver::Forget(const std::string& table_id) {
   std::lock_guard<std::mutex> lock(mutex_);
-  EraseLocked(table_id, /*samplers=*/true);
-  refused_.erase(table_id);
+  // The table's every key: its id, and "id@..." of each puzzle made at run time that used it.
+  const auto of_table = [&table_id](const std::string& key) { return IdOfKey(key) == table_id; };
+  std::vector<std::string> keys;
+  const auto collect = [&](const auto& map) {
+    for (const auto& [key, value] : map) {
+      if (of_table(key)) keys.push_back(key);
+    }
+  };
+  collect(walkers_);
+  collect(live_);
+  collect(samplers_);
+  collect(guides_);
+  collect(refused_);
+  for (const std::string& key : keys) {
+    EraseLocked(key, /*samplers=*/true);
+    // A live solver needs no table: a built-in puzzle's stays; one of a puzzle made at run
+    // time goes with its table (a replaced puzzle's would be kept for nothing).
+    if (key.find('@') != std::string::npos) live_.erase(key);
+    refused_.erase(key);
+  }
 }
 
 void Solver::NoteRefused(const std::string& table_id, const std::string& why) {
@@ -123,19 +149,24 @@ void Solver::NoteRefused(const std::string& table_id, const std::string& why) {
 
 std::map<std::string, std::string> Solver::Refused() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return refused_;
+  std::map<std::string, std::string> refused;
+  for (const auto& [key, why] : refused_) {
+    if (KeyServed(key)) refused[IdOfKey(key)] = why;
+  }
+  return refused;
 }
 
 std::vector<std::string> Solver::Loaded() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::string> ids;
-  for (const auto& [id, walker] : walkers_) {
-    if (walker != nullptr) ids.push_back(id);
+  for (const auto& [key, walker] : walkers_) {
+    if (walker != nullptr && KeyServed(key)) ids.push_back(IdOfKey(key));
   }
-  for (const auto& [id, tables] : guides_) {
-    if (tables != nullptr) ids.push_back(id);
+  for (const auto& [key, tables] : guides_) {
+    if (tables != nullptr && KeyServed(key)) ids.push_back(IdOfKey(key));
   }
   std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return ids;
 }
 

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "core/model/model.h"
 #include "core/puzzle.h"
+#include "core/util/strings.h"
 
 namespace puzzledb {
 
@@ -195,28 +196,55 @@ class Solver {
   // null.
   template <PuzzleModel P>
   std::shared_ptr<const void> GuideFor(const typename P::Params& params);
-  // The guide stored as `table_id`, read by `load` on first use and kept; null when the
-  // store has none or it was refused (logged).
+  // The guide stored as `table_id`, read by `load` on first use and kept under `key`
+  // (KeyOf); null when the store has none or it was refused (logged). `identity`: the
+  // puzzle's (PuzzleIdentityOf), a load that fails for a puzzle no longer served is no
+  // refusal.
   using GuideLoader = std::function<absl::StatusOr<std::shared_ptr<const void>>(
       const std::shared_ptr<const LoadedTable>& table)>;
-  std::shared_ptr<const void> LoadGuide(const std::string& table_id, const GuideLoader& load);
+  std::shared_ptr<const void> LoadGuide(const std::string& table_id, const std::string& key,
+                                        const void* identity, const GuideLoader& load);
+  // Where what is kept of a table is kept: its id, and for a puzzle made at run time (a
+  // definition, which a running server may replace: its Params point to what it was made
+  // from) that identity too, "id@identity", so that a call in flight on a replaced puzzle
+  // never meets what was read for its successor. Listings name tables by id, of the
+  // puzzles served (KeyServed).
+  template <PuzzleModel P>
+  static std::string KeyOf(const typename P::Params& params, const std::string& table_id) {
+    if constexpr (std::is_pointer_v<typename P::Params>) {
+      return Cat(table_id, "@", reinterpret_cast<uintptr_t>(params));
+    } else {
+      return table_id;
+    }
+  }
+  template <PuzzleModel P>
+  static const void* PuzzleIdentityOf(const typename P::Params& params) {
+    if constexpr (std::is_pointer_v<typename P::Params>) {
+      return params;
+    } else {
+      return nullptr;
+    }
+  }
+  // The table id of a key, and whether its puzzle is served now.
+  static std::string IdOfKey(const std::string& key) { return key.substr(0, key.find('@')); }
+  static bool KeyServed(const std::string& key);
   // The sampler of the walker's table, built on first use (its exact distances, which
   // counting over a next-move table reads too).
   template <PuzzleModel P>
   absl::StatusOr<std::shared_ptr<const Sampler<P>>> SamplerFor(const P& model,
                                                               const TableWalker<P>& walker) const;
-  void Refuse(const std::string& table_id, const absl::Status& why);
-  // Forgets `table_id`. REQUIRES: mutex_ held.
-  void EraseLocked(const std::string& table_id, bool samplers);
+  void Refuse(const std::string& key, const absl::Status& why);
+  // Forgets what is kept under `key`. REQUIRES: mutex_ held.
+  void EraseLocked(const std::string& key, bool samplers);
   // Logs that a table's unpacked copy failed a check and its pages were read instead.
   void NoteLoad(const absl::StatusOr<std::shared_ptr<const LoadedTable>>& table) const;
 
   const std::shared_ptr<TableStore> store_;
   const std::function<void(std::string_view)> log_;
   mutable std::mutex mutex_;
-  // What is kept of each table, by table id (a table's id names its puzzle, so one map
-  // serves every puzzle; each model casts back what it put in). A null walker records
-  // that the store has no such table.
+  // What is kept of each table, by key (KeyOf: a table's id names its puzzle, and a key
+  // the puzzle itself, so one map serves every puzzle; each model casts back what it put
+  // in). A null walker records that the store has no such table.
   std::map<std::string, std::shared_ptr<const TableView>> walkers_;
   std::map<std::string, std::shared_ptr<const void>> live_;
   mutable std::map<std::string, std::shared_ptr<const void>> samplers_;

@@ -40,10 +40,11 @@ std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
     return nullptr;  // no table of distances: PatternsFor
   }
   const std::string id = P::TableId(model.params());
+  const std::string key = KeyOf<P>(model.params(), id);
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (refused_.count(id) != 0 || store_ == nullptr) return nullptr;
-    if (auto it = walkers_.find(id); it != walkers_.end()) {
+    if (refused_.count(key) != 0 || store_ == nullptr) return nullptr;
+    if (auto it = walkers_.find(key); it != walkers_.end()) {
       return std::static_pointer_cast<const TableWalker<P>>(it->second);
     }
   }
@@ -51,40 +52,43 @@ std::shared_ptr<const TableWalker<P>> Solver::WalkerFor(const P& model) {
   auto table = store_->Load(id);
   NoteLoad(table);
   std::lock_guard<std::mutex> lock(mutex_);
-  if (refused_.count(id) != 0) return nullptr;
-  if (auto it = walkers_.find(id); it != walkers_.end()) {
+  if (refused_.count(key) != 0) return nullptr;
+  if (auto it = walkers_.find(key); it != walkers_.end()) {
     return std::static_pointer_cast<const TableWalker<P>>(it->second);
   }
   if (!table.ok()) {
     if (absl::IsNotFound(table.status())) {
-      walkers_[id] = nullptr;
+      walkers_[key] = nullptr;
     } else {
-      refused_[id] = std::string(Message(table.status()));
+      refused_[key] = std::string(Message(table.status()));
       if (log_) log_(Cat("refusing table ", id, ": ", Message(table.status())));
     }
     return nullptr;
   }
   const TableMetadata& m = (*table)->metadata;
   if (m.puzzle() != ModelName(model) || m.parameters() != P::EncodeParams(model.params())) {
-    refused_[id] = "its metadata does not match the puzzle and parameters it is named after";
-    if (log_) log_(Cat("refusing table ", id, ": ", refused_[id]));
+    // A call in flight on a puzzle replaced since (a definition built again while served)
+    // meets its successor's table: no table for it, and nothing is refused.
+    if (!IdentityServed(PuzzleIdentityOf<P>(model.params()))) return nullptr;
+    refused_[key] = "its metadata does not match the puzzle and parameters it is named after";
+    if (log_) log_(Cat("refusing table ", id, ": ", refused_[key]));
     return nullptr;
   }
   if (m.state_count() != model.space().Size() || m.encoding() != EncodingOf<P>()) {
     // A table over another space or in another encoding: one written by an older puzzledb
     // (the knight's table held every board before it held one entry per mirror class, the
     // knobs' every state's distance before the solvable half's next moves; docs/FORMAT.md).
-    refused_[id] =
+    refused_[key] =
         Cat("it holds ", m.state_count(), " entries (", storage::v1::Encoding_Name(m.encoding()),
             ") where this puzzledb's ", ModelName(model), " table holds ", model.space().Size(), " (",
             storage::v1::Encoding_Name(EncodingOf<P>()),
             "): a table written by another version; rebuild it with puzzledb-build --db ",
             store_->dir(), " --puzzle ", ModelName(model));
-    if (log_) log_(Cat("refusing table ", id, ": ", refused_[id]));
+    if (log_) log_(Cat("refusing table ", id, ": ", refused_[key]));
     return nullptr;
   }
   auto walker = std::make_shared<const TableWalker<P>>(model, *table);
-  walkers_[id] = walker;
+  walkers_[key] = walker;
   return walker;
 }
 
@@ -94,7 +98,8 @@ std::shared_ptr<const void> Solver::GuideFor(const typename P::Params& params) {
     return P::Guide::Load(params, table);
   };
   for (const std::string_view set : P::Guide::Sets(params)) {
-    auto guide = LoadGuide(P::Guide::TableId(params, set), load);
+    const std::string id = P::Guide::TableId(params, set);
+    auto guide = LoadGuide(id, KeyOf<P>(params, id), PuzzleIdentityOf<P>(params), load);
     if (guide != nullptr) return guide;
   }
   return nullptr;
@@ -105,10 +110,10 @@ std::shared_ptr<const LiveSolver<P>> Solver::LiveFor(const P& model) {
   if constexpr (P::kLiveSearch == LiveSearchKind::kBidirectional) {
     return std::make_shared<const LiveSolver<P>>(model);  // nothing to build or keep
   } else {
-    const std::string id = P::TableId(model.params());
+    const std::string key = KeyOf<P>(model.params(), P::TableId(model.params()));
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (auto it = live_.find(id); it != live_.end()) {
+      if (auto it = live_.find(key); it != live_.end()) {
         return std::static_pointer_cast<const LiveSolver<P>>(it->second);
       }
     }
@@ -116,7 +121,7 @@ std::shared_ptr<const LiveSolver<P>> Solver::LiveFor(const P& model) {
     // starved search thread); two threads may both build it, the first one is kept.
     auto built = std::make_shared<const LiveSolver<P>>(model);
     std::lock_guard<std::mutex> lock(mutex_);
-    auto& slot = live_[id];
+    auto& slot = live_[key];
     if (slot == nullptr) slot = built;
     return std::static_pointer_cast<const LiveSolver<P>>(slot);
   }
@@ -141,7 +146,7 @@ absl::StatusOr<Sample<P>> Solver::Sample(const P& model, int distance, uint64_t 
     std::string why;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (auto it = refused_.find(id); it != refused_.end()) why = it->second;
+      if (auto it = refused_.find(KeyOf<P>(model.params(), id)); it != refused_.end()) why = it->second;
     }
     if (store_ == nullptr) {
       return absl::FailedPreconditionError(
@@ -162,7 +167,7 @@ absl::StatusOr<Sample<P>> Solver::Sample(const P& model, int distance, uint64_t 
 template <PuzzleModel P>
 absl::StatusOr<std::shared_ptr<const Sampler<P>>> Solver::SamplerFor(
     const P& model, const TableWalker<P>& walker) const {
-  const std::string id = P::TableId(model.params());
+  const std::string id = KeyOf<P>(model.params(), P::TableId(model.params()));
   // A sampler made from another build of the table (rebuilt since) does not count.
   auto current = [&walker](const std::shared_ptr<const void>& slot) {
     auto sampler = std::static_pointer_cast<const Sampler<P>>(slot);
@@ -257,7 +262,7 @@ TableStep Solver::FromTables(const P& model, const typename P::Instance& instanc
   // One pass: a covered state's answer is the walk that read its distance.
   auto answer = walker->Solve(instance.state, max_moves);
   if (!answer.ok()) {
-    Refuse(P::TableId(model.params()), answer.status());
+    Refuse(KeyOf<P>(model.params(), P::TableId(model.params())), answer.status());
     return step;
   }
   return StepOf(model, instance, max_moves, walker, std::move(*answer));
@@ -323,7 +328,7 @@ void Solver::FromTablesMany(const P& model, std::span<const typename P::Instance
         continue;
       }
       steps[i] = EmptyStep(model);
-      if (!refused) Refuse(P::TableId(model.params()), answers[i].status());
+      if (!refused) Refuse(KeyOf<P>(model.params(), P::TableId(model.params())), answers[i].status());
       refused = true;
     }
   }
@@ -433,14 +438,15 @@ void Solver::Prepare(const typename P::Params& params) {
 template <PuzzleModel P>
 bool Solver::Load(const TableMetadata& m, const typename P::Params& base) {
   if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
-    return LoadGuide(m.table_id(), [&base](const std::shared_ptr<const LoadedTable>& table) {
-             return P::Guide::Load(base, table);
-           }) != nullptr;
+    return LoadGuide(m.table_id(), KeyOf<P>(base, m.table_id()), PuzzleIdentityOf<P>(base),
+                     [&base](const std::shared_ptr<const LoadedTable>& table) {
+                       return P::Guide::Load(base, table);
+                     }) != nullptr;
   } else {
     auto params = DecodeParamsOf<P>(base, m.parameters());
     if (!params.ok()) {
       std::lock_guard<std::mutex> lock(mutex_);
-      refused_[m.table_id()] = Cat("unreadable parameters: ", Message(params.status()));
+      refused_[KeyOf<P>(base, m.table_id())] = Cat("unreadable parameters: ", Message(params.status()));
       return false;
     }
     return WalkerFor(P(*params)) != nullptr;

@@ -84,10 +84,16 @@ TEST_F(FaultTest, BuildsKilledAtEveryStageLeaveTheDatabaseServing) {
   EXPECT_NE(Info(db_).find("to depth 12"), std::string::npos) << Info(db_);
   EXPECT_EQ(Verify(db_), 0);
 
-  // SIGKILL in the middle of a full build (its search takes seconds).
+  // SIGKILL in the middle of a full build: once its search has reported depth 10 (of 39;
+  // the whole build takes under a second here, so a fixed sleep could come after it).
+  const std::string progress = testing::TempPath("fault_knight_progress");
   const auto killed = RunCommand(
-      "sh -c '" + Build(db_, "--puzzle knight") + " & pid=$!; sleep 1; kill -9 $pid; wait $pid'", "");
-  EXPECT_NE(killed.exit_code, 0);
+      "sh -c '" + std::string(PUZZLEDB_BUILD) + " --db " + db_ + " --puzzle knight 2>" + progress +
+          " & pid=$!; while ! grep -q \"depth 10:\" " + progress +
+          "; do kill -0 $pid 2>/dev/null || break; sleep 0.005; done; kill -9 $pid; wait $pid'",
+      "");
+  EXPECT_NE(killed.exit_code, 0) << testing::ReadFile(progress);
+  fs::remove(progress);
   EXPECT_NE(Info(db_).find("to depth 12"), std::string::npos) << Info(db_);
   EXPECT_EQ(Verify(db_), 0);
 

@@ -73,6 +73,13 @@ class ModelPuzzle final : public Puzzle {
       return {};
     }
   }
+  const void* identity() const override {
+    if constexpr (std::is_pointer_v<typename P::Params>) {
+      return model_.params();  // made at run time from what its parameters point to
+    } else {
+      return nullptr;
+    }
+  }
   std::string_view table_entries() const override {
     if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
       return "pattern tables of groups of pieces, bounds rather than distances";
