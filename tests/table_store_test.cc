@@ -200,6 +200,81 @@ TEST(TableStoreTest, WritesLoadsReplacesAndRemovesATable) {
   EXPECT_TRUE(store.List()->empty());
 }
 
+// A table written in another database (a build aside, while a server holds this one) is
+// imported whole: its entries and checksums as they were, under a generation newer than
+// the one it replaces, whose pages are gone; its band pages too; an unpacked copy where
+// asked. A missing table is NOT_FOUND, a damaged one is refused and leaves the store as it
+// was.
+TEST(TableStoreTest, ImportsATableFromAnotherDatabase) {
+  TempDir main_dir("store_import_main"), side_dir("store_import_side");
+  auto main = TableStore::Open(main_dir.path(), TableStore::Mode::kReadWrite);
+  auto side = TableStore::Open(side_dir.path(), TableStore::Mode::kReadWrite);
+  ASSERT_TRUE(main.ok() && side.ok());
+  TableWriteOptions write;
+  write.entries_per_page = 1024;
+  // The store holds generations 1 and 2 of the table; the side database its own.
+  const PackedTable before = RandomEntries(storage::v1::DISTANCE_BYTE, 5000, 30, 1);
+  ASSERT_TRUE((*main)->Write(PuzzleFreeMetadata("t"), before, write).ok());
+  ASSERT_TRUE((*main)->Write(PuzzleFreeMetadata("t"), before, write).ok());
+  const PackedTable after = RandomEntries(storage::v1::DISTANCE_MOD3, 10000, 3, 2);
+  HugeBuffer bands(5000, 0);
+  for (size_t i = 0; i < bands.size(); ++i) bands[i] = static_cast<uint8_t>(i * 7);
+  ASSERT_TRUE((*side)->Write(PuzzleFreeMetadata("t"), after, write, &bands).ok());
+  const auto written = (*side)->ReadMetadata("t");
+  ASSERT_TRUE(written.ok());
+
+  const auto imported = (*main)->Import(**side, "t", UnpackedCopies::kAll);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->generation(), 3u);
+  EXPECT_EQ(imported->content_crc32(), written->content_crc32());
+  EXPECT_EQ(imported->band_crc32(), written->band_crc32());
+  const auto loaded = (*main)->Load("t");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE((*loaded)->from_unpacked_copy) << "its unpacked copy was written";
+  ASSERT_EQ((*loaded)->entries.size(), after.size());
+  for (uint64_t i = 0; i < after.size(); ++i) ASSERT_EQ((*loaded)->entries.Get(i), after.Get(i)) << i;
+  EXPECT_TRUE((*main)->Check("t").ok());
+  EXPECT_EQ(imported->band_page_count(), written->band_page_count()) << "the band pages came too";
+  const auto listed = (*main)->List();
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->size(), 1u);
+  // Only generation 3's pages are left.
+  main->reset();
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::OpenForReadOnly(rocksdb::Options(), main_dir.path(), &raw).ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+  int pages = 0, old_pages = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const std::string key = it->key().ToString();
+    pages += key.rfind(PagePrefix("t", 3), 0) == 0;
+    old_pages += key.rfind(PagePrefix("t", 1), 0) == 0 || key.rfind(PagePrefix("t", 2), 0) == 0;
+  }
+  EXPECT_EQ(pages, 10);
+  EXPECT_EQ(old_pages, 0);
+  it.reset();
+  db.reset();
+
+  main = TableStore::Open(main_dir.path(), TableStore::Mode::kReadWrite);
+  ASSERT_TRUE(main.ok());
+  EXPECT_EQ((*main)->Import(**side, "none", UnpackedCopies::kNone).status().code(), absl::StatusCode::kNotFound);
+  // A page of the side's table damaged: refused, and the store keeps its own.
+  side->reset();
+  {
+    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), side_dir.path(), &raw).ok());
+    std::unique_ptr<rocksdb::DB> damaged(raw);
+    ASSERT_TRUE(damaged->Put(rocksdb::WriteOptions(), PageKey("t", written->generation(), 4), "not a page").ok());
+  }
+  side = TableStore::Open(side_dir.path(), TableStore::Mode::kReadOnly);
+  ASSERT_TRUE(side.ok());
+  const auto refused = (*main)->Import(**side, "t", UnpackedCopies::kNone);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kDataLoss) << refused.status();
+  const auto kept = (*main)->ReadMetadata("t");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->generation(), 3u);
+  EXPECT_TRUE((*main)->Check("t").ok());
+}
+
 // Load decodes pages a batch at a time on several threads (core/table/table_store.cc):
 // many small pages, the last one short, come back entry for entry and pass the checksum.
 TEST(TableStoreTest, LoadsATableOfManyPagesInOrder) {

@@ -772,26 +772,9 @@ absl::StatusOr<bool> TableStore::Migrate(const std::string& table_id, uint64_t* 
   };
   // The pages' bytes as they are, under the new keys; the generation stays, and with it the
   // unpacked copy's name.
-  rocksdb::ReadOptions verified;
-  verified.verify_checksums = true;
-  verified.fill_cache = false;
   auto copy_pages = [&](PageKind kind, uint32_t count, const std::string& file) -> absl::Status {
     files.push_back(file);
-    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), DatabaseOptions(true));
-    rocksdb::Status s = writer.Open(file);
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(verified));
-    it->Seek(PagePrefix(table_id, m.generation(), kind, 1));
-    for (uint32_t page = 0; s.ok() && page < count; ++page, it->Next()) {
-      if (!it->Valid() || it->key().ToString() != PageKey(table_id, m.generation(), page, kind, 1)) {
-        if (!it->status().ok()) return FromRocks(it->status(), Cat("table ", table_id));
-        return absl::DataLossError(Cat("table ", table_id, ": page ", page, " of ", count,
-                                       " is missing"));
-      }
-      s = writer.Put(PageKey(table_id, m.generation(), page, kind), it->value());
-      if (s.ok() && pages_moved != nullptr) ++*pages_moved;
-    }
-    if (s.ok()) s = writer.Finish();
-    return FromRocks(s, Cat("table ", table_id, ": writing ", file));
+    return CopyPages(*this, m, /*from_version=*/1, m.generation(), kind, count, file, pages_moved);
   };
   // A current table's pages stay where they are: only its record is written again.
   absl::Status written;
@@ -812,6 +795,85 @@ absl::StatusOr<bool> TableStore::Migrate(const std::string& table_id, uint64_t* 
   absl::Status deleted = DeleteVersion1(table_id);
   if (!deleted.ok()) return deleted;
   return true;
+}
+
+absl::Status TableStore::CopyPages(const TableStore& source, const TableMetadata& m,
+                                   uint32_t from_version, uint64_t generation, PageKind kind,
+                                   uint32_t count, const std::string& file, uint64_t* pages) {
+  const std::string& table_id = m.table_id();
+  rocksdb::ReadOptions verified;
+  verified.verify_checksums = true;
+  verified.fill_cache = false;
+  rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), DatabaseOptions(true));
+  rocksdb::Status s = writer.Open(file);
+  std::unique_ptr<rocksdb::Iterator> it(source.db_->NewIterator(verified));
+  it->Seek(PagePrefix(table_id, m.generation(), kind, from_version));
+  for (uint32_t page = 0; s.ok() && page < count; ++page, it->Next()) {
+    if (!it->Valid() || it->key().ToString() != PageKey(table_id, m.generation(), page, kind, from_version)) {
+      if (!it->status().ok()) return FromRocks(it->status(), Cat("table ", table_id));
+      return absl::DataLossError(Cat("table ", table_id, ": page ", page, " of ", count, " is missing"));
+    }
+    s = writer.Put(PageKey(table_id, generation, page, kind), it->value());
+    if (s.ok() && pages != nullptr) ++*pages;
+  }
+  if (s.ok()) s = writer.Finish();
+  return FromRocks(s, Cat("table ", table_id, ": writing ", file));
+}
+
+absl::StatusOr<TableMetadata> TableStore::Import(const TableStore& from, const std::string& table_id,
+                                                 UnpackedCopies unpacked) {
+  if (mode_ == Mode::kReadOnly) return absl::FailedPreconditionError("the database is read-only");
+  TableMetadata m;
+  {
+    std::lock_guard<std::mutex> lock(write_mutex_);
+    auto read = from.ReadMetadata(table_id);
+    if (!read.ok()) return read.status();
+    m = *std::move(read);
+    if (m.format_version() != kTableFormatVersion) {
+      return absl::FailedPreconditionError(
+          Cat("table ", table_id, " of ", from.dir(), " is of format ", m.format_version(),
+              "; puzzledb-build migrate --db ", from.dir(), " moves it first"));
+    }
+    // Every page is checked before one is taken: a damaged table is not carried over.
+    if (absl::Status pages = from.LoadPages(m, /*keep=*/false).status(); !pages.ok()) return pages;
+    // The pages' bytes as they are, under a generation newer than any this store has of
+    // the table, then the record, in one ingest: the table served before (if any) until
+    // then, this one after.
+    const uint64_t generation = NewestGeneration(table_id) + 1;
+    const std::filesystem::path staging = std::filesystem::path(dir_) / "staging";
+    std::error_code ec;
+    std::filesystem::create_directories(staging, ec);
+    const std::string stem = (staging / Cat(table_id, "-", generation, "-import")).string();
+    std::vector<std::string> files = {stem + "-pages.sst"};
+    absl::Status written =
+        CopyPages(from, m, kTableFormatVersion, generation, PageKind::kEntries, m.page_count(), files.back(), nullptr);
+    if (written.ok() && m.band_page_count() > 0) {
+      files.push_back(stem + "-bands.sst");
+      written = CopyPages(from, m, kTableFormatVersion, generation, PageKind::kBands, m.band_page_count(),
+                          files.back(), nullptr);
+    }
+    m.set_generation(generation);
+    if (written.ok()) {
+      files.push_back(stem + "-metadata.sst");
+      written = WriteRecordFile(files.back(), m);
+    }
+    if (!written.ok()) {
+      for (const std::string& f : files) std::filesystem::remove(f, ec);
+      return written;
+    }
+    if (absl::Status ingested = Ingest(table_id, files, "import-"); !ingested.ok()) return ingested;
+    absl::Status deleted = DeleteOlderGenerations(table_id, generation);
+    if (deleted.ok()) deleted = DeleteVersion1(table_id);
+    if (!deleted.ok()) return deleted;
+    if (!GetsUnpackedCopy(unpacked, PackedTable::BytesFor(m.encoding(), m.state_count()))) {
+      RemoveUnpacked(table_id, "");
+      return m;
+    }
+  }
+  // A large table's unpacked copy, written from the pages now in place (Unpack takes the
+  // write lock itself).
+  if (absl::Status copied = Unpack(table_id); !copied.ok()) return copied;
+  return m;
 }
 
 uint64_t TableStore::SizeOnDisk(const std::string& table_id) const {

@@ -139,6 +139,15 @@ class TableStore {
   // written. REQUIRES: kReadWrite.
   absl::StatusOr<bool> Migrate(const std::string& table_id, uint64_t* pages_moved = nullptr,
                                const RecordRewrite& rewrite = nullptr);
+  // Copies table `table_id` of `from` (another database: one a build wrote aside while a
+  // server holds this one) into this store, atomically, after checking every page of it:
+  // its pages' bytes as they are, under a generation newer than this store's, and its
+  // record; the table this store held under that id (if any) is served until the ingest,
+  // and deleted after it; a large table gets its unpacked copy here as `unpacked` says.
+  // Returns the record as stored. NOT_FOUND if `from` has no such table, DATA_LOSS if it is
+  // damaged, FAILED_PRECONDITION if it is of an older format. REQUIRES: kReadWrite.
+  absl::StatusOr<TableMetadata> Import(const TableStore& from, const std::string& table_id,
+                                       UnpackedCopies unpacked = UnpackedCopies::kLarge);
   // The bytes its pages (and band pages) take in the database's files (approximate:
   // RocksDB's estimate), and its unpacked copy.
   uint64_t SizeOnDisk(const std::string& table_id) const;
@@ -149,6 +158,12 @@ class TableStore {
   // A format-version-1 table's record and pages, if it has any.
   absl::Status DeleteVersion1(const std::string& table_id);
   absl::Status DeleteKeys(const std::string& begin, const std::string& end);
+  // Writes the `count` pages of one kind of table m (its record's generation, keys of
+  // format `from_version`) from `source` into the SST file `file`, under `generation` and
+  // the current keys, their bytes as they are, checked as they are read; `pages` counts them.
+  static absl::Status CopyPages(const TableStore& source, const TableMetadata& m, uint32_t from_version,
+                                uint64_t generation, PageKind kind, uint32_t count,
+                                const std::string& file, uint64_t* pages);
   // Ingests a table's files in one step (docs/FORMAT.md, "Atomicity") and removes them;
   // the crash tests' points are `crash_points` + "before-ingest" / "after-ingest".
   absl::Status Ingest(const std::string& table_id, const std::vector<std::string>& files,
