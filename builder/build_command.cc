@@ -11,6 +11,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "builder/handover.h"
 #include "service/exit_codes.h"
 #include "service/json.h"
 #include "core/defined/defined_census.h"
@@ -305,18 +306,19 @@ int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream
     err << "puzzledb-build: " << Message(defined.status()) << "\n";
     return kExitBadInput;
   }
+  const std::chrono::seconds handover_timeout(options.handover_timeout_seconds);
   if (!defined->empty() && !options.puzzle_given) {
-    auto store = TableStore::Open(options.db, TableStore::Mode::kReadWrite);
-    if (!store.ok()) {
-      err << "puzzledb-build: " << Message(store.status()) << "\n";
+    auto target = OpenBuildTarget(options.db, options.quiet, err);
+    if (!target.ok()) {
+      err << "puzzledb-build: " << Message(target.status()) << "\n";
       return kExitFailure;
     }
+    int status = kExitOk;
     for (const auto& puzzle : *defined) {
-      if (const int status = BuildDefinition(*puzzle, options, **store, out, err); status != kExitOk) {
-        return status;
-      }
+      status = BuildDefinition(*puzzle, options, *target->store, out, err);
+      if (status != kExitOk) break;
     }
-    return kExitOk;
+    return FinishBuildTarget(*target, status, handover_timeout, out, err);
   }
   std::vector<const Puzzle*> chosen;
   std::string with_params;  // the puzzles that have parameters, for the error below
@@ -357,20 +359,20 @@ int RunBuild(const BuildCommandOptions& options, std::ostream& out, std::ostream
       return BuildPuzzle(*puzzle, options, all, store, out, err);
     });
   }
-  auto store = TableStore::Open(options.db, TableStore::Mode::kReadWrite);
-  if (!store.ok()) {
-    err << "puzzledb-build: " << Message(store.status()) << "\n";
+  auto target = OpenBuildTarget(options.db, options.quiet, err);
+  if (!target.ok()) {
+    err << "puzzledb-build: " << Message(target.status()) << "\n";
     return kExitFailure;
   }
+  int status = kExitOk;
   for (const auto& build : builds) {
-    if (const int status = build(**store); status != kExitOk) return status;
+    status = build(*target->store);
+    if (status != kExitOk) break;
   }
-  for (const auto& puzzle : *defined) {
-    if (const int status = BuildDefinition(*puzzle, options, **store, out, err); status != kExitOk) {
-      return status;
-    }
+  for (size_t i = 0; status == kExitOk && i < defined->size(); ++i) {
+    status = BuildDefinition(*(*defined)[i], options, *target->store, out, err);
   }
-  return kExitOk;
+  return FinishBuildTarget(*target, status, handover_timeout, out, err);
 }
 
 // The database opened read-only and its tables, or nothing after saying why on `err`.

@@ -40,6 +40,9 @@ struct BuildCommandOptions {
   // them, pattern tables even where a complete table fits), the budget (0: 512 MiB).
   std::vector<std::string> projections;
   uint64_t pattern_memory = 0;
+  // While a puzzledb-server serves the database: how long to wait for it to take what was
+  // built aside (builder/handover.h).
+  int handover_timeout_seconds = 600;
 };
 
 // Each returns the process exit status: 0 ok, 1 a failure, 2 bad input.

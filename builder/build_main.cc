@@ -8,6 +8,7 @@
 
 #include "CLI/CLI.hpp"
 #include "builder/build_command.h"
+#include "builder/handover.h"
 #include "core/puzzles/default_tables.h"
 #include "core/puzzle.h"
 #include "core/util/strings.h"
@@ -100,6 +101,13 @@ int BuildMain(int argc, char** argv) {
                  "512M or 2G")
       ->transform(CLI::AsSizeValue(false))
       ->default_str("512M");
+  app.add_option("--handover-timeout", build.handover_timeout_seconds,
+                 "While a puzzledb-server serves --db (and so holds it), the build writes aside "
+                 "and hands its tables to the server, which serves them at once "
+                 "(docs/OPERATIONS.md, \"Adding and removing puzzles while serving\"): seconds to "
+                 "wait for it to take them")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
 
   CLI::App* verify = app.add_subcommand(
       "verify", "Re-read every table (the checksums of its pages and of its unpacked copy) and "
@@ -133,6 +141,18 @@ int BuildMain(int argc, char** argv) {
                       "Instead: print this definition file, written for a puzzledb that read "
                       "move orientations by destination, rewritten in today's reading (by piece, "
                       "as twsearch reads them) with the same meaning");
+
+  std::string remove_puzzle;
+  CLI::App* remove = app.add_subcommand(
+      "remove", "Remove a puzzle given as a definition, and its tables, from the database; while a "
+                "puzzledb-server serves it, the server does, and stops serving the puzzle at once "
+                "(calls in flight finish)");
+  remove->add_option("--db", build.db, "Database folder")->capture_default_str();
+  remove->add_option("--puzzle", remove_puzzle, "The puzzle's name")->required();
+  remove->add_option("--handover-timeout", build.handover_timeout_seconds,
+                     "Seconds to wait for a server that serves --db to answer")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
 
   std::string census_definition;
   int census_depth = 7;
@@ -190,6 +210,10 @@ int BuildMain(int argc, char** argv) {
   }
   if (verify->parsed()) return RunVerify(build.db, build.threads, std::cout, std::cerr);
   if (info->parsed()) return RunInfo(build.db, json, std::cout, std::cerr);
+  if (remove->parsed()) {
+    return RunRemove(build.db, remove_puzzle, std::chrono::seconds(build.handover_timeout_seconds),
+                     std::cout, std::cerr);
+  }
   if (migrate->parsed()) {
     if (!migrate_definition.empty()) return RunMigrateDefinition(migrate_definition, std::cout, std::cerr);
     return RunMigrate(build.db, std::cout, std::cerr);

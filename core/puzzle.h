@@ -282,7 +282,8 @@ bool IdentityServed(const void* identity);
 const Puzzle* FindPuzzle(std::string_view name);
 // A puzzle of the database that is not served (a stored definition that fails its checksum
 // or no longer reads: RegisterStoredDefinitions), with why, so that a request naming it is
-// told; cleared when a puzzle of that name is registered. Empty if none is noted.
+// told; cleared when a puzzle of that name is registered, or noted with no why. Empty if
+// none is noted.
 void NoteNotServed(std::string_view name, std::string_view why);
 std::string NotServedWhy(std::string_view name);
 // "unknown puzzle 'NAME'", and why the database's puzzle of that name is not served where

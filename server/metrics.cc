@@ -281,6 +281,22 @@ std::string ServerMetrics::Scrape() const {
     families.push_back(std::move(build_seconds));
   }
 
+  auto puzzles = Family("puzzledb_puzzles", "Puzzles served now: the built-in ones and those given as definitions",
+                        MetricType::Gauge);
+  Add(puzzles, static_cast<double>(s.puzzles));
+  families.push_back(std::move(puzzles));
+  if (s.admin_enabled) {
+    auto requests = Family("puzzledb_puzzle_requests_total",
+                           "Requests of puzzledb-build to this server through the database's folder "
+                           "(docs/OPERATIONS.md, \"Adding and removing puzzles while serving\"), by result "
+                           "(imported, removed, failed)",
+                           MetricType::Counter);
+    Add(requests, static_cast<double>(s.admin_imported), {{"result", "imported"}});
+    Add(requests, static_cast<double>(s.admin_removed), {{"result", "removed"}});
+    Add(requests, static_cast<double>(s.admin_failed), {{"result", "failed"}});
+    families.push_back(std::move(requests));
+  }
+
   auto tables = Family("puzzledb_tables",
                        "Tables in the database, by status (loaded; available: not loaded "
                        "yet; refused: unreadable or from another version)",

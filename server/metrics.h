@@ -109,6 +109,12 @@ struct MetricsSnapshot {
   uint64_t builds_deferred = 0;  // not queued: builds back off after a failure
   double builds_retry_in_seconds = 0;  // until builds are tried again (0: not held)
   double build_seconds = 0;     // spent building, done and failed
+  size_t puzzles = 0;           // served now (the registry's)
+  // Requests through the database's folder (server/puzzle_admin.h), with a writable one.
+  bool admin_enabled = false;
+  uint64_t admin_imported = 0;
+  uint64_t admin_removed = 0;
+  uint64_t admin_failed = 0;
   struct Table {
     std::string id;
     std::string puzzle;

@@ -20,6 +20,7 @@
 #include "server/grpc/solver_service.h"
 #include "server/http/http_server.h"
 #include "server/http/routes.h"
+#include "server/puzzle_admin.h"
 
 namespace puzzledb {
 namespace {
@@ -112,6 +113,13 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
     build.retry_after = options.build_retry_after;
     server->builder_ = std::make_unique<BackgroundBuilder>(server->store_.get(),
                                                            server->solver_.get(), build, log);
+    // Puzzles added and removed while serving (server/puzzle_admin.h): puzzledb-build's
+    // requests through the database's folder, which a writable server answers.
+    server->admin_ = std::make_unique<PuzzleAdmin>(server->store_.get(), server->solver_.get(), log);
+    if (absl::Status watching = server->admin_->Start(); !watching.ok()) {
+      if (log) log(Cat("puzzles cannot be added while serving: ", Message(watching)));
+      server->admin_.reset();
+    }
   }
   server->memory_ = std::make_unique<MemoryBudget>(options.memory_budget);
   // Freed memory goes back to the system once 32 MiB have been let go (MemoryBudget).
@@ -306,6 +314,14 @@ MetricsSnapshot PuzzledbServer::Snapshot() const {
     s.builds_retry_in_seconds = stats.retry_in_seconds;
     s.build_seconds = stats.seconds;
   }
+  s.puzzles = Puzzles().size();
+  if (admin_ != nullptr) {
+    const PuzzleAdmin::Stats stats = admin_->stats();
+    s.admin_enabled = true;
+    s.admin_imported = stats.imported;
+    s.admin_removed = stats.removed;
+    s.admin_failed = stats.failed;
+  }
   s.memory_enabled = true;
   s.memory_limit = memory_->limit();
   s.memory_peak = memory_->peak();
@@ -364,6 +380,7 @@ void PuzzledbServer::Shutdown(std::chrono::milliseconds grace) {
   server_->Wait();
   if (guard_ != nullptr) guard_->Shutdown();
   pool_.reset();     // every accepted search has finished its call by now
+  admin_.reset();    // finishes the request being answered; no longer SERVING
   builder_.reset();  // finishes the build in progress
   const auto& c = metrics_->counters();
   if (log_) {

@@ -22,6 +22,7 @@ class Server;
 namespace puzzledb {
 
 class BackgroundBuilder;
+class PuzzleAdmin;
 class ConnectionGuard;
 class HttpServer;
 class SolverService;
@@ -133,6 +134,7 @@ class PuzzledbServer {
   std::shared_ptr<TableStore> store_;
   std::unique_ptr<Solver> solver_;
   std::unique_ptr<BackgroundBuilder> builder_;
+  std::unique_ptr<PuzzleAdmin> admin_;  // with a writable database
   std::unique_ptr<SearchPool> pool_;
   std::unique_ptr<RequestHandler> handler_;
   std::unique_ptr<ServerMetrics> metrics_;

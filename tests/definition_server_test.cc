@@ -1,6 +1,10 @@
 // Puzzles as data served: a server started on a database that holds definitions (and no
 // file of them) answers every sample's cases over gRPC and over HTTP in the generic form as
 // the original output says, lists them, and refuses a bad state naming the set and the rule.
+#include <algorithm>
+#include <mutex>
+#include <memory>
+#include <csignal>
 #include <atomic>
 #include <filesystem>
 #include <random>
@@ -260,6 +264,211 @@ TEST(DefinitionServerTest, TheSamplesAreAnsweredOverGrpcAndHttp) {
   const std::string reply = http.Answer();
   EXPECT_EQ(testing::StatusOf(reply), 400) << reply;
   EXPECT_NE(reply.find("set T: holds label 5 2 times, the goal once"), std::string::npos) << reply;
+  fs::remove_all(db);
+}
+
+// Puzzles given as definitions added, replaced and removed while a server serves the
+// database (docs/OPERATIONS.md, "Adding and removing puzzles while serving"): the same
+// puzzledb-build commands, which build aside and hand the tables over through the
+// database's folder. The server serves each change at once; calls in flight on other
+// puzzles and on the one changed are answered exactly throughout (a removed one's, after
+// its removal, refused as unknown); GET /v1/puzzles, ListTables and the metrics follow; a
+// restart serves what the database now holds. A malformed request is answered failed; a
+// server that does not answer times out; one that stops before it answers leaves the
+// tables to the build, which takes them itself.
+TEST(DefinitionServerTest, DefinitionsAreAddedReplacedAndRemovedWhileServing) {
+  const std::string db = testing::TempPath("definition_server_live_db");
+  fs::remove_all(db);
+  const std::string build = std::string(PUZZLEDB_BUILD) + " --db " + db;
+  ASSERT_EQ(testing::RunCommand(build + " -q --definition " + Sample("slide32.tws"), "").exit_code, 0);
+  auto server = std::make_unique<testing::ServerProcess>(PUZZLEDB_SERVER, db, std::vector<std::string>{},
+                                                         testing::TempPath("definition_server_live.log"));
+  ASSERT_FALSE(server->address().empty()) << server->Log();
+  ClientOptions options;
+  options.target = server->address();
+  options.timeout = 30000ms;
+  Client client(options);
+
+  // Calls that keep coming while the puzzles change: slide32's cases (exact until it is
+  // removed, then unknown) and the 8-puzzle's (searched, no table: exact throughout).
+  const auto slide_in = Lines(testing::ReadFile(Sample("slide32.in")));
+  const auto slide_out = Lines(testing::ReadFile(Sample("slide32.out")));
+  std::atomic<bool> stop{false}, removing{false};
+  std::atomic<int> answered{0}, unknown{0}, wrong{0};
+  std::string first_wrong;
+  std::mutex wrong_mutex;
+  std::thread traffic([&] {
+    Client caller(options);
+    for (size_t i = 0; !stop.load(); ++i) {
+      const size_t k = i % slide_in.size();
+      v1::SolveRequest request;
+      request.mutable_puzzle()->set_name("slide32");
+      request.mutable_puzzle()->set_state(slide_in[k]);
+      const bool after = removing.load();
+      auto answer = caller.Solve(request);
+      std::string got;
+      if (answer.ok()) {
+        std::vector<std::string> moves(answer->moves().begin(), answer->moves().end());
+        got = OriginalLine(v1::Outcome_Name(answer->outcome()), static_cast<int>(answer->distance()), moves);
+      }
+      if (answer.ok() && got == slide_out[k]) {
+        ++answered;
+      } else if (after && !answer.ok() && absl::IsInvalidArgument(answer.status()) &&
+                 std::string(answer.status().message()).find("unknown puzzle 'slide32'") != std::string::npos) {
+        ++unknown;
+      } else {
+        ++wrong;
+        std::lock_guard<std::mutex> lock(wrong_mutex);
+        if (first_wrong.empty()) first_wrong = answer.ok() ? slide_in[k] + " -> " + got : std::string(answer.status().message());
+      }
+      v1::SolveRequest eight;
+      eight.mutable_puzzle()->set_name("eight");
+      eight.mutable_puzzle()->set_state("283104765");
+      auto searched = caller.Solve(eight);
+      if (!searched.ok() || searched->distance() != 4) {
+        ++wrong;
+        std::lock_guard<std::mutex> lock(wrong_mutex);
+        if (first_wrong.empty()) first_wrong = "eight: " + (searched.ok() ? std::to_string(searched->distance()) : std::string(searched.status().message()));
+      }
+    }
+  });
+  auto listed_names = [&] {
+    std::vector<std::string> names;
+    auto listed = client.ListPuzzles();
+    if (listed.ok()) {
+      for (const auto& p : listed->puzzles()) names.push_back(p.name() + ":" + p.title());
+    }
+    return names;
+  };
+  auto has = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return n.rfind(name + ":", 0) == 0; });
+  };
+  auto metrics = [&] {
+    testing::Raw http(server->http_port());
+    if (!http.Send(testing::Get("/metrics"))) return std::string();
+    return http.Answer();
+  };
+
+  // Added: the build says it handed the table over, and the server serves it already.
+  const auto added = testing::RunCommand(build + " --definition " + Sample("pancake5.tws"), "");
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  EXPECT_NE(added.err.find("a puzzledb-server (pid " + std::to_string(server->pid()) + ") serves " + db +
+                           ": building into " + db + "/handover/"),
+            std::string::npos)
+      << added.err;
+  EXPECT_NE(added.out.find("handed over to the puzzledb-server (pid " + std::to_string(server->pid()) +
+                           "): serving pancake5: tables pancake5 (generation 1, 120 entries)"),
+            std::string::npos)
+      << added.out;
+  EXPECT_TRUE(has(listed_names(), "pancake5"));
+  ExpectSamplesAnswered(client, *server, "pancake5", v1::TABLE);
+  {
+    const std::string text = metrics();
+    EXPECT_NE(text.find("puzzledb_table_info{table=\"pancake5\",puzzle=\"pancake5\""), std::string::npos) << text;
+    EXPECT_NE(text.find("puzzledb_puzzle_requests_total{result=\"imported\"} 1"), std::string::npos) << text;
+    EXPECT_NE(text.find("puzzledb_puzzles 8"), std::string::npos) << text;
+  }
+  EXPECT_TRUE(fs::is_empty(db + "/handover")) << "the folder aside is removed";
+
+  // Replaced: slide32 built again, with pattern tables and another title, while its calls
+  // go on; its complete table goes.
+  const std::string again = (fs::path(testing::TempPath("definition_server_live_files")) / "slide32.tws").string();
+  fs::create_directories(fs::path(again).parent_path());
+  testing::WriteFile(again, [&] {
+    std::string text = testing::ReadFile(Sample("slide32.tws"));
+    text.replace(text.find("Name Slide32"), 12, "Name Slide32 as patterns");
+    return text;
+  }());
+  const auto replaced = testing::RunCommand(
+      build + " -q --definition " + again + " --projection 'T 1-2 ~6' --projection 'T 3-5 ~6'", "");
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
+  EXPECT_NE(replaced.out.find("serving slide32: tables slide32-patterns (generation 1, 150 entries); removed slide32"),
+            std::string::npos)
+      << replaced.out;
+  const auto names = listed_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "slide32:Slide32 as patterns"), names.end());
+  EXPECT_EQ(std::count_if(names.begin(), names.end(), [](const std::string& n) { return n.rfind("slide32:", 0) == 0; }), 1);
+  ExpectSamplesAnswered(client, *server, "slide32", v1::SEARCH);
+  {
+    auto tables = client.ListTables();
+    ASSERT_TRUE(tables.ok());
+    std::vector<std::string> ids;
+    for (const auto& t : tables->tables()) {
+      ids.push_back(t.table_id());
+      EXPECT_EQ(t.status().rfind("REFUSED", 0), std::string::npos) << t.table_id() << ": " << t.status();
+    }
+    EXPECT_EQ(ids, (std::vector<std::string>{"pancake5", "slide32-patterns"}));
+  }
+  // Every call so far got its exact answer.
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(wrong.load(), 0) << first_wrong;
+
+  // Removed: unknown at once to calls that come after; its tables gone.
+  removing = true;
+  const auto removed = testing::RunCommand(std::string(PUZZLEDB_BUILD) + " remove --db " + db + " --puzzle slide32", "");
+  ASSERT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_EQ(removed.out, "the puzzledb-server (pid " + std::to_string(server->pid()) +
+                             ") removed slide32 and its tables slide32-patterns\n");
+  EXPECT_FALSE(has(listed_names(), "slide32"));
+  v1::SolveRequest gone;
+  gone.mutable_puzzle()->set_name("slide32");
+  gone.mutable_puzzle()->set_state(slide_in[0]);
+  EXPECT_NE(std::string(client.Solve(gone).status().message()).find("unknown puzzle 'slide32'"), std::string::npos);
+  const auto built_in = testing::RunCommand(std::string(PUZZLEDB_BUILD) + " remove --db " + db + " --puzzle eight", "");
+  EXPECT_EQ(built_in.exit_code, 1);
+  EXPECT_NE(built_in.err.find("the eight puzzle is built in: its tables are built again, not removed"), std::string::npos)
+      << built_in.err;
+  std::this_thread::sleep_for(200ms);
+  stop = true;
+  traffic.join();
+  EXPECT_EQ(wrong.load(), 0) << first_wrong;
+  EXPECT_GT(answered.load(), 10);
+  EXPECT_GT(unknown.load(), 0);
+  {
+    const std::string text = metrics();
+    EXPECT_NE(text.find("puzzledb_puzzle_requests_total{result=\"removed\"} 1"), std::string::npos) << text;
+    EXPECT_NE(text.find("puzzledb_puzzle_requests_total{result=\"failed\"} 1"), std::string::npos) << text;
+    EXPECT_EQ(text.find("table=\"slide32"), std::string::npos) << text;
+  }
+
+  // A request that is not one is answered failed, naming why.
+  testing::WriteFile(db + "/requests/zz.request", "puzzledb request 1\nimport ../../etc\n");
+  for (int i = 0; i < 500 && !fs::exists(db + "/requests/zz.answer"); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(testing::ReadFile(db + "/requests/zz.answer"), "failed\nimport: '../../etc' is not a name\n");
+
+  // A server that does not answer (stopped): the build gives up at --handover-timeout. And
+  // one that dies before it answers: the build takes its tables itself.
+  ::kill(server->pid(), SIGSTOP);
+  const auto waited = testing::RunCommand(build + " -q --handover-timeout 1 --definition " + Sample("dials3.tws"), "");
+  EXPECT_EQ(waited.exit_code, 1);
+  EXPECT_NE(waited.err.find("did not answer within 1 s (--handover-timeout)"), std::string::npos) << waited.err;
+  testing::Process late = testing::StartProcess(
+      {PUZZLEDB_BUILD, "--db", db, "-q", "--definition", Sample("dials3.tws")}, testing::TempPath("definition_server_late.err"));
+  bool asked = false;  // once its request waits in the folder
+  for (int i = 0; i < 6000 && !asked; ++i) {
+    for (const auto& entry : fs::directory_iterator(db + "/requests")) asked |= entry.path().extension() == ".request";
+    if (!asked) std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(asked) << testing::ReadFile(late.stderr_path);
+  ::kill(server->pid(), SIGKILL);
+  server->Stop(0);
+  EXPECT_EQ(testing::WaitProcess(late, 60), 0) << testing::ReadFile(late.stderr_path);
+  EXPECT_NE(testing::ReadFile(late.stderr_path).find("stopped before it answered; taking the tables here"),
+            std::string::npos)
+      << testing::ReadFile(late.stderr_path);
+
+  // Started again: what the database holds now, and nothing of the removed puzzle.
+  server = std::make_unique<testing::ServerProcess>(PUZZLEDB_SERVER, db, std::vector<std::string>{"--no-build-missing-tables"},
+                                                    testing::TempPath("definition_server_live_again.log"));
+  ASSERT_FALSE(server->address().empty()) << server->Log();
+  options.target = server->address();
+  Client after(options);
+  ExpectSamplesAnswered(after, *server, "pancake5", v1::TABLE);
+  ExpectSamplesAnswered(after, *server, "dials3", v1::TABLE);
+  auto relisted = after.ListPuzzles();
+  ASSERT_TRUE(relisted.ok());
+  for (const auto& p : relisted->puzzles()) EXPECT_NE(p.name(), "slide32");
+  EXPECT_EQ(server->Stop(SIGTERM), 0) << server->Log();
   fs::remove_all(db);
 }
 

@@ -363,6 +363,38 @@ absl::Status CheckDefinedBuild(const Puzzle& puzzle, const BuildOptions& options
           : Cat(data->file, ": ", Message(specs.status())));
 }
 
+absl::StatusOr<std::shared_ptr<const Puzzle>> PuzzleOfStoredDefinition(const TableMetadata& m,
+                                                                        std::string_view db) {
+  // A definition's table: the header and its text as parameters, the text's CRC-32 as
+  // the fingerprint.
+  std::string_view text = m.parameters();
+  if (text.substr(0, kDefinitionHeaderStart.size()) != kDefinitionHeaderStart) return nullptr;
+  if (text.substr(0, kLegacyDefinitionHeader.size()) == kLegacyDefinitionHeader) {
+    return absl::FailedPreconditionError(Cat("its ", LegacyReading(db)));
+  }
+  if (text.substr(0, kDefinitionHeader.size()) != kDefinitionHeader) {
+    return absl::FailedPreconditionError(
+        Cat("its table follows another layout of the index (", QuoteInput(HeaderOf(text)),
+            "; this puzzledb's is ", QuoteInput(HeaderOf(kDefinitionHeader)),
+            "): rebuild it with puzzledb-build --definition"));
+  }
+  text.remove_prefix(kDefinitionHeader.size());
+  // A definition's pattern tables: their checksum covers the projections too.
+  const bool patterns = m.projections_size() > 0;
+  const uint64_t expected = patterns ? DefinedPatternsFingerprint(text, m) : Crc32(text);
+  if (expected != m.parameters_fingerprint()) {
+    return absl::DataLossError(
+        Cat("its stored definition fails its checksum (crc32 ", Hex32(static_cast<uint32_t>(expected)),
+            ", recorded ", Hex32(static_cast<uint32_t>(m.parameters_fingerprint())),
+            "); rebuild it with puzzledb-build --definition"));
+  }
+  std::string file = Cat(m.puzzle(), ".tws");
+  const std::string& described = m.parameters_text();
+  if (described.rfind("file ", 0) == 0) file = described.substr(5, described.find(',') - 5);
+  return MakeDefinedPuzzle(m.puzzle(), text, file, std::max(kDefaultMaxDefinedStates, m.state_count()),
+                           patterns ? DefinedTableKind::kPatterns : DefinedTableKind::kComplete);
+}
+
 int RegisterStoredDefinitions(const TableStore& store,
                               const std::function<void(std::string_view)>& log,
                               std::map<std::string, std::string>* refused) {
@@ -380,40 +412,12 @@ int RegisterStoredDefinitions(const TableStore& store,
     };
     const Puzzle* known = FindPuzzle(m.puzzle());
     if (known != nullptr) continue;  // built in, or registered already
-    // A definition's table: the header and its text as parameters, the text's CRC-32 as
-    // the fingerprint.
-    std::string_view text = m.parameters();
-    if (text.substr(0, kDefinitionHeaderStart.size()) != kDefinitionHeaderStart) continue;
-    if (text.substr(0, kLegacyDefinitionHeader.size()) == kLegacyDefinitionHeader) {
-      refuse(Cat("its ", LegacyReading(store.dir())));
-      continue;
-    }
-    if (text.substr(0, kDefinitionHeader.size()) != kDefinitionHeader) {
-      refuse(Cat("its table follows another layout of the index (", QuoteInput(HeaderOf(text)),
-                 "; this puzzledb's is ", QuoteInput(HeaderOf(kDefinitionHeader)),
-                 "): rebuild it with puzzledb-build --definition"));
-      continue;
-    }
-    text.remove_prefix(kDefinitionHeader.size());
-    // A definition's pattern tables: their checksum covers the projections too.
-    const bool patterns = m.projections_size() > 0;
-    const uint64_t expected = patterns ? DefinedPatternsFingerprint(text, m) : Crc32(text);
-    if (expected != m.parameters_fingerprint()) {
-      refuse(Cat("its stored definition fails its checksum (crc32 ", Hex32(static_cast<uint32_t>(expected)),
-                 ", recorded ", Hex32(static_cast<uint32_t>(m.parameters_fingerprint())),
-                 "); rebuild it with puzzledb-build --definition"));
-      continue;
-    }
-    std::string file = Cat(m.puzzle(), ".tws");
-    const std::string& described = m.parameters_text();
-    if (described.rfind("file ", 0) == 0) file = described.substr(5, described.find(',') - 5);
-    auto puzzle = MakeDefinedPuzzle(m.puzzle(), text, file,
-                                    std::max(kDefaultMaxDefinedStates, m.state_count()),
-                                    patterns ? DefinedTableKind::kPatterns : DefinedTableKind::kComplete);
+    auto puzzle = PuzzleOfStoredDefinition(m, store.dir());
     if (!puzzle.ok()) {
       refuse(std::string(Message(puzzle.status())));
       continue;
     }
+    if (*puzzle == nullptr) continue;  // not a definition's table
     if (absl::Status added = RegisterPuzzle(*std::move(puzzle)); !added.ok()) {
       refuse(std::string(Message(added)));
       continue;
@@ -421,6 +425,22 @@ int RegisterStoredDefinitions(const TableStore& store,
     ++registered;
   }
   return registered;
+}
+
+absl::StatusOr<std::vector<std::string>> RemoveDefinitionTables(TableStore& store, std::string_view name) {
+  if (const Puzzle* puzzle = FindPuzzle(name); puzzle != nullptr && puzzle->identity() == nullptr) {
+    return absl::FailedPreconditionError(
+        Cat("the ", name, " puzzle is built in: its tables are built again, not removed"));
+  }
+  auto held = store.List();
+  if (!held.ok()) return held.status();
+  std::vector<std::string> removed;
+  for (const TableMetadata& m : *held) {
+    if (m.puzzle() != name) continue;
+    if (absl::Status gone = store.Remove(m.table_id()); !gone.ok()) return gone;
+    removed.push_back(m.table_id());
+  }
+  return removed;
 }
 
 absl::StatusOr<bool> MigrateDefinitionRecord(TableMetadata* m) {

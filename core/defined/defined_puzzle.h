@@ -49,6 +49,13 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(
 // asked for).
 absl::Status CheckDefinedBuild(const Puzzle& puzzle, const BuildOptions& options);
 
+// The puzzle of the definition a table's record `m` stores (not registered), or null if
+// `m` is not a definition's table; why it cannot be served otherwise (a checksum that
+// fails, another layout of the index, the old reading of move orientations, a file that
+// no longer reads). `db` names the database in what to do.
+absl::StatusOr<std::shared_ptr<const Puzzle>> PuzzleOfStoredDefinition(const TableMetadata& m,
+                                                                        std::string_view db);
+
 // Makes and registers the puzzle of every definition stored in `store` (a table's
 // metadata whose puzzle is no built-in one): a definition that fails its checksum or no
 // longer reads is not registered, `log` says why, and so does `refused` (if not null), by
@@ -57,6 +64,11 @@ absl::Status CheckDefinedBuild(const Puzzle& puzzle, const BuildOptions& options
 int RegisterStoredDefinitions(const TableStore& store,
                               const std::function<void(std::string_view)>& log,
                               std::map<std::string, std::string>* refused = nullptr);
+
+// Removes every table of the puzzle `name` from `store` (a definition's: its complete
+// table or its pattern tables) and returns their ids, none if it has none.
+// FAILED_PRECONDITION for a built-in puzzle, whose tables are built again, not removed.
+absl::StatusOr<std::vector<std::string>> RemoveDefinitionTables(TableStore& store, std::string_view name);
 
 // A stored definition's table record whose file was read the old way (move orientations by
 // destination: kLegacyDefinitionHeader), rewritten in today's reading with the same meaning

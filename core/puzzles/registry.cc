@@ -152,6 +152,10 @@ const Puzzle* FindPuzzle(std::string_view name) {
 void NoteNotServed(std::string_view name, std::string_view why) {
   Registry& r = TheRegistry();
   std::lock_guard<std::mutex> lock(r.adding);
+  if (why.empty()) {
+    if (auto it = r.not_served.find(name); it != r.not_served.end()) r.not_served.erase(it);
+    return;
+  }
   r.not_served[std::string(name)] = std::string(why);
 }
 

@@ -110,8 +110,9 @@ absl::StatusOr<std::unique_ptr<TableStore>> TableStore::Open(const std::string& 
     std::filesystem::create_directories(dir, ec);
     if (ec) return absl::PermissionDeniedError(Cat("cannot create ", dir, ": ", ec.message()));
     s = rocksdb::DB::Open(DatabaseOptions(true), dir, &db);
-    // Leftovers of builds killed before their ingest.
-    std::filesystem::remove_all(std::filesystem::path(dir) / "staging", ec);
+    // Leftovers of builds killed before their ingest; only by the one writer, once it holds
+    // the database (a refused open must not take another writer's files from under it).
+    if (s.ok()) std::filesystem::remove_all(std::filesystem::path(dir) / "staging", ec);
   }
   if (!s.ok()) return FromRocks(s, Cat("cannot open the database at ", dir));
   return std::unique_ptr<TableStore>(new TableStore(dir, mode, db));
