@@ -124,7 +124,7 @@ ServerMetrics::ServerMetrics()
                           .Register(*registry_);
   constexpr const char* kGrpcCloseReasons[kGrpcCloses] = {
       "client", "server", "handshake_timeout", "evicted", "limit", "header_block", "header_list",
-      "streams", "resets", "protocol"};
+      "streams", "resets", "protocol", "pings"};
   for (int i = 0; i < kGrpcCloses; ++i) {
     grpc_closed_[i] = &grpc_closed.Add({{"reason", kGrpcCloseReasons[i]}});
   }

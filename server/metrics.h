@@ -83,8 +83,9 @@ enum class GrpcClose : uint8_t {
   kStreams,           // more calls open at once than --grpc-max-streams
   kResets,            // calls reset before their answer too fast (rapid reset)
   kProtocol,          // not HTTP/2 (or not TLS) as the RFCs frame it
+  kPings,             // PINGs too fast
 };
-inline constexpr int kGrpcCloses = 10;
+inline constexpr int kGrpcCloses = 11;
 
 // The counts the server logs when it stops, and the tests read.
 struct ServiceCounters {

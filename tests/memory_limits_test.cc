@@ -483,6 +483,79 @@ TEST_F(MemoryLimitsTest, CompressedMessagesAreRefusedSayingWhy) {
   EXPECT_LE(lines, 30u) << "at most one a second: " << log.substr(0, 2000);
 }
 
+// Issue 64, D3: 180,000 calls on one connection, each refused by the port (a message flagged
+// 2), the client never reading: the port's resets were not counted (no GOAWAY) and its
+// answers piled up unread: +1,733 MB. Now its resets spend the rapid-reset allowance and a
+// client that does not read is not read from.
+TEST_F(MemoryLimitsTest, CallsRefusedHereEndInAGoawayAndAnUnreadClientIsNotRead) {
+  Start({"--memory-budget", "256M"});
+  const ProbeFigures f = Observe(
+      "D3 refused calls", [&] { return testing::RefusedMessagesProbe(server_->port(), 180000); },
+      /*time_grpc=*/true);
+  EXPECT_NE(f.outcome.find("; GOAWAY"), std::string::npos) << f.outcome;
+  ExpectBounded(f, 64);
+  ExpectFastMeanwhile(f);
+  EXPECT_TRUE(MetricsShowWithin("puzzledb_grpc_connections_closed_total{reason=\"resets\"} 1"));
+}
+
+// Issue 64, D4: 20 connections of 20,000 PINGs held +1,369 MB for seconds; now each ends at
+// its allowance with a GOAWAY, counted.
+TEST_F(MemoryLimitsTest, APingFloodEndsInAGoaway) {
+  Start({"--memory-budget", "256M"});
+  const ProbeFigures f = Observe(
+      "D4 PING flood", [&] { return testing::PingFloodProbe(server_->port(), 20, 20000); },
+      /*time_grpc=*/true);
+  EXPECT_NE(f.outcome.find("20 ended by GOAWAY"), std::string::npos) << f.outcome;
+  ExpectBounded(f, 128);
+  ExpectFastMeanwhile(f);
+  EXPECT_TRUE(MetricsShowWithin("puzzledb_grpc_connections_closed_total{reason=\"pings\"} 20"));
+  // A client's keepalive and a few PINGs of its own are answered as before.
+  const std::string few = testing::GoawayAfter(
+      server_->port(), testing::h2::Frame(6, 0, 0, "12345678") + testing::h2::Frame(6, 0, 0, "abcdefgh"),
+      std::chrono::seconds(1));
+  EXPECT_EQ(few, "nothing within 1 s");
+}
+
+// Issue 64, D6 and D9: frames RFC 9113 forbids, which gRPC 1.51 read anyway (padded HEADERS:
+// two HPACK decoders out of step) or passed over (the caller hanging to its deadline), or
+// closed on without a word: each ends its connection with a GOAWAY carrying the RFC's code.
+TEST_F(MemoryLimitsTest, FramesTheRfcForbidsEndInAGoawayWithItsCode) {
+  Start();
+  namespace h2 = testing::h2;
+  const std::string call = h2::GrpcHeaders("/puzzledb.v1.Solver/Solve");
+  v1::SolveRequest request;
+  request.mutable_puzzle()->mutable_eight()->set_board("123840765");
+  const std::string message = h2::GrpcMessage(request.SerializeAsString());
+  const std::string whole_call = h2::Frame(1, 0x4, 1, call) + h2::Frame(0, 0x1, 1, message);
+  struct Case {
+    std::string name, bytes, expect;
+  };
+  const std::vector<Case> cases = {
+      {"padded HEADERS", h2::Frame(1, 0xc, 1, std::string(1, '\x04') + call + std::string(4, '\0')),
+       "GOAWAY code=1 HEADERS on stream 1 padded"},
+      {"HEADERS on stream 0", h2::Frame(1, 0x4, 0, call), "GOAWAY code=1 HEADERS on stream 0"},
+      {"HEADERS on stream 2", h2::Frame(1, 0x4, 2, call), "GOAWAY code=1 HEADERS on stream 2"},
+      {"a reused stream", whole_call + h2::Frame(1, 0x4, 1, call),
+       "GOAWAY code=5 HEADERS on stream 1, which the client has already used"},
+      {"PUSH_PROMISE", h2::Frame(5, 0x4, 0, std::string("\0\0\0\x02", 4) + call),
+       "GOAWAY code=1 PUSH_PROMISE from a client"},
+      {"SETTINGS of 5 bytes", h2::Frame(4, 0, 0, "12345"), "GOAWAY code=6 SETTINGS of 5 bytes"},
+      {"SETTINGS_ENABLE_PUSH 7", h2::Frame(4, 0, 0, std::string("\0\x02\0\0\0\x07", 6)),
+       "GOAWAY code=1 SETTINGS_ENABLE_PUSH of 7"},
+      {"a window past 2^31-1", h2::Frame(8, 0, 0, std::string("\x7f\xff\xff\xff", 4)),
+       "GOAWAY code=3 a WINDOW_UPDATE took the connection's window"},
+      {"a call's window past 2^31-1", h2::Frame(1, 0x4, 1, call) + h2::Frame(8, 0, 1, std::string("\x7f\xff\xff\xff", 4)),
+       "GOAWAY code=3 a WINDOW_UPDATE took stream 1's window"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(testing::GoawayAfter(server_->port(), c.bytes).find(c.expect), 0u)
+        << c.name << ": " << testing::GoawayAfter(server_->port(), c.bytes);
+  }
+  // The same opening with a call that breaks nothing is answered.
+  EXPECT_EQ(testing::GoawayAfter(server_->port(), whole_call, std::chrono::seconds(1)),
+            "nothing within 1 s");
+}
+
 // Finding 5: a body that cannot be framed is refused and the connection closed with it
 // (RFC 9112, section 6.3), so that nothing in it is read as a second request.
 TEST_F(MemoryLimitsTest, UnframableBodiesCloseTheConnection) {

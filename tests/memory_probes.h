@@ -698,6 +698,139 @@ inline std::string LargeHeaderBlockProbe(int grpc_port, size_t bytes) {
                                 : "nothing within 10 s";
 }
 
+// Issue 64: what ended a raw connection that opened (preface, SETTINGS and the ACK of the
+// server's) and then sent `bytes`: "GOAWAY code=N <its debug text>", "closed without
+// GOAWAY" or "nothing within N s".
+inline std::string GoawayAfter(int grpc_port, std::string_view bytes,
+                               std::chrono::seconds wait = std::chrono::seconds(5)) {
+  const int fd = ConnectLoopback(grpc_port);
+  if (fd < 0) return "no connection";
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  std::string out(h2::kPreface);
+  out += h2::Frame(4, 0, 0, "");
+  out += h2::Frame(4, 0x1, 0, "");
+  out += bytes;
+  const auto until = ProbeClock::now() + wait;
+  // Sent without reading (what comes is read after, the GOAWAY's payload kept); a server
+  // that closes meanwhile ends the sending.
+  for (std::string_view rest = out; !rest.empty() && ProbeClock::now() < until;) {
+    const ssize_t n = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
+    if (n > 0) {
+      rest.remove_prefix(static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) break;
+    pollfd p{fd, POLLOUT, 0};
+    ::poll(&p, 1, 20);
+  }
+  std::string got, goaway;
+  bool closed = false;
+  while (goaway.empty() && !closed && ProbeClock::now() < until) {
+    pollfd p{fd, POLLIN, 0};
+    ::poll(&p, 1, 20);
+    char buffer[65536];
+    while (true) {
+      const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) closed = true;
+      if (n <= 0) break;
+      got.append(buffer, static_cast<size_t>(n));
+    }
+    size_t at = 0;
+    while (at + 9 <= got.size()) {
+      const uint32_t n = static_cast<uint8_t>(got[at]) << 16 | static_cast<uint8_t>(got[at + 1]) << 8 |
+                         static_cast<uint8_t>(got[at + 2]);
+      if (at + 9 + n > got.size()) break;
+      if (got[at + 3] == 7) goaway = got.substr(at + 9, n);
+      at += 9 + n;
+    }
+    got.erase(0, at);
+  }
+  ::close(fd);
+  if (goaway.size() >= 8) {
+    const auto code = static_cast<uint8_t>(goaway[4]) << 24 | static_cast<uint8_t>(goaway[5]) << 16 |
+                      static_cast<uint8_t>(goaway[6]) << 8 | static_cast<uint8_t>(goaway[7]);
+    return "GOAWAY code=" + std::to_string(code) + " " + goaway.substr(8);
+  }
+  return closed ? "closed without GOAWAY"
+                : "nothing within " + std::to_string(wait.count()) + " s";
+}
+
+// Issue 64, D3: on one connection never read from, up to `calls` calls, each its HEADERS and
+// a DATA frame whose message is flagged 2 (neither plain nor compressed), for at most 10 s;
+// each is refused by the port, which answers it and resets it towards gRPC. Then reads what
+// came. Returns the calls sent and whether a GOAWAY came.
+inline std::string RefusedMessagesProbe(int grpc_port, int calls) {
+  const int fd = ConnectLoopback(grpc_port);
+  if (fd < 0) return "no connection";
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  const std::string headers = h2::GrpcHeaders("/puzzledb.v1.Solver/Solve");
+  const std::string message("\x02\0\0\0\x04\0\0\0\0", 9);
+  std::string out(h2::kPreface);
+  out += h2::Frame(4, 0, 0, "");
+  out += h2::Frame(4, 0x1, 0, "");
+  const auto until = ProbeClock::now() + std::chrono::seconds(10);
+  int sent = 0;
+  bool failed = false;
+  std::string pending = out;
+  for (int c = 0; c < calls && !failed && ProbeClock::now() < until;) {
+    // Batches of 100 calls, written without reading.
+    for (int i = 0; i < 100 && c < calls; ++i, ++c) {
+      const uint32_t id = 1 + 2 * static_cast<uint32_t>(c);
+      pending += h2::Frame(1, 0x4, id, headers) + h2::Frame(0, 0x1, id, message);
+    }
+    std::string_view rest = pending;
+    while (!rest.empty()) {
+      const ssize_t n = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
+      if (n > 0) {
+        rest.remove_prefix(static_cast<size_t>(n));
+        continue;
+      }
+      if ((n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) || ProbeClock::now() > until) {
+        failed = true;
+        break;
+      }
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, 50);
+    }
+    if (!failed) sent = c;
+    pending.clear();
+  }
+  h2::Seen seen;
+  const auto read_until = ProbeClock::now() + std::chrono::seconds(5);
+  while (seen.goaway == 0 && !seen.closed && ProbeClock::now() < read_until) {
+    pollfd p{fd, POLLIN, 0};
+    ::poll(&p, 1, 20);
+    h2::ReadFrames(fd, &seen);
+  }
+  ::close(fd);
+  char text[200];
+  std::snprintf(text, sizeof text, "%d of %d refused calls sent; %s", sent, calls,
+                seen.goaway > 0 ? "GOAWAY" : seen.closed ? "closed without GOAWAY" : "no GOAWAY");
+  return text;
+}
+
+// Issue 64, D4: on each of `connections` connections, `pings` PINGs written in one go (17
+// bytes each), nothing read until they are sent. Returns how many connections were ended by
+// a GOAWAY.
+inline std::string PingFloodProbe(int grpc_port, int connections, int pings) {
+  std::atomic<int> goaway{0}, closed{0};
+  std::vector<std::thread> threads;
+  for (int c = 0; c < connections; ++c) {
+    threads.emplace_back([&] {
+      std::string flood;
+      for (int i = 0; i < pings; ++i) flood += h2::Frame(6, 0, 0, "pingpong");
+      const std::string outcome = GoawayAfter(grpc_port, flood, std::chrono::seconds(10));
+      if (outcome.rfind("GOAWAY", 0) == 0) ++goaway;
+      if (outcome.rfind("closed", 0) == 0) ++closed;
+    });
+  }
+  for (auto& t : threads) t.join();
+  char text[200];
+  std::snprintf(text, sizeof text, "%d connections x %d PINGs; %d ended by GOAWAY, %d closed without",
+                connections, pings, goaway.load(), closed.load());
+  return text;
+}
+
 // How an idle connection opens before it falls silent.
 enum class Opening { kHalfPreface, kPreface, kSettings };
 

@@ -55,6 +55,7 @@ GrpcClose CloseFor(Http2Bound bound) {
     case Http2Bound::kHeaderList: return GrpcClose::kHeaderList;
     case Http2Bound::kStreams: return GrpcClose::kStreams;
     case Http2Bound::kResets: return GrpcClose::kResets;
+    case Http2Bound::kPings: return GrpcClose::kPings;
     case Http2Bound::kProtocol: return GrpcClose::kProtocol;
   }
   return GrpcClose::kProtocol;
@@ -187,7 +188,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
       total += n;
       if (state_ == State::kLingering) continue;  // read to be dropped
       if (!FromClient(std::string_view(buffer, n))) return;
-      if (state_ == State::kRefusing || to_inner_.size() >= kHighWater) break;
+      if (state_ == State::kRefusing || to_inner_.size() >= kHighWater ||
+          to_client_.size() >= kHighWater) {
+        break;
+      }
     }
     Pump();
   }
@@ -374,9 +378,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
         self->Pump();
       });
     }
+    // A client is not read from while it does not read what it is answered: the port's own
+    // answers (a refused message's, a PING's) would pile up without bound.
     const bool read_client =
-        !client_eof_ && (state_ == State::kOpening || state_ == State::kLingering ||
-                         (state_ == State::kRelaying && to_inner_.size() < kHighWater));
+        !client_eof_ &&
+        (state_ == State::kOpening || state_ == State::kLingering ||
+         (state_ == State::kRelaying && to_inner_.size() < kHighWater &&
+          to_client_.size() < kHighWater));
     if (read_client && !waiting_client_read_) {
       waiting_client_read_ = true;
       client_.async_wait(tcp::socket::wait_read,

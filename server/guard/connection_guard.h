@@ -15,8 +15,8 @@
 // Threads: `threads` threads run one event loop; each connection's events run on a strand
 // of its own. A connection costs no thread and, while nothing is in flight, no buffer: bytes
 // are read into a buffer of the thread's and kept only while a socket will not take them.
-#ifndef PUZZLEDB_SERVER_GRPC_CONNECTION_GUARD_H_
-#define PUZZLEDB_SERVER_GRPC_CONNECTION_GUARD_H_
+#ifndef PUZZLEDB_SERVER_GUARD_CONNECTION_GUARD_H_
+#define PUZZLEDB_SERVER_GUARD_CONNECTION_GUARD_H_
 
 #include <chrono>
 #include <functional>
@@ -78,4 +78,4 @@ class ConnectionGuard {
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_SERVER_GRPC_CONNECTION_GUARD_H_
+#endif  // PUZZLEDB_SERVER_GUARD_CONNECTION_GUARD_H_

@@ -12,9 +12,12 @@ namespace {
 constexpr std::string_view kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 // Frame types and flags (RFC 9113 section 6).
-constexpr uint8_t kData = 0x0, kHeaders = 0x1, kRstStream = 0x3, kSettings = 0x4, kGoaway = 0x7,
+constexpr uint8_t kData = 0x0, kHeaders = 0x1, kPriorityFrame = 0x2, kRstStream = 0x3,
+                  kSettings = 0x4, kPushPromise = 0x5, kPing = 0x6, kGoaway = 0x7,
                   kWindowUpdate = 0x8, kContinuation = 0x9;
-constexpr uint16_t kSettingsMaxFrameSize = 0x5;
+constexpr uint16_t kSettingsEnablePush = 0x2, kSettingsInitialWindowSize = 0x4,
+                   kSettingsMaxFrameSize = 0x5;
+constexpr int64_t kMaxWindow = 0x7fffffff;  // 2^31-1 (RFC 9113 section 6.9.1)
 constexpr uint8_t kEndStream = 0x1, kAck = 0x1, kEndHeaders = 0x4, kPadded = 0x8, kPriority = 0x20;
 
 // What the client is told when a message of its call is refused (grpc-message).
@@ -72,13 +75,40 @@ void AppendLiteralField(std::string* out, std::string_view name, std::string_vie
 Http2Refusal Protocol(std::string reason) {
   return {Http2Bound::kProtocol, Http2Error::kProtocol, std::move(reason)};
 }
+Http2Refusal FrameSize(std::string reason) {
+  return {Http2Bound::kProtocol, Http2Error::kFrameSize, std::move(reason)};
+}
+
+uint32_t ReadUint32(std::string_view bytes) {
+  const auto* b = reinterpret_cast<const uint8_t*>(bytes.data());
+  return uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 | b[3];
+}
+
+// Frames held whole before gRPC reads them, so that their payload can be checked first
+// (each at most kMaxFrameBytes: checked at the frame's start).
+bool IsControl(uint8_t type) {
+  return type == kPriorityFrame || type == kRstStream || type == kSettings || type == kPing ||
+         type == kGoaway || type == kWindowUpdate;
+}
 
 }  // namespace
 
 Http2Inspector::Http2Inspector(const Http2Limits& limits, Clock now)
     : limits_(limits),
       now_(now ? std::move(now) : Clock([] { return std::chrono::steady_clock::now(); })),
-      reset_allowance_(limits.resets_burst) {}
+      resets_(limits.resets_per_second, limits.resets_burst),
+      pings_(limits.pings_per_second, limits.pings_burst) {}
+
+bool Http2Inspector::Allowance::Spend(std::chrono::steady_clock::time_point now) {
+  if (refilled_ != std::chrono::steady_clock::time_point{}) {
+    left_ = std::min(burst_,
+                     left_ + per_second_ * std::chrono::duration<double>(now - refilled_).count());
+  }
+  refilled_ = now;
+  if (left_ < 1) return false;
+  left_ -= 1;
+  return true;
+}
 
 Http2Inspector::~Http2Inspector() {
   if (hpack_ != nullptr) nghttp2_hd_inflate_del(hpack_);
@@ -107,7 +137,8 @@ std::optional<Http2Refusal> Http2Inspector::FromClient(std::string_view bytes,
       // The header is passed on only once its frame is within the bounds.
       if (auto refusal = ClientFrameStarts()) return refusal;
       const std::string_view header(reinterpret_cast<const char*>(client_.bytes), 9);
-      holding_ = client_.type() == kData && streams_.count(client_.stream()) > 0;
+      holding_ = IsControl(client_.type()) ||
+                 (client_.type() == kData && streams_.count(client_.stream()) > 0);
       if (holding_) {
         held_.assign(header);
       } else {
@@ -153,11 +184,10 @@ std::optional<Http2Refusal> Http2Inspector::ClientFrameStarts() {
                         " must go on in CONTINUATION frames (RFC 9113 section 6.10)"));
   }
   if (client_.length() > kMaxFrameBytes && type != kHeaders && type != kContinuation) {
-    return Http2Refusal{Http2Bound::kProtocol, Http2Error::kFrameSize,
-                        Cat("a frame of ", client_.length(), " bytes (type ", int{type},
-                            ", stream ", stream, "); the server's SETTINGS_MAX_FRAME_SIZE is ",
-                            kMaxFrameBytes)};
+    return FrameSize(Cat("a frame of ", client_.length(), " bytes (type ", int{type}, ", stream ",
+                         stream, "); the server's SETTINGS_MAX_FRAME_SIZE is ", kMaxFrameBytes));
   }
+  if (auto refusal = CheckFrameHeader()) return refusal;
   switch (type) {
     case kHeaders:
       block_open_ = true;
@@ -193,6 +223,177 @@ std::optional<Http2Refusal> Http2Inspector::ClientFrameStarts() {
       }
       fragment_.clear();
       break;
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+std::optional<Http2Refusal> Http2Inspector::CheckFrameHeader() const {
+  const uint8_t type = client_.type();
+  const uint8_t flags = client_.flags();
+  const uint32_t stream = client_.stream();
+  const uint32_t length = client_.length();
+  // A stream the client has not opened: a server's (even) one, or past its last.
+  const bool idle = stream != 0 && ((stream & 1) == 0 || stream > last_stream_);
+  switch (type) {
+    case kData: {
+      if (stream == 0 || idle) {
+        return Protocol(Cat("DATA on stream ", stream, ", which no call opened (RFC 9113 section ",
+                            stream == 0 ? "6.1)" : "5.1)"));
+      }
+      auto it = streams_.find(stream);
+      if (it != streams_.end() && it->second.client_done) {
+        return {{Http2Bound::kProtocol, Http2Error::kStreamClosed,
+                 Cat("DATA on stream ", stream, " after the client ended it (RFC 9113 section 5.1)")}};
+      }
+      return std::nullopt;
+    }
+    case kHeaders: {
+      if (stream == 0 || (stream & 1) == 0) {
+        return Protocol(Cat("HEADERS on stream ", stream, ": a client opens calls on odd streams "
+                            "(RFC 9113 section 5.1.1)"));
+      }
+      if ((flags & kPadded) != 0) {
+        return Protocol(Cat("HEADERS on stream ", stream, " padded: gRPC 1.51 cannot read a "
+                            "padded header block; send it without padding"));
+      }
+      if (stream > last_stream_) return std::nullopt;  // a new call
+      auto it = streams_.find(stream);
+      const bool ends = (flags & kEndStream) != 0;
+      // A HEADERS on a call already opened can only be its trailers, which end it.
+      if ((it == streams_.end() && !ends) || (it != streams_.end() && it->second.client_done)) {
+        return {{Http2Bound::kProtocol, Http2Error::kStreamClosed,
+                 Cat("HEADERS on stream ", stream, ", which the client has already used: a new "
+                     "call needs a new stream, above ", last_stream_, " (RFC 9113 section 5.1.1)")}};
+      }
+      if (!ends) {
+        return Protocol(Cat("a second HEADERS on stream ", stream, " without END_STREAM: a "
+                            "call's trailers end it (RFC 9113 section 8.1)"));
+      }
+      return std::nullopt;
+    }
+    case kPriorityFrame:
+      if (stream == 0) return Protocol("PRIORITY on stream 0 (RFC 9113 section 6.3)");
+      if (length != 5) return FrameSize(Cat("PRIORITY of ", length, " bytes, not 5"));
+      return std::nullopt;
+    case kRstStream:
+      if (stream == 0 || idle) {
+        return Protocol(Cat("RST_STREAM on stream ", stream, ", which no call opened (RFC 9113 "
+                            "section 6.4)"));
+      }
+      if (length != 4) return FrameSize(Cat("RST_STREAM of ", length, " bytes, not 4"));
+      return std::nullopt;
+    case kSettings:
+      if (stream != 0) return Protocol(Cat("SETTINGS on stream ", stream, ", not 0"));
+      if ((flags & kAck) != 0 && length != 0) {
+        return FrameSize(Cat("a SETTINGS acknowledgement of ", length, " bytes, not 0"));
+      }
+      if (length % 6 != 0) {
+        return FrameSize(Cat("SETTINGS of ", length, " bytes, not a multiple of 6"));
+      }
+      return std::nullopt;
+    case kPushPromise:
+      return Protocol("PUSH_PROMISE from a client (RFC 9113 section 8.4: only servers push)");
+    case kPing:
+      if (stream != 0) return Protocol(Cat("PING on stream ", stream, ", not 0"));
+      if (length != 8) return FrameSize(Cat("PING of ", length, " bytes, not 8"));
+      return std::nullopt;
+    case kGoaway:
+      if (stream != 0) return Protocol(Cat("GOAWAY on stream ", stream, ", not 0"));
+      if (length < 8) return FrameSize(Cat("GOAWAY of ", length, " bytes, fewer than 8"));
+      return std::nullopt;
+    case kWindowUpdate:
+      if (idle) {
+        return Protocol(Cat("WINDOW_UPDATE on stream ", stream, ", which no call opened (RFC "
+                            "9113 section 5.1)"));
+      }
+      if (length != 4) return FrameSize(Cat("WINDOW_UPDATE of ", length, " bytes, not 4"));
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<Http2Refusal> Http2Inspector::SpendReset() {
+  if (resets_.Spend(now_())) return std::nullopt;
+  return Http2Refusal{Http2Bound::kResets, Http2Error::kEnhanceYourCalm,
+                      Cat("calls reset before their answer faster than ", limits_.resets_per_second,
+                          " a second (HTTP/2 rapid reset, CVE-2023-44487)")};
+}
+
+std::optional<Http2Refusal> Http2Inspector::GrowWindow(int64_t* window, uint32_t by,
+                                                       uint32_t stream) {
+  *window += by;
+  if (*window <= kMaxWindow) return std::nullopt;
+  return Http2Refusal{Http2Bound::kProtocol, Http2Error::kFlowControl,
+                      Cat("a WINDOW_UPDATE took ",
+                          stream == 0 ? std::string("the connection") : Cat("stream ", stream),
+                          "'s window to ", *window, ", past 2^31-1 (RFC 9113 section 6.9.1)")};
+}
+
+std::optional<Http2Refusal> Http2Inspector::ClientControlEnds() {
+  const std::string_view payload = std::string_view(held_).substr(9);
+  const uint32_t stream = client_.stream();
+  switch (client_.type()) {
+    case kRstStream: {
+      auto it = streams_.find(stream);
+      if (it == streams_.end()) break;
+      const bool unanswered = !it->second.answered;
+      streams_.erase(it);
+      if (unanswered) return SpendReset();
+      break;
+    }
+    case kSettings:
+      if ((client_.flags() & kAck) != 0) break;
+      for (size_t at = 0; at + 6 <= payload.size(); at += 6) {
+        const auto* e = reinterpret_cast<const uint8_t*>(payload.data() + at);
+        const auto id = static_cast<uint16_t>(e[0] << 8 | e[1]);
+        const uint32_t value = ReadUint32(payload.substr(at + 2, 4));
+        if (id == kSettingsEnablePush && value > 1) {
+          return Protocol(Cat("SETTINGS_ENABLE_PUSH of ", value, ", not 0 or 1"));
+        }
+        if (id == kSettingsMaxFrameSize && (value < kMaxFrameBytes || value > 0xffffff)) {
+          return Protocol(Cat("SETTINGS_MAX_FRAME_SIZE of ", value, ", not within 16384 and "
+                              "2^24-1 (RFC 9113 section 6.5.2)"));
+        }
+        if (id == kSettingsInitialWindowSize) {
+          if (value > kMaxWindow) {
+            return Http2Refusal{Http2Bound::kProtocol, Http2Error::kFlowControl,
+                                Cat("SETTINGS_INITIAL_WINDOW_SIZE of ", value,
+                                    ", past 2^31-1 (RFC 9113 section 6.5.2)")};
+          }
+          // Every open call's window moves by the difference (section 6.9.2).
+          const int64_t delta = int64_t{value} - initial_window_;
+          initial_window_ = value;
+          for (auto& [id, s] : streams_) {
+            s.send_window += delta;
+            if (s.send_window > kMaxWindow) {
+              return Http2Refusal{Http2Bound::kProtocol, Http2Error::kFlowControl,
+                                  Cat("SETTINGS_INITIAL_WINDOW_SIZE of ", value, " took stream ",
+                                      id, "'s window past 2^31-1 (RFC 9113 section 6.9.2)")};
+            }
+          }
+        }
+      }
+      opened_ = true;
+      break;
+    case kPing:
+      if ((client_.flags() & kAck) != 0 || pings_.Spend(now_())) break;
+      return Http2Refusal{Http2Bound::kPings, Http2Error::kEnhanceYourCalm,
+                          Cat("PINGs faster than ", limits_.pings_per_second, " a second, in "
+                              "bursts of ", limits_.pings_burst)};
+    case kWindowUpdate: {
+      const uint32_t by = ReadUint32(payload) & 0x7fffffff;
+      if (by == 0) {
+        return Protocol(Cat("a WINDOW_UPDATE of 0 on stream ", stream, " (RFC 9113 section 6.9)"));
+      }
+      if (stream == 0) return GrowWindow(&send_window_, by, 0);
+      if (auto it = streams_.find(stream); it != streams_.end()) {
+        return GrowWindow(&it->second.send_window, by, stream);
+      }
+      break;
+    }
     default:
       break;
   }
@@ -235,6 +436,7 @@ std::optional<Http2Refusal> Http2Inspector::ClientFrameEnds(std::string* to_serv
       block_open_ = false;
       if (block_new_stream_) {
         Stream& s = streams_[block_stream_];
+        s.send_window = initial_window_;
         s.compression_named = block_encoding_ == "gzip" || block_encoding_ == "deflate";
         s.client_done = block_end_stream_;
       } else if (block_end_stream_) {
@@ -250,34 +452,13 @@ std::optional<Http2Refusal> Http2Inspector::ClientFrameEnds(std::string* to_serv
         return ClientDataEnds(to_server, to_client);
       }
       break;
-    case kRstStream: {
-      auto it = streams_.find(stream);
-      if (it == streams_.end()) break;
-      const bool unanswered = !it->second.answered;
-      streams_.erase(it);
-      if (unanswered) {
-        const auto now = now_();
-        if (reset_refilled_ != std::chrono::steady_clock::time_point{}) {
-          reset_allowance_ = std::min(
-              limits_.resets_burst,
-              reset_allowance_ + limits_.resets_per_second *
-                                     std::chrono::duration<double>(now - reset_refilled_).count());
-        }
-        reset_refilled_ = now;
-        if (reset_allowance_ < 1) {
-          return Http2Refusal{Http2Bound::kResets, Http2Error::kEnhanceYourCalm,
-                              Cat("calls reset before their answer faster than ",
-                                  limits_.resets_per_second,
-                                  " a second (HTTP/2 rapid reset, CVE-2023-44487)")};
-        }
-        reset_allowance_ -= 1;
-      }
-      break;
-    }
-    case kSettings:
-      opened_ = true;
-      break;
     default:
+      if (holding_) {
+        holding_ = false;
+        if (auto refusal = ClientControlEnds()) return refusal;
+        to_server->append(held_);
+        held_.clear();
+      }
       break;
   }
   return std::nullopt;
@@ -307,6 +488,9 @@ std::optional<Http2Refusal> Http2Inspector::ClientDataEnds(std::string* to_serve
   Stream& s = it->second;
   if ((client_.flags() & kEndStream) != 0) s.client_done = true;
   if (const auto why = CheckMessages(s, data)) {
+    // A reset of a call from here counts as the client's would: a client that sends
+    // nothing but refused messages is a rapid reset of its own.
+    if (auto refusal = SpendReset()) return refusal;
     // gRPC never reads the frame: its call is reset instead (CANCEL), the client is
     // answered from here, and the connection's flow-control window gets back what the
     // frame took (gRPC, which never saw it, will not give it back).
@@ -439,8 +623,10 @@ void Http2Inspector::ServerFrameStarts(std::string* to_client) {
   }
   to_client->append(reinterpret_cast<const char*>(server_.bytes), 9);
   const uint32_t id = server_.stream();
+  if (type == kData) send_window_ -= server_.length();
   auto it = id != 0 ? streams_.find(id) : streams_.end();
   if (it == streams_.end()) return;
+  if (type == kData) it->second.send_window -= server_.length();
   const bool ends = (server_.flags() & kEndStream) != 0;
   if (type == kHeaders) it->second.answered = true;
   if (type == kRstStream || ((type == kHeaders || type == kData) && ends)) streams_.erase(it);

@@ -9,11 +9,22 @@
 //     only against acknowledged SETTINGS);
 //   - frames of at most 16,384 bytes (RFC 9113's default SETTINGS_MAX_FRAME_SIZE; gRPC's
 //     SETTINGS are rewritten to say no more), so that a DATA frame can be held whole;
-//   - calls reset by the client before gRPC has answered them (HTTP/2 "rapid reset",
-//     CVE-2023-44487): gRPC 1.51 makes a call of every stream before it reads the reset, and
-//     220,000 such streams made the server hold 2.3 GB. A connection may reset
-//     `resets_per_second` of them a second, in bursts of up to `resets_burst`;
-//   - the client's preface and first SETTINGS before anything is handed to gRPC.
+//   - calls reset before gRPC has answered them (HTTP/2 "rapid reset", CVE-2023-44487):
+//     gRPC 1.51 makes a call of every stream before it reads the reset, and 220,000 such
+//     streams made the server hold 2.3 GB. A connection may have `resets_per_second` of them
+//     a second, in bursts of up to `resets_burst`: the client's resets and the ones made
+//     here (a refused message, below) alike;
+//   - the client's PINGs: gRPC 1.51 queues 2-3 KB for each before its strike policy looks
+//     at it (20 connections of 20,000 held 1.3 GB). `pings_per_second`, in bursts of up to
+//     `pings_burst` (a client's keepalive and bandwidth probes stay far below);
+//   - the client's preface and first SETTINGS before anything is handed to gRPC;
+//   - what RFC 9113 makes an error and gRPC 1.51 lets pass, so that gRPC never reads it:
+//     padded HEADERS (gRPC 1.51 does not strip the padding, and a padding that is valid HPACK
+//     would enter its decoder's table and not this one's), HEADERS on stream 0, on a
+//     server's (even) stream or on one the client has closed, a client's PUSH_PROMISE,
+//     frames on streams never opened, SETTINGS, PING, WINDOW_UPDATE, RST_STREAM and PRIORITY
+//     of the wrong size or values, and a WINDOW_UPDATE that takes a window past 2^31-1
+//     (section 6.9.1: gRPC's sending windows are followed here from its DATA frames).
 // A bound passed ends the connection with a GOAWAY that says which and why.
 //
 // And the messages of each call (gRPC's length-prefixed framing inside DATA frames): a
@@ -27,8 +38,8 @@
 // blocks are decoded with nghttp2's HPACK decoder (Debian's libnghttp2), the reference
 // implementation that curl and nginx use, so that the decoder's state follows the
 // client's encoder exactly as gRPC's does.
-#ifndef PUZZLEDB_SERVER_GRPC_HTTP2_INSPECTOR_H_
-#define PUZZLEDB_SERVER_GRPC_HTTP2_INSPECTOR_H_
+#ifndef PUZZLEDB_SERVER_GUARD_HTTP2_INSPECTOR_H_
+#define PUZZLEDB_SERVER_GUARD_HTTP2_INSPECTOR_H_
 
 #include <chrono>
 #include <cstddef>
@@ -47,6 +58,8 @@ namespace puzzledb {
 enum class Http2Error : uint32_t {
   kNoError = 0x0,
   kProtocol = 0x1,
+  kFlowControl = 0x3,
+  kStreamClosed = 0x5,
   kFrameSize = 0x6,
   kCompression = 0x9,
   kEnhanceYourCalm = 0xb,
@@ -62,6 +75,8 @@ struct Http2Limits {
   uint32_t max_streams = 100;          // calls open at once (SETTINGS_MAX_CONCURRENT_STREAMS)
   double resets_per_second = 100;      // calls reset before gRPC answered them
   double resets_burst = 200;
+  double pings_per_second = 10;        // the client's PINGs (not their ACKs)
+  double pings_burst = 100;
 };
 
 // Why a connection ends (the metrics' reasons).
@@ -70,6 +85,7 @@ enum class Http2Bound : uint8_t {
   kHeaderList,   // decoded over max_header_list bytes
   kStreams,      // more than max_streams calls open at once
   kResets,       // calls reset before an answer, faster than resets_per_second
+  kPings,        // PINGs faster than pings_per_second
   kProtocol,     // not HTTP/2 as RFC 9113 frames it (or its HPACK)
 };
 
@@ -116,7 +132,19 @@ class Http2Inspector {
   size_t open_streams() const { return streams_.size(); }
 
  private:
+  // A bucket of `burst` tokens refilled at `per_second`: false once empty.
+  class Allowance {
+   public:
+    Allowance(double per_second, double burst) : per_second_(per_second), burst_(burst), left_(burst) {}
+    bool Spend(std::chrono::steady_clock::time_point now);
+
+   private:
+    double per_second_, burst_, left_;
+    std::chrono::steady_clock::time_point refilled_{};
+  };
+
   struct Stream {
+    int64_t send_window = 0;         // what gRPC may still send on it (RFC 9113 section 6.9)
     bool compression_named = false;  // grpc-encoding names one gRPC decompresses
     bool client_done = false;        // the client ended its side (END_STREAM)
     bool answered = false;           // gRPC has sent HEADERS on it
@@ -138,6 +166,13 @@ class Http2Inspector {
   };
 
   std::optional<Http2Refusal> ClientFrameStarts();
+  // The rules of RFC 9113 a frame's header alone can break (its type, size, flags, stream).
+  std::optional<Http2Refusal> CheckFrameHeader() const;
+  // A held control frame, whole: its payload checked, what it changes followed.
+  std::optional<Http2Refusal> ClientControlEnds();
+  // A call reset before gRPC answered it, by the client or from here.
+  std::optional<Http2Refusal> SpendReset();
+  std::optional<Http2Refusal> GrowWindow(int64_t* window, uint32_t by, uint32_t stream);
   std::optional<Http2Refusal> ClientFrameEnds(std::string* to_server, std::string* to_client);
   // A held DATA frame, whole: passed on, or its call refused.
   std::optional<Http2Refusal> ClientDataEnds(std::string* to_server, std::string* to_client);
@@ -161,8 +196,8 @@ class Http2Inspector {
   FrameHeader client_;
   uint32_t client_left_ = 0;         // payload bytes of the current frame still to come
   bool client_in_payload_ = false;
-  std::string held_;                 // a DATA frame of a call, held until it is whole
-  bool holding_ = false;
+  std::string held_;                 // a DATA frame of a call, or a control frame, held until
+  bool holding_ = false;             // it is whole
   // Header blocks: one at a time per connection (section 6.10).
   std::string fragment_;             // the current HEADERS or CONTINUATION payload
   bool block_open_ = false;          // a block waits for its CONTINUATION
@@ -175,10 +210,12 @@ class Http2Inspector {
   nghttp2_hd_inflater* hpack_ = nullptr;  // made with the first header block
   uint32_t last_stream_ = 0;         // the highest call the client has opened
   std::unordered_map<uint32_t, Stream> streams_;
-  // Resets of calls not yet answered: a bucket of `resets_burst`, refilled at
-  // `resets_per_second`.
-  double reset_allowance_ = 0;
-  std::chrono::steady_clock::time_point reset_refilled_{};
+  Allowance resets_;                 // calls reset before an answer
+  Allowance pings_;
+  // Flow control of gRPC's sending (section 6.9): the connection's window, and a new
+  // call's (the client's SETTINGS_INITIAL_WINDOW_SIZE).
+  int64_t send_window_ = 65535;
+  int64_t initial_window_ = 65535;
 
   // gRPC's direction.
   FrameHeader server_;
@@ -193,4 +230,4 @@ class Http2Inspector {
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_SERVER_GRPC_HTTP2_INSPECTOR_H_
+#endif  // PUZZLEDB_SERVER_GUARD_HTTP2_INSPECTOR_H_

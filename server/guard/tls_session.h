@@ -4,8 +4,8 @@
 // the connection guard (connection_guard.h) does the I/O on its own event loop, so that
 // TLS costs a connection no thread and no buffer while it is idle (SSL_MODE_RELEASE_BUFFERS).
 // Not thread-safe: one connection's bytes, from one thread at a time.
-#ifndef PUZZLEDB_SERVER_GRPC_TLS_SESSION_H_
-#define PUZZLEDB_SERVER_GRPC_TLS_SESSION_H_
+#ifndef PUZZLEDB_SERVER_GUARD_TLS_SESSION_H_
+#define PUZZLEDB_SERVER_GUARD_TLS_SESSION_H_
 
 #include <string>
 #include <string_view>
@@ -51,4 +51,4 @@ class TlsSession {
 
 }  // namespace puzzledb
 
-#endif  // PUZZLEDB_SERVER_GRPC_TLS_SESSION_H_
+#endif  // PUZZLEDB_SERVER_GUARD_TLS_SESSION_H_
