@@ -3,8 +3,8 @@
 // HTTP meanwhile. Any server binary: bench/memory_probes.sh starts one (or two, before and
 // after a change) and runs this.
 //   memory_probes GRPC_PORT HTTP_PORT PID [PROBE...]
-// PROBE: json, stream, listings, batch, reset, continuation, idle, smuggle, badstream
-// (default: all).
+// PROBE: json, stream, listings, batch, reset, continuation, idle, smuggle, badstream,
+// refused, pings, forbidden (default: all).
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -83,6 +83,28 @@ int main(int argc, char** argv) {
     for (const char* coding : {"gzip", "identity", "chunked, identity", "xchunked"}) {
       std::printf("smuggling, Transfer-Encoding: %-18s answers %s\n", coding,
                   SmugglingProbe(http_port, coding).c_str());
+    }
+  }
+  if (want("refused")) {
+    PrintProbe(Observe(
+        "D3 refused calls", http_port, pid, [&] { return RefusedMessagesProbe(grpc_port, 180000); },
+        settle, address));
+  }
+  if (want("pings")) {
+    PrintProbe(Observe(
+        "D4 PING flood", http_port, pid, [&] { return PingFloodProbe(grpc_port, 20, 20000); },
+        settle, address));
+  }
+  if (want("forbidden")) {
+    const std::string call = h2::GrpcHeaders("/puzzledb.v1.Solver/Solve");
+    const std::pair<const char*, std::string> frames[] = {
+        {"padded HEADERS", h2::Frame(1, 0xc, 1, std::string(1, '\x04') + call + std::string(4, '\0'))},
+        {"HEADERS on stream 2", h2::Frame(1, 0x4, 2, call)},
+        {"PUSH_PROMISE", h2::Frame(5, 0x4, 0, std::string("\0\0\0\x02", 4) + call)},
+        {"SETTINGS of 5 bytes", h2::Frame(4, 0, 0, "12345")},
+        {"a window past 2^31-1", h2::Frame(8, 0, 0, std::string("\x7f\xff\xff\xff", 4))}};
+    for (const auto& [name, bytes] : frames) {
+      std::printf("%-22s %s\n", name, GoawayAfter(grpc_port, bytes).c_str());
     }
   }
   if (want("badstream")) {

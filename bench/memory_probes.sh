@@ -6,7 +6,8 @@
 # (bench/memory_probes.cc). With more server binaries (e.g. one built before a change), each
 # probe runs against each of them in turn, every one on a fresh server.
 #   bench/memory_probes.sh [BUILD_DIR] [DB] [OTHER_SERVER_BINARY...]   (defaults: build, build/test-db)
-#   PROBES="json stream listings batch reset smuggle badstream" chooses the probes.
+#   PROBES="json stream listings batch reset smuggle badstream" chooses the probes;
+#   SERVER_FLAGS="--memory-budget 256M" adds flags to every server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -21,7 +22,7 @@ probe() {  # SERVER_BINARY PROBE
   rm -rf "$scratch/db"
   cp -r "$db" "$scratch/db"
   "$1" --db "$scratch/db" --listen 127.0.0.1:0 --http 127.0.0.1:0 --no-build-missing-tables \
-    2> "$scratch/log" &
+    ${SERVER_FLAGS:-} 2> "$scratch/log" &
   server=$!
   for _ in $(seq 600); do
     grep -q "web page on" "$scratch/log" && break
