@@ -4,7 +4,7 @@
 // after a change) and runs this.
 //   memory_probes GRPC_PORT HTTP_PORT PID [PROBE...]
 // PROBE: json, stream, listings, batch, reset, continuation, idle, smuggle, badstream,
-// refused, pings, forbidden (default: all).
+// window, refused, pings, forbidden (default: all).
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -84,6 +84,11 @@ int main(int argc, char** argv) {
       std::printf("smuggling, Transfer-Encoding: %-18s answers %s\n", coding,
                   SmugglingProbe(http_port, coding).c_str());
     }
+  }
+  if (want("window")) {
+    PrintProbe(Observe(
+        "D1 answers never sent", http_port, pid,
+        [&] { return WindowZeroProbe(grpc_port, 56, std::chrono::seconds(4)); }, settle, address));
   }
   if (want("refused")) {
     PrintProbe(Observe(

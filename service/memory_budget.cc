@@ -23,6 +23,8 @@ std::string_view MemoryUseName(MemoryUse use) {
       return "stream";
     case MemoryUse::kListing:
       return "listing";
+    case MemoryUse::kGrpcAnswer:
+      return "grpc_answer";
   }
   return "unknown";
 }
@@ -119,6 +121,7 @@ absl::Status MemoryBudget::Refusal(MemoryUse use, size_t bytes) const {
                      : use == MemoryUse::kHttpAnswer ? "answer"
                      : use == MemoryUse::kGrpcBatch  ? "batch"
                      : use == MemoryUse::kStream     ? "stream"
+                     : use == MemoryUse::kGrpcAnswer ? "answer"
                                                      : "listing";
   return WithRetryHint(absl::ResourceExhaustedError(
       Cat("the server's memory budget is spent: this ", what, " needs ",

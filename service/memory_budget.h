@@ -8,7 +8,9 @@
 //   - an HTTP request's body, as it arrives, with what parsing it will make of it, until
 //     its answer is written;
 //   - an HTTP answer, from the moment it is made until it is written;
-//   - a SolveBatch call's request and answer over gRPC, for the call's length;
+//   - a SolveBatch call's request and answer over gRPC, until gRPC has written the answer;
+//   - a unary call's answer over gRPC of 16 KiB or more serialized, from the moment it is
+//     made until gRPC has written it (or the call is gone);
 //   - a SolveStream's requests read but not answered and its answers not yet written;
 //   - a listing of optimal solutions, from before it is made until it is handed on.
 // A refusal is RESOURCE_EXHAUSTED (HTTP 503) and says how much is held and the limit.
@@ -32,8 +34,8 @@
 namespace puzzledb {
 
 // What memory is held for: a label of the metrics (puzzledb_memory_held_bytes{use=...}).
-enum class MemoryUse : uint8_t { kHttpBody, kHttpAnswer, kGrpcBatch, kStream, kListing };
-inline constexpr int kMemoryUses = 5;
+enum class MemoryUse : uint8_t { kHttpBody, kHttpAnswer, kGrpcBatch, kStream, kListing, kGrpcAnswer };
+inline constexpr int kMemoryUses = 6;
 std::string_view MemoryUseName(MemoryUse use);
 
 class MemoryBudget {

@@ -483,6 +483,34 @@ TEST_F(MemoryLimitsTest, CompressedMessagesAreRefusedSayingWhy) {
   EXPECT_LE(lines, 30u) << "at most one a second: " << log.substr(0, 2000);
 }
 
+// Issue 64, D1: a client that sets its window to 0 and makes unary calls whose answers
+// gRPC keeps until it may write them: 56 answers of 10,000 listings held +375 MB, none of it
+// charged (a unary answer never was; a batch's charge went at Finish). Now an answer is
+// charged from when it is made until gRPC is done with it, and a call whose answer the
+// budget cannot take is refused (RESOURCE_EXHAUSTED).
+TEST_F(MemoryLimitsTest, AnswersAreChargedUntilGrpcHasWrittenThem) {
+  Start({"--memory-budget", "256M"});
+  const ProbeFigures f = Observe(
+      "D1 answers never sent",
+      [&] { return testing::WindowZeroProbe(server_->port(), 56, std::chrono::seconds(3)); },
+      /*time_grpc=*/true);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(f.outcome, m,
+                                std::regex(R"(^56 calls sent; 56 answered \(headers\); (\d+) ended: 8=(\d+)$)")))
+      << f.outcome;
+  EXPECT_EQ(m[1], m[2]) << "only refusals end: the answers wait for the window";
+  EXPECT_GE(std::stoi(m[2]), 10) << f.outcome;
+  ExpectBounded(f, 400);
+  ExpectFastMeanwhile(f);
+  EXPECT_TRUE(MetricsShowWithin("puzzledb_memory_held_bytes{use=\"grpc_answer\"} 0"))
+      << "let go once the connection is gone";
+  const std::string metrics = Http("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::smatch refused;
+  ASSERT_TRUE(std::regex_search(
+      metrics, refused, std::regex(R"(puzzledb_memory_refused_total\{use="grpc_answer"\} (\d+))")));
+  EXPECT_EQ(refused[1], m[2]) << "each refusal counted";
+}
+
 // Issue 64, D3: 180,000 calls on one connection, each refused by the port (a message flagged
 // 2), the client never reading: the port's resets were not counted (no GOAWAY) and its
 // answers piled up unread: +1,733 MB. Now its resets spend the rapid-reset allowance and a

@@ -20,8 +20,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -829,6 +831,102 @@ inline std::string PingFloodProbe(int grpc_port, int connections, int pings) {
   std::snprintf(text, sizeof text, "%d connections x %d PINGs; %d ended by GOAWAY, %d closed without",
                 connections, pings, goaway.load(), closed.load());
   return text;
+}
+
+// Issue 64, D1: one connection that sets SETTINGS_INITIAL_WINDOW_SIZE to 0 (gRPC may send
+// no answer's DATA), then `calls` unary Solves of the knobs' sample 9001 listing up to 10,000
+// optimal solutions (each answer about 1.6 MB), one after the other: each sent once the
+// one before has its header block back (which no window holds back), so that the search
+// pool takes them all. Then keeps the connection for `hold`. Returns how the calls ended:
+// "N calls sent; H answered (headers, their messages held back); K ended: S=count ..." by
+// grpc-status.
+inline std::string WindowZeroProbe(int grpc_port, int calls, std::chrono::milliseconds hold) {
+  const int fd = ConnectLoopback(grpc_port);
+  if (fd < 0) return "no connection";
+  v1::SolveRequest request;
+  auto* knobs = request.mutable_puzzle()->mutable_knobs();
+  for (uint32_t p : {1, 3, 3, 1, 3, 1, 3, 3, 3, 1, 4, 2}) knobs->add_positions(p);
+  for (uint32_t t : kKnobs9001Wiring) knobs->add_wiring(t);
+  request.set_max_solutions(10000);
+  const std::string message = h2::GrpcMessage(request.SerializeAsString());
+  const std::string headers = h2::GrpcHeaders("/puzzledb.v1.Solver/Solve");
+  std::string opening(h2::kPreface);
+  opening += h2::Frame(4, 0, 0, std::string("\0\x04\0\0\0\0", 6));  // INITIAL_WINDOW_SIZE 0
+  opening += h2::Frame(4, 0x1, 0, "");
+  SendAll(fd, opening);
+  nghttp2_hd_inflater* hpack = nullptr;
+  nghttp2_hd_inflate_new(&hpack);
+  std::map<std::string, int> ended;
+  std::set<uint32_t> heard;  // streams with a header block back
+  std::string got;
+  char buffer[65536];
+  bool broken = false, closed = false;
+  // Reads what is there for up to `wait`, or until `stream` has a header block back.
+  auto read = [&](std::chrono::milliseconds wait, uint32_t stream) {
+    for (const auto until = ProbeClock::now() + wait;
+         ProbeClock::now() < until && !broken && !closed && heard.count(stream) == 0;) {
+      pollfd p{fd, POLLIN, 0};
+      ::poll(&p, 1, 20);
+      const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+      if (n == 0) closed = true;
+      if (n > 0) got.append(buffer, static_cast<size_t>(n));
+      size_t at = 0;
+      while (at + 9 <= got.size()) {
+        const auto* b = reinterpret_cast<const uint8_t*>(got.data() + at);
+        const uint32_t len = uint32_t{b[0]} << 16 | uint32_t{b[1]} << 8 | b[2];
+        if (at + 9 + len > got.size()) break;
+        if (b[3] == 1) {  // HEADERS, decoded in order (the decoder's table follows gRPC's)
+          heard.insert((uint32_t{b[5]} << 24 | uint32_t{b[6]} << 16 | uint32_t{b[7]} << 8 | b[8]) &
+                       0x7fffffff);
+          const auto* in = b + 9;
+          size_t left = len;
+          std::string status;
+          while (true) {
+            nghttp2_nv field;
+            int inflated = 0;
+            const ssize_t used = nghttp2_hd_inflate_hd2(hpack, &field, &inflated, in, left, 1);
+            if (used < 0) {
+              broken = true;
+              break;
+            }
+            in += used;
+            left -= static_cast<size_t>(used);
+            if ((inflated & NGHTTP2_HD_INFLATE_EMIT) != 0 &&
+                std::string_view(reinterpret_cast<const char*>(field.name), field.namelen) ==
+                    "grpc-status") {
+              status.assign(reinterpret_cast<const char*>(field.value), field.valuelen);
+            }
+            if ((inflated & NGHTTP2_HD_INFLATE_FINAL) != 0) {
+              nghttp2_hd_inflate_end_headers(hpack);
+              break;
+            }
+            if ((inflated & NGHTTP2_HD_INFLATE_EMIT) == 0 && left == 0) break;
+          }
+          if (!status.empty()) ++ended[status];
+        }
+        at += 9 + len;
+      }
+      got.erase(0, at);
+    }
+  };
+  int sent = 0;
+  for (int c = 0; c < calls && !broken && !closed; ++c, ++sent) {
+    const uint32_t id = 1 + 2 * static_cast<uint32_t>(c);
+    SendAll(fd, h2::Frame(1, 0x4, id, headers) + h2::Frame(0, 0x1, id, message));
+    read(std::chrono::seconds(30), id);
+  }
+  read(hold, 0);
+  nghttp2_hd_inflate_del(hpack);
+  ::close(fd);
+  int total = 0;
+  std::string by_status;
+  for (const auto& [status, count] : ended) {
+    total += count;
+    by_status += " " + status + "=" + std::to_string(count);
+  }
+  return std::to_string(sent) + " calls sent; " + std::to_string(heard.size()) +
+         " answered (headers); " + std::to_string(total) + " ended:" + by_status +
+         (broken ? "; headers that do not decode" : "") + (closed ? "; closed" : "");
 }
 
 // How an idle connection opens before it falls silent.

@@ -56,84 +56,126 @@ ArenaBatchAllocator::AllocateMessages() {
 
 namespace {
 
-// A unary call answered by a search: finished from the pool's delivery thread, told when the
-// call is cancelled so that the search stops. gRPC deletes it (OnDone) only after Finish,
-// and Finish is the last thing the delivery does with it.
-class SearchCallReactor final : public grpc::ServerUnaryReactor {
+// A unary call's reactor: it hears cancellation (a search stops), and it holds what the
+// call's answer holds until gRPC is done with the call (OnDone: the answer written, or the
+// call gone), not only until Finish: gRPC keeps the message and its serialized copy until
+// the client's window lets it write them (issue 64, D1). gRPC deletes it (OnDone) only
+// after Finish, and Finish is the last thing a delivery does with it.
+class CallReactor final : public grpc::ServerUnaryReactor {
  public:
   std::atomic<bool>* cancelled() { return &cancelled_; }
+  MemoryBudget::Charge* charge() { return &charge_; }
   void OnCancel() override { cancelled_ = true; }
   void OnDone() override { delete this; }
 
  private:
   std::atomic<bool> cancelled_{false};
+  MemoryBudget::Charge charge_;
 };
 
+// `status`, or the budget's refusal when `*charge` cannot grow to `held` bytes (what the
+// call holds until gRPC has written its answer); the answer is cleared then.
+absl::Status HoldAnswer(MemoryBudget* memory, MemoryUse use, size_t held,
+                        google::protobuf::Message* answer, MemoryBudget::Charge* charge,
+                        absl::Status status) {
+  if (memory == nullptr || !status.ok() || held <= charge->bytes()) return status;
+  const bool charged = charge->bytes() > 0 ? charge->Grow(held - charge->bytes())
+                                           : memory->TryCharge(use, held, charge);
+  if (charged) return status;
+  answer->Clear();
+  return memory->Refusal(use, held);
+}
+
 }  // namespace
+
+// Answers of fewer serialized bytes than this are not charged: each would hold a few
+// kilobytes at most while gRPC writes it, and the calls open at once are bounded per
+// connection (--grpc-max-streams). Measuring a message's memory (SpaceUsedLong walks it by
+// reflection) and a reactor of its own cost a small call 5-10 % of its rate.
+constexpr size_t kChargedAnswerBytes = 16 << 10;
 
 template <class Request, class Response>
 grpc::ServerUnaryReactor* SolverService::Unary(grpc::CallbackServerContext* context,
                                                const Request* request, Response* response) {
-  // The reactor is chosen once the table step has said whether a search is needed: a table
-  // answer finishes on gRPC's default reactor, here; a search (or its refusal) on one that
-  // hears cancellation, perhaps from the delivery thread before this returns.
-  auto reactor = std::make_shared<grpc::ServerUnaryReactor*>(nullptr);
+  // The reactor is chosen once the table step has said whether a search is needed and the
+  // answer is known: a small answer from the tables finishes on gRPC's default reactor,
+  // here (the cheapest path); a search (which must hear cancellation) or a large answer
+  // (charged until gRPC has written it) on a CallReactor.
+  auto chosen = std::make_shared<grpc::ServerUnaryReactor*>(nullptr);
+  auto ours = std::make_shared<CallReactor*>(nullptr);
   const CallEnv& env = env_;
   AnswerCall(
       env, Transport::kGrpc, *request, response,
-      [reactor, &env, context](uint32_t timeout_ms) {
-        auto* search_reactor = new SearchCallReactor();
-        *reactor = search_reactor;
-        return CallLimits(env, DeadlineOf(*context), timeout_ms, search_reactor->cancelled());
+      [chosen, ours, &env, context](uint32_t timeout_ms) {
+        *ours = new CallReactor();
+        *chosen = *ours;
+        return CallLimits(env, DeadlineOf(*context), timeout_ms, (*ours)->cancelled());
       },
-      [reactor, context](const absl::Status& status) {
-        if (*reactor == nullptr) *reactor = context->DefaultReactor();
-        (*reactor)->Finish(ToGrpc(status, context));
+      [chosen, ours, &env, context, response](const absl::Status& status) {
+        absl::Status answered = status;
+        const size_t bytes = env.memory != nullptr && status.ok() ? response->ByteSizeLong() : 0;
+        if (bytes >= kChargedAnswerBytes) {
+          if (*ours == nullptr) {
+            *ours = new CallReactor();
+            *chosen = *ours;
+          }
+          // What the answer holds until gRPC has written it: the message, and twice its
+          // serialized size (gRPC's copy, and its transport's frames of it). Protobuf's
+          // SpaceUsedLong counts the bytes of each allocation but not the allocator's own
+          // share of each: an answer of 10,000 listings (tens of thousands of small
+          // strings) held 1.4 times what it says, hence one and a half times it
+          // (docs/PERFORMANCE.md, "The gRPC port, what it counts").
+          answered = HoldAnswer(env.memory, MemoryUse::kGrpcAnswer,
+                                response->SpaceUsedLong() * 3 / 2 + 2 * bytes, response,
+                                (*ours)->charge(), status);
+        }
+        if (*chosen == nullptr) *chosen = context->DefaultReactor();
+        (*chosen)->Finish(ToGrpc(answered, context));
       });
-  return *reactor;
+  return *chosen;
 }
 
 grpc::ServerUnaryReactor* SolverService::SolveBatch(grpc::CallbackServerContext* context,
                                                     const v1::SolveBatchRequest* request,
                                                     v1::SolveBatchResponse* response) {
-  // As Unary: gRPC's default reactor when the tables answered everything, else one that
-  // hears cancellation (made when the first search's limits are asked for).
   // The call's request and answers live on its arena: charged at four times what the
-  // request took there (its answers take more than the requests, and gRPC serializes them
-  // once more), refused when the budget cannot.
-  auto charge = std::make_shared<MemoryBudget::Charge>();
+  // request took there as it arrives, refused when the budget cannot; once answered, grown
+  // to what the arena and the serialized answers hold (if more), and held until gRPC has
+  // written them (CallReactor).
+  auto* reactor = new CallReactor();
   if (env_.memory != nullptr) {
     const google::protobuf::Arena* arena = request->GetArena();
     const size_t bytes = 4 * (arena != nullptr ? static_cast<size_t>(arena->SpaceAllocated())
                                                : request->SpaceUsedLong());
-    if (!env_.memory->TryCharge(MemoryUse::kGrpcBatch, bytes, charge.get())) {
+    if (!env_.memory->TryCharge(MemoryUse::kGrpcBatch, bytes, reactor->charge())) {
       const absl::Status refused = env_.memory->Refusal(MemoryUse::kGrpcBatch, bytes);
       env_.metrics->RecordCall(CallMethod::kSolveBatch, Transport::kGrpc, AnswerSource::kRefused,
                                refused.code(), std::chrono::nanoseconds(0));
-      auto* reactor = context->DefaultReactor();
       reactor->Finish(ToGrpc(refused, context));
       return reactor;
     }
   }
-  auto reactor = std::make_shared<grpc::ServerUnaryReactor*>(nullptr);
   const CallEnv& env = env_;
-  auto cancel_flag = std::make_shared<std::atomic<bool>*>(nullptr);
   AnswerBatch(
       env, Transport::kGrpc, CallMethod::kSolveBatch, *request, response,
-      [reactor, cancel_flag, &env, context](uint32_t timeout_ms) {
-        if (*reactor == nullptr) {
-          auto* heard = new SearchCallReactor();
-          *reactor = heard;
-          *cancel_flag = heard->cancelled();
-        }
-        return CallLimits(env, DeadlineOf(*context), timeout_ms, *cancel_flag);
+      [reactor, &env, context](uint32_t timeout_ms) {
+        return CallLimits(env, DeadlineOf(*context), timeout_ms, reactor->cancelled());
       },
-      [reactor, context, charge](const absl::Status& status) {
-        if (*reactor == nullptr) *reactor = context->DefaultReactor();
-        (*reactor)->Finish(ToGrpc(status, context));
-        charge->Release();
+      [reactor, &env, context, response](const absl::Status& status) {
+        // The arena (the request and the answers) and twice the answers' serialized size
+        // (as a unary answer's, above).
+        const google::protobuf::Arena* arena = response->GetArena();
+        const size_t held =
+            env.memory == nullptr || !status.ok()
+                ? 0
+                : (arena != nullptr ? static_cast<size_t>(arena->SpaceAllocated())
+                                    : response->SpaceUsedLong()) +
+                      2 * response->ByteSizeLong();
+        reactor->Finish(ToGrpc(HoldAnswer(env.memory, MemoryUse::kGrpcBatch, held, response,
+                                          reactor->charge(), status),
+                               context));
       });
-  return *reactor;
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* SolverService::Solve(grpc::CallbackServerContext* context,
