@@ -4,7 +4,7 @@
 // after a change) and runs this.
 //   memory_probes GRPC_PORT HTTP_PORT PID [PROBE...]
 // PROBE: json, stream, listings, batch, reset, continuation, idle, smuggle, badstream,
-// window, refused, pings, forbidden (default: all).
+// window, streams, refused, pings, forbidden (default: all).
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -89,6 +89,12 @@ int main(int argc, char** argv) {
     PrintProbe(Observe(
         "D1 answers never sent", http_port, pid,
         [&] { return WindowZeroProbe(grpc_port, 56, std::chrono::seconds(4)); }, settle, address));
+  }
+  if (want("streams")) {
+    PrintProbe(Observe(
+        "D2 streams never sent", http_port, pid,
+        [&] { return StreamsWindowZeroProbe(grpc_port, 20, 20, std::chrono::seconds(6)); },
+        settle, address));
   }
   if (want("refused")) {
     PrintProbe(Observe(

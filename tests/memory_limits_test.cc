@@ -511,6 +511,22 @@ TEST_F(MemoryLimitsTest, AnswersAreChargedUntilGrpcHasWrittenThem) {
   EXPECT_EQ(refused[1], m[2]) << "each refusal counted";
 }
 
+// Issue 64, D2: 20 SolveStreams of 20 listings each that gRPC can write nothing of (the
+// client's window 0) held +1,749 MB with the budget showing 201 MB: each answer's message
+// was kept for reuse after it was serialized, with the memory of its 10,000 listings. Now
+// only small answers' messages are kept, and what a stream holds is what its window counts.
+TEST_F(MemoryLimitsTest, StreamsHoldWhatTheirWindowCounts) {
+  Start();
+  const ProbeFigures f = Observe(
+      "D2 streams never sent",
+      [&] { return testing::StreamsWindowZeroProbe(server_->port(), 20, 20, std::chrono::seconds(4)); },
+      /*time_grpc=*/true);
+  EXPECT_EQ(f.outcome, "20 streams of 20 listings sent; 20 with headers back") << f.outcome;
+  ExpectBounded(f, 400);
+  ExpectFastMeanwhile(f);
+  EXPECT_TRUE(MetricsShowWithin("puzzledb_memory_held_bytes{use=\"stream\"} 0"));
+}
+
 // Issue 64, D3: 180,000 calls on one connection, each refused by the port (a message flagged
 // 2), the client never reading: the port's resets were not counted (no GOAWAY) and its
 // answers piled up unread: +1,733 MB. Now its resets spend the rapid-reset allowance and a

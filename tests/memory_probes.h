@@ -929,6 +929,66 @@ inline std::string WindowZeroProbe(int grpc_port, int calls, std::chrono::millis
          (broken ? "; headers that do not decode" : "") + (closed ? "; closed" : "");
 }
 
+// Issue 64, D2: one connection that sets SETTINGS_INITIAL_WINDOW_SIZE to 0, then `streams`
+// SolveStreams, each sent `requests` requests listing up to 10,000 optimal solutions of the
+// knobs' sample 9001 (in one DATA frame, the stream left open), and kept for `hold`: the
+// server answers, and can write none of it. Returns the streams opened and how many had
+// their response headers back.
+inline std::string StreamsWindowZeroProbe(int grpc_port, int streams, int requests,
+                                          std::chrono::milliseconds hold) {
+  const int fd = ConnectLoopback(grpc_port);
+  if (fd < 0) return "no connection";
+  v1::SolveRequest request;
+  auto* knobs = request.mutable_puzzle()->mutable_knobs();
+  for (uint32_t p : {1, 3, 3, 1, 3, 1, 3, 3, 3, 1, 4, 2}) knobs->add_positions(p);
+  for (uint32_t t : kKnobs9001Wiring) knobs->add_wiring(t);
+  request.set_max_solutions(10000);
+  std::string messages;
+  for (int r = 0; r < requests; ++r) {
+    request.set_id(static_cast<uint64_t>(r));
+    messages += h2::GrpcMessage(request.SerializeAsString());
+  }
+  const std::string headers = h2::GrpcHeaders("/puzzledb.v1.Solver/SolveStream");
+  std::string out(h2::kPreface);
+  out += h2::Frame(4, 0, 0, std::string("\0\x04\0\0\0\0", 6));  // INITIAL_WINDOW_SIZE 0
+  out += h2::Frame(4, 0x1, 0, "");
+  for (int s = 0; s < streams; ++s) {
+    const uint32_t id = 1 + 2 * static_cast<uint32_t>(s);
+    out += h2::Frame(1, 0x4, id, headers);
+    for (size_t at = 0; at < messages.size(); at += 16000) {
+      out += h2::Frame(0, 0, id, std::string_view(messages).substr(at, 16000));
+    }
+  }
+  SendAll(fd, out);
+  std::set<uint32_t> heard;
+  std::string got;
+  char buffer[65536];
+  bool closed = false;
+  for (const auto until = ProbeClock::now() + hold; ProbeClock::now() < until && !closed;) {
+    pollfd p{fd, POLLIN, 0};
+    ::poll(&p, 1, 20);
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+    if (n == 0) closed = true;
+    if (n > 0) got.append(buffer, static_cast<size_t>(n));
+    size_t at = 0;
+    while (at + 9 <= got.size()) {
+      const auto* b = reinterpret_cast<const uint8_t*>(got.data() + at);
+      const uint32_t len = uint32_t{b[0]} << 16 | uint32_t{b[1]} << 8 | b[2];
+      if (at + 9 + len > got.size()) break;
+      if (b[3] == 1) {
+        heard.insert((uint32_t{b[5]} << 24 | uint32_t{b[6]} << 16 | uint32_t{b[7]} << 8 | b[8]) &
+                     0x7fffffff);
+      }
+      at += 9 + len;
+    }
+    got.erase(0, at);
+  }
+  ::close(fd);
+  return std::to_string(streams) + " streams of " + std::to_string(requests) +
+         " listings sent; " + std::to_string(heard.size()) + " with headers back" +
+         (closed ? "; closed" : "");
+}
+
 // How an idle connection opens before it falls silent.
 enum class Opening { kHalfPreface, kPreface, kSettings };
 

@@ -183,6 +183,8 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer
  private:
   enum class Phase { kTables, kSearch };
   static constexpr size_t kBatch = 64;  // answers held back at most
+  // Answers kept for reuse are of at most this many serialized bytes.
+  static constexpr size_t kSpareBytes = 4096;
 
   // A batch sent as a message of the stream (SolveRequest.batch): answered as SolveBatch
   // answers, by one message with `batch` set. It counts as one of the stream's searches
@@ -286,8 +288,13 @@ class SolveStreamReactor final : public grpc::ServerBidiReactor<grpc::ByteBuffer
     grpc::SerializationTraits<v1::SolveResponse>::Serialize(*response, &queued.bytes, &own);
     queued.size = queued.bytes.Length();
     std::unique_lock<std::mutex> lock(mutex_);
-    // Kept for reuse, but a batch's answer: it would keep its many answers' memory.
-    if (!response->has_batch() && spare_.size() < kBatch) spare_.push_back(std::move(response));
+    // Kept for reuse when small: a cleared message keeps the allocations of its repeated
+    // fields, and a batch's answer or a listing's would keep its many answers' memory,
+    // uncounted (issue 64, D2: 20 streams of 20 listings held +1.7 GB so, 9 times what the
+    // window counted).
+    if (!response->has_batch() && queued.size <= kSpareBytes && spare_.size() < kBatch) {
+      spare_.push_back(std::move(response));
+    }
     (phase == Phase::kTables ? answering_ : searching_)--;
     held_bytes_ -= bytes.size;  // the request is answered
     held_.Shrink(bytes.size);
