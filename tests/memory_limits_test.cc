@@ -489,7 +489,8 @@ TEST_F(MemoryLimitsTest, CompressedMessagesAreRefusedSayingWhy) {
 // charged from when it is made until gRPC is done with it, and a call whose answer the
 // budget cannot take is refused (RESOURCE_EXHAUSTED).
 TEST_F(MemoryLimitsTest, AnswersAreChargedUntilGrpcHasWrittenThem) {
-  Start({"--memory-budget", "256M"});
+  // A listing under the sanitizers, on a busy machine, took longer than the default deadline.
+  Start({"--memory-budget", "256M", "--default-deadline", "300"});
   const ProbeFigures f = Observe(
       "D1 answers never sent",
       [&] { return testing::WindowZeroProbe(server_->port(), 56, std::chrono::seconds(3)); },
@@ -517,7 +518,7 @@ TEST_F(MemoryLimitsTest, AnswersAreChargedUntilGrpcHasWrittenThem) {
 // only small answers' messages are kept. With a window of 1 MiB a stream: +473 MB before,
 // +136 MB after.
 TEST_F(MemoryLimitsTest, StreamsHoldWhatTheirWindowCounts) {
-  Start({"--stream-window-bytes", "1M"});
+  Start({"--stream-window-bytes", "1M", "--default-deadline", "300"});
   const ProbeFigures f = Observe(
       "D2 streams never sent",
       [&] { return testing::StreamsWindowZeroProbe(server_->port(), 20, 20, std::chrono::seconds(4)); },

@@ -931,9 +931,10 @@ inline std::string WindowZeroProbe(int grpc_port, int calls, std::chrono::millis
 
 // Issue 64, D2: one connection that sets SETTINGS_INITIAL_WINDOW_SIZE to 0, then `streams`
 // SolveStreams, each sent `requests` requests listing up to 10,000 optimal solutions of the
-// knobs' sample 9001 (in one DATA frame, the stream left open), and kept for `hold`: the
-// server answers, and can write none of it. Returns the streams opened and how many had
-// their response headers back.
+// knobs' sample 9001 (in one DATA frame, the stream left open), and kept for `hold`, and
+// longer (up to a minute more) until every stream has its response headers back: the server
+// answers, and can write none of it. Returns the streams opened and how many had their
+// response headers back.
 inline std::string StreamsWindowZeroProbe(int grpc_port, int streams, int requests,
                                           std::chrono::milliseconds hold) {
   const int fd = ConnectLoopback(grpc_port);
@@ -964,7 +965,9 @@ inline std::string StreamsWindowZeroProbe(int grpc_port, int streams, int reques
   std::string got;
   char buffer[65536];
   bool closed = false;
-  for (const auto until = ProbeClock::now() + hold; ProbeClock::now() < until && !closed;) {
+  const auto held = ProbeClock::now() + hold, latest = held + std::chrono::seconds(60);
+  while (!closed && ProbeClock::now() < latest &&
+         (ProbeClock::now() < held || heard.size() < static_cast<size_t>(streams))) {
     pollfd p{fd, POLLIN, 0};
     ::poll(&p, 1, 20);
     const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
