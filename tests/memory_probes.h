@@ -514,6 +514,34 @@ inline bool AwaitPingAck(int fd, std::chrono::milliseconds timeout) {
   return false;
 }
 
+// Waits up to 20 ms for bytes on a non-blocking `fd`, appends what is there to `*got`, and
+// hands each whole frame in it to `each` (type, flags, stream, payload), leaving a part
+// frame in `*got`. Sets `*closed` when the peer has closed (or reset) the connection.
+inline void ReadWholeFrames(
+    int fd, std::string* got, bool* closed,
+    const std::function<void(uint8_t, uint8_t, uint32_t, std::string_view)>& each) {
+  pollfd p{fd, POLLIN, 0};
+  ::poll(&p, 1, 20);
+  char buffer[65536];
+  while (true) {
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) *closed = true;
+    if (n <= 0) break;
+    got->append(buffer, static_cast<size_t>(n));
+  }
+  size_t at = 0;
+  while (at + 9 <= got->size()) {
+    const auto* b = reinterpret_cast<const uint8_t*>(got->data() + at);
+    const uint32_t len = uint32_t{b[0]} << 16 | uint32_t{b[1]} << 8 | b[2];
+    if (at + 9 + len > got->size()) break;
+    each(b[3], b[4],
+         (uint32_t{b[5]} << 24 | uint32_t{b[6]} << 16 | uint32_t{b[7]} << 8 | b[8]) & 0x7fffffff,
+         std::string_view(got->data() + at + 9, len));
+    at += 9 + len;
+  }
+  got->erase(0, at);
+}
+
 }  // namespace h2
 
 // Finding 4: HTTP/2 rapid reset: on each of `connections` connections, `streams` calls of
@@ -728,24 +756,10 @@ inline std::string GoawayAfter(int grpc_port, std::string_view bytes,
   std::string got, goaway;
   bool closed = false;
   while (goaway.empty() && !closed && ProbeClock::now() < until) {
-    pollfd p{fd, POLLIN, 0};
-    ::poll(&p, 1, 20);
-    char buffer[65536];
-    while (true) {
-      const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
-      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) closed = true;
-      if (n <= 0) break;
-      got.append(buffer, static_cast<size_t>(n));
-    }
-    size_t at = 0;
-    while (at + 9 <= got.size()) {
-      const uint32_t n = static_cast<uint8_t>(got[at]) << 16 | static_cast<uint8_t>(got[at + 1]) << 8 |
-                         static_cast<uint8_t>(got[at + 2]);
-      if (at + 9 + n > got.size()) break;
-      if (got[at + 3] == 7) goaway = got.substr(at + 9, n);
-      at += 9 + n;
-    }
-    got.erase(0, at);
+    h2::ReadWholeFrames(fd, &got, &closed,
+                        [&](uint8_t type, uint8_t, uint32_t, std::string_view payload) {
+                          if (type == 7) goaway = std::string(payload);
+                        });
   }
   ::close(fd);
   if (goaway.size() >= 8) {
@@ -833,9 +847,19 @@ inline std::string PingFloodProbe(int grpc_port, int connections, int pings) {
   return text;
 }
 
+// The knobs' sample 9001 (10 moves from the goal), listing up to 10,000 of its optimal
+// solutions: an answer of about 0.3 MB serialized, 7 MB in memory.
+inline v1::SolveRequest Knobs9001Listing() {
+  v1::SolveRequest request;
+  auto* knobs = request.mutable_puzzle()->mutable_knobs();
+  for (uint32_t p : {1, 3, 3, 1, 3, 1, 3, 3, 3, 1, 4, 2}) knobs->add_positions(p);
+  for (uint32_t t : kKnobs9001Wiring) knobs->add_wiring(t);
+  request.set_max_solutions(10000);
+  return request;
+}
+
 // Issue 64, D1: one connection that sets SETTINGS_INITIAL_WINDOW_SIZE to 0 (gRPC may send
-// no answer's DATA), then `calls` unary Solves of the knobs' sample 9001 listing up to 10,000
-// optimal solutions (each answer about 1.6 MB), one after the other: each sent once the
+// no answer's DATA), then `calls` unary Solves of Knobs9001Listing, one after the other: each sent once the
 // one before has its header block back (which no window holds back), so that the search
 // pool takes them all. Then keeps the connection for `hold`. Returns how the calls ended:
 // "N calls sent; H answered (headers, their messages held back); K ended: S=count ..." by
@@ -843,11 +867,7 @@ inline std::string PingFloodProbe(int grpc_port, int connections, int pings) {
 inline std::string WindowZeroProbe(int grpc_port, int calls, std::chrono::milliseconds hold) {
   const int fd = ConnectLoopback(grpc_port);
   if (fd < 0) return "no connection";
-  v1::SolveRequest request;
-  auto* knobs = request.mutable_puzzle()->mutable_knobs();
-  for (uint32_t p : {1, 3, 3, 1, 3, 1, 3, 3, 3, 1, 4, 2}) knobs->add_positions(p);
-  for (uint32_t t : kKnobs9001Wiring) knobs->add_wiring(t);
-  request.set_max_solutions(10000);
+  v1::SolveRequest request = Knobs9001Listing();
   const std::string message = h2::GrpcMessage(request.SerializeAsString());
   const std::string headers = h2::GrpcHeaders("/puzzledb.v1.Solver/Solve");
   std::string opening(h2::kPreface);
@@ -859,54 +879,42 @@ inline std::string WindowZeroProbe(int grpc_port, int calls, std::chrono::millis
   std::map<std::string, int> ended;
   std::set<uint32_t> heard;  // streams with a header block back
   std::string got;
-  char buffer[65536];
   bool broken = false, closed = false;
+  // A header block, decoded in order (the decoder's table follows gRPC's): its grpc-status
+  // counted.
+  auto headers_of = [&](uint8_t type, uint8_t, uint32_t stream, std::string_view payload) {
+    if (type != 1 || broken) return;
+    heard.insert(stream);
+    const auto* in = reinterpret_cast<const uint8_t*>(payload.data());
+    size_t left = payload.size();
+    std::string status;
+    while (true) {
+      nghttp2_nv field;
+      int inflated = 0;
+      const ssize_t used = nghttp2_hd_inflate_hd2(hpack, &field, &inflated, in, left, 1);
+      if (used < 0) {
+        broken = true;
+        return;
+      }
+      in += used;
+      left -= static_cast<size_t>(used);
+      if ((inflated & NGHTTP2_HD_INFLATE_EMIT) != 0 &&
+          std::string_view(reinterpret_cast<const char*>(field.name), field.namelen) == "grpc-status") {
+        status.assign(reinterpret_cast<const char*>(field.value), field.valuelen);
+      }
+      if ((inflated & NGHTTP2_HD_INFLATE_FINAL) != 0) {
+        nghttp2_hd_inflate_end_headers(hpack);
+        break;
+      }
+      if ((inflated & NGHTTP2_HD_INFLATE_EMIT) == 0 && left == 0) break;
+    }
+    if (!status.empty()) ++ended[status];
+  };
   // Reads what is there for up to `wait`, or until `stream` has a header block back.
   auto read = [&](std::chrono::milliseconds wait, uint32_t stream) {
     for (const auto until = ProbeClock::now() + wait;
          ProbeClock::now() < until && !broken && !closed && heard.count(stream) == 0;) {
-      pollfd p{fd, POLLIN, 0};
-      ::poll(&p, 1, 20);
-      const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
-      if (n == 0) closed = true;
-      if (n > 0) got.append(buffer, static_cast<size_t>(n));
-      size_t at = 0;
-      while (at + 9 <= got.size()) {
-        const auto* b = reinterpret_cast<const uint8_t*>(got.data() + at);
-        const uint32_t len = uint32_t{b[0]} << 16 | uint32_t{b[1]} << 8 | b[2];
-        if (at + 9 + len > got.size()) break;
-        if (b[3] == 1) {  // HEADERS, decoded in order (the decoder's table follows gRPC's)
-          heard.insert((uint32_t{b[5]} << 24 | uint32_t{b[6]} << 16 | uint32_t{b[7]} << 8 | b[8]) &
-                       0x7fffffff);
-          const auto* in = b + 9;
-          size_t left = len;
-          std::string status;
-          while (true) {
-            nghttp2_nv field;
-            int inflated = 0;
-            const ssize_t used = nghttp2_hd_inflate_hd2(hpack, &field, &inflated, in, left, 1);
-            if (used < 0) {
-              broken = true;
-              break;
-            }
-            in += used;
-            left -= static_cast<size_t>(used);
-            if ((inflated & NGHTTP2_HD_INFLATE_EMIT) != 0 &&
-                std::string_view(reinterpret_cast<const char*>(field.name), field.namelen) ==
-                    "grpc-status") {
-              status.assign(reinterpret_cast<const char*>(field.value), field.valuelen);
-            }
-            if ((inflated & NGHTTP2_HD_INFLATE_FINAL) != 0) {
-              nghttp2_hd_inflate_end_headers(hpack);
-              break;
-            }
-            if ((inflated & NGHTTP2_HD_INFLATE_EMIT) == 0 && left == 0) break;
-          }
-          if (!status.empty()) ++ended[status];
-        }
-        at += 9 + len;
-      }
-      got.erase(0, at);
+      h2::ReadWholeFrames(fd, &got, &closed, headers_of);
     }
   };
   int sent = 0;
@@ -939,11 +947,7 @@ inline std::string StreamsWindowZeroProbe(int grpc_port, int streams, int reques
                                           std::chrono::milliseconds hold) {
   const int fd = ConnectLoopback(grpc_port);
   if (fd < 0) return "no connection";
-  v1::SolveRequest request;
-  auto* knobs = request.mutable_puzzle()->mutable_knobs();
-  for (uint32_t p : {1, 3, 3, 1, 3, 1, 3, 3, 3, 1, 4, 2}) knobs->add_positions(p);
-  for (uint32_t t : kKnobs9001Wiring) knobs->add_wiring(t);
-  request.set_max_solutions(10000);
+  v1::SolveRequest request = Knobs9001Listing();
   std::string messages;
   for (int r = 0; r < requests; ++r) {
     request.set_id(static_cast<uint64_t>(r));
@@ -963,28 +967,14 @@ inline std::string StreamsWindowZeroProbe(int grpc_port, int streams, int reques
   SendAll(fd, out);
   std::set<uint32_t> heard;
   std::string got;
-  char buffer[65536];
   bool closed = false;
   const auto held = ProbeClock::now() + hold, latest = held + std::chrono::seconds(60);
   while (!closed && ProbeClock::now() < latest &&
          (ProbeClock::now() < held || heard.size() < static_cast<size_t>(streams))) {
-    pollfd p{fd, POLLIN, 0};
-    ::poll(&p, 1, 20);
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
-    if (n == 0) closed = true;
-    if (n > 0) got.append(buffer, static_cast<size_t>(n));
-    size_t at = 0;
-    while (at + 9 <= got.size()) {
-      const auto* b = reinterpret_cast<const uint8_t*>(got.data() + at);
-      const uint32_t len = uint32_t{b[0]} << 16 | uint32_t{b[1]} << 8 | b[2];
-      if (at + 9 + len > got.size()) break;
-      if (b[3] == 1) {
-        heard.insert((uint32_t{b[5]} << 24 | uint32_t{b[6]} << 16 | uint32_t{b[7]} << 8 | b[8]) &
-                     0x7fffffff);
-      }
-      at += 9 + len;
-    }
-    got.erase(0, at);
+    h2::ReadWholeFrames(fd, &got, &closed,
+                        [&](uint8_t type, uint8_t, uint32_t stream, std::string_view) {
+                          if (type == 1) heard.insert(stream);
+                        });
   }
   ::close(fd);
   return std::to_string(streams) + " streams of " + std::to_string(requests) +
