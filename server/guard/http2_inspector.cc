@@ -639,8 +639,7 @@ void Http2Inspector::ServerFrameEnds(std::string* to_client) {
     for (size_t at = 9; at + 6 <= settings_.size(); at += 6) {
       const auto* e = reinterpret_cast<const uint8_t*>(settings_.data() + at);
       const auto id = static_cast<uint16_t>(e[0] << 8 | e[1]);
-      const uint32_t value =
-          uint32_t{e[2]} << 24 | uint32_t{e[3]} << 16 | uint32_t{e[4]} << 8 | e[5];
+      const uint32_t value = ReadUint32(std::string_view(settings_).substr(at + 2, 4));
       if (id == kSettingsMaxFrameSize && value > kMaxFrameBytes) {
         std::string capped;
         AppendUint32(&capped, kMaxFrameBytes);
