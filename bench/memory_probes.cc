@@ -4,7 +4,7 @@
 // after a change) and runs this.
 //   memory_probes GRPC_PORT HTTP_PORT PID [PROBE...]
 // PROBE: json, stream, listings, batch, reset, continuation, idle, smuggle, badstream,
-// window, streams, refused, pings, forbidden (default: all).
+// window, streams, refused, pings, open, forbidden (default: all).
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -105,6 +105,16 @@ int main(int argc, char** argv) {
     PrintProbe(Observe(
         "D4 PING flood", http_port, pid, [&] { return PingFloodProbe(grpc_port, 20, 20000); },
         settle, address));
+  }
+  if (want("open")) {
+    PrintProbe(Observe(
+        "D5 calls never finished", http_port, pid,
+        [&] { return OpenCallsProbe(grpc_port, 60, 99, 444, std::chrono::seconds(6)); }, settle,
+        address));
+    PrintProbe(Observe(
+        "calls never finished, a call's own headers", http_port, pid,
+        [&] { return OpenCallsProbe(grpc_port, 60, 99, 0, std::chrono::seconds(6)); }, settle,
+        address));
   }
   if (want("forbidden")) {
     const std::string call = h2::GrpcHeaders("/puzzledb.v1.Solver/Solve");

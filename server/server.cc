@@ -196,6 +196,11 @@ absl::StatusOr<std::unique_ptr<PuzzledbServer>> PuzzledbServer::Start(const Serv
   guard.limits.max_header_block = options.grpc_max_header_bytes;
   guard.limits.max_header_list = options.grpc_max_header_bytes;
   guard.limits.max_streams = static_cast<uint32_t>(options.grpc_max_streams);
+  guard.limits.max_open_call_bytes = options.grpc_max_open_call_bytes;
+  // The calls open on the gRPC port within a quarter of the budget, whatever answers hold:
+  // a budget spent on answers still lets calls in (to be answered from the tables).
+  guard.memory = server->memory_.get();
+  if (options.memory_budget > 0) guard.calls_share = options.memory_budget / 4;
   guard.tls_cert_file = options.tls_cert_file;
   guard.tls_key_file = options.tls_key_file;
   guard.tls_client_ca_file = options.tls_client_ca_file;

@@ -60,6 +60,8 @@ struct ServerOptions {
   // held; how long one may stay without a call; keepalive pings to find dead peers; the
   // threads that pass the bytes.
   size_t grpc_max_header_bytes = 16 << 10;
+  // What one gRPC connection's calls open at once may hold (Http2Limits::max_open_call_bytes).
+  size_t grpc_max_open_call_bytes = 2 << 20;
   std::chrono::milliseconds grpc_handshake_timeout{10000};
   size_t grpc_max_handshakes = 1000;
   size_t grpc_max_connections = 10000;

@@ -262,6 +262,13 @@ int main(int argc, char** argv) {
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(size_t{1} << 10, size_t{1} << 20))
       ->capture_default_str();
+  app.add_option("--grpc-max-open-call-bytes", options.grpc_max_open_call_bytes,
+                 "Bytes the calls open at once on one gRPC connection may hold in the server, "
+                 "reckoned as 12 KiB a call and 5 times its decoded headers; a call past it is "
+                 "refused with RESOURCE_EXHAUSTED")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(size_t{128} << 10, size_t{1} << 30))
+      ->capture_default_str();
   double grpc_handshake_s = 10, grpc_idle_s = 60, grpc_keepalive_s = 60, grpc_keepalive_timeout_s = 20;
   app.add_option("--grpc-handshake-timeout", grpc_handshake_s,
                  "Seconds a gRPC connection may take for TLS, the HTTP/2 preface and its first "

@@ -25,6 +25,8 @@ std::string_view MemoryUseName(MemoryUse use) {
       return "listing";
     case MemoryUse::kGrpcAnswer:
       return "grpc_answer";
+    case MemoryUse::kGrpcCall:
+      return "grpc_call";
   }
   return "unknown";
 }
@@ -102,9 +104,30 @@ bool MemoryBudget::TryCharge(MemoryUse use, size_t bytes, Charge* charge) {
   return true;
 }
 
+bool MemoryBudget::TryChargeShare(MemoryUse use, size_t bytes, size_t share, Charge* charge) {
+  charge->Release();
+  std::atomic<size_t>& mine = by_use_[Index(use)];
+  size_t held = mine.load(std::memory_order_relaxed);
+  do {
+    if (bytes > 0 && (bytes > share || held > share - bytes)) {
+      refused_[Index(use)].fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+  } while (!mine.compare_exchange_weak(held, held + bytes, std::memory_order_relaxed));
+  AddToTotal(bytes);
+  charge->budget_ = this;
+  charge->use_ = use;
+  charge->bytes_ = bytes;
+  return true;
+}
+
 void MemoryBudget::Take(MemoryUse use, size_t bytes) {
-  const size_t held = held_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   by_use_[Index(use)].fetch_add(bytes, std::memory_order_relaxed);
+  AddToTotal(bytes);
+}
+
+void MemoryBudget::AddToTotal(size_t bytes) {
+  const size_t held = held_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   size_t peak = peak_.load(std::memory_order_relaxed);
   while (held > peak && !peak_.compare_exchange_weak(peak, held, std::memory_order_relaxed)) {
   }
@@ -122,6 +145,7 @@ absl::Status MemoryBudget::Refusal(MemoryUse use, size_t bytes) const {
                      : use == MemoryUse::kGrpcBatch  ? "batch"
                      : use == MemoryUse::kStream     ? "stream"
                      : use == MemoryUse::kGrpcAnswer ? "answer"
+                     : use == MemoryUse::kGrpcCall   ? "call"
                                                      : "listing";
   return WithRetryHint(absl::ResourceExhaustedError(
       Cat("the server's memory budget is spent: this ", what, " needs ",

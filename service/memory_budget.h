@@ -12,7 +12,10 @@
 //   - a unary call's answer over gRPC of 16 KiB or more serialized, from the moment it is
 //     made until gRPC has written it (or the call is gone);
 //   - a SolveStream's requests read but not answered and its answers not yet written;
-//   - a listing of optimal solutions, from before it is made until it is handed on.
+//   - a listing of optimal solutions, from before it is made until it is handed on;
+//   - a call over gRPC from its header block until it has ended (what gRPC holds for a call
+//     before and while a handler has it), within a share of the budget of its own
+//     (TryChargeShare), so that answers filling the budget do not stop new calls.
 // A refusal is RESOURCE_EXHAUSTED (HTTP 503) and says how much is held and the limit.
 //
 // Thread-safe. Charges are cheap (one atomic add), so every path takes them.
@@ -34,8 +37,16 @@
 namespace puzzledb {
 
 // What memory is held for: a label of the metrics (puzzledb_memory_held_bytes{use=...}).
-enum class MemoryUse : uint8_t { kHttpBody, kHttpAnswer, kGrpcBatch, kStream, kListing, kGrpcAnswer };
-inline constexpr int kMemoryUses = 6;
+enum class MemoryUse : uint8_t {
+  kHttpBody,
+  kHttpAnswer,
+  kGrpcBatch,
+  kStream,
+  kListing,
+  kGrpcAnswer,
+  kGrpcCall
+};
+inline constexpr int kMemoryUses = 7;
 std::string_view MemoryUseName(MemoryUse use);
 
 class MemoryBudget {
@@ -78,6 +89,10 @@ class MemoryBudget {
   // limit; `*charge` (released first) holds them. A refused charge is empty. A charge of 0
   // bytes is never refused (it can grow later).
   bool TryCharge(MemoryUse use, size_t bytes, Charge* charge);
+  // `bytes` for `use` whatever the other uses hold (held() may pass the limit by it), or
+  // false (the refusal counted) when held(use) + bytes would pass `share`: for what the
+  // others must not starve. `*charge` (released first) holds them.
+  bool TryChargeShare(MemoryUse use, size_t bytes, size_t share, Charge* charge);
   // Whether held() is under the limit: what a stream asks before it reads more.
   bool HasRoom() const { return limit_ == 0 || held() < limit_; }
   // What a refusal of `bytes` for `use` tells the client: RESOURCE_EXHAUSTED, with the
@@ -105,6 +120,7 @@ class MemoryBudget {
  private:
   static size_t Index(MemoryUse use) { return static_cast<size_t>(use); }
   void Take(MemoryUse use, size_t bytes);
+  void AddToTotal(size_t bytes);  // held() and its peak
   void Release(MemoryUse use, size_t bytes);
   void ReturnLoop(std::chrono::milliseconds period, size_t after_bytes);
 

@@ -285,6 +285,86 @@ TEST_F(Http2InspectorTest, CallsOpenAtOnceAreBoundedAndFreedWhenGrpcEndsThem) {
   }
 }
 
+// Issue 64, D5: what the calls open hold in gRPC, reckoned from their headers, within a
+// connection's bound and the budget's share; a call past either is answered
+// RESOURCE_EXHAUSTED from here and reset towards gRPC, which still reads its header block.
+TEST_F(Http2InspectorTest, OpenCallsAreChargedAndBoundedPerConnectionAndInTheBudget) {
+  Fields heavy = Call();
+  for (int i = 0; i < 100; ++i) heavy.push_back({"x-field-" + std::to_string(i), "v"});
+  auto list_bytes = [](const Fields& fields) {
+    size_t bytes = 0;
+    for (const auto& [name, value] : fields) bytes += name.size() + value.size() + 32;
+    return bytes;
+  };
+  const size_t heavy_list = list_bytes(heavy), small_list = list_bytes(Call());
+  limits_.max_open_call_bytes = 3 * CallCost(heavy_list) + CallCost(small_list) + 100;
+  MemoryBudget budget(0);
+  Http2Inspector inspector(limits_, {}, &budget, SIZE_MAX);
+  std::string to_server, to_client;
+  ASSERT_FALSE(inspector.FromClient(Opening(), &to_server, &to_client));
+  inspector.FromServer(Frame(4, 0, 0, ""), &to_client);  // gRPC's SETTINGS
+  for (uint32_t id : {1, 3, 5}) {
+    ASSERT_FALSE(inspector.FromClient(Frame(1, 0x4, id, encoder_.Block(heavy)), &to_server, &to_client));
+  }
+  EXPECT_EQ(inspector.open_streams(), 3u);
+  EXPECT_EQ(inspector.open_call_bytes(), 3 * CallCost(heavy_list));
+  EXPECT_EQ(budget.held(MemoryUse::kGrpcCall), 3 * CallCost(heavy_list));
+  to_server.clear();
+  to_client.clear();
+  ASSERT_FALSE(inspector.FromClient(Frame(1, 0x4, 7, encoder_.Block(heavy)), &to_server, &to_client));
+  EXPECT_EQ(inspector.open_streams(), 3u);
+  // gRPC reads the block and then a reset (CANCEL) of the call it makes of it.
+  auto to_grpc = Frames(to_server);
+  ASSERT_EQ(to_grpc.size(), 2u);
+  EXPECT_EQ(to_grpc[0].type, 1);
+  EXPECT_EQ(to_grpc[1].type, 3);
+  EXPECT_EQ(to_grpc[1].stream, 7u);
+  EXPECT_EQ(to_grpc[1].payload, Uint32(8));
+  // The client: trailers-only RESOURCE_EXHAUSTED that says why, and a reset of its side.
+  auto answer = Frames(to_client);
+  ASSERT_EQ(answer.size(), 2u);
+  EXPECT_EQ(answer[0].type, 1);
+  EXPECT_EQ(answer[0].stream, 7u);
+  const Fields fields = Decode(answer[0].payload);
+  EXPECT_EQ(ValueOf(fields, "grpc-status"), "8");
+  EXPECT_NE(ValueOf(fields, "grpc-message").find("--grpc-max-open-call-bytes"), std::string::npos)
+      << ValueOf(fields, "grpc-message");
+  EXPECT_EQ(answer[1].type, 3);
+  // A small call still fits; once gRPC ends one, a heavy one does again.
+  ASSERT_FALSE(inspector.FromClient(Frame(1, 0x4, 9, encoder_.Block(Call())), &to_server, &to_client));
+  EXPECT_EQ(inspector.open_streams(), 4u);
+  inspector.FromServer(Frame(1, 0x5, 1, "\x88"), &to_client);
+  EXPECT_EQ(budget.held(MemoryUse::kGrpcCall), inspector.open_call_bytes());
+  ASSERT_FALSE(inspector.FromClient(Frame(1, 0x4, 11, encoder_.Block(heavy)), &to_server, &to_client));
+  EXPECT_EQ(inspector.open_streams(), 4u);
+
+  // The budget's share, all connections' together: a second connection's call past it is
+  // refused, whatever its own bound.
+  {
+    Http2Limits roomy = limits_;
+    roomy.max_open_call_bytes = size_t{1} << 30;
+    Http2Inspector other(roomy, {}, &budget, budget.held(MemoryUse::kGrpcCall) + CallCost(small_list) + 100);
+    std::string server_side, client_side;
+    Encoder encoder;
+    ASSERT_FALSE(other.FromClient(Opening(), &server_side, &client_side));
+    // Its answer waits for gRPC's first frame, SETTINGS (RFC 9113 section 3.4).
+    ASSERT_FALSE(other.FromClient(Frame(1, 0x4, 1, encoder.Block(heavy)), &server_side, &client_side));
+    EXPECT_TRUE(client_side.empty());
+    other.FromServer(Frame(4, 0, 0, ""), &client_side);
+    auto frames = Frames(client_side);
+    ASSERT_EQ(frames.size(), 3u);
+    EXPECT_EQ(frames[0].type, 4);
+    EXPECT_EQ(ValueOf(Decode(frames[1].payload), "grpc-status"), "8");
+    EXPECT_NE(ValueOf(Decode(frames[1].payload), "grpc-message").find("--memory-budget"),
+              std::string::npos);
+    EXPECT_EQ(budget.refused(MemoryUse::kGrpcCall), 1u);
+    ASSERT_FALSE(other.FromClient(Frame(1, 0x4, 3, encoder.Block(Call())), &server_side, &client_side));
+    EXPECT_EQ(other.open_streams(), 1u);
+  }
+  // A connection gone lets go of its calls' charges.
+  EXPECT_EQ(budget.held(MemoryUse::kGrpcCall), inspector.open_call_bytes());
+}
+
 // HTTP/2 rapid reset: calls opened and reset before gRPC answers them. Resets of answered
 // calls (a client giving up on a stream it has read from) are not counted.
 TEST_F(Http2InspectorTest, ResetsBeforeAnswersAreBoundedInRate) {
@@ -328,6 +408,11 @@ TEST_F(Http2InspectorTest, ACompressedMessageOnACallWithoutEncodingIsAnsweredFro
     ASSERT_FALSE(inspector.FromClient(data, &to_server, &to_client));
     // gRPC gets a reset of the call instead of the frame.
     EXPECT_EQ(to_server.substr(before), Frame(3, 0, 1, Uint32(8)));
+    // The answer waits for gRPC's first frame, its SETTINGS (RFC 9113 section 3.4).
+    EXPECT_TRUE(to_client.empty());
+    inspector.FromServer(Frame(4, 0, 0, ""), &to_client);
+    ASSERT_EQ(to_client.substr(0, 9), Frame(4, 0, 0, ""));
+    to_client.erase(0, 9);
     const auto answer = Frames(to_client);
     ASSERT_EQ(answer.size(), 2u) << "trailers-only and the window back (the client had ended)";
     EXPECT_EQ(answer[0].type, 1);

@@ -53,6 +53,42 @@ TEST(MemoryBudgetTest, ChargesFitOrAreRefusedAndComeBack) {
   EXPECT_NE(std::string(Message(refusal)).find("--memory-budget"), std::string::npos);
 }
 
+// A share of its own: a use charged whatever the others hold, refused past its share alone
+// (the gRPC port's calls, which answers filling the budget must not stop), from many threads.
+TEST(MemoryBudgetTest, AShareIsChargedWhateverTheOthersHoldAndBoundedAlone) {
+  MemoryBudget budget(1000);
+  MemoryBudget::Charge answers, call, more;
+  ASSERT_TRUE(budget.TryCharge(MemoryUse::kGrpcAnswer, 1000, &answers));
+  ASSERT_TRUE(budget.TryChargeShare(MemoryUse::kGrpcCall, 200, 250, &call));
+  EXPECT_EQ(budget.held(), 1200u);
+  EXPECT_EQ(budget.held(MemoryUse::kGrpcCall), 200u);
+  EXPECT_FALSE(budget.TryChargeShare(MemoryUse::kGrpcCall, 51, 250, &more));
+  EXPECT_EQ(budget.refused(MemoryUse::kGrpcCall), 1u);
+  EXPECT_FALSE(budget.TryCharge(MemoryUse::kGrpcAnswer, 1, &more)) << "the share counts in the total";
+  call.Release();
+  EXPECT_EQ(budget.held(), 1000u);
+  answers.Release();
+
+  std::atomic<size_t> most{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20000; ++i) {
+        MemoryBudget::Charge c;
+        if (budget.TryChargeShare(MemoryUse::kGrpcCall, 30, 100, &c)) {
+          const size_t held = budget.held(MemoryUse::kGrpcCall);
+          size_t seen = most.load();
+          while (held > seen && !most.compare_exchange_weak(seen, held)) {
+          }
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_LE(most.load(), 90u);
+  EXPECT_EQ(budget.held(), 0u);
+}
+
 TEST(MemoryBudgetTest, NoLimitCountsEverything) {
   MemoryBudget budget(0);
   MemoryBudget::Charge a;

@@ -542,6 +542,65 @@ inline void ReadWholeFrames(
   got->erase(0, at);
 }
 
+// The header blocks a server sends on one connection, decoded in order (the decoder's table
+// follows the server's encoder): the streams that had one, and the calls' grpc-status
+// counted.
+class Statuses {
+ public:
+  Statuses() { nghttp2_hd_inflate_new(&hpack_); }
+  ~Statuses() { nghttp2_hd_inflate_del(hpack_); }
+  Statuses(const Statuses&) = delete;
+  Statuses& operator=(const Statuses&) = delete;
+
+  // One whole frame as ReadWholeFrames hands it (HEADERS without CONTINUATION only).
+  void Frame(uint8_t type, uint32_t stream, std::string_view payload) {
+    if (type != 1 || broken) return;
+    heard.insert(stream);
+    const auto* in = reinterpret_cast<const uint8_t*>(payload.data());
+    size_t left = payload.size();
+    std::string status;
+    while (true) {
+      nghttp2_nv field;
+      int inflated = 0;
+      const ssize_t used = nghttp2_hd_inflate_hd2(hpack_, &field, &inflated, in, left, 1);
+      if (used < 0) {
+        broken = true;
+        return;
+      }
+      in += used;
+      left -= static_cast<size_t>(used);
+      if ((inflated & NGHTTP2_HD_INFLATE_EMIT) != 0 &&
+          std::string_view(reinterpret_cast<const char*>(field.name), field.namelen) == "grpc-status") {
+        status.assign(reinterpret_cast<const char*>(field.value), field.valuelen);
+      }
+      if ((inflated & NGHTTP2_HD_INFLATE_FINAL) != 0) {
+        nghttp2_hd_inflate_end_headers(hpack_);
+        break;
+      }
+      if ((inflated & NGHTTP2_HD_INFLATE_EMIT) == 0 && left == 0) break;
+    }
+    if (!status.empty()) ++ended[status];
+  }
+  // "K ended: S=count ..." by grpc-status.
+  std::string Ended() const {
+    int total = 0;
+    std::string by_status;
+    for (const auto& [status, count] : ended) {
+      total += count;
+      by_status += " " + status + "=" + std::to_string(count);
+    }
+    return std::to_string(total) + " ended:" + by_status +
+           (broken ? "; headers that do not decode" : "");
+  }
+
+  std::set<uint32_t> heard;
+  std::map<std::string, int> ended;  // by grpc-status
+  bool broken = false;
+
+ private:
+  nghttp2_hd_inflater* hpack_ = nullptr;
+};
+
 }  // namespace h2
 
 // Finding 4: HTTP/2 rapid reset: on each of `connections` connections, `streams` calls of
@@ -874,67 +933,120 @@ inline std::string WindowZeroProbe(int grpc_port, int calls, std::chrono::millis
   opening += h2::Frame(4, 0, 0, std::string("\0\x04\0\0\0\0", 6));  // INITIAL_WINDOW_SIZE 0
   opening += h2::Frame(4, 0x1, 0, "");
   SendAll(fd, opening);
-  nghttp2_hd_inflater* hpack = nullptr;
-  nghttp2_hd_inflate_new(&hpack);
-  std::map<std::string, int> ended;
-  std::set<uint32_t> heard;  // streams with a header block back
+  h2::Statuses statuses;
   std::string got;
-  bool broken = false, closed = false;
-  // A header block, decoded in order (the decoder's table follows gRPC's): its grpc-status
-  // counted.
+  bool closed = false;
   auto headers_of = [&](uint8_t type, uint8_t, uint32_t stream, std::string_view payload) {
-    if (type != 1 || broken) return;
-    heard.insert(stream);
-    const auto* in = reinterpret_cast<const uint8_t*>(payload.data());
-    size_t left = payload.size();
-    std::string status;
-    while (true) {
-      nghttp2_nv field;
-      int inflated = 0;
-      const ssize_t used = nghttp2_hd_inflate_hd2(hpack, &field, &inflated, in, left, 1);
-      if (used < 0) {
-        broken = true;
-        return;
-      }
-      in += used;
-      left -= static_cast<size_t>(used);
-      if ((inflated & NGHTTP2_HD_INFLATE_EMIT) != 0 &&
-          std::string_view(reinterpret_cast<const char*>(field.name), field.namelen) == "grpc-status") {
-        status.assign(reinterpret_cast<const char*>(field.value), field.valuelen);
-      }
-      if ((inflated & NGHTTP2_HD_INFLATE_FINAL) != 0) {
-        nghttp2_hd_inflate_end_headers(hpack);
-        break;
-      }
-      if ((inflated & NGHTTP2_HD_INFLATE_EMIT) == 0 && left == 0) break;
-    }
-    if (!status.empty()) ++ended[status];
+    statuses.Frame(type, stream, payload);
   };
   // Reads what is there for up to `wait`, or until `stream` has a header block back.
   auto read = [&](std::chrono::milliseconds wait, uint32_t stream) {
     for (const auto until = ProbeClock::now() + wait;
-         ProbeClock::now() < until && !broken && !closed && heard.count(stream) == 0;) {
+         ProbeClock::now() < until && !statuses.broken && !closed &&
+         statuses.heard.count(stream) == 0;) {
       h2::ReadWholeFrames(fd, &got, &closed, headers_of);
     }
   };
   int sent = 0;
-  for (int c = 0; c < calls && !broken && !closed; ++c, ++sent) {
+  for (int c = 0; c < calls && !statuses.broken && !closed; ++c, ++sent) {
     const uint32_t id = 1 + 2 * static_cast<uint32_t>(c);
     SendAll(fd, h2::Frame(1, 0x4, id, headers) + h2::Frame(0, 0x1, id, message));
     read(std::chrono::seconds(30), id);
   }
   read(hold, 0);
-  nghttp2_hd_inflate_del(hpack);
   ::close(fd);
-  int total = 0;
-  std::string by_status;
-  for (const auto& [status, count] : ended) {
-    total += count;
-    by_status += " " + status + "=" + std::to_string(count);
+  return std::to_string(sent) + " calls sent; " + std::to_string(statuses.heard.size()) +
+         " answered (headers); " + statuses.Ended() + (closed ? "; closed" : "");
+}
+
+// Issue 64, D5: a header block of `fields` fields besides a call's own (named x000, x001, ...,
+// values empty: about 16 KiB decoded for 444, the most per byte that gRPC keeps).
+inline std::string ManyFieldsHeaders(std::string_view path, int fields) {
+  std::string h = h2::GrpcHeaders(path);
+  for (int i = 0; i < fields; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof name, "x%03d", i);
+    h += h2::LiteralField(name, "");
   }
-  return std::to_string(sent) + " calls sent; " + std::to_string(heard.size()) +
-         " answered (headers); " + std::to_string(total) + " ended:" + by_status +
-         (broken ? "; headers that do not decode" : "") + (closed ? "; closed" : "");
+  return h;
+}
+
+// Issue 64, D5: on each of `connections` connections, `calls` Solve calls opened with
+// ManyFieldsHeaders(`fields`) and never finished (no DATA, no END_STREAM), read meanwhile,
+// and kept open for `hold`. Returns the calls sent and how the server answered them.
+inline std::string OpenCallsProbe(int grpc_port, int connections, int calls, int fields,
+                                  std::chrono::milliseconds hold) {
+  const std::string headers = ManyFieldsHeaders("/puzzledb.v1.Solver/Solve", fields);
+  struct Result {
+    int sent = 0, resets = 0, goaways = 0;
+    bool closed = false;
+    std::map<std::string, int> ended;
+  };
+  std::vector<Result> results(static_cast<size_t>(connections));
+  std::vector<std::thread> threads;
+  for (int c = 0; c < connections; ++c) {
+    threads.emplace_back([&, c] {
+      Result& r = results[static_cast<size_t>(c)];
+      const int fd = ConnectLoopback(grpc_port);
+      if (fd < 0) {
+        r.closed = true;
+        return;
+      }
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+      h2::Statuses statuses;
+      std::string got;
+      auto each = [&](uint8_t type, uint8_t, uint32_t stream, std::string_view payload) {
+        if (type == 3) ++r.resets;
+        if (type == 7) ++r.goaways;
+        statuses.Frame(type, stream, payload);
+      };
+      const auto until = ProbeClock::now() + hold;
+      std::string out(h2::kPreface);
+      out += h2::Frame(4, 0, 0, "");
+      out += h2::Frame(4, 0x1, 0, "");
+      h2::Seen unused;
+      h2::SendReading(fd, out, &unused, until);
+      for (int i = 0; i < calls && !r.closed && r.goaways == 0; ++i) {
+        const uint32_t id = 1 + 2 * static_cast<uint32_t>(i);
+        const std::string frame = h2::Frame(1, 0x4, id, headers);
+        std::string_view rest = frame;
+        while (!rest.empty() && !r.closed && ProbeClock::now() < until) {
+          const ssize_t n = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
+          if (n > 0) {
+            rest.remove_prefix(static_cast<size_t>(n));
+          } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            r.closed = true;
+          } else {
+            h2::ReadWholeFrames(fd, &got, &r.closed, each);
+          }
+        }
+        if (!rest.empty()) break;
+        ++r.sent;
+      }
+      while (ProbeClock::now() < until && !r.closed) h2::ReadWholeFrames(fd, &got, &r.closed, each);
+      r.ended = statuses.ended;
+      ::close(fd);
+    });
+  }
+  for (auto& t : threads) t.join();
+  int sent = 0, resets = 0, goaways = 0, closed = 0;
+  std::map<std::string, int> ended;
+  for (const Result& r : results) {
+    sent += r.sent;
+    resets += r.resets;
+    goaways += r.goaways;
+    closed += r.closed;
+    for (const auto& [status, count] : r.ended) ended[status] += count;
+  }
+  std::string by_status;
+  for (const auto& [status, count] : ended) by_status += " " + status + "=" + std::to_string(count);
+  char text[300];
+  std::snprintf(text, sizeof text,
+                "%d calls of %d fields opened on %d connections; ended by grpc-status:%s; %d "
+                "RST_STREAM, %d GOAWAY, %d closed",
+                sent, fields, connections, by_status.empty() ? " none" : by_status.c_str(), resets,
+                goaways, closed);
+  return text;
 }
 
 // Issue 64, D2: one connection that sets SETTINGS_INITIAL_WINDOW_SIZE to 0, then `streams`

@@ -133,7 +133,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
         strand_(client.get_executor()),
         client_(std::move(client)),
         timer_(strand_),
-        inspector_(engine->options().limits) {}
+        inspector_(engine->options().limits, {}, engine->options().memory,
+                   engine->options().calls_share) {}
 
   // A connection whose last handler went away without closing it (an exception in a
   // handler) still leaves the engine's count.

@@ -8,7 +8,9 @@
 //     connection costs one descriptor and a few hundred bytes, nothing of gRPC's;
 //   - at most `max_connections` are held at once; a connection past that is closed at once;
 //   - header blocks and calls open at once bounded (Http2Limits); a bound passed ends the
-//     connection with a GOAWAY that says which.
+//     connection with a GOAWAY that says which;
+//   - what the calls open hold in gRPC, charged to the memory budget: a call past it, or
+//     past its connection's share, is refused RESOURCE_EXHAUSTED.
 // Idle connections, keepalive and pings are gRPC's own (its channel arguments, set by
 // server.cc): gRPC closes the socket pair and the connection follows.
 //
@@ -38,6 +40,10 @@ struct GuardOptions {
   size_t max_handshakes = 1000;
   size_t max_connections = 10000;
   Http2Limits limits;
+  // Charged for the calls open on every connection (may be null; must outlive the guard),
+  // within `calls_share` of it (Http2Inspector).
+  MemoryBudget* memory = nullptr;
+  size_t calls_share = SIZE_MAX;
   // TLS (PEM files): both empty for plaintext; with a client CA, client certificates are
   // required and verified.
   std::string tls_cert_file;

@@ -93,9 +93,12 @@ bool IsControl(uint8_t type) {
 
 }  // namespace
 
-Http2Inspector::Http2Inspector(const Http2Limits& limits, Clock now)
+Http2Inspector::Http2Inspector(const Http2Limits& limits, Clock now, MemoryBudget* memory,
+                               size_t calls_share)
     : limits_(limits),
       now_(now ? std::move(now) : Clock([] { return std::chrono::steady_clock::now(); })),
+      memory_(memory),
+      calls_share_(calls_share),
       resets_(limits.resets_per_second, limits.resets_burst),
       pings_(limits.pings_per_second, limits.pings_burst) {}
 
@@ -340,7 +343,7 @@ std::optional<Http2Refusal> Http2Inspector::ClientControlEnds() {
       auto it = streams_.find(stream);
       if (it == streams_.end()) break;
       const bool unanswered = !it->second.answered;
-      streams_.erase(it);
+      EraseStream(it);
       if (unanswered) return SpendReset();
       break;
     }
@@ -435,10 +438,7 @@ std::optional<Http2Refusal> Http2Inspector::ClientFrameEnds(std::string* to_serv
       if (!last) break;
       block_open_ = false;
       if (block_new_stream_) {
-        Stream& s = streams_[block_stream_];
-        s.send_window = initial_window_;
-        s.compression_named = block_encoding_ == "gzip" || block_encoding_ == "deflate";
-        s.client_done = block_end_stream_;
+        if (auto refusal = OpenCall(to_server, to_client)) return refusal;
       } else if (block_end_stream_) {
         if (auto it = streams_.find(block_stream_); it != streams_.end()) {
           it->second.client_done = true;
@@ -462,6 +462,47 @@ std::optional<Http2Refusal> Http2Inspector::ClientFrameEnds(std::string* to_serv
       break;
   }
   return std::nullopt;
+}
+
+std::optional<Http2Refusal> Http2Inspector::OpenCall(std::string* to_server,
+                                                     std::string* to_client) {
+  const uint32_t id = block_stream_;
+  Stream s;
+  s.send_window = initial_window_;
+  s.compression_named = block_encoding_ == "gzip" || block_encoding_ == "deflate";
+  s.client_done = block_end_stream_;
+  s.cost = CallCost(block_list_bytes_);
+  std::string why;
+  if (open_call_bytes_ + s.cost > limits_.max_open_call_bytes) {
+    why = Cat("this connection's calls not yet ended hold ", Megabytes(open_call_bytes_),
+              " and this one ", Megabytes(s.cost), " (", kCallBytes >> 10, " KiB and ",
+              kCallHeaderFactor, " times its headers' ", block_list_bytes_,
+              " bytes); a connection's may hold ", Megabytes(limits_.max_open_call_bytes),
+              " (--grpc-max-open-call-bytes): fewer calls at once, or smaller headers");
+  } else if (memory_ != nullptr &&
+             !memory_->TryChargeShare(MemoryUse::kGrpcCall, s.cost, calls_share_, &s.charge)) {
+    why = Cat("the server's memory for calls is spent: calls not yet ended hold ",
+              Megabytes(memory_->held(MemoryUse::kGrpcCall)), " of the ", Megabytes(calls_share_),
+              " they may (a quarter of --memory-budget), and this one needs ", Megabytes(s.cost),
+              "; retry later");
+  }
+  if (why.empty()) {
+    open_call_bytes_ += s.cost;
+    streams_.emplace(id, std::move(s));
+    return std::nullopt;
+  }
+  // gRPC has read the header block (its HPACK table must follow the client's) and resets
+  // the call it made of it; the client is answered from here. A refused call counts as a
+  // reset: a client that opens nothing but refused calls is a rapid reset of its own.
+  if (auto refusal = SpendReset()) return refusal;
+  to_server->append(Frame(kRstStream, 0, id, std::string("\0\0\0\x08", 4)));  // CANCEL
+  ToClient(RefusedAnswer(id, s, 8, why), to_client);  // RESOURCE_EXHAUSTED
+  return std::nullopt;
+}
+
+void Http2Inspector::EraseStream(std::unordered_map<uint32_t, Stream>::iterator it) {
+  open_call_bytes_ -= it->second.cost;
+  streams_.erase(it);
 }
 
 std::optional<Http2Refusal> Http2Inspector::ClientDataEnds(std::string* to_server,
@@ -495,14 +536,14 @@ std::optional<Http2Refusal> Http2Inspector::ClientDataEnds(std::string* to_serve
     // answered from here, and the connection's flow-control window gets back what the
     // frame took (gRPC, which never saw it, will not give it back).
     to_server->append(Frame(kRstStream, 0, id, std::string("\0\0\0\x08", 4)));
-    std::string answer = RefusedAnswer(id, s, *why);
+    std::string answer = RefusedAnswer(id, s, 13, *why);  // INTERNAL, as the gRPC spec says
     if (length > 0) {
       std::string window;
       AppendUint32(&window, length);
       answer += Frame(kWindowUpdate, 0, 0, window);
     }
     ToClient(std::move(answer), to_client);
-    streams_.erase(it);
+    EraseStream(it);
   } else {
     to_server->append(held_);
   }
@@ -629,7 +670,7 @@ void Http2Inspector::ServerFrameStarts(std::string* to_client) {
   if (type == kData) it->second.send_window -= server_.length();
   const bool ends = (server_.flags() & kEndStream) != 0;
   if (type == kHeaders) it->second.answered = true;
-  if (type == kRstStream || ((type == kHeaders || type == kData) && ends)) streams_.erase(it);
+  if (type == kRstStream || ((type == kHeaders || type == kData) && ends)) EraseStream(it);
 }
 
 void Http2Inspector::ServerFrameEnds(std::string* to_client) {
@@ -661,14 +702,16 @@ void Http2Inspector::ServerFrameEnds(std::string* to_client) {
 
 void Http2Inspector::ToClient(std::string bytes, std::string* to_client) {
   if (goaway_sent_ || goaway_pending_) return;
-  if (server_in_payload_) {
+  // A server's first frame is its SETTINGS (RFC 9113 section 3.4): nothing from here before
+  // gRPC's.
+  if (server_in_payload_ || !server_spoke_) {
     queued_to_client_ += bytes;
   } else {
     to_client->append(bytes);
   }
 }
 
-std::string Http2Inspector::RefusedAnswer(uint32_t id, const Stream& stream,
+std::string Http2Inspector::RefusedAnswer(uint32_t id, const Stream& stream, int status,
                                           std::string_view why) const {
   std::string block;
   if (!stream.answered) {  // trailers-only: the response's headers too
@@ -677,7 +720,7 @@ std::string Http2Inspector::RefusedAnswer(uint32_t id, const Stream& stream,
     block.push_back(0x10);
     AppendHpackString(&block, "application/grpc");
   }
-  AppendLiteralField(&block, "grpc-status", "13");  // INTERNAL, as the gRPC spec says
+  AppendLiteralField(&block, "grpc-status", std::to_string(status));
   AppendLiteralField(&block, "grpc-message", why);
   std::string out = Frame(kHeaders, kEndStream | kEndHeaders, id, block);
   if (!stream.client_done) out += Frame(kRstStream, 0, id, std::string(4, '\0'));  // NO_ERROR
@@ -694,9 +737,11 @@ void Http2Inspector::Refuse(const Http2Refusal& refusal, std::string* to_client)
   goaway_sent_ = true;
 }
 
-std::string Http2Inspector::Goaway(const Http2Refusal& refusal) const {
+std::string Http2Inspector::Goaway(const Http2Refusal& refusal) {
   std::string out;
   if (!server_spoke_) out = Frame(kSettings, 0, 0, "");  // a server's first frame is SETTINGS
+  out += queued_to_client_;  // what was answered from here before gRPC spoke
+  std::string().swap(queued_to_client_);
   std::string payload;
   AppendUint32(&payload, last_stream_);
   AppendUint32(&payload, static_cast<uint32_t>(refusal.code));

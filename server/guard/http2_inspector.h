@@ -17,6 +17,13 @@
 //   - the client's PINGs: gRPC 1.51 queues 2-3 KB for each before its strike policy looks
 //     at it (20 connections of 20,000 held 1.3 GB). `pings_per_second`, in bursts of up to
 //     `pings_burst` (a client's keepalive and bandwidth probes stay far below);
+//   - what the calls open on a connection hold in gRPC (its header list kept for each call,
+//     at least 12 KB a call, 82 KB for one of 444 fields): reckoned as kCallBytes and
+//     kCallHeaderFactor times the call's decoded headers, from its header block until the
+//     call ends, within `max_open_call_bytes` a connection and charged to the server's
+//     memory budget (MemoryUse::kGrpcCall) within a share of it. A call past either is
+//     answered RESOURCE_EXHAUSTED from here and reset towards gRPC (which must still read
+//     its header block: its HPACK table follows the client's);
 //   - the client's preface and first SETTINGS before anything is handed to gRPC;
 //   - what RFC 9113 makes an error and gRPC 1.51 lets pass, so that gRPC never reads it:
 //     padded HEADERS (gRPC 1.51 does not strip the padding, and a padding that is valid HPACK
@@ -50,6 +57,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "service/memory_budget.h"
+
 struct nghttp2_hd_inflater;
 
 namespace puzzledb {
@@ -69,6 +78,15 @@ enum class Http2Error : uint32_t {
 // to keep).
 inline constexpr uint32_t kMaxFrameBytes = 16384;
 
+// What gRPC 1.51 holds for a call open on a connection, reckoned from its decoded header
+// list (RFC 9113 section 6.5.2's measure): a call of a client's usual headers held 12 KB,
+// one of 444 fields (16 KiB decoded) 82 KB (docs/PERFORMANCE.md, issue 64).
+inline constexpr size_t kCallBytes = 12 << 10;
+inline constexpr size_t kCallHeaderFactor = 5;
+inline constexpr size_t CallCost(size_t header_list_bytes) {
+  return kCallBytes + kCallHeaderFactor * header_list_bytes;
+}
+
 struct Http2Limits {
   size_t max_header_block = 16 << 10;  // one block's HEADERS and CONTINUATION payloads
   size_t max_header_list = 16 << 10;   // decoded: each field's name, value and 32
@@ -77,6 +95,7 @@ struct Http2Limits {
   double resets_burst = 200;
   double pings_per_second = 10;        // the client's PINGs (not their ACKs)
   double pings_burst = 100;
+  size_t max_open_call_bytes = 2 << 20;  // by CallCost, the calls open at once
 };
 
 // Why a connection ends (the metrics' reasons).
@@ -98,8 +117,11 @@ struct Http2Refusal {
 class Http2Inspector {
  public:
   using Clock = std::function<std::chrono::steady_clock::time_point()>;
-  // `now` tells the time (the rate of resets); the steady clock's unless a test's.
-  explicit Http2Inspector(const Http2Limits& limits, Clock now = {});
+  // `now` tells the time (the rate of resets); the steady clock's unless a test's. `memory`
+  // (may be null; must outlive the inspector) is charged for the calls open, and refuses
+  // one when their charges, all connections', would pass `calls_share`.
+  explicit Http2Inspector(const Http2Limits& limits, Clock now = {},
+                          MemoryBudget* memory = nullptr, size_t calls_share = SIZE_MAX);
   ~Http2Inspector();
   Http2Inspector(const Http2Inspector&) = delete;
   Http2Inspector& operator=(const Http2Inspector&) = delete;
@@ -128,8 +150,9 @@ class Http2Inspector {
   // the connection may be handed to gRPC.
   bool opened() const { return opened_; }
 
-  // Calls open now (for tests).
+  // Calls open now, and what they are reckoned to hold (for tests).
   size_t open_streams() const { return streams_.size(); }
+  size_t open_call_bytes() const { return open_call_bytes_; }
 
  private:
   // A bucket of `burst` tokens refilled at `per_second`: false once empty.
@@ -151,6 +174,8 @@ class Http2Inspector {
     uint8_t prefix_at = 0;           // bytes of the current message's 5-byte prefix read
     uint32_t message_left = 0;       // bytes of the current message's body still to come
     uint8_t length_bytes[4] = {};
+    size_t cost = 0;                 // CallCost of its headers
+    MemoryBudget::Charge charge;     // the cost, charged to the budget
   };
   // A frame's 9-byte header as it arrives.
   struct FrameHeader {
@@ -180,15 +205,24 @@ class Http2Inspector {
   // nothing; advances the call's message framing.
   std::optional<std::string_view> CheckMessages(Stream& s, std::string_view data) const;
   std::optional<Http2Refusal> DecodeHeaderFragment(std::string_view fragment, bool last);
+  // A new call's header block, whole: the call is opened, or refused for what it would hold.
+  std::optional<Http2Refusal> OpenCall(std::string* to_server, std::string* to_client);
+  void EraseStream(std::unordered_map<uint32_t, Stream>::iterator it);
   // Appends bytes of this side's own for the client, at the end of one of gRPC's frames.
   void ToClient(std::string bytes, std::string* to_client);
   void ServerFrameStarts(std::string* to_client);
   void ServerFrameEnds(std::string* to_client);
-  std::string RefusedAnswer(uint32_t id, const Stream& stream, std::string_view why) const;
-  std::string Goaway(const Http2Refusal& refusal) const;
+  // A call's end from here: its grpc-status (`status`) and grpc-message (`why`).
+  std::string RefusedAnswer(uint32_t id, const Stream& stream, int status,
+                            std::string_view why) const;
+  // The GOAWAY, after what waits in queued_to_client_ (and gRPC's SETTINGS if it has not
+  // spoken: a server's first frame).
+  std::string Goaway(const Http2Refusal& refusal);
 
   const Http2Limits limits_;
   const Clock now_;
+  MemoryBudget* const memory_;
+  const size_t calls_share_;
 
   // The client's direction.
   size_t preface_have_ = 0;
@@ -210,6 +244,7 @@ class Http2Inspector {
   nghttp2_hd_inflater* hpack_ = nullptr;  // made with the first header block
   uint32_t last_stream_ = 0;         // the highest call the client has opened
   std::unordered_map<uint32_t, Stream> streams_;
+  size_t open_call_bytes_ = 0;       // the streams' costs
   Allowance resets_;                 // calls reset before an answer
   Allowance pings_;
   // Flow control of gRPC's sending (section 6.9): the connection's window, and a new
@@ -224,6 +259,7 @@ class Http2Inspector {
   std::string settings_;             // a SETTINGS frame of gRPC's, held until it is whole
   bool server_spoke_ = false;        // a frame of gRPC's has been passed
   std::string queued_to_client_;     // this side's own bytes, for the end of gRPC's frame
+                                     // (or its first, SETTINGS)
   std::optional<Http2Refusal> goaway_pending_;
   bool goaway_sent_ = false;
 };
