@@ -584,6 +584,87 @@ TEST_F(MemoryLimitsTest, APingFloodEndsInAGoaway) {
   EXPECT_EQ(few, "nothing within 1 s");
 }
 
+// Issue 64, D5: 60 connections of 99 calls opened with 444 header fields each and never
+// finished held +468 MB (about 80 KB a call) that nothing counted. Now each connection's open
+// calls are bounded (--grpc-max-open-call-bytes) and charged to the budget: past it a call is
+// answered RESOURCE_EXHAUSTED from the port. A real client's channel goes on after its calls
+// are refused so (the port's answer, then perhaps gRPC's own for the call it reset, which
+// the client drops as a stream it has closed).
+TEST_F(MemoryLimitsTest, CallsNeverFinishedAreChargedAndBoundedPerConnection) {
+  Start();
+  const ProbeFigures f = Observe(
+      "D5 calls never finished",
+      [&] {
+        return testing::OpenCallsProbe(server_->port(), 60, 99, 444, std::chrono::seconds(3));
+      },
+      /*time_grpc=*/true);
+  // Per connection, 22 calls of 444 fields fit in 2 MiB (94 KB each, reckoned): the rest,
+  // 60 x 77, are refused.
+  const std::smatch refused = [&] {
+    std::smatch m;
+    std::regex_search(f.outcome, m, std::regex(" 8=([0-9]+)"));
+    return m;
+  }();
+  ASSERT_FALSE(refused.empty()) << f.outcome;
+  EXPECT_EQ(std::stoi(refused[1]), 60 * 77) << f.outcome;
+  EXPECT_NE(f.outcome.find("0 GOAWAY"), std::string::npos) << f.outcome;
+  // +150-180 MB here (the calls kept, and those refused while gRPC read their headers).
+  ExpectBounded(f, 300);
+  ExpectFastMeanwhile(f);
+  EXPECT_TRUE(MetricsShowWithin("puzzledb_memory_held_bytes{use=\"grpc_call\"} 0"));
+  EXPECT_TRUE(MetricsShowWithin("puzzledb_memory_refused_total{use=\"grpc_call\"} 0"))
+      << "the connection's bound refused them, not the budget";
+
+  // A real client: 40 streams on one channel, each opened with 400 fields of metadata (with
+  // its own, about 15 KiB decoded) and left waiting; those past the bound end
+  // RESOURCE_EXHAUSTED saying why, and the channel still answers.
+  auto channel = grpc::CreateChannel(GrpcAddress(), grpc::InsecureChannelCredentials());
+  auto stub = v1::Solver::NewStub(channel);
+  struct Open {
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::ClientReaderWriter<v1::SolveRequest, v1::SolveResponse>> stream;
+  };
+  std::vector<std::unique_ptr<Open>> open;
+  for (int i = 0; i < 40; ++i) {
+    auto o = std::make_unique<Open>();
+    for (int k = 0; k < 400; ++k) {
+      char name[16];
+      std::snprintf(name, sizeof name, "x%03d", k);
+      o->context.AddMetadata(name, "");
+    }
+    o->context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+    o->stream = stub->SolveStream(&o->context);
+    open.push_back(std::move(o));
+  }
+  v1::SolveRequest request;
+  request.mutable_puzzle()->mutable_eight()->set_board("123456780");
+  // Each stream sends its request: the refused ones fail to, or read nothing.
+  int answered = 0, exhausted = 0;
+  std::string why;
+  for (auto& o : open) {
+    v1::SolveResponse response;
+    if (o->stream->Write(request) && o->stream->Read(&response)) ++answered;
+    o->stream->WritesDone();
+    while (o->stream->Read(&response)) {
+    }
+    const grpc::Status status = o->stream->Finish();
+    if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++exhausted;
+      why = status.error_message();
+    } else {
+      EXPECT_TRUE(status.ok()) << status.error_message();
+    }
+  }
+  EXPECT_EQ(answered + exhausted, 40);
+  EXPECT_GT(exhausted, 0);
+  EXPECT_GT(answered, 0);
+  EXPECT_NE(why.find("--grpc-max-open-call-bytes"), std::string::npos) << why;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  v1::SolveResponse response;
+  EXPECT_TRUE(stub->Solve(&context, request, &response).ok()) << "the channel goes on";
+}
+
 // Issue 64, D6 and D9: frames RFC 9113 forbids, which gRPC 1.51 read anyway (padded HEADERS:
 // two HPACK decoders out of step) or passed over (the caller hanging to its deadline), or
 // closed on without a word: each ends its connection with a GOAWAY carrying the RFC's code.
