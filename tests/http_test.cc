@@ -639,6 +639,44 @@ TEST_F(HttpTest, ServesTlsWithTheGrpcCertificate) {
   fs::remove_all(certs);
 }
 
+// Both ports read their address alike (server/listener.h): a host name resolves, and every
+// address it names is bound on one port; a name that resolves to nothing is refused naming
+// the flag.
+TEST_F(HttpTest, BothPortsTakeHostNamesAlike) {
+  ServerOptions options;
+  options.db = testing::TempPath("http_db_names");
+  fs::remove_all(options.db);
+  fs::copy(*db_, options.db, fs::copy_options::recursive);
+  options.listen = "localhost:0";
+  options.http_listen = "localhost:0";
+  auto server = PuzzledbServer::Start(options, nullptr);
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int port = (*server)->http_port();
+  EXPECT_NE((*server)->http_url().find("http://localhost:" + std::to_string(port) + "/"),
+            std::string::npos)
+      << (*server)->http_url();
+  httplib::Client v4("127.0.0.1", port);
+  auto healthy = v4.Get("/healthz");
+  ASSERT_TRUE(healthy) << httplib::to_string(healthy.error());
+  EXPECT_EQ(healthy->status, 200);
+  (*server)->Shutdown(std::chrono::milliseconds(0));
+  server->reset();
+  for (const char* flag : {"--listen", "--http"}) {
+    options.listen = "127.0.0.1:0";
+    options.http_listen = "127.0.0.1:0";
+    (std::string(flag) == "--listen" ? options.listen : options.http_listen) =
+        "no-such-host.invalid:0";
+    auto refused = PuzzledbServer::Start(options, nullptr);
+    ASSERT_FALSE(refused.ok()) << flag;
+    EXPECT_TRUE(absl::IsInvalidArgument(refused.status())) << refused.status();
+    EXPECT_NE(refused.status().message().find(std::string(flag) +
+                                              " no-such-host.invalid:0: cannot resolve"),
+              std::string::npos)
+        << refused.status();
+  }
+  fs::remove_all(options.db);
+}
+
 TEST_F(HttpTest, AnAddressInUseIsAClearError) {
   ServerOptions options;
   options.db = testing::TempPath("http_db_second");
@@ -648,7 +686,7 @@ TEST_F(HttpTest, AnAddressInUseIsAClearError) {
   options.http_listen = "127.0.0.1:" + std::to_string(server_->http_port());
   auto second = PuzzledbServer::Start(options, nullptr);
   ASSERT_FALSE(second.ok());
-  EXPECT_NE(second.status().message().find("cannot listen for HTTP on " + options.http_listen),
+  EXPECT_NE(second.status().message().find("cannot listen on " + options.http_listen + " (--http)"),
             std::string::npos)
       << second.status();
   options.http_listen = "127.0.0.1";

@@ -16,7 +16,6 @@
 #include "boost/asio/bind_executor.hpp"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/ip/tcp.hpp"
-#include "boost/asio/ip/v6_only.hpp"
 #include "boost/asio/local/stream_protocol.hpp"
 #include "boost/asio/post.hpp"
 #include "boost/asio/steady_timer.hpp"
@@ -24,9 +23,9 @@
 #include "openssl/ssl.h"
 #include "core/util/strings.h"
 #include "server/guard/tls_session.h"
+#include "server/listener.h"
 #include "server/metrics.h"
 #include "server/tls_context.h"
-#include "service/address.h"
 
 namespace puzzledb {
 namespace {
@@ -79,7 +78,7 @@ class ConnectionGuard::Engine {
   void Run();
   void StopAccepting();
   void Shutdown();
-  int port() const { return port_; }
+  int port() const { return listener_->port(); }
   size_t connections() const { return count_.load(); }
 
   // For the connections.
@@ -93,7 +92,7 @@ class ConnectionGuard::Engine {
   void Note(const std::string& line);
 
  private:
-  void Accept(size_t which);
+  void Accepted(tcp::socket socket);
   void Register(const std::shared_ptr<Connection>& c);
 
   const GuardOptions options_;
@@ -104,14 +103,7 @@ class ConnectionGuard::Engine {
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work_{ioc_.get_executor()};
   std::vector<std::thread> threads_;
   std::optional<net::ssl::context> tls_;
-  struct Listener {
-    explicit Listener(net::io_context& ioc) : strand(net::make_strand(ioc)), acceptor(strand), retry(strand) {}
-    net::strand<net::io_context::executor_type> strand;
-    tcp::acceptor acceptor;
-    net::steady_timer retry;
-  };
-  std::vector<std::unique_ptr<Listener>> listeners_;
-  int port_ = 0;
+  std::unique_ptr<Listener> listener_;
 
   std::shared_mutex stopping_mutex_;  // HandOff reads stopping_ under it, shared
   bool stopping_ = false;
@@ -445,10 +437,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
 }  // namespace
 
 absl::Status ConnectionGuard::Engine::Listen() {
-  const std::string& listen = options_.listen;
-  if (absl::Status address = CheckHostPort(listen, /*allow_port_zero=*/true); !address.ok()) {
-    return absl::InvalidArgumentError(Cat("--listen ", Message(address)));
-  }
+  // Every address the host names (localhost: 127.0.0.1 and ::1), as gRPC bound them.
+  auto listener = Listener::Bind(ioc_, "--listen", options_.listen);
+  if (!listener.ok()) return listener.status();
+  listener_ = std::move(*listener);
   if (!options_.tls_cert_file.empty()) {
     auto context = ServerTlsContext("gRPC", options_.tls_cert_file, options_.tls_key_file,
                                     options_.tls_client_ca_file);
@@ -456,51 +448,22 @@ absl::Status ConnectionGuard::Engine::Listen() {
     tls_.emplace(std::move(*context));
     SelectHttp2ByAlpn(tls_->native_handle());
   }
-
-  const size_t colon = listen.rfind(':');
-  std::string host = listen.substr(0, colon);
-  if (!host.empty() && host.front() == '[') host = host.substr(1, host.size() - 2);
-  const std::string port = listen.substr(colon + 1);
-  // Every address the host names (localhost: 127.0.0.1 and ::1), as gRPC bound them, on
-  // one port: the first one's when the port is 0.
-  error_code ec;
-  tcp::resolver resolver(ioc_);
-  const auto found = resolver.resolve(host, port, tcp::resolver::passive | tcp::resolver::numeric_service, ec);
-  if (ec || found.empty()) {
-    return absl::InvalidArgumentError(Cat("--listen ", listen, ": cannot resolve '", host, "'",
-                                          ec ? Cat(" (", ec.message(), ")") : std::string()));
-  }
-  std::string failure;
-  for (const auto& entry : found) {
-    tcp::endpoint endpoint = entry.endpoint();
-    if (port_ != 0) endpoint.port(static_cast<uint16_t>(port_));
-    auto listener = std::make_unique<Listener>(ioc_);
-    tcp::acceptor& acceptor = listener->acceptor;
-    acceptor.open(endpoint.protocol(), ec);
-    // SO_REUSEADDR only, never SO_REUSEPORT: a second server must not bind the same port and
-    // take half its connections.
-    if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
-    if (!ec && endpoint.protocol() == tcp::v6()) acceptor.set_option(net::ip::v6_only(true), ec);
-    if (!ec) acceptor.bind(endpoint, ec);
-    if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
-    if (ec) {
-      if (failure.empty()) failure = Cat(endpoint.address().to_string(), ": ", ec.message());
-      continue;
-    }
-    port_ = acceptor.local_endpoint().port();
-    listeners_.push_back(std::move(listener));
-  }
-  if (listeners_.empty()) {
-    return absl::UnavailableError(Cat("cannot listen on ", listen, ": ", failure,
-                                      " (address in use, or not an address of this machine?)"));
-  }
   return absl::OkStatus();
 }
 
 void ConnectionGuard::Engine::Run() {
-  for (size_t i = 0; i < listeners_.size(); ++i) {
-    net::post(listeners_[i]->strand, [this, i] { Accept(i); });
-  }
+  listener_->Start([this](tcp::socket socket) { Accepted(std::move(socket)); },
+                   [this](const error_code& ec) {
+                     // Out of descriptors (or another passing failure): the connection that
+                     // has been opening the longest makes room.
+                     Note(Cat("gRPC: accepting a connection failed: ", ec.message()));
+                     std::shared_ptr<Connection> oldest;
+                     {
+                       std::lock_guard<std::mutex> lock(mutex_);
+                       if (!opening_.empty()) oldest = opening_.front().lock();
+                     }
+                     if (oldest != nullptr) oldest->Close(GrpcClose::kEvicted);
+                   });
   const int threads = std::max(1, options_.threads);
   for (int i = 0; i < threads; ++i) {
     threads_.emplace_back([this] {
@@ -516,43 +479,21 @@ void ConnectionGuard::Engine::Run() {
   }
 }
 
-void ConnectionGuard::Engine::Accept(size_t which) {
-  Listener& l = *listeners_[which];
-  l.acceptor.async_accept(net::make_strand(ioc_), [this, which](error_code ec, tcp::socket socket) {
-    Listener& l = *listeners_[which];
-    if (shut_down_ || !l.acceptor.is_open()) return;
-    if (ec) {
-      // Out of descriptors (or another passing failure): retry shortly, without spinning,
-      // after closing the connection that has been opening the longest.
-      Note(Cat("gRPC: accepting a connection failed: ", ec.message()));
-      std::shared_ptr<Connection> oldest;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!opening_.empty()) oldest = opening_.front().lock();
-      }
-      if (oldest != nullptr) oldest->Close(GrpcClose::kEvicted);
-      l.retry.expires_after(std::chrono::milliseconds(50));
-      l.retry.async_wait([this, which](error_code wait) {
-        if (!wait && !shut_down_) Accept(which);
-      });
-      return;
-    }
-    error_code ignored;
-    socket.set_option(tcp::no_delay(true), ignored);
-    socket.non_blocking(true, ignored);
-    if (metrics_ != nullptr) metrics_->GrpcConnectionOpened();
-    if (count_.load() >= options_.max_connections) {
-      if (metrics_ != nullptr) metrics_->GrpcConnectionClosed(GrpcClose::kLimit);
-      Note(Cat("gRPC: a connection refused: ", options_.max_connections,
-               " are open (--grpc-max-connections)"));
-      socket.close(ignored);
-      return Accept(which);
-    }
-    auto c = std::make_shared<Connection>(this, std::move(socket));
-    Register(c);
-    c->Start();
-    Accept(which);
-  });
+void ConnectionGuard::Engine::Accepted(tcp::socket socket) {
+  if (shut_down_) return;
+  error_code ignored;
+  socket.non_blocking(true, ignored);
+  if (metrics_ != nullptr) metrics_->GrpcConnectionOpened();
+  if (count_.load() >= options_.max_connections) {
+    if (metrics_ != nullptr) metrics_->GrpcConnectionClosed(GrpcClose::kLimit);
+    Note(Cat("gRPC: a connection refused: ", options_.max_connections,
+             " are open (--grpc-max-connections)"));
+    socket.close(ignored);
+    return;
+  }
+  auto c = std::make_shared<Connection>(this, std::move(socket));
+  Register(c);
+  c->Start();
 }
 
 void ConnectionGuard::Engine::Register(const std::shared_ptr<Connection>& c) {
@@ -630,13 +571,7 @@ void ConnectionGuard::Engine::StopAccepting() {
     if (stopping_) return;
     stopping_ = true;
   }
-  for (auto& l : listeners_) {
-    net::post(l->strand, [listener = l.get()] {
-      error_code ignored;
-      listener->acceptor.close(ignored);
-      listener->retry.cancel();
-    });
-  }
+  if (listener_ != nullptr) listener_->Close();
   std::vector<std::shared_ptr<Connection>> opening;
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -21,11 +21,11 @@
 #include "boost/asio/strand.hpp"
 #include "boost/beast/core.hpp"
 #include "boost/beast/http.hpp"
-#include "service/address.h"
 #include "core/util/strings.h"
 #include "core/util/text_input.h"
 #include "server/http/content_coding.h"
 #include "server/http/routes.h"
+#include "server/listener.h"
 #include "server/tls_context.h"
 #include "service/memory_budget.h"
 
@@ -101,7 +101,7 @@ class HttpServer::Engine {
   ServerMetrics* metrics() const { return backend_.env.metrics; }
   MemoryBudget* memory() const { return backend_.env.memory; }
   bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
-  int port() const { return port_; }
+  int port() const { return listener_->port(); }
   const std::string& url() const { return url_; }
   size_t connections() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -147,7 +147,7 @@ class HttpServer::Engine {
   std::list<ConnectionBase*>& ListOf(ConnectionBase::List l) {
     return l == ConnectionBase::List::kIdle ? idle_ : heads_;
   }
-  void Accept();
+  void Accepted(tcp::socket socket);
   // Over the cap: closes the connection idle the longest, else the one sending its head the
   // longest; false if every connection is busy with a request.
   bool MakeRoom();
@@ -160,7 +160,6 @@ class HttpServer::Engine {
   const HttpRoutes routes_;
   std::atomic<bool> stopping_{false};
   bool shut_down_ = false;
-  int port_ = 0;
   std::string url_;
 
   mutable std::mutex mutex_;
@@ -178,8 +177,7 @@ class HttpServer::Engine {
   // that waits for its search has no operation in Asio, and its answer is posted later.
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work_{
       net::make_work_guard(ioc_)};
-  tcp::acceptor acceptor_{net::make_strand(ioc_)};
-  net::steady_timer accept_retry_{acceptor_.get_executor()};
+  std::unique_ptr<Listener> listener_;
   std::vector<std::thread> threads_;
 };
 
@@ -791,15 +789,9 @@ class Connection final : public ConnectionBase,
 }  // namespace
 
 absl::Status HttpServer::Engine::Listen() {
-  const std::string& listen = options_.listen;
-  if (absl::Status address = CheckHostPort(listen, /*allow_port_zero=*/true); !address.ok()) {
-    return absl::InvalidArgumentError(Cat("--http ", Message(address)));
-  }
-  const size_t colon = listen.rfind(':');
-  std::string host = listen.substr(0, colon);
-  if (!host.empty() && host.front() == '[') host = host.substr(1, host.size() - 2);
-  const int wanted_port = std::stoi(listen.substr(colon + 1));
-
+  auto listener = Listener::Bind(ioc_, "--http", options_.listen);
+  if (!listener.ok()) return listener.status();
+  listener_ = std::move(*listener);
   const bool tls = !options_.tls_cert_file.empty();
   if (tls) {
     auto context = ServerTlsContext("HTTP", options_.tls_cert_file, options_.tls_key_file,
@@ -807,29 +799,17 @@ absl::Status HttpServer::Engine::Listen() {
     if (!context.ok()) return context.status();
     tls_.emplace(std::move(*context));
   }
-
-  beast::error_code ec;
-  const auto address = net::ip::make_address(host, ec);
-  if (ec) return absl::InvalidArgumentError(Cat("--http ", listen, ": not an IP address"));
-  const tcp::endpoint endpoint(address, static_cast<uint16_t>(wanted_port));
-  acceptor_.open(endpoint.protocol(), ec);
-  // SO_REUSEADDR only, never SO_REUSEPORT: a second server must not bind the same port and
-  // take half its connections.
-  if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor_.bind(endpoint, ec);
-  if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) {
-    return absl::UnavailableError(Cat("cannot listen for HTTP on ", listen, ": ", ec.message(),
-                                      " (address in use, or not an address of this machine?)"));
-  }
-  port_ = acceptor_.local_endpoint().port();
-  const std::string shown_host = host.find(':') != std::string::npos ? Cat("[", host, "]") : host;
-  url_ = Cat(tls ? "https" : "http", "://", shown_host, ":", port_, "/");
+  url_ = Cat(tls ? "https" : "http", "://", listener_->host(), ":", listener_->port(), "/");
   return absl::OkStatus();
 }
 
 void HttpServer::Engine::Run() {
-  Accept();
+  listener_->Start([this](tcp::socket socket) { Accepted(std::move(socket)); },
+                   [this](const beast::error_code& ec) {
+                     // Out of descriptors (or another passing failure): make room.
+                     if (log_) log_(Cat("HTTP: accepting a connection failed: ", ec.message()));
+                     MakeRoom();
+                   });
   int threads = options_.threads;
   if (threads <= 0) threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
   for (int i = 0; i < threads; ++i) {
@@ -846,39 +826,23 @@ void HttpServer::Engine::Run() {
   }
 }
 
-void HttpServer::Engine::Accept() {
-  acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
-    if (stopping()) return;
-    if (ec) {
-      // Out of descriptors (or another passing failure): make room and retry shortly,
-      // without spinning.
-      if (log_) log_(Cat("HTTP: accepting a connection failed: ", ec.message()));
-      MakeRoom();
-      accept_retry_.expires_after(std::chrono::milliseconds(50));
-      accept_retry_.async_wait([this](beast::error_code wait) {
-        if (!wait && !stopping()) Accept();
-      });
-      return;
-    }
-    beast::error_code ignored;
-    socket.set_option(tcp::no_delay(true), ignored);  // an answer leaves in one write anyway
-    if (connections() >= options_.max_connections && !MakeRoom()) {
-      // Every connection is busy with a request: this one waits for none.
-      metrics()->HttpConnectionOpened();
-      metrics()->HttpConnectionClosed(HttpClose::kEvicted);
-      socket.close(ignored);
-      Accept();
-      return;
-    }
-    if (tls_) {
-      std::make_shared<Connection<net::ssl::stream<tcp::socket>>>(
-          this, net::ssl::stream<tcp::socket>(std::move(socket), *tls_))
-          ->Start();
-    } else {
-      std::make_shared<Connection<tcp::socket>>(this, std::move(socket))->Start();
-    }
-    Accept();
-  });
+void HttpServer::Engine::Accepted(tcp::socket socket) {
+  if (stopping()) return;
+  beast::error_code ignored;
+  if (connections() >= options_.max_connections && !MakeRoom()) {
+    // Every connection is busy with a request: this one waits for none.
+    metrics()->HttpConnectionOpened();
+    metrics()->HttpConnectionClosed(HttpClose::kEvicted);
+    socket.close(ignored);
+    return;
+  }
+  if (tls_) {
+    std::make_shared<Connection<net::ssl::stream<tcp::socket>>>(
+        this, net::ssl::stream<tcp::socket>(std::move(socket), *tls_))
+        ->Start();
+  } else {
+    std::make_shared<Connection<tcp::socket>>(this, std::move(socket))->Start();
+  }
 }
 
 bool HttpServer::Engine::MakeRoom() {
@@ -913,11 +877,7 @@ void HttpServer::Engine::Shutdown(std::chrono::milliseconds grace) {
   shut_down_ = true;
   stopping_ = true;
   if (threads_.empty()) return;  // never ran
-  net::post(acceptor_.get_executor(), [this] {
-    beast::error_code ignored;
-    acceptor_.close(ignored);
-    accept_retry_.cancel();
-  });
+  listener_->Close();
   // Idle connections close now; the others after their answer (stopping() turns keep-alive
   // off); searches still running after the grace are cancelled.
   for (auto& c : HoldAll()) c->Evict();
