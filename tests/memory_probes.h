@@ -973,7 +973,9 @@ inline std::string ManyFieldsHeaders(std::string_view path, int fields) {
 
 // Issue 64, D5: on each of `connections` connections, `calls` Solve calls opened with
 // ManyFieldsHeaders(`fields`) and never finished (no DATA, no END_STREAM), read meanwhile,
-// and kept open for `hold`. Returns the calls sent and how the server answered them.
+// and kept open for `hold`, and longer (up to a minute more) while the server's answers
+// still come (until a second passes without a frame: a slow server's refusals all counted).
+// Returns the calls sent and how the server answered them.
 inline std::string OpenCallsProbe(int grpc_port, int connections, int calls, int fields,
                                   std::chrono::milliseconds hold) {
   const std::string headers = ManyFieldsHeaders("/puzzledb.v1.Solver/Solve", fields);
@@ -995,7 +997,9 @@ inline std::string OpenCallsProbe(int grpc_port, int connections, int calls, int
       ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
       h2::Statuses statuses;
       std::string got;
+      auto last_frame = ProbeClock::now();
       auto each = [&](uint8_t type, uint8_t, uint32_t stream, std::string_view payload) {
+        last_frame = ProbeClock::now();
         if (type == 3) ++r.resets;
         if (type == 7) ++r.goaways;
         statuses.Frame(type, stream, payload);
@@ -1023,7 +1027,12 @@ inline std::string OpenCallsProbe(int grpc_port, int connections, int calls, int
         if (!rest.empty()) break;
         ++r.sent;
       }
-      while (ProbeClock::now() < until && !r.closed) h2::ReadWholeFrames(fd, &got, &r.closed, each);
+      for (auto now = ProbeClock::now();
+           !r.closed && (now < until || (now - last_frame < std::chrono::seconds(1) &&
+                                         now < until + std::chrono::minutes(1)));
+           now = ProbeClock::now()) {
+        h2::ReadWholeFrames(fd, &got, &r.closed, each);
+      }
       r.ended = statuses.ended;
       ::close(fd);
     });
