@@ -582,6 +582,7 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
       out << "  sets          " << defined.sets << "\n";
       out << "  moves         " << defined.moves << "\n";
       out << "  index         " << defined.index << "\n";
+      if (!defined.ways.empty()) out << "  ways back     " << defined.ways << "\n";
     }
     // A definition's pattern tables: each projection, its size and its average bound.
     for (const auto& projection : m.projections()) {

@@ -377,18 +377,34 @@ TEST(DefinedPuzzleTest, RandomStatesAgreeWithTheBruteForce) {
       "Move B\nC\n1 3 4 2\n0 2 0 1\nEnd\n";
   struct Case {
     std::string name, text;
+    // The table's entries: 2 bits a state where every block has its way back (the blank's
+    // steps of slide32, unguarded moves), a byte where one has none (the strip's L moves
+    // the blank left only; a dial turns one way), or a byte because the table was stored so
+    // before.
+    TableEncoding encoding = storage::v1::DISTANCE_MOD3;
+    std::optional<TableEncoding> stored;
   };
   std::mt19937_64 rng(50);
-  for (const Case& c : {Case{"r_slide", SampleText("slide32.tws")}, Case{"r_pancake", SampleText("pancake5.tws")},
-                        Case{"r_dials", SampleText("dials3.tws")}, Case{"r_strip", strip},
-                        Case{"r_turns", turns}}) {
+  constexpr TableEncoding kMod3 = storage::v1::DISTANCE_MOD3, kByte = storage::v1::DISTANCE_BYTE;
+  for (const Case& c : {Case{"r_slide", SampleText("slide32.tws"), kMod3, std::nullopt},
+                        Case{"r_slide_bytes", SampleText("slide32.tws"), kByte, kByte},
+                        Case{"r_pancake", SampleText("pancake5.tws"), kMod3, std::nullopt},
+                        Case{"r_dials", SampleText("dials3.tws"), kByte, std::nullopt},
+                        Case{"r_strip", strip, kByte, std::nullopt},
+                        Case{"r_turns", turns, kMod3, std::nullopt}}) {
     auto definition = ReadDefinition(c.text, c.name + ".tws");
     ASSERT_TRUE(definition.ok()) << c.name << ": " << definition.status();
     const testing::BruteForce all(*definition);
-    const auto puzzle = Make(c.name, c.text);
-    ASSERT_NE(puzzle, nullptr);
-    const auto built = puzzle->Build(puzzle->Goal(nullptr), *shared, BuildOptions{});
+    auto made = MakeDefinedPuzzle(c.name, c.text, c.name + ".tws", kDefaultMaxDefinedStates,
+                                  DefinedTableKind::kComplete, c.stored);
+    ASSERT_TRUE(made.ok()) << c.name << ": " << made.status();
+    const auto built = (*made)->Build((*made)->Goal(nullptr), *shared, BuildOptions{});
     ASSERT_TRUE(built.ok()) << c.name;
+    EXPECT_EQ(built->encoding(), c.encoding) << c.name;
+    // Served as a stored definition is: the puzzle made from the table's record.
+    auto stored = PuzzleOfStoredDefinition(*built, shared->dir());
+    ASSERT_TRUE(stored.ok() && *stored != nullptr) << c.name << ": " << stored.status();
+    const std::shared_ptr<const Puzzle> puzzle = *stored;
     const std::vector<uint64_t> census = all.Histogram();
     EXPECT_EQ(std::vector<uint64_t>(built->histogram().begin(), built->histogram().end()), census)
         << c.name << ": the states that reach a goal, at each distance";

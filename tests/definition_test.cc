@@ -87,6 +87,39 @@ TEST(DefinitionTest, TheSamplesAnswerTheirGoldenCases) {
   }
 }
 
+// Guarded moves with their ways back: each block of slide32 (the blank's steps) is undone
+// by a block whose guard follows from its own, so its table keeps 2 bits a state; a strip
+// whose blank moves left only has blocks no block undoes.
+TEST(DefinitionTest, BlocksAreUndoneWhereTheirWaysBackAreBlocks) {
+  auto slide = ReadDefinition(SampleText("slide32.tws"), "slide32.tws");
+  ASSERT_TRUE(slide.ok()) << slide.status();
+  const CompiledMoves moves(*slide);
+  ASSERT_TRUE(moves.guarded());
+  EXPECT_TRUE(moves.undirected());
+  const testing::BruteForce all(*slide);
+  for (int b = 0; b < moves.block_count(); ++b) {
+    const int undo = moves.InverseBlock(b);
+    ASSERT_GE(undo, 0) << b;
+    // Wherever b applies, undo applies to its result and gives the state back.
+    for (const DefinedState& s : all.states()) {
+      if (!moves.Holds(b, s.data())) continue;
+      DefinedState after(s.size()), back(s.size());
+      moves.Transform(b, s.data(), after.data());
+      ASSERT_TRUE(moves.Holds(undo, after.data())) << b;
+      moves.Transform(undo, after.data(), back.data());
+      ASSERT_EQ(back, s) << b;
+    }
+  }
+  auto strip = ReadDefinition(
+      "Set S 3 1\nSolved\nS\n1 2 3\nEnd\n"
+      "Move L\nIf S 3 3\nS\n1 3 2\nEnd\nMove L\nIf S 2 3\nS\n2 1 3\nEnd\n",
+      "strip.tws");
+  ASSERT_TRUE(strip.ok()) << strip.status();
+  const CompiledMoves one_way(*strip);
+  EXPECT_FALSE(one_way.undirected());
+  EXPECT_EQ(one_way.InverseBlock(0), -1);
+}
+
 TEST(DefinitionTest, MoveSequencesStartAtTheGoal) {
   const Definition cube = Read("cube2urf.tws");
   const auto turned = cube.ParseMoves("U U'");
@@ -368,9 +401,11 @@ TEST(DefinedSearchTest, AnOrbitGuardsReadThroughSomeLabelsSplitsIntoPlacementsAn
       auto searched = SearchAll(p, threads);
       ASSERT_TRUE(searched.ok()) << c.spec << ": " << searched.status();
       EXPECT_EQ(searched->result.histogram, all.Histogram()) << c.spec << " on " << threads << " threads";
+      // The blank's steps have their ways back: 2 bits a state.
+      const PackedTable& t = searched->result.entries;
+      ASSERT_EQ(t.encoding(), storage::v1::DISTANCE_MOD3) << c.spec;
       for (size_t i = 0; i < all.size(); ++i) {
-        ASSERT_EQ(searched->result.entries.Get(searched->index.Rank(all.states()[i].data())),
-                  all.distance(i))
+        ASSERT_EQ(t.Get(searched->index.Rank(all.states()[i].data())), all.distance(i) % 3)
             << c.spec << ": " << p.FormatCompact(all.states()[i]);
       }
     }

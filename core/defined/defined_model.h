@@ -206,7 +206,9 @@ class DefinedModel {
     DefinedSearchOptions search;
     search.threads = options.threads;
     search.on_layer = options.on_layer;
-    search.exact = exact;
+    // A byte a state when the model reads bytes, whatever its moves allow (a table stored
+    // so before guarded moves with their ways back took 2 bits, built again).
+    search.exact = exact || E == TableEncodingKind::kDistanceByte;
     auto result = SearchDefinition(params_->definition, params_->moves, params_->index, search);
     if (!result.ok()) return result.status();
     return OwnSearch{std::move(result->entries), std::move(result->histogram), result->seconds};

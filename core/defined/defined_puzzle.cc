@@ -266,7 +266,8 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
                                                                 std::string_view text,
                                                                 std::string_view file,
                                                                 uint64_t max_states,
-                                                                DefinedTableKind kind) {
+                                                                DefinedTableKind kind,
+                                                                std::optional<TableEncoding> stored) {
   if (absl::Status good = CheckDefinedName(name); !good.ok()) return good;
   for (const Puzzle* puzzle : Puzzles()) {
     if (puzzle->name() == name && DataOf(*puzzle) == nullptr) {
@@ -344,7 +345,13 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
     auto holder = std::make_shared<Holder<DefinedGuidedModel>>(std::move(data));
     return std::shared_ptr<const Puzzle>(holder, &holder->puzzle);
   }
-  if (DefinedEncoding(data.moves) == storage::v1::DISTANCE_MOD3) {
+  const TableEncoding encoding = stored.value_or(DefinedEncoding(data.moves));
+  if (encoding == storage::v1::DISTANCE_MOD3 && !data.moves.undirected()) {
+    return absl::FailedPreconditionError(
+        Cat(where, "its table keeps distances modulo 3, which its one-way moves cannot be walked by: "
+                   "rebuild it with puzzledb-build --definition"));
+  }
+  if (encoding == storage::v1::DISTANCE_MOD3) {
     auto holder = std::make_shared<Holder<DefinedMod3Model>>(std::move(data));
     return std::shared_ptr<const Puzzle>(holder, &holder->puzzle);
   }
@@ -392,7 +399,8 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> PuzzleOfStoredDefinition(const Tab
   const std::string& described = m.parameters_text();
   if (described.rfind("file ", 0) == 0) file = described.substr(5, described.find(',') - 5);
   return MakeDefinedPuzzle(m.puzzle(), text, file, std::max(kDefaultMaxDefinedStates, m.state_count()),
-                           patterns ? DefinedTableKind::kPatterns : DefinedTableKind::kComplete);
+                           patterns ? DefinedTableKind::kPatterns : DefinedTableKind::kComplete,
+                           patterns ? std::nullopt : std::optional<TableEncoding>(m.encoding()));
 }
 
 int RegisterStoredDefinitions(const TableStore& store,
@@ -503,6 +511,27 @@ bool SummarizeDefinition(const Puzzle& puzzle, DefinitionSummary* summary) {
   summary->index = data->why_no_table.empty() ? data->index.Describe(data->definition)
                                               : Cat("none: ", data->why_no_table);
   summary->patterns = !data->why_no_table.empty();
+  if (data->moves.guarded()) {
+    int one_way = -1;
+    for (int b = 0; b < data->moves.block_count() && one_way < 0; ++b) {
+      if (data->moves.InverseBlock(b) < 0) one_way = b;
+    }
+    if (one_way < 0) {
+      summary->ways = "every block has a way back (a block that undoes it): a complete table keeps 2 bits a state";
+    } else {
+      const CompiledMoves::Block& block = data->moves.block(one_way);
+      const DefinedMove& move = data->definition.moves()[static_cast<size_t>(block.move)];
+      int line = 0;
+      for (int b = data->moves.first_block(block.move), i = 0; b < data->moves.block_count(); ++b, ++i) {
+        if (b == one_way) {
+          line = move.blocks[static_cast<size_t>(i)].line;
+          break;
+        }
+      }
+      summary->ways = Cat("one way: the block of ", move.name, " at line ", line,
+                          " is undone by no block, so a complete table keeps a byte a state");
+    }
+  }
   return true;
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,10 +39,13 @@ enum class DefinedTableKind { kAuto, kComplete, kPatterns };
 // The puzzle of definition `text` (from file `file`, for messages) named `name`, not yet
 // registered: INVALID_ARGUMENT naming the file, the line and the rule, or what the puzzle
 // needs beyond puzzledb's bounds (kComplete: its index past `max_states`; more moves than a
-// table's walk holds, a state of more bytes than a position holds).
+// table's walk holds, a state of more bytes than a position holds). `stored`: the encoding
+// of the complete table it will read, where one is stored already (a table of a byte a
+// state, built before guarded moves with their ways back took 2 bits, is read as it is).
 absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(
     std::string_view name, std::string_view text, std::string_view file, uint64_t max_states,
-    DefinedTableKind kind = DefinedTableKind::kAuto);
+    DefinedTableKind kind = DefinedTableKind::kAuto,
+    std::optional<TableEncoding> stored = std::nullopt);
 
 // OK, or why the builder cannot build `puzzle` (a defined puzzle) with `options`, before it
 // opens a database: the projections of its pattern tables do not read or do not fit
@@ -94,6 +98,9 @@ struct DefinitionSummary {
   std::string sets;   // "CORNER 8 x 3"
   std::string moves;  // in canonical order
   std::string index;  // DefinedIndex::Describe, or why there is none
+  // Guarded moves: whether each block has its way back (a complete table of 2 bits a
+  // state), or the first that has none (a byte a state). Empty without guards.
+  std::string ways;
   bool patterns = false;  // searched with pattern tables (no complete table)
 };
 bool SummarizeDefinition(const Puzzle& puzzle, DefinitionSummary* summary);

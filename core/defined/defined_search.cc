@@ -726,7 +726,7 @@ absl::StatusOr<DefinedSearchResult> SearchFolded(const Definition& definition,
 }
 
 TableEncoding DefinedEncoding(const CompiledMoves& moves) {
-  return moves.guarded() ? storage::v1::DISTANCE_BYTE : storage::v1::DISTANCE_MOD3;
+  return moves.undirected() ? storage::v1::DISTANCE_MOD3 : storage::v1::DISTANCE_BYTE;
 }
 
 absl::StatusOr<DefinedSearchResult> SearchDefinition(const Definition& definition,

@@ -1,6 +1,6 @@
 // The breadth-first search over a definition's index that fills its table: the distance of
 // every state to the nearest goal, in the table's own entries (two bits a state, the
-// distance modulo 3, for a definition without guards; a byte otherwise), so that the search
+// distance modulo 3, where every move can be undone; a byte otherwise), so that the search
 // needs no memory beyond the table and the inner coordinates' move table of DefinedIndex's
 // split.
 //
@@ -52,8 +52,9 @@ struct DefinedSearchResult {
   }
 };
 
-// The encoding a definition's table takes: two bits a state without guards (every move's
-// inverse is one of its powers, so neighbours differ by at most one), a byte with them.
+// The encoding a definition's table takes: two bits a state where every move's block is
+// undone by a block (CompiledMoves::undirected: unguarded moves, and guarded ones with their
+// ways back), so that neighbours differ by at most one; a byte otherwise.
 TableEncoding DefinedEncoding(const CompiledMoves& moves);
 
 // INVALID_ARGUMENT when two blocks of one move apply in a reachable state (the message names

@@ -232,6 +232,45 @@ CompiledMoves::CompiledMoves(const Definition& definition)
     test_at_.push_back(block.tests.size() == 1 ? block.tests[0].at : 0);
     test_value_.push_back(block.tests.size() == 1 ? block.tests[0].value : 0);
   }
+  // Unguarded moves are undone by one of their powers; guarded ones are looked at block by
+  // block (a pair at a time: a few thousand blocks at most are looked at, past that the
+  // moves are taken as one-way).
+  constexpr int kMostBlocksLookedAt = 4096;
+  if (guarded_) {
+    undirected_ = block_count() <= kMostBlocksLookedAt;
+    for (int b = 0; b < block_count() && undirected_; ++b) undirected_ = InverseBlock(b) >= 0;
+  }
+}
+
+int CompiledMoves::InverseBlock(int b) const {
+  const Block& a = block(b);
+  // What `a`'s tests ask of the state it applies to, by byte (-1: nothing).
+  std::vector<int> asked(static_cast<size_t>(state_bytes_), -1);
+  for (const Test& t : a.tests) asked[t.at] = t.value;
+  for (int c = 0; c < block_count(); ++c) {
+    const Block& undo = block(c);
+    // a then undo: byte i of the result is byte a.source[undo.source[i]] of the state.
+    bool identity = true;
+    for (int i = 0; i < state_bytes_ && identity; ++i) {
+      const uint16_t via = undo.source[static_cast<size_t>(i)];
+      const uint8_t modulus = undo.modulus[static_cast<size_t>(i)];
+      identity = a.source[via] == i &&
+                 (modulus == 0 || (a.add[via] + undo.add[static_cast<size_t>(i)]) % modulus == 0);
+    }
+    if (!identity) continue;
+    // Each of undo's tests reads a byte of a's result: the byte a took from a.source[at],
+    // which a's tests must fix to the value that becomes the one asked.
+    bool holds = true;
+    for (const Test& t : undo.tests) {
+      const int before = asked[a.source[t.at]];
+      const uint8_t modulus = a.modulus[t.at];
+      holds = before >= 0 &&
+              (modulus == 0 ? before == t.value : (before + a.add[t.at]) % modulus == t.value);
+      if (!holds) break;
+    }
+    if (holds) return c;
+  }
+  return -1;
 }
 
 void CompiledMoves::Transform(int b, const uint8_t* in, uint8_t* out) const {

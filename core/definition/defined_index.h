@@ -69,6 +69,11 @@ class CompiledMoves {
   // The blocks of move m are first_block(m) .. first_block(m + 1) - 1.
   int first_block(int m) const { return first_block_[static_cast<size_t>(m)]; }
   bool guarded() const { return guarded_; }
+  // Whether every block is undone by a block wherever it applies (InverseBlock): the moves
+  // join states both ways, so that neighbours are at most one move apart in distance and a
+  // table keeps the distance modulo 3 (unguarded moves always; guarded ones such as a
+  // blank's steps or a knight's jumps when each has its way back).
+  bool undirected() const { return undirected_; }
 
   bool Holds(int b, const uint8_t* state) const {
     for (const Test& t : blocks_[static_cast<size_t>(b)].tests) {
@@ -82,6 +87,9 @@ class CompiledMoves {
   void Untransform(int b, const uint8_t* in, uint8_t* out) const;
   // The move that undoes move m wherever m applies, or -1 (a guarded move, or none).
   int InverseMove(int m) const;
+  // A block that undoes block b on every state b leads to, or -1: the inverse of b's
+  // transform, whose tests hold wherever b's held (they follow from b's tests).
+  int InverseBlock(int b) const;
   // The block of move m that applies to `state`, or -1.
   int BlockAt(int m, const uint8_t* state) const {
     const int first = first_block(m), last = first_block(m + 1);
@@ -107,6 +115,7 @@ class CompiledMoves {
  private:
   int state_bytes_ = 0;
   bool guarded_ = false;
+  bool undirected_ = true;
   std::vector<Block> blocks_;
   std::vector<int> first_block_ = {0};
   // By move: every block has exactly one test; then by block, that test's byte and value.
