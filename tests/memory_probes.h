@@ -973,8 +973,9 @@ inline std::string ManyFieldsHeaders(std::string_view path, int fields) {
 
 // Issue 64, D5: on each of `connections` connections, `calls` Solve calls opened with
 // ManyFieldsHeaders(`fields`) and never finished (no DATA, no END_STREAM), read meanwhile,
-// and kept open for `hold`, and longer (up to a minute more) while the server's answers
-// still come (until a second passes without a frame: a slow server's refusals all counted).
+// and kept open for `hold`, and longer (up to a minute more) until the server has answered a
+// PING sent after the calls: gRPC answers it once it has read every call before it, and the
+// port's own answers to those calls go out before (a slow server's refusals all counted).
 // Returns the calls sent and how the server answered them.
 inline std::string OpenCallsProbe(int grpc_port, int connections, int calls, int fields,
                                   std::chrono::milliseconds hold) {
@@ -997,9 +998,9 @@ inline std::string OpenCallsProbe(int grpc_port, int connections, int calls, int
       ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
       h2::Statuses statuses;
       std::string got;
-      auto last_frame = ProbeClock::now();
-      auto each = [&](uint8_t type, uint8_t, uint32_t stream, std::string_view payload) {
-        last_frame = ProbeClock::now();
+      bool pinged = false;
+      auto each = [&](uint8_t type, uint8_t flags, uint32_t stream, std::string_view payload) {
+        if (type == 6 && (flags & 1) != 0) pinged = true;
         if (type == 3) ++r.resets;
         if (type == 7) ++r.goaways;
         statuses.Frame(type, stream, payload);
@@ -1010,11 +1011,10 @@ inline std::string OpenCallsProbe(int grpc_port, int connections, int calls, int
       out += h2::Frame(4, 0x1, 0, "");
       h2::Seen unused;
       h2::SendReading(fd, out, &unused, until);
-      for (int i = 0; i < calls && !r.closed && r.goaways == 0; ++i) {
-        const uint32_t id = 1 + 2 * static_cast<uint32_t>(i);
-        const std::string frame = h2::Frame(1, 0x4, id, headers);
+      // Sends `frame` whole, reading what comes meanwhile; false if it could not by `by`.
+      auto send = [&](const std::string& frame, ProbeClock::time_point by) {
         std::string_view rest = frame;
-        while (!rest.empty() && !r.closed && ProbeClock::now() < until) {
+        while (!rest.empty() && !r.closed && ProbeClock::now() < by) {
           const ssize_t n = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
           if (n > 0) {
             rest.remove_prefix(static_cast<size_t>(n));
@@ -1024,12 +1024,16 @@ inline std::string OpenCallsProbe(int grpc_port, int connections, int calls, int
             h2::ReadWholeFrames(fd, &got, &r.closed, each);
           }
         }
-        if (!rest.empty()) break;
+        return rest.empty();
+      };
+      for (int i = 0; i < calls && !r.closed && r.goaways == 0; ++i) {
+        const uint32_t id = 1 + 2 * static_cast<uint32_t>(i);
+        if (!send(h2::Frame(1, 0x4, id, headers), until + std::chrono::minutes(1))) break;
         ++r.sent;
       }
+      send(h2::Frame(6, 0, 0, "after..."), until + std::chrono::minutes(1));
       for (auto now = ProbeClock::now();
-           !r.closed && (now < until || (now - last_frame < std::chrono::seconds(1) &&
-                                         now < until + std::chrono::minutes(1)));
+           !r.closed && (now < until || (!pinged && now < until + std::chrono::minutes(1)));
            now = ProbeClock::now()) {
         h2::ReadWholeFrames(fd, &got, &r.closed, each);
       }
