@@ -46,12 +46,15 @@ class Encoder {
  public:
   Encoder() { nghttp2_hd_deflate_new(&deflater_, 4096); }
   ~Encoder() { nghttp2_hd_deflate_del(deflater_); }
-  std::string Block(const Fields& fields) {
+  // `never_indexed`: every field a literal never indexed (RFC 7541 6.2.3), which leaves the
+  // dynamic table as it was.
+  std::string Block(const Fields& fields, bool never_indexed = false) {
     std::vector<nghttp2_nv> nv;
     for (const auto& [name, value] : fields) {
       nv.push_back({reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
                     reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name.size(),
-                    value.size(), NGHTTP2_NV_FLAG_NONE});
+                    value.size(),
+                    static_cast<uint8_t>(never_indexed ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE)});
     }
     std::string out(nghttp2_hd_deflate_bound(deflater_, nv.data(), nv.size()), '\0');
     const ssize_t n = nghttp2_hd_deflate_hd(deflater_, reinterpret_cast<uint8_t*>(out.data()),
@@ -330,12 +333,25 @@ TEST_F(Http2InspectorTest, OpenCallsAreChargedAndBoundedPerConnectionAndInTheBud
   EXPECT_NE(ValueOf(fields, "grpc-message").find("--grpc-max-open-call-bytes"), std::string::npos)
       << ValueOf(fields, "grpc-message");
   EXPECT_EQ(answer[1].type, 3);
+  // A refused call whose block leaves HPACK's table as it was never reaches gRPC; what the
+  // client sends on it later passes, for gRPC to skip as a stream it does not know.
+  to_server.clear();
+  to_client.clear();
+  const std::string plain = Frame(1, 0x4, 9, encoder_.Block(heavy, /*never_indexed=*/true));
+  ASSERT_FALSE(inspector.FromClient(plain, &to_server, &to_client));
+  EXPECT_EQ(to_server, "") << "the refused call's block is dropped";
+  ASSERT_EQ(Frames(to_client).size(), 2u);
+  EXPECT_EQ(ValueOf(Decode(Frames(to_client)[0].payload), "grpc-status"), "8");
+  const std::string data = Frame(0, 0x1, 9, Message("abc"));
+  ASSERT_FALSE(inspector.FromClient(data, &to_server, &to_client));
+  EXPECT_EQ(to_server, data);
+  EXPECT_EQ(inspector.open_streams(), 3u);
   // A small call still fits; once gRPC ends one, a heavy one does again.
-  ASSERT_FALSE(inspector.FromClient(Frame(1, 0x4, 9, encoder_.Block(Call())), &to_server, &to_client));
+  ASSERT_FALSE(inspector.FromClient(Frame(1, 0x4, 11, encoder_.Block(Call())), &to_server, &to_client));
   EXPECT_EQ(inspector.open_streams(), 4u);
   inspector.FromServer(Frame(1, 0x5, 1, "\x88"), &to_client);
   EXPECT_EQ(budget.held(MemoryUse::kGrpcCall), inspector.open_call_bytes());
-  ASSERT_FALSE(inspector.FromClient(Frame(1, 0x4, 11, encoder_.Block(heavy)), &to_server, &to_client));
+  ASSERT_FALSE(inspector.FromClient(Frame(1, 0x4, 13, encoder_.Block(heavy)), &to_server, &to_client));
   EXPECT_EQ(inspector.open_streams(), 4u);
 
   // The budget's share, all connections' together: a second connection's call past it is

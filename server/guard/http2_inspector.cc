@@ -84,6 +84,45 @@ uint32_t ReadUint32(std::string_view bytes) {
   return uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 | b[3];
 }
 
+// Whether a header block's representations change an HPACK decoder's state (RFC 7541
+// section 6): a literal with incremental indexing adds to the dynamic table, a size update
+// resizes it; indexed fields and literals without indexing (or never indexed) leave it as
+// it was. Anything that does not parse counts as a change.
+bool ChangesHpackTable(std::string_view block) {
+  size_t i = 0;
+  // An integer of `prefix` bits starting at block[i] (section 5.1).
+  auto integer = [&](int prefix, uint64_t* value) {
+    if (i >= block.size()) return false;
+    const uint8_t mask = static_cast<uint8_t>((1 << prefix) - 1);
+    *value = static_cast<uint8_t>(block[i++]) & mask;
+    if (*value < mask) return true;
+    for (int shift = 0; shift <= 56; shift += 7) {
+      if (i >= block.size()) return false;
+      const auto b = static_cast<uint8_t>(block[i++]);
+      *value += uint64_t{b & 0x7fu} << shift;
+      if ((b & 0x80) == 0) return true;
+    }
+    return false;
+  };
+  auto skip_string = [&] {  // section 5.2: a Huffman bit, then the length
+    uint64_t length = 0;
+    if (!integer(7, &length) || length > block.size() - i) return false;
+    i += static_cast<size_t>(length);
+    return true;
+  };
+  while (i < block.size()) {
+    const auto first = static_cast<uint8_t>(block[i]);
+    uint64_t index = 0;
+    if ((first & 0x80) != 0) {  // indexed
+      if (!integer(7, &index)) return true;
+      continue;
+    }
+    if ((first & 0xc0) == 0x40 || (first & 0xe0) == 0x20) return true;
+    if (!integer(4, &index) || (index == 0 && !skip_string()) || !skip_string()) return true;
+  }
+  return false;
+}
+
 // Frames held whole before gRPC reads them, so that their payload can be checked first
 // (each at most kMaxFrameBytes: checked at the frame's start).
 bool IsControl(uint8_t type) {
@@ -144,6 +183,8 @@ std::optional<Http2Refusal> Http2Inspector::FromClient(std::string_view bytes,
                  (client_.type() == kData && streams_.count(client_.stream()) > 0);
       if (holding_) {
         held_.assign(header);
+      } else if (NewCallBlock()) {
+        new_call_.append(header);
       } else {
         to_server->append(header);
       }
@@ -161,8 +202,8 @@ std::optional<Http2Refusal> Http2Inspector::FromClient(std::string_view bytes,
     if (holding_) {
       held_.append(chunk);  // within kMaxFrameBytes: checked at the frame's start
     } else {
-      to_server->append(chunk);
       // Within max_header_block: checked at the frame's start.
+      (NewCallBlock() ? new_call_ : *to_server).append(chunk);
       if (type == kHeaders || type == kContinuation) fragment_.append(chunk);
     }
     client_left_ -= static_cast<uint32_t>(n);
@@ -434,6 +475,7 @@ std::optional<Http2Refusal> Http2Inspector::ClientFrameEnds(std::string* to_serv
       }
       const bool last = (flags & kEndHeaders) != 0;
       if (auto refusal = DecodeHeaderFragment(fragment, last)) return refusal;
+      if (block_new_stream_) new_call_hpack_.append(fragment);
       fragment_.clear();
       if (!last) break;
       block_open_ = false;
@@ -486,16 +528,27 @@ std::optional<Http2Refusal> Http2Inspector::OpenCall(std::string* to_server,
               " they may (a quarter of --memory-budget), and this one needs ", Megabytes(s.cost),
               "; retry later");
   }
+  const bool changes_hpack = ChangesHpackTable(new_call_hpack_);
+  std::string block;
+  block.swap(new_call_);
+  std::string().swap(new_call_hpack_);
   if (why.empty()) {
+    to_server->append(block);
     open_call_bytes_ += s.cost;
     streams_.emplace(id, std::move(s));
     return std::nullopt;
   }
-  // gRPC has read the header block (its HPACK table must follow the client's) and resets
-  // the call it made of it; the client is answered from here. A refused call counts as a
-  // reset: a client that opens nothing but refused calls is a rapid reset of its own.
+  // A refused call counts as a reset: a client that opens nothing but refused calls is a
+  // rapid reset of its own. The client is answered from here.
   if (auto refusal = SpendReset()) return refusal;
-  to_server->append(Frame(kRstStream, 0, id, std::string("\0\0\0\x08", 4)));  // CANCEL
+  if (changes_hpack) {
+    // gRPC reads the header block (its HPACK table must follow the client's) and a reset
+    // (CANCEL) of the call it makes of it.
+    to_server->append(block);
+    to_server->append(Frame(kRstStream, 0, id, std::string("\0\0\0\x08", 4)));
+  }
+  // Otherwise gRPC never sees the call: it takes what the client sends on it later as
+  // frames of a stream it does not know (skipped, their flow control counted).
   ToClient(RefusedAnswer(id, s, 8, why), to_client);  // RESOURCE_EXHAUSTED
   return std::nullopt;
 }

@@ -21,9 +21,10 @@
 //     at least 12 KB a call, 82 KB for one of 444 fields): reckoned as kCallBytes and
 //     kCallHeaderFactor times the call's decoded headers, from its header block until the
 //     call ends, within `max_open_call_bytes` a connection and charged to the server's
-//     memory budget (MemoryUse::kGrpcCall) within a share of it. A call past either is
-//     answered RESOURCE_EXHAUSTED from here and reset towards gRPC (which must still read
-//     its header block: its HPACK table follows the client's);
+//     memory budget (MemoryUse::kGrpcCall) within a share of it. A new call's header block
+//     is held until it is whole; a call past either bound is answered RESOURCE_EXHAUSTED
+//     from here, and gRPC never sees it, unless its block changes HPACK's dynamic table
+//     (which gRPC's decoder must follow): then gRPC reads the block and a reset of the call;
 //   - the client's preface and first SETTINGS before anything is handed to gRPC;
 //   - what RFC 9113 makes an error and gRPC 1.51 lets pass, so that gRPC never reads it:
 //     padded HEADERS (gRPC 1.51 does not strip the padding, and a padding that is valid HPACK
@@ -191,6 +192,12 @@ class Http2Inspector {
   };
 
   std::optional<Http2Refusal> ClientFrameStarts();
+  // The frame at hand is of a new call's header block (held until it is whole).
+  bool NewCallBlock() const {
+    return block_open_ && block_new_stream_ &&
+           (client_.type() == kHeadersType || client_.type() == kContinuationType);
+  }
+  static constexpr uint8_t kHeadersType = 0x1, kContinuationType = 0x9;
   // The rules of RFC 9113 a frame's header alone can break (its type, size, flags, stream).
   std::optional<Http2Refusal> CheckFrameHeader() const;
   // A held control frame, whole: its payload checked, what it changes followed.
@@ -239,6 +246,12 @@ class Http2Inspector {
   size_t block_bytes_ = 0;
   size_t block_list_bytes_ = 0;
   bool block_new_stream_ = false;
+  // A new call's header block, its frames as they came (at most max_header_block and their
+  // headers), held until it is whole: gRPC gets it if the call is opened, or if the call is
+  // refused and its HPACK representations change the table; otherwise never. And its HPACK
+  // bytes (padding and priority left out).
+  std::string new_call_;
+  std::string new_call_hpack_;
   bool block_end_stream_ = false;    // the block's HEADERS ended the client's side
   std::string block_encoding_;
   nghttp2_hd_inflater* hpack_ = nullptr;  // made with the first header block
