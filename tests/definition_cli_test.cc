@@ -103,6 +103,12 @@ TEST_F(DefinitionCliTest, ABuiltDefinitionIsAnsweredFromTheDatabaseAlone) {
             std::string::npos)
       << info.out;
   EXPECT_NE(info.out.find("  moves         U U2 U' R R2 R' F F2 F'\n"), std::string::npos) << info.out;
+  // The blank's steps have their ways back: 2 bits a state.
+  EXPECT_NE(info.out.find("  ways back     every block has a way back (a block that undoes it): a "
+                          "complete table keeps 2 bits a state\n"),
+            std::string::npos)
+      << info.out;
+  EXPECT_NE(info.out.find("  encoding      distance mod 3, 2 bits"), std::string::npos) << info.out;
   const auto verified = RunCommand(kBuild + " verify --db " + db_, "");
   EXPECT_EQ(verified.exit_code, 0) << verified.err;
   // A bad state is refused naming the set and the rule.

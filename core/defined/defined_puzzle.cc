@@ -521,13 +521,7 @@ bool SummarizeDefinition(const Puzzle& puzzle, DefinitionSummary* summary) {
     } else {
       const CompiledMoves::Block& block = data->moves.block(one_way);
       const DefinedMove& move = data->definition.moves()[static_cast<size_t>(block.move)];
-      int line = 0;
-      for (int b = data->moves.first_block(block.move), i = 0; b < data->moves.block_count(); ++b, ++i) {
-        if (b == one_way) {
-          line = move.blocks[static_cast<size_t>(i)].line;
-          break;
-        }
-      }
+      const int line = move.blocks[static_cast<size_t>(one_way - data->moves.first_block(block.move))].line;
       summary->ways = Cat("one way: the block of ", move.name, " at line ", line,
                           " is undone by no block, so a complete table keeps a byte a state");
     }
