@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -429,6 +430,45 @@ TEST(DefinedPuzzleTest, RandomStatesAgreeWithTheBruteForce) {
       ASSERT_TRUE(s.ok());
       ASSERT_EQ(answer(p), all.Answer(*s)) << c.name << ": " << definition->FormatCompact(*s);
     }
+  }
+}
+
+// data/puzzles/knight.tws, the knight swap written from its rules, moves as the built-in
+// model does: from thousands of random boards, the same moves by name to the same boards.
+// (Its census, built in minutes: bench/builtin_as_data.sh.)
+TEST(DefinedPuzzleTest, TheKnightAsDataMovesAsTheModel) {
+  const std::string text =
+      testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/../../data/puzzles/knight.tws");
+  const auto data = Make("knight_as_data", text, 0);
+  ASSERT_NE(data, nullptr);
+  const Puzzle* model = FindPuzzle("knight");
+  ASSERT_NE(model, nullptr);
+  // The model's board (25 of '1', '0', '*') as the definition's labels (1, 2, 3).
+  auto as_data = [&](const Position& p) {
+    std::string labels;
+    for (const char c : model->FormatCompact(p)) {
+      if (!labels.empty()) labels += ' ';
+      labels += c == '1' ? '1' : c == '0' ? '2' : '3';
+    }
+    auto parsed = data->ParseCompact(labels);
+    EXPECT_TRUE(parsed.ok()) << labels << ": " << parsed.status();
+    return parsed.ok() ? data->FormatCompact(*parsed) : std::string();
+  };
+  EXPECT_EQ(as_data(model->Goal(nullptr)), data->FormatCompact(data->Goal(nullptr)));
+  std::mt19937_64 rng(65);
+  for (int i = 0; i < 3000; ++i) {
+    const Position p = model->Random(model->Goal(nullptr), rng);
+    auto q = data->ParseCompact(as_data(p));
+    ASSERT_TRUE(q.ok());
+    std::set<std::pair<std::string, std::string>> by_model, by_data;
+    Position next;
+    for (int m = 0; m < model->move_count(); ++m) {
+      if (model->Apply(p, m, &next)) by_model.insert({model->MoveName(p, m), as_data(next)});
+    }
+    for (int m = 0; m < data->move_count(); ++m) {
+      if (data->Apply(*q, m, &next)) by_data.insert({data->MoveName(*q, m), data->FormatCompact(next)});
+    }
+    ASSERT_EQ(by_data, by_model) << model->FormatCompact(p);
   }
 }
 
