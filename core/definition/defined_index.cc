@@ -219,6 +219,15 @@ CompiledMoves::CompiledMoves(const Definition& definition)
           block.changed.push_back(static_cast<uint16_t>(i));
         }
       }
+      for (const Test& t : block.tests) {
+        for (int i = 0; i < state_bytes_; ++i) {
+          const auto at = static_cast<size_t>(i);
+          if (block.source[at] != t.at) continue;
+          const unsigned value = block.modulus[at] != 0 ? (t.value + block.add[at]) % block.modulus[at] : t.value;
+          block.tests_after.push_back({static_cast<uint16_t>(i), static_cast<uint8_t>(value)});
+          break;
+        }
+      }
       blocks_.push_back(std::move(block));
     }
   }
@@ -291,10 +300,20 @@ void CompiledMoves::Transform(int b, const uint8_t* in, uint8_t* out) const {
 
 void CompiledMoves::Untransform(int b, const uint8_t* in, uint8_t* out) const {
   const Block& block = blocks_[static_cast<size_t>(b)];
-  for (int i = 0; i < state_bytes_; ++i) {
+  // A byte the block leaves alone stays; the ones it moves or turns are a permutation of
+  // one another (source[i] of a changed byte i is changed too), each put back where it came
+  // from with its turn undone.
+  std::memcpy(out, in, static_cast<size_t>(state_bytes_));
+  const uint16_t* source = block.source.data();
+  const uint8_t* add = block.add.data();
+  const uint8_t* modulus = block.modulus.data();
+  for (const uint16_t i : block.changed) {
     unsigned v = in[i];
-    if (block.modulus[i] != 0) v = (v + block.modulus[i] - block.add[i]) % block.modulus[i];
-    out[block.source[static_cast<size_t>(i)]] = static_cast<uint8_t>(v);
+    if (modulus[i] != 0) {
+      v += modulus[i] - add[i];
+      if (v >= modulus[i]) v -= modulus[i];
+    }
+    out[source[i]] = static_cast<uint8_t>(v);
   }
 }
 

@@ -50,6 +50,9 @@ class CompiledMoves {
   };
   struct Block {
     std::vector<Test> tests;  // all must hold (a guarded block's guards)
+    // The same tests read on the state the block makes: where each tested byte goes, and
+    // its value there.
+    std::vector<Test> tests_after;
     std::vector<uint16_t> source;
     std::vector<uint8_t> add;
     std::vector<uint8_t> modulus;
@@ -78,6 +81,14 @@ class CompiledMoves {
   bool Holds(int b, const uint8_t* state) const {
     for (const Test& t : blocks_[static_cast<size_t>(b)].tests) {
       if (state[t.at] != t.value) return false;
+    }
+    return true;
+  }
+  // Whether `after`, a state block b made, came from one b applies to (its tests read
+  // where their bytes went): a predecessor by b is worth making only then.
+  bool HeldBefore(int b, const uint8_t* after) const {
+    for (const Test& t : blocks_[static_cast<size_t>(b)].tests_after) {
+      if (after[t.at] != t.value) return false;
     }
     return true;
   }
