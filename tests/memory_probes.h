@@ -680,6 +680,21 @@ inline std::string RapidResetProbe(int grpc_port, int connections, int streams) 
   return text;
 }
 
+// Runs `each(c, fd)` for each connection c of `connections` at once, a thread each, with a
+// new loopback connection to `port` (fd -1 where none could be made, closed after), and
+// waits for them all.
+inline void OnConnections(int port, int connections, const std::function<void(int, int)>& each) {
+  std::vector<std::thread> threads;
+  for (int c = 0; c < connections; ++c) {
+    threads.emplace_back([&, c] {
+      const int fd = ConnectLoopback(port);
+      each(c, fd);
+      if (fd >= 0) ::close(fd);
+    });
+  }
+  for (auto& t : threads) t.join();
+}
+
 // Issue 49, finding 1: a CONTINUATION flood. On each of `connections` connections: the
 // preface and SETTINGS (the server's never acknowledged, as the attack sent them), one
 // HEADERS frame of a Solve call without END_HEADERS, then up to `frames` CONTINUATION
@@ -694,42 +709,36 @@ inline std::string ContinuationFloodProbe(int grpc_port, int connections, int fr
     double ended_ms = -1;  // from the first CONTINUATION to what ended it
   };
   std::vector<Result> results(static_cast<size_t>(connections));
-  std::vector<std::thread> threads;
-  for (int c = 0; c < connections; ++c) {
-    threads.emplace_back([&, c] {
-      Result& r = results[static_cast<size_t>(c)];
-      const int fd = ConnectLoopback(grpc_port);
-      if (fd < 0) {
-        r.seen.closed = true;
-        return;
-      }
-      const auto until = ProbeClock::now() + std::chrono::seconds(30);
-      std::string start(h2::kPreface);
-      start += h2::Frame(4, 0, 0, "");
-      start += h2::Frame(1, 0, 1, h2::GrpcHeaders("/puzzledb.v1.Solver/Solve"));  // no END_HEADERS
-      h2::SendReading(fd, start, &r.seen, until);
-      const auto started = ProbeClock::now();
-      for (int i = 0; i < frames; ++i) {
-        const std::string field = h2::LiteralField("x-pad-" + std::to_string(i % 1000), padding);
-        if (!h2::SendReading(fd, h2::Frame(9, 0, 1, field), &r.seen, until)) break;
-        ++r.sent;
-        if (r.seen.goaway > 0 || r.seen.rst_stream > 0) break;
-      }
-      // What the server says after the last frame: up to a second more.
-      const auto wait_end = std::min(until, ProbeClock::now() + std::chrono::seconds(1));
-      while (r.seen.goaway == 0 && r.seen.rst_stream == 0 && !r.seen.closed &&
-             ProbeClock::now() < wait_end) {
-        pollfd p{fd, POLLIN, 0};
-        ::poll(&p, 1, 20);
-        h2::ReadFrames(fd, &r.seen);
-      }
-      if (r.seen.goaway > 0 || r.seen.rst_stream > 0 || r.seen.closed) {
-        r.ended_ms = MillisSince(started);
-      }
-      ::close(fd);
-    });
-  }
-  for (auto& t : threads) t.join();
+  OnConnections(grpc_port, connections, [&](int c, int fd) {
+    Result& r = results[static_cast<size_t>(c)];
+    if (fd < 0) {
+      r.seen.closed = true;
+      return;
+    }
+    const auto until = ProbeClock::now() + std::chrono::seconds(30);
+    std::string start(h2::kPreface);
+    start += h2::Frame(4, 0, 0, "");
+    start += h2::Frame(1, 0, 1, h2::GrpcHeaders("/puzzledb.v1.Solver/Solve"));  // no END_HEADERS
+    h2::SendReading(fd, start, &r.seen, until);
+    const auto started = ProbeClock::now();
+    for (int i = 0; i < frames; ++i) {
+      const std::string field = h2::LiteralField("x-pad-" + std::to_string(i % 1000), padding);
+      if (!h2::SendReading(fd, h2::Frame(9, 0, 1, field), &r.seen, until)) break;
+      ++r.sent;
+      if (r.seen.goaway > 0 || r.seen.rst_stream > 0) break;
+    }
+    // What the server says after the last frame: up to a second more.
+    const auto wait_end = std::min(until, ProbeClock::now() + std::chrono::seconds(1));
+    while (r.seen.goaway == 0 && r.seen.rst_stream == 0 && !r.seen.closed &&
+           ProbeClock::now() < wait_end) {
+      pollfd p{fd, POLLIN, 0};
+      ::poll(&p, 1, 20);
+      h2::ReadFrames(fd, &r.seen);
+    }
+    if (r.seen.goaway > 0 || r.seen.rst_stream > 0 || r.seen.closed) {
+      r.ended_ms = MillisSince(started);
+    }
+  });
   long sent = 0;
   int goaway = 0, reset = 0, closed = 0, open = 0;
   double slowest = 0;
@@ -986,62 +995,56 @@ inline std::string OpenCallsProbe(int grpc_port, int connections, int calls, int
     std::map<std::string, int> ended;
   };
   std::vector<Result> results(static_cast<size_t>(connections));
-  std::vector<std::thread> threads;
-  for (int c = 0; c < connections; ++c) {
-    threads.emplace_back([&, c] {
-      Result& r = results[static_cast<size_t>(c)];
-      const int fd = ConnectLoopback(grpc_port);
-      if (fd < 0) {
-        r.closed = true;
-        return;
-      }
-      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-      h2::Statuses statuses;
-      std::string got;
-      bool pinged = false;
-      auto each = [&](uint8_t type, uint8_t flags, uint32_t stream, std::string_view payload) {
-        if (type == 6 && (flags & 1) != 0) pinged = true;
-        if (type == 3) ++r.resets;
-        if (type == 7) ++r.goaways;
-        statuses.Frame(type, stream, payload);
-      };
-      const auto until = ProbeClock::now() + hold;
-      std::string out(h2::kPreface);
-      out += h2::Frame(4, 0, 0, "");
-      out += h2::Frame(4, 0x1, 0, "");
-      h2::Seen unused;
-      h2::SendReading(fd, out, &unused, until);
-      // Sends `frame` whole, reading what comes meanwhile; false if it could not by `by`.
-      auto send = [&](const std::string& frame, ProbeClock::time_point by) {
-        std::string_view rest = frame;
-        while (!rest.empty() && !r.closed && ProbeClock::now() < by) {
-          const ssize_t n = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
-          if (n > 0) {
-            rest.remove_prefix(static_cast<size_t>(n));
-          } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-            r.closed = true;
-          } else {
-            h2::ReadWholeFrames(fd, &got, &r.closed, each);
-          }
+  OnConnections(grpc_port, connections, [&](int c, int fd) {
+    Result& r = results[static_cast<size_t>(c)];
+    if (fd < 0) {
+      r.closed = true;
+      return;
+    }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    h2::Statuses statuses;
+    std::string got;
+    bool pinged = false;
+    auto each = [&](uint8_t type, uint8_t flags, uint32_t stream, std::string_view payload) {
+      if (type == 6 && (flags & 1) != 0) pinged = true;
+      if (type == 3) ++r.resets;
+      if (type == 7) ++r.goaways;
+      statuses.Frame(type, stream, payload);
+    };
+    const auto until = ProbeClock::now() + hold;
+    std::string out(h2::kPreface);
+    out += h2::Frame(4, 0, 0, "");
+    out += h2::Frame(4, 0x1, 0, "");
+    h2::Seen unused;
+    h2::SendReading(fd, out, &unused, until);
+    // Sends `frame` whole, reading what comes meanwhile; false if it could not by `by`.
+    auto send = [&](const std::string& frame, ProbeClock::time_point by) {
+      std::string_view rest = frame;
+      while (!rest.empty() && !r.closed && ProbeClock::now() < by) {
+        const ssize_t n = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
+        if (n > 0) {
+          rest.remove_prefix(static_cast<size_t>(n));
+        } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+          r.closed = true;
+        } else {
+          h2::ReadWholeFrames(fd, &got, &r.closed, each);
         }
-        return rest.empty();
-      };
-      for (int i = 0; i < calls && !r.closed && r.goaways == 0; ++i) {
-        const uint32_t id = 1 + 2 * static_cast<uint32_t>(i);
-        if (!send(h2::Frame(1, 0x4, id, headers), until + std::chrono::minutes(1))) break;
-        ++r.sent;
       }
-      send(h2::Frame(6, 0, 0, "after..."), until + std::chrono::minutes(1));
-      for (auto now = ProbeClock::now();
-           !r.closed && (now < until || (!pinged && now < until + std::chrono::minutes(1)));
-           now = ProbeClock::now()) {
-        h2::ReadWholeFrames(fd, &got, &r.closed, each);
-      }
-      r.ended = statuses.ended;
-      ::close(fd);
-    });
-  }
-  for (auto& t : threads) t.join();
+      return rest.empty();
+    };
+    for (int i = 0; i < calls && !r.closed && r.goaways == 0; ++i) {
+      const uint32_t id = 1 + 2 * static_cast<uint32_t>(i);
+      if (!send(h2::Frame(1, 0x4, id, headers), until + std::chrono::minutes(1))) break;
+      ++r.sent;
+    }
+    send(h2::Frame(6, 0, 0, "after..."), until + std::chrono::minutes(1));
+    for (auto now = ProbeClock::now();
+         !r.closed && (now < until || (!pinged && now < until + std::chrono::minutes(1)));
+         now = ProbeClock::now()) {
+      h2::ReadWholeFrames(fd, &got, &r.closed, each);
+    }
+    r.ended = statuses.ended;
+  });
   int sent = 0, resets = 0, goaways = 0, closed = 0;
   std::map<std::string, int> ended;
   for (const Result& r : results) {

@@ -512,12 +512,12 @@ bool SummarizeDefinition(const Puzzle& puzzle, DefinitionSummary* summary) {
                                               : Cat("none: ", data->why_no_table);
   summary->patterns = !data->why_no_table.empty();
   if (data->moves.guarded()) {
-    int one_way = -1;
-    for (int b = 0; b < data->moves.block_count() && one_way < 0; ++b) {
-      if (data->moves.InverseBlock(b) < 0) one_way = b;
-    }
-    if (one_way < 0) {
+    const int one_way = data->moves.one_way_block();
+    if (data->moves.undirected()) {
       summary->ways = "every block has a way back (a block that undoes it): a complete table keeps 2 bits a state";
+    } else if (one_way < 0) {
+      summary->ways = Cat(data->moves.block_count(), " blocks, too many to look for their ways "
+                          "back: a complete table keeps a byte a state");
     } else {
       const CompiledMoves::Block& block = data->moves.block(one_way);
       const DefinedMove& move = data->definition.moves()[static_cast<size_t>(block.move)];

@@ -245,10 +245,12 @@ CompiledMoves::CompiledMoves(const Definition& definition)
   // block (a pair at a time: a few thousand blocks at most are looked at, past that the
   // moves are taken as one-way).
   constexpr int kMostBlocksLookedAt = 4096;
-  if (guarded_) {
-    undirected_ = block_count() <= kMostBlocksLookedAt;
-    for (int b = 0; b < block_count() && undirected_; ++b) undirected_ = InverseBlock(b) >= 0;
+  if (guarded_ && block_count() <= kMostBlocksLookedAt) {
+    for (int b = 0; b < block_count() && one_way_block_ < 0; ++b) {
+      if (InverseBlock(b) < 0) one_way_block_ = b;
+    }
   }
+  undirected_ = !guarded_ || (block_count() <= kMostBlocksLookedAt && one_way_block_ < 0);
 }
 
 int CompiledMoves::InverseBlock(int b) const {

@@ -77,6 +77,9 @@ class CompiledMoves {
   // table keeps the distance modulo 3 (unguarded moves always; guarded ones such as a
   // blank's steps or a knight's jumps when each has its way back).
   bool undirected() const { return undirected_; }
+  // The first block that no block undoes (guarded moves looked at, as for undirected()), or
+  // -1: what a person is told makes a table a byte a state.
+  int one_way_block() const { return one_way_block_; }
 
   bool Holds(int b, const uint8_t* state) const {
     for (const Test& t : blocks_[static_cast<size_t>(b)].tests) {
@@ -127,6 +130,7 @@ class CompiledMoves {
   int state_bytes_ = 0;
   bool guarded_ = false;
   bool undirected_ = true;
+  int one_way_block_ = -1;
   std::vector<Block> blocks_;
   std::vector<int> first_block_ = {0};
   // By move: every block has exactly one test; then by block, that test's byte and value.

@@ -506,6 +506,11 @@ std::optional<Http2Refusal> Http2Inspector::ClientFrameEnds(std::string* to_serv
   return std::nullopt;
 }
 
+bool Http2Inspector::NewCallBlock() const {
+  return block_open_ && block_new_stream_ &&
+         (client_.type() == kHeaders || client_.type() == kContinuation);
+}
+
 std::optional<Http2Refusal> Http2Inspector::OpenCall(std::string* to_server,
                                                      std::string* to_client) {
   const uint32_t id = block_stream_;

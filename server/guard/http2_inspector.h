@@ -193,11 +193,7 @@ class Http2Inspector {
 
   std::optional<Http2Refusal> ClientFrameStarts();
   // The frame at hand is of a new call's header block (held until it is whole).
-  bool NewCallBlock() const {
-    return block_open_ && block_new_stream_ &&
-           (client_.type() == kHeadersType || client_.type() == kContinuationType);
-  }
-  static constexpr uint8_t kHeadersType = 0x1, kContinuationType = 0x9;
+  bool NewCallBlock() const;
   // The rules of RFC 9113 a frame's header alone can break (its type, size, flags, stream).
   std::optional<Http2Refusal> CheckFrameHeader() const;
   // A held control frame, whole: its payload checked, what it changes followed.
