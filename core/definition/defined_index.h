@@ -165,6 +165,14 @@ class DefinedIndex {
     int k = 1;
     bool sum_fixed = false;
     int sum = 0;
+    // kLabels of three labels or more, repeated (a multiset), while small: the counts still
+    // to place as a mixed-radix key (a label's count weighs stride[label]); arrangements[key]
+    // of the positions left, and before[key * labels + code] the arrangements that put a
+    // label below `code` first (all ones where no `code` is left), so that a rank adds one
+    // entry a position.
+    std::vector<uint32_t> stride;
+    std::vector<uint64_t> arrangements;
+    std::vector<uint64_t> before;
   };
   // The parity of the labels of orbit `orbit` is `constant` xor the parities of the
   // orbits `from` (each of distinct labels).
