@@ -5,7 +5,8 @@
 # SET is 7-8 (default) or 6-6-3: the model's pattern set (puzzledb-build --puzzle fifteen
 # --patterns SET) and the definition's projections of the same tiles with the blank free
 # (T 1-8 ~16 and T 9-15 ~16; T 1-4,7,8 ~16, T 5,6,9,10,13,14 ~16 and T 11,12,15 ~16): the
-# same entries. Builds both (each build's seconds and peak), then, ROUNDS times (default 2),
+# same entries. SET chosen: the definition's tables are the builder's own choice within
+# MEMORY (default 1G, no --projection), against the model's 7-8. Builds both (each build's seconds and peak), then, ROUNDS times (default 2),
 # solves Korf's first FIRST boards (default 100) with the model and then with the
 # definition, each side one `puzzledb solve --json` process over its database, and prints
 # each round's total search time (the answers' own microseconds) and nodes, and their ratio.
@@ -20,26 +21,35 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 [ -n "${KEEP:-}" ] && echo "working in $work"
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+model_set=$set_name
+memory=3G
 case $set_name in
   7-8) projections='T 1-8 ~16|T 9-15 ~16' ;;
   6-6-3) projections='T 1-4,7,8 ~16|T 5,6,9,10,13,14 ~16|T 11,12,15 ~16' ;;
-  *) echo "SET is 7-8 or 6-6-3" >&2; exit 2 ;;
+  chosen)
+    # The builder's own choice within MEMORY (default 1G), against the model's 7-8.
+    projections=''
+    memory=${MEMORY:-1G}
+    model_set=7-8
+    ;;
+  *) echo "SET is 7-8, 6-6-3 or chosen" >&2; exit 2 ;;
 esac
 
 /usr/bin/time -f "%e %M" -o "$work/model.time" \
-  "$build/builder/puzzledb-build" --db "$work/model" --puzzle fifteen --patterns "$set_name" -q
+  "$build/builder/puzzledb-build" --db "$work/model" --puzzle fifteen --patterns "$model_set" -q
 read -r model_s model_kb <"$work/model.time"
 # The definition's tables decoded from their pages at load, as the model's are (its pattern
 # tables get no unpacked copy): a copy written just now would be mapped from a page cache of
 # small pages, which costs its walks about 13 % until the file is read in again.
 set -- --db "$work/defined" --definition "$here/tests/golden/definitions/slide44.tws" -q \
-  --pattern-memory 3G --unpacked-copies none
+  --pattern-memory "$memory" --unpacked-copies none
 old_ifs=$IFS
 IFS='|'
 for spec in $projections; do set -- "$@" --projection "$spec"; done
 IFS=$old_ifs
 /usr/bin/time -f "%e %M" -o "$work/defined.time" "$build/builder/puzzledb-build" "$@"
 read -r defined_s defined_kb <"$work/defined.time"
+[ -z "$projections" ] && "$build/builder/puzzledb-build" info --db "$work/defined" | sed -n 's/.*; chosen: /chosen: /p'
 echo "build $set_name: model $model_s s (peak $model_kb kB), definition $defined_s s (peak $defined_kb kB), ratio $(awk -v a="$defined_s" -v b="$model_s" 'BEGIN { printf "%.2f", a / b }')"
 
 # Korf's boards: the model's input (a count, then four rows a board), the definition's

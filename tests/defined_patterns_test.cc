@@ -110,6 +110,25 @@ TEST(DefinedPatternsTest, ProjectionsAreChosenWithinTheBudget) {
     }
   }
   EXPECT_TRUE(ChooseProjections(d, 2).empty());
+  // A cube's turn carries four corners: never groups that add up.
+  std::string why;
+  ChooseProjections(d, 100000, &why);
+  EXPECT_EQ(why.find("add up"), std::string::npos) << why;
+
+  // The fifteen's tiles, one carried a move, in groups that add up with the blank free, each
+  // as large as fits: 7 tiles within 1 GiB (8 would take 2.6 GB to search), 8 within 3 GiB.
+  const Definition fifteen = Read("slide44.tws");
+  for (const auto& [memory, expected] :
+       std::vector<std::pair<uint64_t, std::string>>{{uint64_t{1} << 30, "T 1-7 ~16|T 8-14 ~16|T 15 ~16"},
+                                                     {uint64_t{3} << 30, "T 1-8 ~16|T 9-15 ~16"}}) {
+    const std::vector<ProjectionSpec> groups = ChooseProjections(fifteen, memory, &why);
+    std::vector<std::string> texts;
+    for (const ProjectionSpec& spec : groups) texts.push_back(FormatProjection(spec));
+    EXPECT_EQ(Join(texts, "|"), expected) << memory;
+    EXPECT_TRUE(MoveDisjoint(fifteen, groups));
+    EXPECT_NE(why.find("distances add up"), std::string::npos) << why;
+  }
+  EXPECT_NE(why.find("T 1-8 ~16 (one more piece: 4151.3 MB of table with 3221.2 MB left)"), std::string::npos) << why;
   BuildOptions named;
   named.projections = {"CORNER 1-3 -o", "CORNER 4-7 -o"};
   auto specs = ProjectionsToBuild(d, named);
@@ -133,11 +152,15 @@ TEST(DefinedPatternsTest, StoredTablesGuideTheLiveSearchToTheSameAnswers) {
   struct Case {
     std::string file;
     std::vector<std::string> projections;
+    uint64_t memory = 0;        // --pattern-memory; 0: the default
+    std::string chosen = "";    // the projections the builder chose, when it chose
   };
   const std::vector<Case> cases = {
       {"slide32.tws", {"T 1-2,6", "T 3-5"}},
       {"pancake5.tws", {"P 1-3"}},
       {"dials3.tws", {}},  // chosen within the budget
+      // Tiles in groups that add up, the blank free: two tiles' search takes 75 bytes.
+      {"slide32.tws", {}, 130, "projections T 1-2 ~6 | T 3-4 ~6 | T 5 ~6; chosen: set T"},
   };
   const std::string dir = testing::TempPath("defined_patterns_db");
   fs::remove_all(dir);
@@ -145,7 +168,7 @@ TEST(DefinedPatternsTest, StoredTablesGuideTheLiveSearchToTheSameAnswers) {
   ASSERT_TRUE(store.ok()) << store.status();
   std::shared_ptr<TableStore> shared(std::move(*store));
   for (const Case& c : cases) {
-    const std::string name = DefinedNameOf(c.file) + "_p";
+    const std::string name = DefinedNameOf(c.file) + "_p" + (c.memory > 0 ? "m" : "");
     auto puzzle = MakeDefinedPuzzle(name, Text(c.file), c.file, kDefaultMaxDefinedStates,
                                     DefinedTableKind::kPatterns);
     ASSERT_TRUE(puzzle.ok()) << puzzle.status();
@@ -153,9 +176,13 @@ TEST(DefinedPatternsTest, StoredTablesGuideTheLiveSearchToTheSameAnswers) {
     BuildOptions options;
     options.threads = 2;
     options.projections = c.projections;
+    options.pattern_memory = c.memory;
     auto built = (*puzzle)->BuildPatterns("patterns", *shared, options);
     ASSERT_TRUE(built.ok()) << built.status();
     EXPECT_EQ(built->table_id(), name + "-patterns");
+    if (!c.chosen.empty()) {
+      EXPECT_NE(built->parameters_text().find(c.chosen), std::string::npos) << built->parameters_text();
+    }
     auto loaded = shared->Load(built->table_id());
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     const absl::Status verified = (*puzzle)->Verify(*shared, *built, 2);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "core/table/table_format.h"
@@ -113,8 +114,98 @@ DefinedPatterns::DefinedPatterns(std::vector<ProjectionTable> tables, bool sum,
   for (const ProjectionTable& table : tables_) bounds_.push_back(&table);
 }
 
-std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint64_t memory) {
+namespace {
+
+// A set's pieces in groups whose tables add up (MoveDisjoint), the labels its guards read
+// free in each (a sliding puzzle's blank): each group as large as `memory` allows, its
+// pieces in the order of the cells the first goal gives them, as a person groups the
+// fifteen's tiles by rows. Empty unless the set's other pieces are each one of a kind, no
+// orientations count, and the groups add up.
+std::vector<ProjectionSpec> AdditiveGroups(const Definition& definition, size_t s, uint64_t memory,
+                                           std::string* why) {
+  const DefinedSet& set = definition.sets()[s];
+  if (set.orientations > 1) return {};
+  const CompiledMoves moves(definition);
+  std::set<int> read;  // the labels guards read in this set
+  for (int b = 0; b < moves.block_count(); ++b) {
+    for (const CompiledMoves::Test& t : moves.block(b).tests) {
+      if (t.at >= set.offset && t.at < set.offset + set.size) read.insert(t.value);
+    }
+  }
+  const DefinedState& goal = definition.goals()[0];
+  std::vector<int> pieces;  // the others, by the cell holding them
+  std::map<int, int> count;
+  for (int j = 0; j < set.size; ++j) ++count[goal[static_cast<size_t>(set.offset + j)]];
+  for (int j = 0; j < set.size; ++j) {
+    const int label = goal[static_cast<size_t>(set.offset + j)];
+    if (read.count(label) > 0) continue;
+    if (count[label] > 1) return {};
+    pieces.push_back(label);
+  }
+  if (pieces.size() < 2) return {};
+  const std::vector<int> free(read.begin(), read.end());
+  std::vector<ProjectionSpec> groups;
+  std::vector<std::string> limits;  // why each group ends where it does
+  uint64_t left = memory;
+  for (size_t first = 0; first < pieces.size();) {
+    size_t end = first;
+    uint64_t entries = 0;
+    std::string limit;  // none: the set's last piece
+    for (size_t next = first + 1; next <= pieces.size(); ++next) {
+      ProjectionSpec group;
+      group.sets.push_back({set.name, {pieces.begin() + static_cast<std::ptrdiff_t>(first),
+                                       pieces.begin() + static_cast<std::ptrdiff_t>(next)},
+                            true, free});
+      auto n = ProjectionTable::EntriesOf(definition, group, left);
+      auto searched = n.ok() ? ProjectionTable::SearchBytesOf(definition, group, memory) : n.status();
+      if (!searched.ok()) {
+        // What the larger group would have taken, for people.
+        auto all = ProjectionTable::EntriesOf(definition, group, ~uint64_t{0});
+        auto building = ProjectionTable::SearchBytesOf(definition, group, ~uint64_t{0});
+        limit = !n.ok() ? Cat(all.ok() ? Megabytes(*all) : "more", " of table with ", Megabytes(left), " left")
+                        : Cat(building.ok() ? Megabytes(*building) : "more", " to build");
+        break;
+      }
+      end = next;
+      entries = *n;
+    }
+    if (end == first) return {};  // not even one piece fits what is left
+    ProjectionSpec group;
+    group.sets.push_back({set.name, {pieces.begin() + static_cast<std::ptrdiff_t>(first),
+                                     pieces.begin() + static_cast<std::ptrdiff_t>(end)},
+                          true, free});
+    groups.push_back(std::move(group));
+    limits.push_back(limit);
+    left -= entries;
+    first = end;
+  }
+  if (!MoveDisjoint(definition, groups)) return {};
+  if (why != nullptr) {
+    std::vector<std::string> ends;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      ends.push_back(Cat(FormatProjection(groups[g]), limits[g].empty() ? "" : Cat(" (one more piece: ", limits[g], ")")));
+    }
+    *why = Cat("set ", set.name, ": a move carries one piece of one group",
+               free.empty() ? "" : " (the pieces guards read free in each)",
+               ", so the groups' distances add up; each group as large as fits in ", Megabytes(memory), ": ",
+               Join(ends, ", "));
+  }
+  return groups;
+}
+
+}  // namespace
+
+std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint64_t memory,
+                                              std::string* why) {
   std::vector<ProjectionSpec> chosen;
+  if (definition.sets().size() == 1) {
+    // One set whose pieces a move carries one at a time: groups that add up.
+    std::vector<ProjectionSpec> groups = AdditiveGroups(definition, 0, memory, why);
+    if (!groups.empty()) return groups;
+  }
+  if (why != nullptr) {
+    *why = "each set whole where its table fits its share of --pattern-memory, else its pieces in runs, each as long as fits";
+  }
   uint64_t left = memory;
   const size_t sets = definition.sets().size();
   // The sets whose whole table is smallest first, so that what they leave goes to the
@@ -237,6 +328,13 @@ absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data
   const auto started = std::chrono::steady_clock::now();
   const std::string id = Cat(data.name, "-", kDefinedPatternsSet);
   const auto& say = options.on_progress;
+  // What the builder chose and why, when it chose (no --projection).
+  std::string chosen_why;
+  if (options.projections.empty()) {
+    ChooseProjections(data.definition, options.pattern_memory > 0 ? options.pattern_memory : kDefaultPatternMemory,
+                      &chosen_why);
+    if (say) say(Cat("projections of ", data.name, " chosen: ", chosen_why));
+  }
   // The entries of every projection first, so that each table is copied in as soon as it
   // is built and freed: at most one table beside the whole.
   uint64_t total = 0;
@@ -297,7 +395,8 @@ absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data
   m.set_puzzle(data.name);
   m.set_parameters(DefinedModel<TableEncodingKind::kPatternBound>::EncodeParams(&data));
   m.set_parameters_text(Cat(DefinedModel<TableEncodingKind::kPatternBound>::DescribeParams(&data),
-                            "; projections ", Join(described, " | ")));
+                            "; projections ", Join(described, " | "), chosen_why.empty() ? "" : "; chosen: ",
+                            chosen_why));
   m.set_parameters_fingerprint(DefinedPatternsFingerprint(data.text, m));
   TableWriteOptions write;
   write.compression_level = options.compression_level;

@@ -70,12 +70,18 @@ class DefinedPatterns {
   DefinedPruning pruning_;
 };
 
-// Projections whose tables take at most `memory` bytes together: for each set, those
-// whose whole table is smallest first, the whole set if its table fits its share of what
-// is left, else its labels in runs (1-5, 6-10, ...) each as long as fits, with
-// orientations where they fit and without where only that does. Empty when not even one
-// piece fits.
-std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint64_t memory);
+// Projections whose tables take at most `memory` bytes together (and each one's build
+// within it, as for named ones). A definition of one set whose moves carry one piece each
+// besides the pieces guards read (sliding tiles and their blank) gets groups of those
+// pieces whose distances add up (MoveDisjoint), the guards' pieces free in each, each
+// group as large as fits, in the order of the goal's cells: the fifteen's `T 1-7 ~16`,
+// `T 8-14 ~16`, `T 15 ~16` within 1 GiB. Otherwise, for each set, those whose whole table
+// is smallest first, the whole set if its table fits its share of what is left, else its
+// labels in runs (1-5, 6-10, ...) each as long as fits, with orientations where they fit
+// and without where only that does. Empty when not even one piece fits. `why`, if given,
+// says for people which rule chose and where each group ends.
+std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint64_t memory,
+                                              std::string* why = nullptr);
 
 // The projections to build for `options` (BuildOptions::projections read, or chosen within
 // BuildOptions::pattern_memory): INVALID_ARGUMENT naming the projection that is wrong or
