@@ -313,9 +313,10 @@ struct Searched {
 };
 
 absl::StatusOr<Searched> SearchAll(const Definition& d, int threads,
-                                   uint64_t max_states = uint64_t{1} << 33) {
+                                   uint64_t max_states = uint64_t{1} << 33,
+                                   DefinedIndexOptions index_options = {}) {
   const CompiledMoves moves(d);
-  auto index = DefinedIndex::Make(d, moves, max_states);
+  auto index = DefinedIndex::Make(d, moves, max_states, index_options);
   if (!index.ok()) return index.status();
   DefinedSearchOptions options;
   options.threads = threads;
@@ -416,6 +417,96 @@ TEST(DefinedSearchTest, AnOrbitGuardsReadThroughSomeLabelsSplitsIntoPlacementsAn
   auto whole = DefinedIndex::Make(d, moves, uint64_t{1} << 62);
   ASSERT_TRUE(whole.ok()) << whole.status();
   EXPECT_FALSE(whole->inner_is_order()) << "16 distinct labels: a parity coordinate, no split";
+}
+
+// Pieces of two colours and one empty cell on a board of `rows` x `columns`, row-major
+// (`goal`: 1 and 2 the colours, 3 the empty cell): a move per cell the empty cell goes to,
+// a block for each cell a step (a knight's jump, if `jumps`) away that it comes from.
+std::string TwoColourBoard(int rows, int columns, const std::vector<int>& goal, bool jumps) {
+  const int cells = rows * columns;
+  std::string text = Cat("Set B ", cells, " 1\nSolved\nB\n", Join(goal, " "), "\nEnd\n");
+  const std::vector<std::pair<int, int>> steps =
+      jumps ? std::vector<std::pair<int, int>>{{1, 2}, {2, 1}, {-1, 2}, {-2, 1}, {1, -2}, {2, -1}, {-1, -2}, {-2, -1}}
+            : std::vector<std::pair<int, int>>{{0, 1}, {1, 0}, {0, -1}, {-1, 0}};
+  for (int to = 0; to < cells; ++to) {
+    for (const auto& [dr, dc] : steps) {
+      const int r = to / columns + dr, c = to % columns + dc;
+      if (r < 0 || r >= rows || c < 0 || c >= columns) continue;
+      const int from = r * columns + c;
+      std::vector<int> source(static_cast<size_t>(cells));
+      for (int i = 0; i < cells; ++i) source[static_cast<size_t>(i)] = i + 1;
+      std::swap(source[static_cast<size_t>(to)], source[static_cast<size_t>(from)]);
+      text += Cat("Move c", to + 1, "\nIf B ", from + 1, " 3\nB\n", Join(source, " "), "\nEnd\n");
+    }
+  }
+  return text;
+}
+
+// Layout 3: an orbit whose guards read the empty cell and pass over two colours of pieces,
+// each repeated, is split into the placements (the empty cell's) and the arrangement of the
+// colours on the other cells; every number a state and back, and the search's distances
+// (its steps permuting the arrangement's slots) the brute force's, on one and two threads.
+// Without the option (projections) the orbit stays one coordinate, layout 2.
+TEST(DefinedSearchTest, TwoRepeatedLabelsGuardsPassOverSplitIntoPlacementsAndAnArrangement) {
+  struct Case {
+    std::string text, described;
+  };
+  for (const Case& c : std::vector<Case>{
+           {TwoColourBoard(3, 3, {1, 1, 1, 1, 3, 2, 2, 2, 2}, false), "630 = B placements 9 x B arrangement 70"},
+           {TwoColourBoard(3, 4, {1, 1, 1, 1, 1, 3, 2, 2, 2, 2, 2, 2}, true),
+            "5544 = B placements 12 x B arrangement 462"}}) {
+    auto read = ReadDefinition(c.text, "two_colours.tws");
+    ASSERT_TRUE(read.ok()) << read.status();
+    const Definition& d = *read;
+    const CompiledMoves moves(d);
+    auto plain = DefinedIndex::Make(d, moves, uint64_t{1} << 33);
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    EXPECT_EQ(plain->layout(), 2);
+    EXPECT_FALSE(plain->inner_is_arrangement());
+    auto index = DefinedIndex::Make(d, moves, uint64_t{1} << 33, {.arrangements = true});
+    ASSERT_TRUE(index.ok()) << index.status();
+    EXPECT_EQ(index->layout(), 3);
+    ASSERT_TRUE(index->inner_is_arrangement());
+    EXPECT_EQ(index->Describe(d), c.described);
+    DefinedState s(d.state_bytes(), 0);
+    for (uint64_t i = 0; i < index->size(); ++i) {
+      index->Unrank(i, s.data());
+      ASSERT_TRUE(index->Indexable(s.data())) << i;
+      ASSERT_EQ(index->Rank(s.data()), i) << d.FormatCompact(s);
+    }
+    // A permutation of the arrangement's slots (a rotation, as a step makes) against the
+    // same done on the board: slot k of the result holds what slot slots[k] held.
+    const int n = index->inner_slots();
+    std::vector<uint8_t> slots(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) slots[static_cast<size_t>(k)] = static_cast<uint8_t>((k + 3) % n);
+    const uint64_t inner = index->inner_size();
+    for (uint64_t i = 0; i < inner; ++i) {
+      index->Unrank(i, s.data());  // outer number 0: the empty cell's first placement
+      std::vector<uint8_t> held;
+      for (uint8_t v : s) {
+        if (v != 3) held.push_back(v);
+      }
+      DefinedState permuted = s;
+      size_t k = 0;
+      for (uint8_t& v : permuted) {
+        if (v != 3) v = held[slots[k++]];
+      }
+      ASSERT_EQ(index->PermuteArrangement(i, slots.data()), index->Rank(permuted.data())) << i;
+    }
+    const BruteForce all(d);
+    ASSERT_EQ(all.size(), index->size()) << "every board is reached";
+    for (const int threads : {1, 2}) {
+      auto searched = SearchAll(d, threads, uint64_t{1} << 33, {.arrangements = true});
+      ASSERT_TRUE(searched.ok()) << searched.status();
+      EXPECT_EQ(searched->result.histogram, all.Histogram()) << c.described << " on " << threads << " threads";
+      const PackedTable& t = searched->result.entries;
+      ASSERT_EQ(t.encoding(), storage::v1::DISTANCE_MOD3);
+      for (size_t i = 0; i < all.size(); ++i) {
+        ASSERT_EQ(t.Get(searched->index.Rank(all.states()[i].data())), all.distance(i) % 3)
+            << d.FormatCompact(all.states()[i]);
+      }
+    }
+  }
 }
 
 // A parity every move flips (a sliding puzzle's moves are transpositions): every state's

@@ -40,9 +40,14 @@ inline constexpr int kMaxDefinedMoves = 64;
 // Moves of a puzzle searched with pattern tables: as many as a definition may have
 // (DefinitionLimits::max_moves), each a byte of an answer.
 inline constexpr int kMaxGuidedMoves = 250;
-// A definition's table stores this line, then the file (docs/FORMAT.md, "A definition's
+// A definition's table stores a line, then the file (docs/FORMAT.md, "A definition's
 // table"): how the file's move orientations are read (by piece, as twsearch reads them),
-// and the layout of the index, which a table's entries follow.
+// and the layout of the index, which a table's entries follow (DefinitionHeader): 2, or 3
+// for an index with an arrangement (DefinedIndex::layout). A definition whose index is
+// the same in both layouts keeps writing 2, so that its tables stored before still serve.
+inline constexpr std::string_view kDefinitionHeaderLayout = "puzzledb definition, twists by piece, index layout ";
+inline std::string DefinitionHeader(int layout) { return Cat(kDefinitionHeaderLayout, layout, "\n"); }
+// The layout-2 line (puzzledb-build migrate writes it: tables stored before layout 3).
 inline constexpr std::string_view kDefinitionHeader =
     "puzzledb definition, twists by piece, index layout 2\n";
 // The line of a table whose file was read the old way, orientations by destination
@@ -228,7 +233,9 @@ class DefinedModel {
   // ---- tables: one per definition, named after it; the definition's text is its
   // parameters, so that a table built from another file of the same name is refused.
   static std::string TableId(Params params) { return params->name; }
-  static std::string EncodeParams(Params params) { return Cat(kDefinitionHeader, params->text); }
+  static std::string EncodeParams(Params params) {
+    return Cat(DefinitionHeader(params->index.layout()), params->text);
+  }
   static std::string DescribeParams(Params params);
   static absl::StatusOr<Params> DecodeParams(Params base, std::string_view bytes);
 

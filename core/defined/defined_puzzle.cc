@@ -222,13 +222,14 @@ absl::StatusOr<typename DefinedModel<E>::Params> DefinedModel<E>::DecodeParams(
   if (bytes.substr(0, kLegacyDefinitionHeader.size()) == kLegacyDefinitionHeader) {
     return absl::InvalidArgumentError(Cat("the table's ", LegacyReading("")));
   }
-  if (bytes.substr(0, kDefinitionHeader.size()) != kDefinitionHeader) {
+  const std::string ours = DefinitionHeader(base->index.layout());
+  if (bytes.substr(0, ours.size()) != ours) {
     return absl::InvalidArgumentError(
         Cat("the table's entries follow another layout of the index (",
-            QuoteInput(HeaderOf(bytes)), "; this puzzledb's is ", QuoteInput(HeaderOf(kDefinitionHeader)),
+            QuoteInput(HeaderOf(bytes)), "; this puzzledb's is ", QuoteInput(HeaderOf(ours)),
             "): rebuild it with puzzledb-build --definition"));
   }
-  bytes.remove_prefix(kDefinitionHeader.size());
+  bytes.remove_prefix(ours.size());
   return absl::InvalidArgumentError(
       Cat("the table holds another definition of ", base->name, " (crc32 ",
           Hex32(Crc32(bytes)), "; this puzzle's is ", Hex32(base->text_crc32), ")"));
@@ -305,7 +306,8 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
     data.why_no_table = too_many;
     guided = true;
   } else if (!guided) {
-    auto index = DefinedIndex::Make(data.definition, data.moves, max_states);
+    // Layout 3 where it applies: a complete table's index splits off an arrangement.
+    auto index = DefinedIndex::Make(data.definition, data.moves, max_states, {.arrangements = true});
     if (index.ok()) {
       data.index = *std::move(index);
     } else if (kind == DefinedTableKind::kComplete) {
@@ -379,13 +381,19 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> PuzzleOfStoredDefinition(const Tab
   if (text.substr(0, kLegacyDefinitionHeader.size()) == kLegacyDefinitionHeader) {
     return absl::FailedPreconditionError(Cat("its ", LegacyReading(db)));
   }
-  if (text.substr(0, kDefinitionHeader.size()) != kDefinitionHeader) {
+  // Layout 2 or 3 (DefinitionHeader); the puzzle made below must lay its index out the same.
+  int layout = 0;
+  for (const int known : {2, 3}) {
+    if (text.substr(0, DefinitionHeader(known).size()) == DefinitionHeader(known)) layout = known;
+  }
+  if (layout == 0) {
     return absl::FailedPreconditionError(
         Cat("its table follows another layout of the index (", QuoteInput(HeaderOf(text)),
-            "; this puzzledb's is ", QuoteInput(HeaderOf(kDefinitionHeader)),
-            "): rebuild it with puzzledb-build --definition"));
+            "; this puzzledb's are ", QuoteInput(HeaderOf(DefinitionHeader(2))), " and ",
+            QuoteInput(HeaderOf(DefinitionHeader(3))), "): rebuild it with puzzledb-build --definition"));
   }
-  text.remove_prefix(kDefinitionHeader.size());
+  const std::string stored_header = DefinitionHeader(layout);
+  text.remove_prefix(stored_header.size());
   // A definition's pattern tables: their checksum covers the projections too.
   const bool patterns = m.projections_size() > 0;
   const uint64_t expected = patterns ? DefinedPatternsFingerprint(text, m) : Crc32(text);
@@ -398,9 +406,19 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> PuzzleOfStoredDefinition(const Tab
   std::string file = Cat(m.puzzle(), ".tws");
   const std::string& described = m.parameters_text();
   if (described.rfind("file ", 0) == 0) file = described.substr(5, described.find(',') - 5);
-  return MakeDefinedPuzzle(m.puzzle(), text, file, std::max(kDefaultMaxDefinedStates, m.state_count()),
-                           patterns ? DefinedTableKind::kPatterns : DefinedTableKind::kComplete,
-                           patterns ? std::nullopt : std::optional<TableEncoding>(m.encoding()));
+  auto puzzle = MakeDefinedPuzzle(m.puzzle(), text, file, std::max(kDefaultMaxDefinedStates, m.state_count()),
+                                  patterns ? DefinedTableKind::kPatterns : DefinedTableKind::kComplete,
+                                  patterns ? std::nullopt : std::optional<TableEncoding>(m.encoding()));
+  if (!puzzle.ok()) return puzzle.status();
+  const DefinedPuzzleData* data = DataOf(**puzzle);
+  if (data != nullptr && data->index.layout() != layout) {
+    const std::string ours = DefinitionHeader(data->index.layout());
+    return absl::FailedPreconditionError(
+        Cat("its table follows another layout of the index (", QuoteInput(HeaderOf(stored_header)),
+            "; this puzzledb lays this definition out as ", QuoteInput(HeaderOf(ours)),
+            "): rebuild it with puzzledb-build --definition"));
+  }
+  return puzzle;
 }
 
 int RegisterStoredDefinitions(const TableStore& store,

@@ -18,19 +18,108 @@ namespace {
 
 constexpr uint32_t kNoMove = UINT32_MAX;
 
-// The order maps of an index whose inner part is an order (DefinedIndex::inner_is_order)
-// stop at this; past it, a step permutes each inner number itself.
+// The maps of an index whose inner part is an order or an arrangement (its slots permuted
+// by a step: DefinedIndex::inner_slots) stop at this; past it, a step permutes each inner
+// number itself.
 constexpr uint64_t kOrderMapBytes = uint64_t{256} << 20;
 
 // Where each move (or block) leads from one outer number: the outer number reached and the
-// block that applies, or kNoMove; for an inner part that is an order, the permutation of
-// its slots and, if kept, its table.
+// block that applies, or kNoMove; for an inner part that is an order or an arrangement,
+// the permutation of its slots and, if kept, its table.
 struct Step {
   uint64_t outer = 0;
   uint32_t block = kNoMove;
   bool free = false;  // moves no counted piece (DefinedSearchOptions::counted)
   const uint32_t* map = nullptr;  // inner number -> inner number
-  std::array<uint8_t, 24> slots{};
+  std::array<uint8_t, 32> slots{};
+};
+
+// The inner number that a step permuting the slots (`slots`) makes of inner number i.
+uint64_t Permute(const DefinedIndex& index, uint64_t i, const uint8_t* slots) {
+  return index.inner_is_order() ? index.PermuteOrder(i, slots) : index.PermuteArrangement(i, slots);
+}
+
+// An arrangement's inner numbers permuted by a step's slots (DefinedIndex::
+// PermuteArrangement), fast: each number's slots of the second label as a mask, read from a
+// table made once (while it takes at most kArrangementMaskBytes), the mask permuted, and
+// ranked again a byte of slots at a time from tables of each byte's part of the rank.
+constexpr uint64_t kArrangementMaskBytes = uint64_t{128} << 20;
+
+class ArrangementPermuter {
+ public:
+  explicit ArrangementPermuter(const DefinedIndex& index) : index_(index) {
+    if (!index.inner_is_arrangement() || index.inner_size() * 4 > kArrangementMaskBytes) return;
+    const DefinedIndex::Coordinate& c = index.coordinates().back();
+    n_ = index.inner_slots();
+    firsts_ = c.counts[0];
+    chunks_ = (n_ + 7) / 8;
+    // below(x, f): the arrangements of x slots with f - 1 firsts (C(x, f - 1)), 0 for f <= 0.
+    auto below = [](int x, int f) -> uint64_t {
+      if (f <= 0 || f - 1 > x) return 0;
+      uint64_t c = 1;
+      for (int i = 0; i < f - 1; ++i) c = c * static_cast<uint64_t>(x - i) / static_cast<uint64_t>(i + 1);
+      return c;
+    };
+    rank_.assign(static_cast<size_t>(chunks_) * static_cast<size_t>(firsts_ + 1) * 256, 0);
+    for (int k = 0; k < chunks_; ++k) {
+      for (int f = 0; f <= firsts_; ++f) {
+        for (int byte = 0; byte < 256; ++byte) {
+          uint64_t part = 0;
+          int left = f;
+          for (int t = 0; t < 8 && 8 * k + t < n_; ++t) {
+            const int slot = 8 * k + t;
+            if ((byte >> t) & 1) {
+              part += below(n_ - slot - 1, left);
+            } else {
+              --left;
+            }
+          }
+          rank_[(static_cast<size_t>(k) * static_cast<size_t>(firsts_ + 1) + static_cast<size_t>(f)) * 256 +
+                static_cast<size_t>(byte)] = part;
+        }
+      }
+    }
+    // Each number's mask: the numbers follow the lexicographic order of the slots' codes
+    // (0 the first label, 1 the second), which next_permutation walks.
+    masks_.resize(index.inner_size());
+    std::vector<uint8_t> codes(static_cast<size_t>(n_), 1);
+    std::fill(codes.begin(), codes.begin() + firsts_, 0);
+    for (uint64_t i = 0; i < masks_.size(); ++i) {
+      uint32_t mask = 0;
+      for (int s = 0; s < n_; ++s) mask |= uint32_t{codes[static_cast<size_t>(s)]} << s;
+      masks_[i] = mask;
+      std::next_permutation(codes.begin(), codes.end());
+    }
+  }
+
+  uint64_t Permute(uint64_t inner, const uint8_t* slots) const {
+    if (masks_.empty()) return index_.PermuteArrangement(inner, slots);
+    const uint32_t mask = masks_[inner];
+    uint32_t permuted = 0;
+    for (int s = 0; s < n_; ++s) permuted |= ((mask >> slots[s]) & 1u) << s;
+    return Rank(permuted);
+  }
+
+ private:
+  uint64_t Rank(uint32_t mask) const {
+    uint64_t rank = 0;
+    int f = firsts_;
+    for (int k = 0; k < chunks_; ++k) {
+      const uint32_t byte = (mask >> (8 * k)) & 0xFF;
+      rank += rank_[(static_cast<size_t>(k) * static_cast<size_t>(firsts_ + 1) + static_cast<size_t>(f)) * 256 + byte];
+      const int valid = std::min(8, n_ - 8 * k);
+      f -= valid - std::popcount(byte);
+      if (f < 0) f = 0;
+    }
+    return rank;
+  }
+
+  const DefinedIndex& index_;
+  int n_ = 0;
+  int firsts_ = 0;
+  int chunks_ = 0;
+  std::vector<uint64_t> rank_;   // [chunk][firsts left][byte]: that byte's part of the rank
+  std::vector<uint32_t> masks_;  // by inner number
 };
 
 // The steps' order maps, found by the threads as they need them: each keeps those it has
@@ -40,14 +129,14 @@ class OrderMaps {
   explicit OrderMaps(const DefinedIndex& index) : index_(index) {}
 
   const uint32_t* Find(const uint8_t* slots, std::unordered_map<std::string, const uint32_t*>* mine) {
-    std::string key(reinterpret_cast<const char*>(slots), static_cast<size_t>(index_.order_pieces()));
+    std::string key(reinterpret_cast<const char*>(slots), static_cast<size_t>(index_.inner_slots()));
     if (auto it = mine->find(key); it != mine->end()) return it->second;
     std::lock_guard<std::mutex> lock(mutex_);
     auto& map = maps_[key];
     if (map == nullptr && bytes_ + index_.inner_size() * 4 <= kOrderMapBytes) {
       map = std::make_unique<std::vector<uint32_t>>(index_.inner_size());
       for (uint64_t i = 0; i < index_.inner_size(); ++i) {
-        (*map)[i] = static_cast<uint32_t>(index_.PermuteOrder(i, slots));
+        (*map)[i] = static_cast<uint32_t>(Permute(index_, i, slots));
       }
       bytes_ += index_.inner_size() * 4;
     }
@@ -74,7 +163,8 @@ class Search {
         mod3_(!options.exact && DefinedEncoding(moves) == storage::v1::DISTANCE_MOD3),
         inner_(index.inner_size()),
         outer_(index.outer_size()),
-        order_(index.inner_is_order()),
+        order_(index.inner_slots() > 0),
+        arrangement_(index.inner_is_arrangement()),
         free_(!options.counted.empty()),
         moved_(static_cast<size_t>(moves.block_count())),
         maps_(index),
@@ -90,6 +180,18 @@ class Search {
                                  index_.size());
     bytes_ = result.entries.MutableBytes(0);
     BuildInnerTable();
+    if (arrangement_) {
+      position_of_.assign(static_cast<size_t>(index_.state_bytes()), -1);
+      const DefinedIndex::Coordinate& c = index_.coordinates().back();
+      for (int j = 0; j < c.n; ++j) position_of_[c.bytes[static_cast<size_t>(j)]] = j;
+      for (int b = 0; b < block_count_; ++b) {
+        // Undone, byte source[i] of the state before is byte i of the state after.
+        const std::vector<uint16_t>& source = moves_.block(b).source;
+        std::vector<uint16_t> from(source.size());
+        for (size_t i = 0; i < source.size(); ++i) from[source[i]] = static_cast<uint16_t>(i);
+        undone_from_.push_back(std::move(from));
+      }
+    }
     if (free_) {
       for (int b = 0; b < block_count_; ++b) {
         std::vector<uint16_t>& moved = moved_[static_cast<size_t>(b)];
@@ -342,15 +444,39 @@ class Search {
     if (order_) index_.UnrankInner(0, state);
   }
 
-  Step StepTo(const uint8_t* reached, int b, MapCache* cache) {
+  // The step of block b from `from` (an outer number's state, OuterState) to `reached`,
+  // done (`back` false) or undone.
+  Step StepTo(const uint8_t* from, const uint8_t* reached, int b, bool back, MapCache* cache) {
     Step step;
     step.outer = index_.RankOuter(reached);
     step.block = static_cast<uint32_t>(b);
-    if (order_) {
+    if (arrangement_) {
+      ArrangementSlots(from, reached, b, back, step.slots.data());  // no maps: Permute is fast
+    } else if (order_) {
       index_.OrderSlots(reached, step.slots.data());
       step.map = maps_.Find(step.slots.data(), cache);
     }
     return step;
+  }
+
+  // The arrangement's slots after block b (done or undone) took `from` to `reached`: slot s
+  // of `reached` holds what slot slots[s] of `from` held, read from where the block takes
+  // each byte (the pieces of an arrangement are not told apart).
+  void ArrangementSlots(const uint8_t* from, const uint8_t* reached, int b, bool back, uint8_t* slots) const {
+    const DefinedIndex::Coordinate& c = index_.coordinates().back();
+    uint8_t slot_of[4096];  // by position of the coordinate, its slot in `from`
+    int next = 0;
+    for (int j = 0; j < c.n; ++j) {
+      if (c.code[from[c.bytes[static_cast<size_t>(j)]]] != 0xFF) slot_of[j] = static_cast<uint8_t>(next++);
+    }
+    const CompiledMoves::Block& block = moves_.block(b);
+    int s = 0;
+    for (int j = 0; j < c.n; ++j) {
+      const uint16_t at = c.bytes[static_cast<size_t>(j)];
+      if (c.code[reached[at]] == 0xFF) continue;
+      const uint16_t came = back ? undone_from_[static_cast<size_t>(b)][at] : block.source[at];
+      slots[s++] = slot_of[position_of_[came]];
+    }
   }
 
   // Every move's step from outer number o (`state` is scratch).
@@ -364,7 +490,7 @@ class Search {
         continue;
       }
       moves_.Transform(b, state, next);
-      steps[m] = StepTo(next, b, cache);
+      steps[m] = StepTo(state, next, b, /*back=*/false, cache);
       steps[m].free = free_ && Free(b, next);
     }
   }
@@ -379,7 +505,7 @@ class Search {
       // (a knight's 96 blocks: 8 or fewer hold where the blank is).
       if (moves_.HeldBefore(b, state)) {
         moves_.Untransform(b, state, before);
-        steps[b] = StepTo(before, b, cache);
+        steps[b] = StepTo(state, before, b, /*back=*/true, cache);
       } else {
         steps[b] = Step{};
       }
@@ -411,7 +537,8 @@ class Search {
   // The inner number that step s reaches from inner number i.
   uint64_t InnerAfter(const Step& s, uint64_t i, const std::vector<uint32_t>& inner_table) const {
     if (!order_) return inner_table[i * static_cast<uint64_t>(block_count_) + s.block];
-    return s.map != nullptr ? s.map[i] : index_.PermuteOrder(i, s.slots.data());
+    if (arrangement_) return permuter_.Permute(i, s.slots.data());
+    return s.map != nullptr ? s.map[i] : Permute(index_, i, s.slots.data());
   }
 
   template <class Worker>
@@ -718,7 +845,15 @@ class Search {
   const bool mod3_;
   const uint64_t inner_;
   const uint64_t outer_;
-  const bool order_;  // the inner part is an order: steps carry their maps
+  // The inner part is an order or an arrangement: steps carry their slots' permutation
+  // and maps.
+  const bool order_;
+  const bool arrangement_;  // an arrangement: the slots are read from the blocks' bytes
+  // For an arrangement: by byte of a state, its position in the arrangement's coordinate
+  // (-1: none); by block, the byte each byte of a state comes from when the block is undone.
+  std::vector<int> position_of_;
+  std::vector<std::vector<uint16_t>> undone_from_;
+  ArrangementPermuter permuter_{index_};
   const bool free_;   // some blocks cost nothing (DefinedSearchOptions::counted)
   std::vector<std::vector<uint16_t>> moved_;  // by block: the bytes it moves
   std::vector<uint64_t> fresh_;  // marks of the states set since the closure's last round

@@ -23,6 +23,9 @@ constexpr uint64_t kInnerTableBytes = uint64_t{4} << 20;
 // An order coordinate (the inner part) has at most 9! values: the search keeps a table of
 // them for each permutation of its slots that the blocks make.
 constexpr uint64_t kMaxOrders = 362880;
+// An arrangement coordinate (the inner part) has at most this many slots (a step of the
+// search carries their permutation).
+constexpr int kMaxArrangementSlots = 32;
 
 // Division by 1..255 of a product known to be a multiple of the divisor, whose quotient fits
 // 64 bits (counts of arrangements of a multiset): a multiplication by the inverse of the
@@ -126,6 +129,20 @@ uint64_t RankSeen(const DefinedIndex::Coordinate& c, Seen seen) {
     OrderRank order(c);
     for (int j = 0; j < c.n; ++j) order.Step(seen(j));
     return order.rank;
+  }
+  if (c.kind == Coordinate::Kind::kArrangement) {
+    // Two labels over the positions holding either, as TwoLabelRank over those alone.
+    const int slots = c.counts[0] + c.counts[1];
+    int slot = 0, firsts = c.counts[0];
+    uint64_t rank = 0;
+    for (int j = 0; j < c.n; ++j) {
+      const uint8_t code = seen(j);
+      if (code == 0xFF) continue;
+      rank += code * kBinomials.below[slots - slot - 1][firsts];
+      firsts -= 1 - code;
+      ++slot;
+    }
+    return rank;
   }
   if (c.distinct) {
     // The Lehmer code: how many unused codes below each one, in factorial digits.
@@ -386,18 +403,19 @@ int CompiledMoves::InverseMove(int m) const {
 
 absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
                                                 const CompiledMoves& moves,
-                                                uint64_t max_states) {
-  return Make(definition, moves, max_states, /*numbers=*/true);
+                                                uint64_t max_states, Options options) {
+  return MakeIndex(definition, moves, max_states, /*numbers=*/true, options);
 }
 
 DefinedIndex DefinedIndex::Invariants(const Definition& definition, const CompiledMoves& moves) {
-  auto index = Make(definition, moves, 0, /*numbers=*/false);
+  auto index = MakeIndex(definition, moves, 0, /*numbers=*/false, {});
   return *std::move(index);  // without numbers, nothing is refused
 }
 
-absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
-                                                const CompiledMoves& moves,
-                                                uint64_t max_states, bool numbers) {
+absl::StatusOr<DefinedIndex> DefinedIndex::MakeIndex(const Definition& definition,
+                                                     const CompiledMoves& moves,
+                                                     uint64_t max_states, bool numbers,
+                                                     Options options) {
   DefinedIndex index;
   index.state_bytes_ = moves.state_bytes();
   const auto& sets = definition.sets();
@@ -770,6 +788,77 @@ absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
     all.insert(all.begin() + static_cast<std::ptrdiff_t>(split) + 1, std::move(order));
   }
 
+  // The arrangement split (layout 3), where no orbit has an order split: an orbit of
+  // repeated labels that guards read, exactly two of whose labels no guard tests, each
+  // there twice or more. Those count as one piece in its coordinate (coded as the smaller),
+  // and which of the two each position it gives them holds is the whole inner part (the
+  // orbit with most arrangements, within kMaxArrangementSlots slots and 2^32 numbers).
+  uint64_t arrangements = 1;
+  if (options.arrangements && split == all.size()) {
+    std::array<int, 2> two{};
+    for (size_t i = 0; i < all.size(); ++i) {
+      const Coordinate& c = all[i];
+      if (c.kind != Coordinate::Kind::kLabels || c.distinct || !c.read_by_guards || c.rule >= 0) continue;
+      std::fill(in_orbit.begin(), in_orbit.end(), false);
+      for (uint16_t at : c.bytes) in_orbit[at] = true;
+      std::vector<bool> tested(c.label.size(), false);
+      for (int b = 0; b < moves.block_count(); ++b) {
+        for (const CompiledMoves::Test& t : moves.block(b).tests) {
+          if (in_orbit[t.at] && c.code[t.value] != 0xFF) tested[c.code[t.value]] = true;
+        }
+      }
+      std::vector<int> untested;
+      for (size_t code = 0; code < c.label.size(); ++code) {
+        if (!tested[code]) untested.push_back(static_cast<int>(code));
+      }
+      if (untested.size() != 2) continue;
+      const int first = c.counts[static_cast<size_t>(untested[0])];
+      const int second = c.counts[static_cast<size_t>(untested[1])];
+      if (first < 2 || second < 2 || first + second > kMaxArrangementSlots) continue;
+      const uint64_t count = kBinomials.c[first + second][first];
+      if (count > UINT32_MAX || count <= arrangements) continue;
+      split = i;
+      arrangements = count;
+      two = {untested[0], untested[1]};
+    }
+    if (split < all.size()) {
+      Coordinate& c = all[split];
+      Coordinate arrangement;
+      arrangement.kind = Coordinate::Kind::kArrangement;
+      arrangement.set = c.set;
+      arrangement.orbit = c.orbit;
+      arrangement.n = c.n;
+      arrangement.bytes = c.bytes;
+      arrangement.code.fill(0xFF);
+      arrangement.size = arrangements;
+      arrangement.inner = true;
+      for (int k = 0; k < 2; ++k) {
+        const uint8_t label = c.label[static_cast<size_t>(two[static_cast<size_t>(k)])];
+        arrangement.code[label] = static_cast<uint8_t>(k);
+        arrangement.label.push_back(label);
+        arrangement.counts.push_back(c.counts[static_cast<size_t>(two[static_cast<size_t>(k)])]);
+      }
+      // The orbit's codes again, the two labels one code (that of the smaller).
+      const std::vector<uint8_t> labels = c.label, counts = c.counts;
+      c.label.clear();
+      c.counts.clear();
+      c.code.fill(0xFF);
+      for (size_t code = 0; code < labels.size(); ++code) {
+        if (static_cast<int>(code) == two[1]) continue;
+        c.code[labels[code]] = static_cast<uint8_t>(c.label.size());
+        c.label.push_back(labels[code]);
+        c.counts.push_back(static_cast<int>(code) == two[0]
+                               ? static_cast<uint8_t>(counts[code] + counts[static_cast<size_t>(two[1])])
+                               : counts[code]);
+      }
+      c.code[labels[static_cast<size_t>(two[1])]] = c.code[labels[static_cast<size_t>(two[0])]];
+      c.size /= arrangements;
+      index.arrangement_slots_ = arrangement.counts[0] + arrangement.counts[1];
+      all.insert(all.begin() + static_cast<std::ptrdiff_t>(split) + 1, std::move(arrangement));
+    }
+  }
+  const bool split_inner = index.order_pieces_ > 0 || index.arrangement_slots_ > 0;
+
   // Inner: the smallest coordinates no guard reads and no parity ties to another, while
   // their table stays small (or the order of a split orbit alone).
   std::vector<bool> tied(static_cast<size_t>(orbit_count), false);  // by orbit: its labels
@@ -783,9 +872,9 @@ absl::StatusOr<DefinedIndex> DefinedIndex::Make(const Definition& definition,
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return all[a].size < all[b].size; });
   const uint64_t blocks = static_cast<uint64_t>(std::max(1, moves.block_count()));
-  uint64_t inner = index.order_pieces_ > 0 ? orders : 1;
+  uint64_t inner = index.order_pieces_ > 0 ? orders : index.arrangement_slots_ > 0 ? arrangements : 1;
   for (size_t i : order) {
-    if (index.order_pieces_ > 0) break;
+    if (split_inner) break;
     Coordinate& c = all[i];
     const bool labels_tied = c.kind == Coordinate::Kind::kLabels && tied[static_cast<size_t>(c.orbit)];
     if (c.read_by_guards || labels_tied || c.size <= 1) continue;
@@ -964,6 +1053,14 @@ bool DefinedIndex::Indexable(const uint8_t* state) const {
       }
       continue;
     }
+    if (c.kind == Coordinate::Kind::kArrangement) {
+      // Its first label as often as the goal has it (its labels coordinate counts the two
+      // together).
+      int firsts = 0;
+      for (uint16_t at : c.bytes) firsts += c.code[state[at]] == 0 ? 1 : 0;
+      if (firsts != c.counts[0]) return false;
+      continue;
+    }
     if (c.kind == Coordinate::Kind::kOrder) {
       // Each of its pieces once (its labels coordinate counts them together).
       uint32_t seen = 0;
@@ -1108,6 +1205,24 @@ void DefinedIndex::UnrankOf(const Coordinate& c, uint64_t value, uint8_t* state)
       total += digit;
     }
     if (c.sum_fixed) state[at[c.n - 1]] = static_cast<uint8_t>(((c.sum - total) % c.k + c.k) % c.k);
+    return;
+  }
+  if (c.kind == Coordinate::Kind::kArrangement) {
+    // Onto the positions the labels coordinate gave the two labels (either of them).
+    const int slots = c.counts[0] + c.counts[1];
+    int slot = 0, firsts = c.counts[0];
+    for (int j = 0; j < c.n; ++j) {
+      if (c.code[state[at[j]]] == 0xFF) continue;
+      const uint64_t starting = kBinomials.below[slots - slot - 1][firsts];  // a first here
+      const bool second = firsts == 0 || value >= starting;
+      if (second) {
+        value -= firsts == 0 ? 0 : starting;
+      } else {
+        --firsts;
+      }
+      state[at[j]] = c.label[second ? 1 : 0];
+      ++slot;
+    }
     return;
   }
   if (c.kind == Coordinate::Kind::kOrder) {
@@ -1258,6 +1373,32 @@ uint64_t DefinedIndex::PermuteOrder(uint64_t inner, const uint8_t* slots) const 
   return rank;
 }
 
+uint64_t DefinedIndex::PermuteArrangement(uint64_t inner, const uint8_t* slots) const {
+  const Coordinate& c = coordinates_.back();
+  const int n = arrangement_slots_;
+  // The second label's slots as bits, then ranked again in the permuted order.
+  uint64_t seconds = 0;
+  int firsts = c.counts[0];
+  for (int s = 0; s < n; ++s) {
+    const uint64_t starting = kBinomials.below[n - s - 1][firsts];
+    const bool second = firsts == 0 || inner >= starting;
+    if (second) {
+      inner -= firsts == 0 ? 0 : starting;
+      seconds |= uint64_t{1} << s;
+    } else {
+      --firsts;
+    }
+  }
+  uint64_t rank = 0;
+  firsts = c.counts[0];
+  for (int s = 0; s < n; ++s) {
+    const uint64_t second = (seconds >> slots[s]) & 1;
+    rank += second * kBinomials.below[n - s - 1][firsts];
+    firsts -= static_cast<int>(1 - second);
+  }
+  return rank;
+}
+
 std::string DefinedIndex::Describe(const Definition& definition) const {
   std::vector<std::string> parts;
   for (const Coordinate& c : coordinates_) {
@@ -1265,6 +1406,8 @@ std::string DefinedIndex::Describe(const Definition& definition) const {
     const std::string& set = definition.sets()[static_cast<size_t>(c.set)].name;
     if (c.kind == Coordinate::Kind::kOrder) {
       parts.push_back(Cat(set, " order ", c.size));
+    } else if (c.kind == Coordinate::Kind::kArrangement) {
+      parts.push_back(Cat(set, " arrangement ", c.size));
     } else if (c.kind == Coordinate::Kind::kLabels) {
       parts.push_back(Cat(set, " placements ", c.size, c.rule >= 0 ? " (one parity)" : ""));
     } else {

@@ -139,12 +139,23 @@ class CompiledMoves {
   std::vector<uint8_t> test_value_;
 };
 
+// What an index may be laid out with beyond layout 2 (docs/FORMAT.md).
+struct DefinedIndexOptions {
+  // Layout 3: an orbit that guards read through some of its labels, the others two labels
+  // each repeated, is split into placements and an arrangement (a definition's complete
+  // table; projections, whose free pieces need an order as inner part, keep layout 2).
+  bool arrangements = false;
+};
+
 class DefinedIndex {
  public:
   struct Coordinate {
     // kOrder: the order of an orbit's distinct pieces that no guard reads (label), on the
     // positions where its kLabels coordinate (which counts them as one piece) puts them.
-    enum class Kind { kLabels, kTwists, kOrder };
+    // kArrangement: the same for two labels no guard reads, each repeated (the knight's
+    // white and black knights): which of them each of those positions holds (code 0 or 1;
+    // counts), ranked as a kLabels coordinate of two labels over those positions alone.
+    enum class Kind { kLabels, kTwists, kOrder, kArrangement };
     Kind kind = Kind::kLabels;
     int set = 0;
     int orbit = 0;  // positions the moves move into one another, numbered over all sets
@@ -193,10 +204,13 @@ class DefinedIndex {
     int value = 0;               // of every goal
   };
 
+  using Options = DefinedIndexOptions;
+
   // INVALID_ARGUMENT when the index would have more than max_states numbers (the message
   // gives its size and each set's part of it).
   static absl::StatusOr<DefinedIndex> Make(const Definition& definition,
-                                           const CompiledMoves& moves, uint64_t max_states);
+                                           const CompiledMoves& moves, uint64_t max_states,
+                                           Options options = {});
 
   // The invariants of the moves without the numbers (any definition, however large):
   // only Indexable may be asked of it (size() is 0). What a definition searched without a
@@ -211,6 +225,16 @@ class DefinedIndex {
   // and the block alone.
   bool inner_is_order() const { return order_pieces_ > 0; }
   int order_pieces() const { return order_pieces_; }
+  // True when the inner part is an arrangement (a kArrangement coordinate, layout 3): a
+  // block's effect on it is a permutation of its slots too, read from the block's bytes
+  // (its pieces are not told apart), of inner_slots() slots.
+  bool inner_is_arrangement() const { return arrangement_slots_ > 0; }
+  int inner_slots() const { return order_pieces_ > 0 ? order_pieces_ : arrangement_slots_; }
+  // The layout the numbers follow (docs/FORMAT.md): 3 with an arrangement, else 2.
+  int layout() const { return arrangement_slots_ > 0 ? 3 : 2; }
+  // The inner number of the arrangement whose slot s holds what slot slots[s] of
+  // arrangement `inner` holds. REQUIRES: inner_is_arrangement().
+  uint64_t PermuteArrangement(uint64_t inner, const uint8_t* slots) const;
   // The slots of the order read from `state`: for each of the order's positions in turn,
   // the slot that its piece has in the first order (inner number 0). After a block moves a
   // state of inner number 0, slot s of the result holds what slot slots[s] held before.
@@ -268,9 +292,9 @@ class DefinedIndex {
   std::string Describe(const Definition& definition) const;
 
  private:
-  static absl::StatusOr<DefinedIndex> Make(const Definition& definition,
-                                           const CompiledMoves& moves, uint64_t max_states,
-                                           bool numbers);
+  static absl::StatusOr<DefinedIndex> MakeIndex(const Definition& definition,
+                                                const CompiledMoves& moves, uint64_t max_states,
+                                                bool numbers, Options options);
   uint64_t RankOf(const Coordinate& c, const uint8_t* state) const;
   // The codes of a kOrder coordinate's pieces, slot by slot, of its number `value`.
   static void UnrankOrder(const Coordinate& c, uint64_t value, uint8_t* codes);
@@ -294,6 +318,7 @@ class DefinedIndex {
   uint64_t inner_size_ = 1;
   size_t inner_begin_ = 0;  // the first inner coordinate
   int order_pieces_ = 0;    // of the kOrder coordinate, the inner one, if there is one
+  int arrangement_slots_ = 0;  // of the kArrangement coordinate, the inner one, if any
   int state_bytes_ = 0;
 };
 
