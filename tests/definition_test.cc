@@ -4,6 +4,7 @@
 // lexicographically smallest moves in canonical order); every rule a file can break is
 // refused naming the file, the line and the rule.
 #include <algorithm>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -505,6 +506,60 @@ TEST(DefinedSearchTest, TwoRepeatedLabelsGuardsPassOverSplitIntoPlacementsAndAnA
         ASSERT_EQ(t.Get(searched->index.Rank(all.states()[i].data())), all.distance(i) % 3)
             << d.FormatCompact(all.states()[i]);
       }
+    }
+  }
+}
+
+// The rank that checks its state in the same pass (what a table's walk asks of each state)
+// agrees with Indexable and Rank, on states any bytes make, on shuffles of the goal's pieces
+// with any orientations (half of them an odd permutation) and on states the moves reach.
+TEST(DefinedSearchTest, ARankThatChecksItsStateAgreesWithIndexableAndRank) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const std::string name : {"slide32", "pancake5", "dials3", "cube2urf", "twocolour33"}) {
+    files.push_back({name, SampleText(name + ".tws")});
+  }
+  files.push_back({"knight on 3x4", TwoColourBoard(3, 4, {1, 1, 1, 1, 1, 3, 2, 2, 2, 2, 2, 2}, true)});
+  std::mt19937_64 rng(65);
+  for (const auto& [name, text] : files) {
+    auto read = ReadDefinition(text, name + ".tws");
+    ASSERT_TRUE(read.ok()) << read.status();
+    const Definition& d = *read;
+    const CompiledMoves moves(d);
+    for (const bool arrangements : {false, true}) {
+      auto index = DefinedIndex::Make(d, moves, uint64_t{1} << 33, {.arrangements = arrangements});
+      ASSERT_TRUE(index.ok()) << index.status();
+      int valid = 0;
+      for (int trial = 0; trial < 6000; ++trial) {
+        DefinedState state = d.goals()[0];
+        for (const DefinedSet& set : d.sets()) {
+          const auto labels = state.begin() + set.offset, end = labels + set.size;
+          if (trial % 3 == 0) {
+            for (auto it = labels; it != end; ++it) *it = static_cast<uint8_t>(rng() % static_cast<uint64_t>(set.size + 2));
+          } else if (trial % 3 == 1) {
+            std::shuffle(labels, end, rng);
+          }
+          if (set.orientations > 1 && trial % 3 != 2) {
+            for (int j = 0; j < set.size; ++j) {
+              state[static_cast<size_t>(set.offset + set.size + j)] =
+                  static_cast<uint8_t>(rng() % static_cast<uint64_t>(set.orientations));
+            }
+          }
+        }
+        if (trial % 3 == 2) {  // reached by moves
+          DefinedState next;
+          for (int step = 0; step < 30; ++step) {
+            if (d.Apply(state, static_cast<int>(rng() % d.moves().size()), &next)) state = next;
+          }
+        }
+        uint64_t rank = ~uint64_t{0};
+        const bool indexable = index->Indexable(state.data());
+        ASSERT_EQ(index->RankIfIndexable(state.data(), &rank), indexable) << name << ": " << d.FormatCompact(state);
+        if (indexable) {
+          ASSERT_EQ(rank, index->Rank(state.data())) << name << ": " << d.FormatCompact(state);
+          ++valid;
+        }
+      }
+      EXPECT_GT(valid, 2000) << name;  // the moves' states at least
     }
   }
 }

@@ -198,9 +198,9 @@ class DefinedModel {
   }
   int Project(const State& s, std::array<uint64_t, kMaxKeys>* keys) const {
     if constexpr (E == TableEncodingKind::kPatternBound) return 0;  // no complete table
-    if (!params_->index.Indexable(s.bytes.data())) return 0;
-    (*keys)[0] = space_.Rank(s);
-    return 1;
+    // The invariants checked in the rank's own pass (a state reached by moves keeps them; a
+    // position given may not).
+    return params_->index.RankIfIndexable(s.bytes.data(), &(*keys)[0]) ? 1 : 0;
   }
   std::string MoveName(const State&, int move) const {
     return params_->definition.moves()[static_cast<size_t>(move)].name;

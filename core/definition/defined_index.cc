@@ -114,20 +114,41 @@ struct TwoLabelRank {
   uint64_t rank = 0;
 };
 
+// What a rank that checks its state (kCheck) finds besides the number: whether the
+// coordinate breaks an invariant (a piece too many or missing, an orientation sum), and the
+// parity of an orbit of distinct labels (the Lehmer digits' sum: its inversions).
+struct RankChecks {
+  bool bad = false;
+  int parity = 0;
+};
+
 // The rank of coordinate c where seen(j) is what it reads at its position j: a code of its
-// labels (kLabels, kOrder) or an orientation (kTwists).
-template <typename Seen>
-uint64_t RankSeen(const DefinedIndex::Coordinate& c, Seen seen) {
+// labels (kLabels, kOrder) or an orientation (kTwists). With kCheck, what Indexable asks of
+// the coordinate is found in the same pass (`checks`), and a state that breaks it reads no
+// memory out of the tables' bounds (its number is then meaningless).
+template <bool kCheck = false, typename Seen>
+uint64_t RankSeen(const DefinedIndex::Coordinate& c, Seen seen, RankChecks* checks = nullptr) {
   using Coordinate = DefinedIndex::Coordinate;
   if (c.kind == Coordinate::Kind::kTwists) {
     const int digits = c.sum_fixed ? c.n - 1 : c.n;
     uint64_t rank = 0;
     for (int j = digits - 1; j >= 0; --j) rank = rank * static_cast<uint64_t>(c.k) + seen(j);
+    if constexpr (kCheck) {
+      if (c.sum_fixed) {
+        int total = 0;
+        for (int j = 0; j < c.n; ++j) total += seen(j);
+        checks->bad |= total % c.k != c.sum;
+      }
+    }
     return rank;
   }
   if (c.kind == Coordinate::Kind::kOrder) {
     OrderRank order(c);
-    for (int j = 0; j < c.n; ++j) order.Step(seen(j));
+    for (int j = 0; j < c.n; ++j) {
+      const uint8_t code = seen(j);
+      if constexpr (kCheck) checks->bad |= code != 0xFF && (order.used >> (code & 31) & 1) != 0;
+      order.Step(code);
+    }
     return order.rank;
   }
   if (c.kind == Coordinate::Kind::kArrangement) {
@@ -136,12 +157,19 @@ uint64_t RankSeen(const DefinedIndex::Coordinate& c, Seen seen) {
     int slot = 0, firsts = c.counts[0];
     uint64_t rank = 0;
     for (int j = 0; j < c.n; ++j) {
-      const uint8_t code = seen(j);
+      uint8_t code = seen(j);
       if (code == 0xFF) continue;
+      if constexpr (kCheck) {
+        if (slot >= slots || (code == 0 && firsts == 0)) {
+          checks->bad = true;
+          return 0;
+        }
+      }
       rank += code * kBinomials.below[slots - slot - 1][firsts];
       firsts -= 1 - code;
       ++slot;
     }
+    if constexpr (kCheck) checks->bad |= slot != slots;
     return rank;
   }
   if (c.distinct) {
@@ -149,17 +177,37 @@ uint64_t RankSeen(const DefinedIndex::Coordinate& c, Seen seen) {
     // Digit j weighs (n - 1 - j)!, summed as above.
     uint32_t used = 0;
     uint64_t rank = 0;
+    int inversions = 0;
     for (int j = 0; j < c.n; ++j) {
-      const uint8_t code = seen(j);
+      uint8_t code = seen(j);
+      if constexpr (kCheck) {
+        if (code >= c.n || (used >> code & 1) != 0) {
+          checks->bad = true;
+          return 0;
+        }
+      }
       const uint32_t below = (uint32_t{1} << code) - 1;
-      rank += static_cast<uint64_t>(std::popcount(below & ~used)) * kFactorials.shifted[c.n - j];
+      const int digit = std::popcount(below & ~used);
+      if constexpr (kCheck) inversions += digit;
+      rank += static_cast<uint64_t>(digit) * kFactorials.shifted[c.n - j];
       used |= uint32_t{1} << code;
     }
+    if constexpr (kCheck) checks->parity = inversions & 1;
     return c.rule >= 0 ? rank >> 1 : rank;
   }
   if (c.label.size() == 2 && c.n <= kMaxBinomial) {
     TwoLabelRank two(c);
-    for (int j = 0; j < c.n; ++j) two.Step(j, seen(j));
+    for (int j = 0; j < c.n; ++j) {
+      const uint8_t code = seen(j);
+      if constexpr (kCheck) {
+        if (code > 1 || (code == 0 && two.firsts == 0)) {
+          checks->bad = true;
+          return 0;
+        }
+      }
+      two.Step(j, code);
+    }
+    if constexpr (kCheck) checks->bad |= two.firsts != 0;
     return two.rank;
   }
   if (!c.before.empty()) {
@@ -167,8 +215,17 @@ uint64_t RankSeen(const DefinedIndex::Coordinate& c, Seen seen) {
     const size_t labels = c.label.size();
     size_t key = c.arrangements.size() - 1;  // every count still to place
     uint64_t rank = 0;
+    uint8_t left[256];
+    if constexpr (kCheck) std::copy(c.counts.begin(), c.counts.end(), left);
     for (int j = 0; j < c.n; ++j) {
       const uint8_t code = seen(j);
+      if constexpr (kCheck) {
+        if (code >= labels || left[code] == 0) {
+          checks->bad = true;
+          return 0;
+        }
+        --left[code];
+      }
       rank += c.before[key * labels + code];
       key -= c.stride[code];
     }
@@ -183,6 +240,12 @@ uint64_t RankSeen(const DefinedIndex::Coordinate& c, Seen seen) {
   for (int j = 0; j < c.n; ++j) {
     const auto left = static_cast<uint32_t>(c.n - j);
     const uint8_t code = seen(j);
+    if constexpr (kCheck) {
+      if (code >= c.label.size() || count[code] == 0) {
+        checks->bad = true;
+        return 0;
+      }
+    }
     uint32_t below = 0;
     for (int l = 0; l < code; ++l) below += count[l];
     rank += ExactQuotient(arrangements, below, left);
@@ -1082,6 +1145,42 @@ bool DefinedIndex::Indexable(const uint8_t* state) const {
       return false;
     }
   }
+  return true;
+}
+
+bool DefinedIndex::RankIfIndexable(const uint8_t* state, uint64_t* rank) const {
+  std::array<uint8_t, 512> parity;
+  if (coordinates_.size() > parity.size()) {
+    if (!Indexable(state)) return false;
+    *rank = Rank(state);
+    return true;
+  }
+  uint64_t outer = 0, inner = 0;
+  for (size_t i = 0; i < coordinates_.size(); ++i) {
+    const Coordinate& c = coordinates_[i];
+    const uint16_t* at = c.bytes.data();
+    RankChecks checks;
+    const uint64_t value =
+        c.kind == Coordinate::Kind::kTwists
+            ? RankSeen<true>(c, [&](int j) { return state[at[j]]; }, &checks)
+            : RankSeen<true>(c, [&](int j) { return c.code[state[at[j]]]; }, &checks);
+    if (checks.bad) return false;
+    parity[i] = static_cast<uint8_t>(checks.parity);
+    if (c.inner) {
+      inner = inner * c.size + value;
+    } else {
+      outer = outer * c.size + value;
+    }
+  }
+  for (size_t i = 0; i < coordinates_.size(); ++i) {
+    const int rule = coordinates_[i].rule;
+    if (rule < 0) continue;
+    const ParityRule& r = rules_[static_cast<size_t>(rule)];
+    int required = r.constant;
+    for (int f : r.from) required ^= parity[static_cast<size_t>(labels_of_orbit_[static_cast<size_t>(f)])];
+    if (parity[i] != required) return false;
+  }
+  *rank = outer * inner_size_ + inner;
   return true;
 }
 

@@ -259,6 +259,9 @@ class DefinedIndex {
   int DistanceParity(const uint8_t* state) const;
   // REQUIRES: Indexable(state).
   uint64_t Rank(const uint8_t* state) const { return RankOuter(state) * inner_size_ + RankInner(state); }
+  // Indexable and Rank in one pass: false when the state breaks an invariant (then `rank`
+  // is left as it was). REQUIRES: an index with numbers (Make).
+  bool RankIfIndexable(const uint8_t* state, uint64_t* rank) const;
   // Every byte of `state` the coordinates cover.
   void Unrank(uint64_t index, uint8_t* state) const {
     UnrankOuter(index / inner_size_, state);
