@@ -42,7 +42,10 @@ using TableMetadata = storage::v1::TableMetadata;  // core/table/table_store.h
 
 // One case of a puzzle: its parameters (the knobs' wiring; nothing for most puzzles) and
 // its state, as its model parsed and checked them. Only the puzzle's own code reads what is
-// inside (As); everything else passes it back to the puzzle.
+// inside (As); everything else passes it back to the puzzle. An instance of up to kBytes
+// (every built-in's, a definition's of a state up to 56 bytes) is held in place; a larger
+// one (a definition searched with pattern tables, up to a kilobyte) once on the heap,
+// shared by the copies of the Position, which never change it.
 class Position {
  public:
   static constexpr size_t kBytes = 64;
@@ -50,10 +53,13 @@ class Position {
   Position() = default;  // no puzzle
   template <class Instance>
   Position(const Puzzle& puzzle, const Instance& instance) : puzzle_(&puzzle) {
-    static_assert(std::is_trivially_copyable_v<Instance> && sizeof(Instance) <= kBytes &&
-                      alignof(Instance) <= alignof(std::max_align_t),
-                  "a model's Instance is a small trivially copyable value");
-    ::new (static_cast<void*>(bytes_)) Instance(instance);
+    static_assert(std::is_trivially_copyable_v<Instance> && alignof(Instance) <= alignof(std::max_align_t),
+                  "a model's Instance is a trivially copyable value");
+    if constexpr (kInPlace<Instance>) {
+      ::new (static_cast<void*>(bytes_)) Instance(instance);
+    } else {
+      large_ = std::make_shared<const Instance>(instance);
+    }
   }
 
   // Null for a Position of no puzzle.
@@ -62,16 +68,20 @@ class Position {
   // The model's instance. REQUIRES: Instance is the instance type of puzzle()'s model.
   template <class Instance>
   const Instance& As() const {
-    return *std::launder(reinterpret_cast<const Instance*>(bytes_));
-  }
-  template <class Instance>
-  Instance& As() {
-    return *std::launder(reinterpret_cast<Instance*>(bytes_));
+    if constexpr (kInPlace<Instance>) {
+      return *std::launder(reinterpret_cast<const Instance*>(bytes_));
+    } else {
+      return *static_cast<const Instance*>(large_.get());
+    }
   }
 
  private:
+  template <class Instance>
+  static constexpr bool kInPlace = sizeof(Instance) <= kBytes;
+
   const Puzzle* puzzle_ = nullptr;
   alignas(std::max_align_t) unsigned char bytes_[kBytes] = {};
+  std::shared_ptr<const void> large_;  // an instance larger than kBytes
 };
 
 // States drawn from a table at an exact distance (Puzzle::Sample).

@@ -26,7 +26,15 @@ namespace defined_patterns_test {
 using testing::BruteForce;
 namespace fs = std::filesystem;
 
+// A definition of five pieces moved and sixty never moved: 65 bytes a state, 60 states.
+std::string WideText() {
+  std::string wide = "Set A 5 1\nSet F 60 1\nSolved\nA\n1 2 3 4 5\nF\n";
+  for (int i = 1; i <= 60; ++i) wide += Cat(i, " ");
+  return wide + "\nEnd\nMove X\nA\n2 3 1 4 5\nEnd\nMove Y\nA\n1 2 4 5 3\nEnd\n";
+}
+
 std::string Text(const std::string& file) {
+  if (file == "wide.tws") return WideText();
   return testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/definitions/" + file);
 }
 
@@ -161,6 +169,9 @@ TEST(DefinedPatternsTest, StoredTablesGuideTheLiveSearchToTheSameAnswers) {
       {"dials3.tws", {}},  // chosen within the budget
       // Tiles in groups that add up, the blank free: two tiles' search takes 75 bytes.
       {"slide32.tws", {}, 130, "projections T 1-2 ~6 | T 3-4 ~6 | T 5 ~6; chosen: set T"},
+      // A state of 65 bytes, more than a complete table's walk holds (the Position keeps it
+      // on the heap).
+      {"wide.tws", {}},
   };
   const std::string dir = testing::TempPath("defined_patterns_db");
   fs::remove_all(dir);

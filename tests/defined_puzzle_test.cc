@@ -563,6 +563,35 @@ TEST(DefinedPuzzleTest, NamesAndBoundsAreChecked) {
   EXPECT_TRUE(summary.patterns);
   EXPECT_EQ(summary.index, "none: its states need an index of 120 numbers (P placements 120), "
                            "more than the limit of 100 for a complete table");
+  // A state past what a complete table's walk holds (56 bytes) gets pattern tables, and
+  // says why; one past a kilobyte is refused.
+  std::string wide = "Set A 5 1\nSet F 60 1\nSolved\nA\n1 2 3 4 5\nF\n";
+  for (int i = 1; i <= 60; ++i) wide += Cat(i, " ");
+  wide += "\nEnd\nMove X\nA\n2 3 1 4 5\nEnd\nMove Y\nA\n1 2 4 5 3\nEnd\n";
+  EXPECT_EQ(MakeDefinedPuzzle("wide", wide, "w.tws", kDefaultMaxDefinedStates, DefinedTableKind::kComplete)
+                .status()
+                .message(),
+            "w.tws: a state takes 65 bytes (a byte for each position, and one more for each that "
+            "turns), more than the 56 a complete table's walk holds; pattern tables take up to 1016");
+  auto wide_guided = MakeDefinedPuzzle("wide", wide, "w.tws", kDefaultMaxDefinedStates);
+  ASSERT_TRUE(wide_guided.ok()) << wide_guided.status();
+  ASSERT_TRUE(SummarizeDefinition(**wide_guided, &summary));
+  EXPECT_TRUE(summary.patterns);
+  EXPECT_NE(summary.index.find("more than the 56 a complete table's walk holds"), std::string::npos) << summary.index;
+  std::string huge;
+  for (int set = 0; set < 5; ++set) huge += Cat("Set S", set, " 204 1\n");
+  huge += "Solved\n";
+  for (int set = 0; set < 5; ++set) {
+    huge += Cat("S", set, "\n");
+    for (int i = 1; i <= 204; ++i) huge += Cat(i, " ");
+    huge += "\n";
+  }
+  huge += "End\nMove X\nS0\n2 1";
+  for (int i = 3; i <= 204; ++i) huge += Cat(" ", i);
+  huge += "\nEnd\n";
+  EXPECT_EQ(MakeDefinedPuzzle("huge", huge, "h.tws", kDefaultMaxDefinedStates).status().message(),
+            "h.tws: a state takes 1020 bytes (a byte for each position, and one more for each "
+            "that turns); a puzzle here holds at most 1016");
   EXPECT_EQ(DefinedNameOf("/x/y/Cube2URF.tws"), "cube2urf");
   EXPECT_EQ(DefinedNameOf("lo33"), "lo33");
 }

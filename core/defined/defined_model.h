@@ -33,8 +33,11 @@
 namespace puzzledb {
 
 // A state of a defined puzzle: its DefinedState bytes, the rest zero (a Position holds the
-// pointer to the definition and these).
+// pointer to the definition and these): at most 56 bytes for a definition with a complete
+// table, whose walk copies states (and a Position holds it in place), and a kilobyte less
+// the pointer for one searched with pattern tables (the 4x4x4's 64, the megaminx's 100).
 inline constexpr int kDefinedStateBytes = 56;
+inline constexpr int kGuidedStateBytes = 1024 - 8;
 // Moves of a puzzle served from a table (a walk keeps the legal moves in 64 bits).
 inline constexpr int kMaxDefinedMoves = 64;
 // Moves of a puzzle searched with pattern tables: as many as a definition may have
@@ -59,10 +62,21 @@ inline constexpr std::string_view kDefinitionHeaderStart = "puzzledb definition,
 template <class P>
 struct DefinedGuide;
 
-struct DefinedModelState {
-  std::array<uint8_t, kDefinedStateBytes> bytes{};
-  bool operator==(const DefinedModelState&) const = default;
+template <size_t N>
+struct DefinedStateIn {
+  std::array<uint8_t, N> bytes{};
+  bool operator==(const DefinedStateIn&) const = default;
 };
+using DefinedModelState = DefinedStateIn<kDefinedStateBytes>;
+using DefinedGuidedState = DefinedStateIn<kGuidedStateBytes>;
+
+// A definition's state in the model's state of N bytes, the rest zero. REQUIRES: it fits.
+template <class S>
+S StateOf(const DefinedState& bytes) {
+  S s;
+  std::copy(bytes.begin(), bytes.end(), s.bytes.begin());
+  return s;
+}
 
 // What a registered definition holds; immutable.
 struct DefinedPuzzleData {
@@ -77,7 +91,7 @@ struct DefinedPuzzleData {
   DefinedIndex index;
   std::string why_no_table;  // searched with pattern tables: why (for people)
   std::vector<int> inverse;  // each move's, or -1
-  std::vector<DefinedModelState> goals;
+  std::vector<DefinedState> goals;  // the definition's
   std::string compact_help;
   std::string example;  // the compact form of a state a few moves from the goal
 
@@ -86,11 +100,11 @@ struct DefinedPuzzleData {
 };
 
 // `kMoves`: the bound on its moves, its model's (kMaxDefinedMoves, or kMaxGuidedMoves for a
-// definition searched with pattern tables).
-template <int kMoves>
+// definition searched with pattern tables); S its state (DefinedStateIn).
+template <int kMoves, class S>
 class DefinedSpace {
  public:
-  using State = DefinedModelState;
+  using State = S;
   static constexpr int kNumMoves = kMoves;
 
   explicit DefinedSpace(const DefinedPuzzleData* data) : data_(data) {}
@@ -119,7 +133,11 @@ class DefinedSpace {
     }
     return false;
   }
-  std::vector<State> Goals() const { return data_->goals; }
+  std::vector<State> Goals() const {
+    std::vector<State> goals;
+    for (const DefinedState& goal : data_->goals) goals.push_back(StateOf<State>(goal));
+    return goals;
+  }
 
  private:
   const DefinedPuzzleData* data_;
@@ -131,8 +149,8 @@ class DefinedModel {
   static constexpr int kNumMoves =
       E == TableEncodingKind::kPatternBound ? kMaxGuidedMoves : kMaxDefinedMoves;
   using Params = const DefinedPuzzleData*;
-  using Space = DefinedSpace<kNumMoves>;
-  using State = DefinedModelState;
+  using State = std::conditional_t<E == TableEncodingKind::kPatternBound, DefinedGuidedState, DefinedModelState>;
+  using Space = DefinedSpace<kNumMoves, State>;
   struct Instance {
     Params params = nullptr;
     State state;
@@ -171,12 +189,12 @@ class DefinedModel {
   // ---- moves and goals
   bool Apply(const State& s, int move, State* out) const { return space_.Apply(s, move, out); }
   bool IsGoal(const State& s) const {
-    for (const State& goal : params_->goals) {
-      if (goal == s) return true;
+    for (const DefinedState& goal : params_->goals) {
+      if (std::equal(goal.begin(), goal.end(), s.bytes.begin())) return true;
     }
     return false;
   }
-  std::vector<State> Goals() const { return params_->goals; }
+  std::vector<State> Goals() const { return space_.Goals(); }
   int LowerBound(const State& s) const { return IsGoal(s) ? 0 : 1; }
   bool ProvablyUnsolvable(const State& s) const { return !params_->index.Possible(s.bytes.data()); }
   // Uniform over the index; searched with pattern tables (no index), the goal after a
@@ -184,7 +202,7 @@ class DefinedModel {
   static constexpr int kRandomWalk = 1000;
   State RandomState(std::mt19937_64& rng) const {
     if constexpr (E == TableEncodingKind::kPatternBound) {
-      State s = params_->goals[0], next;
+      State s = StateOf<State>(params_->goals[0]), next;
       for (int made = 0, tried = 0; made < kRandomWalk && tried < 100 * kRandomWalk; ++tried) {
         if (Apply(s, static_cast<int>(rng() % static_cast<uint64_t>(move_count())), &next)) {
           s = next;

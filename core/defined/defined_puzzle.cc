@@ -47,13 +47,8 @@ std::string Hex32(uint32_t value) {
   return text;
 }
 
-DefinedModelState StateOf(const DefinedState& bytes) {
-  DefinedModelState s;
-  std::copy(bytes.begin(), bytes.end(), s.bytes.begin());
-  return s;
-}
-
-DefinedState BytesOf(const DefinedPuzzleData& data, const DefinedModelState& s) {
+template <class S>
+DefinedState BytesOf(const DefinedPuzzleData& data, const S& s) {
   return DefinedState(s.bytes.begin(), s.bytes.begin() + static_cast<std::ptrdiff_t>(data.definition.state_bytes()));
 }
 
@@ -81,7 +76,7 @@ absl::StatusOr<typename DefinedModel<E>::Instance> DefinedModel<E>::ParseCompact
     Params params, std::string_view text) {
   auto state = params->definition.ParseCompact(text);
   if (!state.ok()) return state.status();
-  return Instance{params, StateOf(*state)};
+  return Instance{params, StateOf<State>(*state)};
 }
 
 template <TableEncodingKind E>
@@ -279,11 +274,18 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
   auto read = ReadDefinition(text, file);
   if (!read.ok()) return read.status();
   const std::string where = Cat(file, ": ");
-  if (read->state_bytes() > static_cast<size_t>(kDefinedStateBytes)) {
-    return absl::InvalidArgumentError(
-        Cat(where, "a state takes ", read->state_bytes(),
-            " bytes (a byte for each position, and one more for each that turns); a puzzle "
-            "here holds at most ", kDefinedStateBytes));
+  // A complete table's walk holds states of up to kDefinedStateBytes, the live search
+  // guided by pattern tables up to kGuidedStateBytes.
+  const std::string state_size = Cat("a state takes ", read->state_bytes(),
+                                     " bytes (a byte for each position, and one more for each that turns)");
+  if (read->state_bytes() > static_cast<size_t>(kGuidedStateBytes)) {
+    return absl::InvalidArgumentError(Cat(where, state_size, "; a puzzle here holds at most ", kGuidedStateBytes));
+  }
+  const bool large = read->state_bytes() > static_cast<size_t>(kDefinedStateBytes);
+  if (large && kind == DefinedTableKind::kComplete) {
+    return absl::InvalidArgumentError(Cat(where, state_size, ", more than the ", kDefinedStateBytes,
+                                          " a complete table's walk holds; pattern tables take up to ",
+                                          kGuidedStateBytes));
   }
   // A complete table's walk keeps a state's legal moves in 64 bits; pattern tables guide a
   // search of any number (the reader's limit, kMaxGuidedMoves).
@@ -305,6 +307,9 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
   if (!guided && many_moves) {
     data.why_no_table = too_many;
     guided = true;
+  } else if (!guided && large) {
+    data.why_no_table = Cat(state_size, ", more than the ", kDefinedStateBytes, " a complete table's walk holds");
+    guided = true;
   } else if (!guided) {
     // Layout 3 where it applies: a complete table's index splits off an arrangement.
     auto index = DefinedIndex::Make(data.definition, data.moves, max_states, {.arrangements = true});
@@ -321,7 +326,7 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
   }
   if (guided) data.index = DefinedIndex::Invariants(data.definition, data.moves);
   for (int m = 0; m < data.moves.move_count(); ++m) data.inverse.push_back(data.moves.InverseMove(m));
-  for (const DefinedState& goal : data.definition.goals()) data.goals.push_back(StateOf(goal));
+  data.goals = data.definition.goals();
   // The compact form, for people: the goal's, as an example of the layout.
   std::vector<std::string> parts;
   for (const DefinedSet& set : data.definition.sets()) {
