@@ -7,7 +7,9 @@
 // ranking back to its number, the census adding up. The invariants of a definition of any
 // size (DefinedIndex::Invariants) hold on every goal, every state a move makes from one and
 // every state the search reaches; whether projections of every set are move-disjoint is
-// asked too (nothing may crash).
+// asked too (nothing may crash). The rank that checks its state (RankIfIndexable) agrees
+// with Indexable and Rank, and an index with an arrangement (layout 3) gives every state
+// the distance the plain one does.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -94,6 +96,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // A parity every move flips is the distance's.
     const int parity = invariants.DistanceParity(state.data());
     if (parity >= 0 && parity != entry % 2) std::abort();
+  }
+  // The rank that checks its state agrees with Indexable and Rank, on every number's state
+  // and on the same with one byte changed (most of them no state of the index).
+  for (uint64_t i = 0; i < index->size(); ++i) {
+    index->Unrank(i, state.data());
+    uint64_t rank = 0;
+    if (!index->RankIfIndexable(state.data(), &rank) || rank != i) std::abort();
+    puzzledb::DefinedState damaged = state;
+    damaged[i % damaged.size()] = static_cast<uint8_t>(i * 37 + 1);
+    const bool indexable = index->Indexable(damaged.data());
+    if (index->RankIfIndexable(damaged.data(), &rank) != indexable) std::abort();
+    if (indexable && rank != index->Rank(damaged.data())) std::abort();
+  }
+  // Layout 3 (an arrangement split where one applies): the same distance for every state.
+  const auto arranged = puzzledb::DefinedIndex::Make(d, moves, 1 << 12, {.arrangements = true});
+  if (!arranged.ok() || arranged->size() != index->size()) std::abort();
+  if (arranged->inner_is_arrangement()) {
+    const auto again = puzzledb::SearchDefinition(d, moves, *arranged, options);
+    if (!again.ok() || again->histogram != searched->histogram) std::abort();
+    for (uint64_t i = 0; i < index->size(); ++i) {
+      index->Unrank(i, state.data());
+      if (!arranged->Indexable(state.data())) std::abort();
+      if (again->entries.Get(arranged->Rank(state.data())) != searched->entries.Get(i)) std::abort();
+    }
   }
   // A symmetry's image of a reached state is reached, as far (a small budget: bad input
   // must not make the search for them long).

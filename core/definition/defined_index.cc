@@ -256,6 +256,40 @@ uint64_t RankSeen(const DefinedIndex::Coordinate& c, Seen seen, RankChecks* chec
 }
 
 
+// Whether an orbit coordinate may be split into placements and an inner part (an order or
+// an arrangement of some of its labels): repeated labels that guards read.
+bool Splittable(const DefinedIndex::Coordinate& c) {
+  return c.kind == DefinedIndex::Coordinate::Kind::kLabels && !c.distinct && c.read_by_guards && c.rule < 0;
+}
+
+// By code of coordinate c's labels: whether no guard tests that label on c's positions.
+std::vector<bool> UntestedCodes(const DefinedIndex::Coordinate& c, const CompiledMoves& moves) {
+  std::vector<bool> in_orbit(static_cast<size_t>(moves.state_bytes()), false);
+  for (uint16_t at : c.bytes) in_orbit[at] = true;
+  std::vector<bool> untested(c.label.size(), true);
+  for (int b = 0; b < moves.block_count(); ++b) {
+    for (const CompiledMoves::Test& t : moves.block(b).tests) {
+      if (in_orbit[t.at] && c.code[t.value] != 0xFF) untested[c.code[t.value]] = false;
+    }
+  }
+  return untested;
+}
+
+// The inner coordinate split off orbit coordinate c (its labels and counts still to set).
+DefinedIndex::Coordinate SplitOff(const DefinedIndex::Coordinate& c, DefinedIndex::Coordinate::Kind kind,
+                                  uint64_t size) {
+  DefinedIndex::Coordinate inner;
+  inner.kind = kind;
+  inner.set = c.set;
+  inner.orbit = c.orbit;
+  inner.n = c.n;
+  inner.bytes = c.bytes;
+  inner.code.fill(0xFF);
+  inner.size = size;
+  inner.inner = true;
+  return inner;
+}
+
 // A multiset coordinate's tables (Coordinate::before), where they stay within this many
 // entries: the knight's 12 + 12 + 1 pieces take 338 keys of 3 labels.
 constexpr uint64_t kMultisetEntries = uint64_t{1} << 15;
@@ -784,21 +818,13 @@ absl::StatusOr<DefinedIndex> DefinedIndex::MakeIndex(const Definition& definitio
   // guard tests and are each there once. Those count as one piece in its coordinate, and
   // their order on the positions it gives them is a coordinate of its own, the whole inner
   // part (the one with most orders, up to kMaxOrders).
-  std::vector<bool> in_orbit(static_cast<size_t>(moves.state_bytes()), false);
   size_t split = all.size();
   uint64_t orders = 1;
   std::vector<bool> untested;  // of the split orbit, by code
   for (size_t i = 0; i < all.size(); ++i) {
     const Coordinate& c = all[i];
-    if (c.kind != Coordinate::Kind::kLabels || c.distinct || !c.read_by_guards || c.rule >= 0) continue;
-    std::fill(in_orbit.begin(), in_orbit.end(), false);
-    for (uint16_t at : c.bytes) in_orbit[at] = true;
-    std::vector<bool> free(c.label.size(), true);
-    for (int b = 0; b < moves.block_count(); ++b) {
-      for (const CompiledMoves::Test& t : moves.block(b).tests) {
-        if (in_orbit[t.at] && c.code[t.value] != 0xFF) free[c.code[t.value]] = false;
-      }
-    }
+    if (!Splittable(c)) continue;
+    std::vector<bool> free = UntestedCodes(c, moves);
     uint64_t count = 1;
     int pieces = 0;
     for (size_t code = 0; code < c.label.size(); ++code) {
@@ -813,15 +839,7 @@ absl::StatusOr<DefinedIndex> DefinedIndex::MakeIndex(const Definition& definitio
   }
   if (split < all.size()) {
     Coordinate& c = all[split];
-    Coordinate order;
-    order.kind = Coordinate::Kind::kOrder;
-    order.set = c.set;
-    order.orbit = c.orbit;
-    order.n = c.n;
-    order.bytes = c.bytes;
-    order.code.fill(0xFF);
-    order.size = orders;
-    order.inner = true;
+    Coordinate order = SplitOff(c, Coordinate::Kind::kOrder, orders);
     // The orbit's codes again, the order's pieces one code (that of the smallest).
     const std::vector<uint8_t> labels = c.label, counts = c.counts;
     c.label.clear();
@@ -861,18 +879,11 @@ absl::StatusOr<DefinedIndex> DefinedIndex::MakeIndex(const Definition& definitio
     std::array<int, 2> two{};
     for (size_t i = 0; i < all.size(); ++i) {
       const Coordinate& c = all[i];
-      if (c.kind != Coordinate::Kind::kLabels || c.distinct || !c.read_by_guards || c.rule >= 0) continue;
-      std::fill(in_orbit.begin(), in_orbit.end(), false);
-      for (uint16_t at : c.bytes) in_orbit[at] = true;
-      std::vector<bool> tested(c.label.size(), false);
-      for (int b = 0; b < moves.block_count(); ++b) {
-        for (const CompiledMoves::Test& t : moves.block(b).tests) {
-          if (in_orbit[t.at] && c.code[t.value] != 0xFF) tested[c.code[t.value]] = true;
-        }
-      }
+      if (!Splittable(c)) continue;
+      const std::vector<bool> free = UntestedCodes(c, moves);
       std::vector<int> untested;
       for (size_t code = 0; code < c.label.size(); ++code) {
-        if (!tested[code]) untested.push_back(static_cast<int>(code));
+        if (free[code]) untested.push_back(static_cast<int>(code));
       }
       if (untested.size() != 2) continue;
       const int first = c.counts[static_cast<size_t>(untested[0])];
@@ -886,15 +897,7 @@ absl::StatusOr<DefinedIndex> DefinedIndex::MakeIndex(const Definition& definitio
     }
     if (split < all.size()) {
       Coordinate& c = all[split];
-      Coordinate arrangement;
-      arrangement.kind = Coordinate::Kind::kArrangement;
-      arrangement.set = c.set;
-      arrangement.orbit = c.orbit;
-      arrangement.n = c.n;
-      arrangement.bytes = c.bytes;
-      arrangement.code.fill(0xFF);
-      arrangement.size = arrangements;
-      arrangement.inner = true;
+      Coordinate arrangement = SplitOff(c, Coordinate::Kind::kArrangement, arrangements);
       for (int k = 0; k < 2; ++k) {
         const uint8_t label = c.label[static_cast<size_t>(two[static_cast<size_t>(k)])];
         arrangement.code[label] = static_cast<uint8_t>(k);
