@@ -42,48 +42,19 @@ uint64_t Permute(const DefinedIndex& index, uint64_t i, const uint8_t* slots) {
 // An arrangement's inner numbers permuted by a step's slots (DefinedIndex::
 // PermuteArrangement), fast: each number's slots of the second label as a mask, read from a
 // table made once (while it takes at most kArrangementMaskBytes), the mask permuted, and
-// ranked again a byte of slots at a time from tables of each byte's part of the rank.
+// ranked again a byte of slots at a time (DefinedIndex::MaskRank).
 constexpr uint64_t kArrangementMaskBytes = uint64_t{128} << 20;
 
 class ArrangementPermuter {
  public:
   explicit ArrangementPermuter(const DefinedIndex& index) : index_(index) {
     if (!index.inner_is_arrangement() || index.inner_size() * 4 > kArrangementMaskBytes) return;
-    const DefinedIndex::Coordinate& c = index.coordinates().back();
     n_ = index.inner_slots();
-    firsts_ = c.counts[0];
-    chunks_ = (n_ + 7) / 8;
-    // below(x, f): the arrangements of x slots with f - 1 firsts (C(x, f - 1)), 0 for f <= 0.
-    auto below = [](int x, int f) -> uint64_t {
-      if (f <= 0 || f - 1 > x) return 0;
-      uint64_t c = 1;
-      for (int i = 0; i < f - 1; ++i) c = c * static_cast<uint64_t>(x - i) / static_cast<uint64_t>(i + 1);
-      return c;
-    };
-    rank_.assign(static_cast<size_t>(chunks_) * static_cast<size_t>(firsts_ + 1) * 256, 0);
-    for (int k = 0; k < chunks_; ++k) {
-      for (int f = 0; f <= firsts_; ++f) {
-        for (int byte = 0; byte < 256; ++byte) {
-          uint64_t part = 0;
-          int left = f;
-          for (int t = 0; t < 8 && 8 * k + t < n_; ++t) {
-            const int slot = 8 * k + t;
-            if ((byte >> t) & 1) {
-              part += below(n_ - slot - 1, left);
-            } else {
-              --left;
-            }
-          }
-          rank_[(static_cast<size_t>(k) * static_cast<size_t>(firsts_ + 1) + static_cast<size_t>(f)) * 256 +
-                static_cast<size_t>(byte)] = part;
-        }
-      }
-    }
     // Each number's mask: the numbers follow the lexicographic order of the slots' codes
     // (0 the first label, 1 the second), which next_permutation walks.
     masks_.resize(index.inner_size());
     std::vector<uint8_t> codes(static_cast<size_t>(n_), 1);
-    std::fill(codes.begin(), codes.begin() + firsts_, 0);
+    std::fill(codes.begin(), codes.begin() + index.coordinates().back().counts[0], 0);
     for (uint64_t i = 0; i < masks_.size(); ++i) {
       uint32_t mask = 0;
       for (int s = 0; s < n_; ++s) mask |= uint32_t{codes[static_cast<size_t>(s)]} << s;
@@ -97,28 +68,12 @@ class ArrangementPermuter {
     const uint32_t mask = masks_[inner];
     uint32_t permuted = 0;
     for (int s = 0; s < n_; ++s) permuted |= ((mask >> slots[s]) & 1u) << s;
-    return Rank(permuted);
+    return DefinedIndex::MaskRank(index_.coordinates().back(), permuted);
   }
 
  private:
-  uint64_t Rank(uint32_t mask) const {
-    uint64_t rank = 0;
-    int f = firsts_;
-    for (int k = 0; k < chunks_; ++k) {
-      const uint32_t byte = (mask >> (8 * k)) & 0xFF;
-      rank += rank_[(static_cast<size_t>(k) * static_cast<size_t>(firsts_ + 1) + static_cast<size_t>(f)) * 256 + byte];
-      const int valid = std::min(8, n_ - 8 * k);
-      f -= valid - std::popcount(byte);
-      if (f < 0) f = 0;
-    }
-    return rank;
-  }
-
   const DefinedIndex& index_;
   int n_ = 0;
-  int firsts_ = 0;
-  int chunks_ = 0;
-  std::vector<uint64_t> rank_;   // [chunk][firsts left][byte]: that byte's part of the rank
   std::vector<uint32_t> masks_;  // by inner number
 };
 

@@ -8,6 +8,11 @@
 #include <map>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "core/util/bits.h"
 #include "core/util/strings.h"
 
 namespace puzzledb {
@@ -288,6 +293,61 @@ DefinedIndex::Coordinate SplitOff(const DefinedIndex::Coordinate& c, DefinedInde
   inner.size = size;
   inner.inner = true;
   return inner;
+}
+
+// The slots of a coordinate ranked from masks (Coordinate::mask_rank): its positions, or an
+// arrangement's slots.
+int MaskSlots(const DefinedIndex::Coordinate& c) {
+  return c.kind == DefinedIndex::Coordinate::Kind::kArrangement ? c.counts[0] + c.counts[1] : c.n;
+}
+
+// A two-label coordinate's (or an arrangement's) mask tables, over at most 32 slots
+// (Coordinate::mask_rank), and whether its positions are consecutive bytes.
+void MaskTables(DefinedIndex::Coordinate* c) {
+  using Kind = DefinedIndex::Coordinate::Kind;
+  const bool two = c->kind == Kind::kLabels && !c->distinct && c->label.size() == 2;
+  const int n = MaskSlots(*c);
+  if ((!two && c->kind != Kind::kArrangement) || n > 32 || n < 1) return;
+  c->consecutive = c->n <= 32;
+  for (int j = 0; j < c->n; ++j) c->consecutive &= c->bytes[static_cast<size_t>(j)] == c->bytes[0] + j;
+  for (int v = 0; v < 256; ++v) {
+    if (c->code[static_cast<size_t>(v)] != 0xFF) c->values.push_back(static_cast<uint8_t>(v));
+  }
+  const int firsts = c->counts[0], chunks = (n + 7) / 8;
+  c->mask_rank.assign(static_cast<size_t>(chunks) * static_cast<size_t>(firsts + 1) * 256, 0);
+  for (int k = 0; k < chunks; ++k) {
+    for (int f = 0; f <= firsts; ++f) {
+      for (int byte = 0; byte < 256; ++byte) {
+        uint64_t part = 0;
+        int left = f;
+        for (int t = 0; t < 8 && 8 * k + t < n; ++t) {
+          if ((byte >> t) & 1) {
+            part += left > 0 ? kBinomials.below[n - 8 * k - t - 1][left] : 0;
+          } else {
+            --left;
+          }
+        }
+        c->mask_rank[(static_cast<size_t>(k) * static_cast<size_t>(firsts + 1) + static_cast<size_t>(f)) * 256 +
+                     static_cast<size_t>(byte)] = part;
+      }
+    }
+  }
+}
+
+// Bit j set where bytes[j] is `value`, of 32 bytes: two compares of 16 (SSE2, which every
+// x86-64 has), or a byte at a time elsewhere.
+uint32_t EqualMask(const uint8_t* bytes, uint8_t value) {
+#if defined(__SSE2__)
+  const __m128i v = _mm_set1_epi8(static_cast<char>(value));
+  const __m128i low = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes));
+  const __m128i high = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + 16));
+  return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(low, v))) |
+         static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(high, v))) << 16;
+#else
+  uint32_t mask = 0;
+  for (int j = 0; j < 32; ++j) mask |= static_cast<uint32_t>(bytes[j] == value) << j;
+  return mask;
+#endif
 }
 
 // A multiset coordinate's tables (Coordinate::before), where they stay within this many
@@ -968,6 +1028,7 @@ absl::StatusOr<DefinedIndex> DefinedIndex::MakeIndex(const Definition& definitio
   for (Coordinate& c : index.coordinates_) {
     index.size_ *= c.size;
     MultisetTables(&c);
+    MaskTables(&c);
   }
   return index;
 }
@@ -1151,6 +1212,40 @@ bool DefinedIndex::Indexable(const uint8_t* state) const {
   return true;
 }
 
+uint64_t DefinedIndex::MaskRank(const Coordinate& c, uint32_t seconds) {
+  const int n = MaskSlots(c), firsts = c.counts[0];
+  uint64_t rank = 0;
+  int f = firsts;
+  for (int k = 0; 8 * k < n; ++k) {
+    const uint32_t byte = (seconds >> (8 * k)) & 0xFF;
+    rank += c.mask_rank[(static_cast<size_t>(k) * static_cast<size_t>(firsts + 1) + static_cast<size_t>(f)) * 256 + byte];
+    f = std::max(0, f - (std::min(8, n - 8 * k) - std::popcount(byte)));
+  }
+  return rank;
+}
+
+// The rank of a coordinate with mask tables on consecutive bytes, and whether the state
+// breaks its counts.
+uint64_t RankFromMasks(const DefinedIndex::Coordinate& c, const uint8_t* state, bool* bad) {
+  uint8_t bytes[32] = {};
+  std::memcpy(bytes, state + c.bytes[0], static_cast<size_t>(c.n));
+  uint32_t held = 0, seconds = 0, firsts = 0;  // where its labels are, by code
+  for (const uint8_t v : c.values) {
+    const uint32_t at = EqualMask(bytes, v);
+    held |= at;
+    (c.code[v] == 0 ? firsts : seconds) |= at;
+  }
+  if (c.kind == DefinedIndex::Coordinate::Kind::kArrangement) {
+    // Over the slots its two labels hold.
+    const uint32_t members = firsts | seconds;
+    *bad = std::popcount(members) != MaskSlots(c) || std::popcount(seconds) != c.counts[1];
+    return *bad ? 0 : DefinedIndex::MaskRank(c, ExtractBits(seconds, members));
+  }
+  const uint32_t all = c.n == 32 ? ~uint32_t{0} : (uint32_t{1} << c.n) - 1;
+  *bad = held != all || std::popcount(seconds) != c.counts[1];
+  return *bad ? 0 : DefinedIndex::MaskRank(c, seconds);
+}
+
 bool DefinedIndex::RankIfIndexable(const uint8_t* state, uint64_t* rank) const {
   std::array<uint8_t, 512> parity;
   if (coordinates_.size() > parity.size()) {
@@ -1164,7 +1259,8 @@ bool DefinedIndex::RankIfIndexable(const uint8_t* state, uint64_t* rank) const {
     const uint16_t* at = c.bytes.data();
     RankChecks checks;
     const uint64_t value =
-        c.kind == Coordinate::Kind::kTwists
+        c.consecutive ? RankFromMasks(c, state, &checks.bad)
+        : c.kind == Coordinate::Kind::kTwists
             ? RankSeen<true>(c, [&](int j) { return state[at[j]]; }, &checks)
             : RankSeen<true>(c, [&](int j) { return c.code[state[at[j]]]; }, &checks);
     if (checks.bad) return false;
@@ -1189,6 +1285,10 @@ bool DefinedIndex::RankIfIndexable(const uint8_t* state, uint64_t* rank) const {
 
 uint64_t DefinedIndex::RankOf(const Coordinate& c, const uint8_t* state) const {
   const uint16_t* at = c.bytes.data();
+  if (c.consecutive) {
+    bool bad = false;
+    return RankFromMasks(c, state, &bad);
+  }
   if (c.kind == Coordinate::Kind::kTwists) return RankSeen(c, [&](int j) { return state[at[j]]; });
   return RankSeen(c, [&](int j) { return c.code[state[at[j]]]; });
 }

@@ -184,6 +184,15 @@ class DefinedIndex {
     std::vector<uint32_t> stride;
     std::vector<uint64_t> arrangements;
     std::vector<uint64_t> before;
+    // Two labels over at most 32 slots (a kLabels coordinate of two labels, or an
+    // arrangement): ranked from the mask of the second label's slots (MaskRank),
+    // `mask_rank` the part of the rank of each byte of it, by chunk of 8 slots and by the
+    // first label's pieces left ([chunk][firsts][byte]). Where its positions are also
+    // consecutive bytes (`consecutive`), the masks are read from the state at once, for the
+    // byte values it reads (`values`).
+    std::vector<uint64_t> mask_rank;
+    bool consecutive = false;
+    std::vector<uint8_t> values;
   };
   // The parity of the labels of orbit `orbit` is `constant` xor the parities of the
   // orbits `from` (each of distinct labels).
@@ -262,6 +271,9 @@ class DefinedIndex {
   // Indexable and Rank in one pass: false when the state breaks an invariant (then `rank`
   // is left as it was). REQUIRES: an index with numbers (Make).
   bool RankIfIndexable(const uint8_t* state, uint64_t* rank) const;
+  // The rank of a two-label coordinate (or an arrangement) whose second label holds the
+  // slots `seconds` (bit s: slot s). REQUIRES: c.mask_rank made (not empty).
+  static uint64_t MaskRank(const Coordinate& c, uint32_t seconds);
   // Every byte of `state` the coordinates cover.
   void Unrank(uint64_t index, uint8_t* state) const {
     UnrankOuter(index / inner_size_, state);
