@@ -56,9 +56,10 @@ struct DefinedGuide {
       return absl::InvalidArgumentError(Cat("the ", params->name, " puzzle has no pattern set ", set,
                                             " (its one set is ", kDefinedPatternsSet, ")"));
     }
-    auto specs = ProjectionsToBuild(params->definition, options);
+    std::string why;  // what chose the projections, when the builder did
+    auto specs = ProjectionsToBuild(params->definition, options, &why);
     if (!specs.ok()) return specs.status();
-    return BuildDefinedPatterns(*params, *specs, store, options);
+    return BuildDefinedPatterns(*params, *specs, store, options, why);
   }
   static absl::Status Verify(const Params& params, const LoadedTable& table, int threads) {
     return VerifyDefinedPatterns(*params, table, threads);

@@ -268,11 +268,12 @@ std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint
 }
 
 absl::StatusOr<std::vector<ProjectionSpec>> ProjectionsToBuild(const Definition& definition,
-                                                               const BuildOptions& options) {
+                                                               const BuildOptions& options,
+                                                               std::string* why) {
   const uint64_t memory = options.pattern_memory > 0 ? options.pattern_memory : kDefaultPatternMemory;
   std::vector<ProjectionSpec> specs;
   if (options.projections.empty()) {
-    specs = ChooseProjections(definition, memory);
+    specs = ChooseProjections(definition, memory, why);
     if (specs.empty()) {
       return absl::InvalidArgumentError(
           Cat("no projection of it has a table within --pattern-memory ", memory,
@@ -324,17 +325,12 @@ uint64_t DefinedPatternsFingerprint(std::string_view text, const TableMetadata& 
 
 absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data,
                                                    const std::vector<ProjectionSpec>& specs,
-                                                   TableStore& store, const BuildOptions& options) {
+                                                   TableStore& store, const BuildOptions& options,
+                                                   std::string_view chosen_why) {
   const auto started = std::chrono::steady_clock::now();
   const std::string id = Cat(data.name, "-", kDefinedPatternsSet);
   const auto& say = options.on_progress;
-  // What the builder chose and why, when it chose (no --projection).
-  std::string chosen_why;
-  if (options.projections.empty()) {
-    ChooseProjections(data.definition, options.pattern_memory > 0 ? options.pattern_memory : kDefaultPatternMemory,
-                      &chosen_why);
-    if (say) say(Cat("projections of ", data.name, " chosen: ", chosen_why));
-  }
+  if (say && !chosen_why.empty()) say(Cat("projections of ", data.name, " chosen: ", chosen_why));
   // The entries of every projection first, so that each table is copied in as soon as it
   // is built and freed: at most one table beside the whole.
   uint64_t total = 0;

@@ -84,16 +84,19 @@ std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint
                                               std::string* why = nullptr);
 
 // The projections to build for `options` (BuildOptions::projections read, or chosen within
-// BuildOptions::pattern_memory): INVALID_ARGUMENT naming the projection that is wrong or
-// saying what does not fit.
+// BuildOptions::pattern_memory, `why` then saying why, as ChooseProjections): INVALID_ARGUMENT
+// naming the projection that is wrong or saying what does not fit.
 absl::StatusOr<std::vector<ProjectionSpec>> ProjectionsToBuild(const Definition& definition,
-                                                               const BuildOptions& options);
+                                                               const BuildOptions& options,
+                                                               std::string* why = nullptr);
 
 // Builds the tables of `specs` and writes them as the table "<name>-patterns" (one atomic
-// write), reporting progress through options.on_progress.
+// write), reporting progress through options.on_progress; `why`, when the builder chose
+// them (ProjectionsToBuild), is recorded with them for `info`.
 absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data,
                                                    const std::vector<ProjectionSpec>& specs,
-                                                   TableStore& store, const BuildOptions& options);
+                                                   TableStore& store, const BuildOptions& options,
+                                                   std::string_view why = {});
 
 // The tables of a stored set (which they keep alive), their bounds summed where their
 // projections are disjoint in the moves that change them (MoveDisjoint). DATA_LOSS when its metadata is not

@@ -18,9 +18,9 @@ namespace {
 
 constexpr uint32_t kNoMove = UINT32_MAX;
 
-// The maps of an index whose inner part is an order or an arrangement (its slots permuted
-// by a step: DefinedIndex::inner_slots) stop at this; past it, a step permutes each inner
-// number itself.
+// The order maps of an index whose inner part is an order (DefinedIndex::inner_is_order)
+// stop at this; past it, a step permutes each inner number itself. (An arrangement's steps
+// keep no maps: ArrangementPermuter.)
 constexpr uint64_t kOrderMapBytes = uint64_t{256} << 20;
 
 // Where each move (or block) leads from one outer number: the outer number reached and the
@@ -33,11 +33,6 @@ struct Step {
   const uint32_t* map = nullptr;  // inner number -> inner number
   std::array<uint8_t, 32> slots{};
 };
-
-// The inner number that a step permuting the slots (`slots`) makes of inner number i.
-uint64_t Permute(const DefinedIndex& index, uint64_t i, const uint8_t* slots) {
-  return index.inner_is_order() ? index.PermuteOrder(i, slots) : index.PermuteArrangement(i, slots);
-}
 
 // An arrangement's inner numbers permuted by a step's slots (DefinedIndex::
 // PermuteArrangement), fast: each number's slots of the second label as a mask, read from a
@@ -84,14 +79,14 @@ class OrderMaps {
   explicit OrderMaps(const DefinedIndex& index) : index_(index) {}
 
   const uint32_t* Find(const uint8_t* slots, std::unordered_map<std::string, const uint32_t*>* mine) {
-    std::string key(reinterpret_cast<const char*>(slots), static_cast<size_t>(index_.inner_slots()));
+    std::string key(reinterpret_cast<const char*>(slots), static_cast<size_t>(index_.order_pieces()));
     if (auto it = mine->find(key); it != mine->end()) return it->second;
     std::lock_guard<std::mutex> lock(mutex_);
     auto& map = maps_[key];
     if (map == nullptr && bytes_ + index_.inner_size() * 4 <= kOrderMapBytes) {
       map = std::make_unique<std::vector<uint32_t>>(index_.inner_size());
       for (uint64_t i = 0; i < index_.inner_size(); ++i) {
-        (*map)[i] = static_cast<uint32_t>(Permute(index_, i, slots));
+        (*map)[i] = static_cast<uint32_t>(index_.PermuteOrder(i, slots));
       }
       bytes_ += index_.inner_size() * 4;
     }
@@ -419,7 +414,7 @@ class Search {
   // each byte (the pieces of an arrangement are not told apart).
   void ArrangementSlots(const uint8_t* from, const uint8_t* reached, int b, bool back, uint8_t* slots) const {
     const DefinedIndex::Coordinate& c = index_.coordinates().back();
-    uint8_t slot_of[4096];  // by position of the coordinate, its slot in `from`
+    uint8_t slot_of[256];  // by position of the coordinate (a set's, at most 255), its slot in `from`
     int next = 0;
     for (int j = 0; j < c.n; ++j) {
       if (c.code[from[c.bytes[static_cast<size_t>(j)]]] != 0xFF) slot_of[j] = static_cast<uint8_t>(next++);
@@ -493,7 +488,7 @@ class Search {
   uint64_t InnerAfter(const Step& s, uint64_t i, const std::vector<uint32_t>& inner_table) const {
     if (!order_) return inner_table[i * static_cast<uint64_t>(block_count_) + s.block];
     if (arrangement_) return permuter_.Permute(i, s.slots.data());
-    return s.map != nullptr ? s.map[i] : Permute(index_, i, s.slots.data());
+    return s.map != nullptr ? s.map[i] : index_.PermuteOrder(i, s.slots.data());
   }
 
   template <class Worker>

@@ -162,7 +162,7 @@ uint64_t RankSeen(const DefinedIndex::Coordinate& c, Seen seen, RankChecks* chec
     int slot = 0, firsts = c.counts[0];
     uint64_t rank = 0;
     for (int j = 0; j < c.n; ++j) {
-      uint8_t code = seen(j);
+      const uint8_t code = seen(j);
       if (code == 0xFF) continue;
       if constexpr (kCheck) {
         if (slot >= slots || (code == 0 && firsts == 0)) {
@@ -184,7 +184,7 @@ uint64_t RankSeen(const DefinedIndex::Coordinate& c, Seen seen, RankChecks* chec
     uint64_t rank = 0;
     int inversions = 0;
     for (int j = 0; j < c.n; ++j) {
-      uint8_t code = seen(j);
+      const uint8_t code = seen(j);
       if constexpr (kCheck) {
         if (code >= c.n || (used >> code & 1) != 0) {
           checks->bad = true;
