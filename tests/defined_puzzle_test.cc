@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -74,6 +75,80 @@ TEST(DefinedPuzzleTest, TheSamplesAnswerTheirGoldenCasesFromTables) {
     Solver solver(shared);
     EXPECT_EQ(Answer(*puzzle, solver, SampleText(name + ".in")), SampleText(name + ".out")) << name;
     EXPECT_TRUE(puzzle->Verify(*shared, *built, 2).ok()) << name;
+  }
+}
+
+// A definition whose table keeps a class of positions per entry (twocolour33.tws: a turn
+// by 180 degrees with the colours exchanged, layout 4) still samples and counts positions:
+// at each distance the population is the brute force's count of positions and a sample of
+// all of them is exactly those positions; the optimal solutions of every position are the
+// brute force's paths, and the positions on them its positions.
+TEST(DefinedPuzzleTest, ATableOfClassesSamplesAndCountsPositions) {
+  auto store = OpenStore("defined_classes");
+  ASSERT_NE(store, nullptr);
+  std::shared_ptr<TableStore> shared(std::move(store));
+  const std::string text = SampleText("twocolour33.tws");
+  const auto puzzle = Make("twocolour33", text);
+  ASSERT_NE(puzzle, nullptr);
+  EXPECT_EQ(puzzle->table_entries(), "positions up to the definition's symmetries (a group of 2), one entry for each class of them");
+  auto built = puzzle->Build(puzzle->Goal(nullptr), *shared, BuildOptions{});
+  ASSERT_TRUE(built.ok()) << built.status();
+  EXPECT_EQ(built->state_count(), 5u * 70) << "the empty cell's 9 places in 5 classes";
+  Solver solver(shared);
+  auto read = ReadDefinition(text, "twocolour33.tws");
+  ASSERT_TRUE(read.ok());
+  const testing::BruteForce all(*read);
+  std::map<int, std::set<std::string>> at;  // positions by distance
+  std::map<std::string, int> distance;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const std::string compact = read->FormatCompact(all.states()[i]);
+    at[all.distance(i)].insert(compact);
+    distance[compact] = all.distance(i);
+  }
+  for (const auto& [d, positions] : at) {
+    auto sample = puzzle->Sample(solver, puzzle->Goal(nullptr), d, 1000, 7, SearchLimits{});
+    ASSERT_TRUE(sample.ok()) << sample.status();
+    EXPECT_EQ(sample->population, positions.size()) << "distance " << d;
+    std::set<std::string> drawn;
+    for (const Position& p : sample->positions) drawn.insert(puzzle->FormatCompact(p));
+    EXPECT_EQ(drawn.size(), sample->positions.size()) << "distinct, at distance " << d;
+    EXPECT_EQ(drawn, positions) << "distance " << d;
+    // Half of them: distinct, at that distance.
+    auto half = puzzle->Sample(solver, puzzle->Goal(nullptr), d, (positions.size() + 1) / 2, 8, SearchLimits{});
+    ASSERT_TRUE(half.ok());
+    std::set<std::string> some;
+    for (const Position& p : half->positions) {
+      some.insert(puzzle->FormatCompact(p));
+      EXPECT_TRUE(positions.contains(puzzle->FormatCompact(p)));
+    }
+    EXPECT_EQ(some.size(), (positions.size() + 1) / 2);
+  }
+  // Optimal solutions: paths down the brute force's distances.
+  std::map<std::string, std::pair<uint64_t, std::set<std::string>>> memo;  // paths, positions on them
+  std::function<const std::pair<uint64_t, std::set<std::string>>&(const DefinedState&)> paths =
+      [&](const DefinedState& s) -> const std::pair<uint64_t, std::set<std::string>>& {
+    const std::string key = read->FormatCompact(s);
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+    std::pair<uint64_t, std::set<std::string>> found{distance[key] == 0 ? 1 : 0, {key}};
+    DefinedState next;
+    for (int m = 0; m < static_cast<int>(read->moves().size()); ++m) {
+      if (!read->Apply(s, m, &next) || distance[read->FormatCompact(next)] != distance[key] - 1) continue;
+      const auto& below = paths(next);
+      found.first += below.first;
+      found.second.insert(below.second.begin(), below.second.end());
+    }
+    return memo[key] = found;
+  };
+  for (size_t i = 0; i < all.size(); i += 7) {
+    auto position = puzzle->ParseCompact(read->FormatCompact(all.states()[i]));
+    ASSERT_TRUE(position.ok());
+    const TableStep step = puzzle->FromTables(solver, *position, 0);
+    ASSERT_TRUE(step.answer.has_value());
+    auto counted = puzzle->Optimal(solver, *position, step, 0, SearchLimits{});
+    ASSERT_TRUE(counted.ok()) << counted.status();
+    const auto& brute = paths(all.states()[i]);
+    EXPECT_EQ(static_cast<uint64_t>(counted->count), brute.first) << read->FormatCompact(all.states()[i]);
+    EXPECT_EQ(counted->states, brute.second.size()) << read->FormatCompact(all.states()[i]);
   }
 }
 

@@ -270,8 +270,8 @@ TEST_F(DefinitionCliTest, ATableOfAnotherIndexLayoutIsRefused) {
   EXPECT_EQ(solved.exit_code, 2);
   EXPECT_NE(solved.err.find("not serving slide32: its table follows another layout of the index "
                             "('twists by piece, index layout 1'; this puzzledb's are 'twists by "
-                            "piece, index layout 2' and 'twists by piece, index layout 3'): rebuild "
-                            "it with puzzledb-build --definition"),
+                            "piece, index layout 2', 'twists by piece, index layout 3', 'twists by "
+                            "piece, index layout 4'): rebuild it with puzzledb-build --definition"),
             std::string::npos)
       << solved.err;
   const auto verify = RunCommand(kBuild + " verify --db " + db_, "");
@@ -281,23 +281,23 @@ TEST_F(DefinitionCliTest, ATableOfAnotherIndexLayoutIsRefused) {
   const auto again = RunCommand(kCli + " solve --db " + db_ + " --puzzle slide32", "1 2 3 4 5 6\n");
   EXPECT_EQ(again.exit_code, 0) << again.err;
 
-  // A definition whose index has an arrangement (layout 3) writes that layout; a table of
-  // it that says layout 2 (as one stored before layout 3 did) is refused.
+  // A definition whose index has an arrangement and symmetry classes (layout 4) writes that
+  // layout; a table of it that says layout 3 (as one stored before layout 4 did) is refused.
   ASSERT_EQ(RunCommand(kBuild + " --db " + db_ + " -q --definition " + Sample("twocolour33.tws"), "").exit_code, 0);
   const std::string board = "1 1 1 1 2 2 2 2 3\n";
   const auto served = RunCommand(kCli + " solve --db " + db_ + " --puzzle twocolour33", board);
   ASSERT_EQ(served.exit_code, 0) << served.err;
   EditMetadata(db_, "twocolour33", [](storage::v1::TableMetadata* m) {
     std::string text = m->parameters();
-    ASSERT_EQ(text.rfind("puzzledb definition, twists by piece, index layout 3\n", 0), 0u) << text.substr(0, 60);
-    text.replace(0, text.find('\n'), "puzzledb definition, twists by piece, index layout 2");
+    ASSERT_EQ(text.rfind("puzzledb definition, twists by piece, index layout 4\n", 0), 0u) << text.substr(0, 60);
+    text.replace(0, text.find('\n'), "puzzledb definition, twists by piece, index layout 3");
     m->set_parameters(text);
   });
   const auto older = RunCommand(kCli + " solve --db " + db_ + " --puzzle twocolour33", board);
   EXPECT_EQ(older.exit_code, 2);
   EXPECT_NE(older.err.find("not serving twocolour33: its table follows another layout of the index "
-                           "('twists by piece, index layout 2'; this puzzledb lays this definition out "
-                           "as 'twists by piece, index layout 3'): rebuild it with puzzledb-build --definition"),
+                           "('twists by piece, index layout 3'; this puzzledb lays this definition out "
+                           "as 'twists by piece, index layout 4'): rebuild it with puzzledb-build --definition"),
             std::string::npos)
       << older.err;
 }

@@ -4,12 +4,15 @@
 // lexicographically smallest moves in canonical order); every rule a file can break is
 // refused naming the file, the line and the rule.
 #include <algorithm>
+#include <map>
+#include <set>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/defined/defined_search.h"
+#include "core/defined/defined_symmetry.h"
 #include "core/definition/defined_index.h"
 #include "core/definition/projection.h"
 #include "core/definition/read_definition.h"
@@ -508,6 +511,110 @@ TEST(DefinedSearchTest, TwoRepeatedLabelsGuardsPassOverSplitIntoPlacementsAndAnA
       }
     }
   }
+}
+
+// Layout 4: with the definition's symmetries, the table keeps a block per class of the
+// empty cell's placements, and in a block whose placement a symmetry fixes, the least of
+// the arrangements it makes. Against the brute force, on one and two threads: every state's
+// number is its class's (each of its images has it, and the number's state is one of
+// them), its entry is its distance, the search finds each class once (the histogram counts
+// classes), the classes' members and sizes are the brute force's, and the small ones are
+// listed. Boards of 180-degree turns with the colours exchanged (a group of 2) and of the
+// square's eight turns and reflections, which fix the centre (stabilizers of 2 and 8).
+TEST(DefinedSearchTest, SymmetryClassesKeepAnEntryPerClassAtTheBruteForcesDistance) {
+  struct Case {
+    std::string text;
+    int order;
+    uint64_t size;
+  };
+  for (const Case& c : std::vector<Case>{
+           {TwoColourBoard(3, 3, {1, 1, 1, 1, 3, 2, 2, 2, 2}, false), 2, 5 * 70},
+           {TwoColourBoard(3, 3, {1, 2, 1, 2, 3, 2, 1, 2, 1}, false), 8, 3 * 70},
+           {TwoColourBoard(3, 5, {1, 1, 1, 1, 1, 1, 1, 3, 2, 2, 2, 2, 2, 2, 2}, true), 2, 8 * 3432}}) {
+    auto read = ReadDefinition(c.text, "two_colours.tws");
+    ASSERT_TRUE(read.ok()) << read.status();
+    const Definition& d = *read;
+    const CompiledMoves moves(d);
+    const std::vector<DefinedSymmetry> symmetries = FindSymmetries(d, moves, kMaxSymmetries);
+    auto index = DefinedIndex::Make(d, moves, uint64_t{1} << 33, {.arrangements = true, .symmetries = &symmetries});
+    ASSERT_TRUE(index.ok()) << index.status();
+    ASSERT_EQ(index->layout(), 4) << index->why_not_symmetric();
+    EXPECT_EQ(index->group_order(), c.order);
+    EXPECT_EQ(index->size(), c.size) << index->Describe(d);
+    const BruteForce all(d);
+    // The classes by brute force: each state's images, by the symmetries again and again.
+    std::map<uint64_t, std::set<std::string>> classes;  // by number
+    std::map<uint64_t, int> class_distance;
+    DefinedState image, member;
+    for (size_t i = 0; i < all.size(); ++i) {
+      const DefinedState& s = all.states()[i];
+      const uint64_t r = index->Rank(s.data());
+      ASSERT_LT(r, index->size());
+      uint64_t checked = 0;
+      ASSERT_TRUE(index->RankIfIndexable(s.data(), &checked));
+      ASSERT_EQ(checked, r) << d.FormatCompact(s);
+      classes[r].insert(BruteForce::Key(s));
+      class_distance[r] = all.distance(i);
+      for (const DefinedSymmetry& g : symmetries) {
+        g.Apply(d, s, &image);
+        ASSERT_EQ(index->Rank(image.data()), r) << d.FormatCompact(s) << " and its image " << d.FormatCompact(image);
+      }
+    }
+    std::map<int, uint64_t> states_by_size;
+    std::vector<std::pair<uint64_t, int>> small;
+    for (const auto& [r, members] : classes) {
+      ASSERT_EQ(index->ClassSize(r), static_cast<int>(members.size()));
+      EXPECT_EQ(c.order % static_cast<int>(members.size()), 0);
+      if (static_cast<int>(members.size()) < c.order) small.emplace_back(r, static_cast<int>(members.size()));
+      member.assign(d.state_bytes(), 0);
+      std::set<std::string> made;
+      for (int j = 0; j < index->ClassSize(r); ++j) {
+        index->ClassMember(r, j, member.data());
+        made.insert(BruteForce::Key(member));
+        ASSERT_EQ(index->ImageOf(member.data()), j) << d.FormatCompact(member);
+      }
+      ASSERT_EQ(made, members) << r;
+      index->Unrank(r, member.data());
+      ASSERT_TRUE(members.contains(BruteForce::Key(member))) << "the number's own state is of its class";
+    }
+    EXPECT_EQ(index->SmallClasses(), small);
+    std::vector<uint64_t> histogram;
+    for (const auto& [r, distance] : class_distance) {
+      if (histogram.size() <= static_cast<size_t>(distance)) histogram.resize(static_cast<size_t>(distance) + 1, 0);
+      ++histogram[static_cast<size_t>(distance)];
+    }
+    for (const int threads : {1, 2}) {
+      DefinedSearchOptions options;
+      options.threads = threads;
+      auto searched = SearchDefinition(d, moves, *index, options);
+      ASSERT_TRUE(searched.ok()) << searched.status();
+      EXPECT_EQ(searched->histogram, histogram) << "classes by distance, on " << threads << " threads";
+      const PackedTable& t = searched->entries;
+      ASSERT_EQ(t.encoding(), storage::v1::DISTANCE_MOD3);
+      for (const auto& [r, distance] : class_distance) ASSERT_EQ(t.Get(r), distance % 3) << r;
+      uint64_t holes = 0;
+      for (uint64_t r = 0; r < index->size(); ++r) holes += t.Get(r) == PackedTable::kMod3Uncovered ? 1 : 0;
+      EXPECT_EQ(holes, index->size() - classes.size());
+    }
+  }
+  // A board that no symmetry keeps stays layout 3; the 8-puzzle's eight symmetries do not
+  // give classes to an index whose inner part is an order (layout 2), which says why.
+  auto read = ReadDefinition(TwoColourBoard(3, 4, {1, 1, 1, 1, 1, 3, 2, 2, 2, 2, 2, 2}, true), "uneven.tws");
+  ASSERT_TRUE(read.ok());
+  const CompiledMoves moves(*read);
+  const std::vector<DefinedSymmetry> none = FindSymmetries(*read, moves, kMaxSymmetries);
+  EXPECT_TRUE(none.empty());
+  auto index = DefinedIndex::Make(*read, moves, uint64_t{1} << 33, {.arrangements = true, .symmetries = &none});
+  ASSERT_TRUE(index.ok());
+  EXPECT_EQ(index->layout(), 3);
+  const Definition eight = Read("../../../data/puzzles/eight.tws");
+  const CompiledMoves eight_moves(eight);
+  const std::vector<DefinedSymmetry> square = FindSymmetries(eight, eight_moves, kMaxSymmetries);
+  EXPECT_EQ(square.size(), 7u);
+  auto ordered = DefinedIndex::Make(eight, eight_moves, uint64_t{1} << 33, {.arrangements = true, .symmetries = &square});
+  ASSERT_TRUE(ordered.ok());
+  EXPECT_EQ(ordered->layout(), 2);
+  EXPECT_EQ(ordered->why_not_symmetric(), "symmetry classes need an arrangement as the index's inner part (layout 3)");
 }
 
 // The rank that checks its state in the same pass (what a table's walk asks of each state)

@@ -45,10 +45,12 @@ inline constexpr int kMaxDefinedMoves = 64;
 inline constexpr int kMaxGuidedMoves = 250;
 // A definition's table stores a line, then the file (docs/FORMAT.md, "A definition's
 // table"): how the file's move orientations are read (by piece, as twsearch reads them),
-// and the layout of the index, which a table's entries follow (DefinitionHeader): 2, or 3
-// for an index with an arrangement (DefinedIndex::layout). A definition whose index is
-// the same in both layouts keeps writing 2, so that its tables stored before still serve.
+// and the layout of the index, which a table's entries follow (DefinitionHeader): 2, 3 for
+// an index with an arrangement, 4 for one with symmetry classes too (DefinedIndex::layout).
+// A definition whose index is the same in several layouts writes the lowest, so that its
+// tables stored before still serve.
 inline constexpr std::string_view kDefinitionHeaderLayout = "puzzledb definition, twists by piece, index layout ";
+inline constexpr int kDefinitionLayouts[] = {2, 3, 4};
 inline std::string DefinitionHeader(int layout) { return Cat(kDefinitionHeaderLayout, layout, "\n"); }
 // The layout-2 line (puzzledb-build migrate writes it: tables stored before layout 3).
 inline constexpr std::string_view kDefinitionHeader =
@@ -90,6 +92,7 @@ struct DefinedPuzzleData {
   // (DefinedIndex::Invariants: Indexable and Possible alone, size() 0).
   DefinedIndex index;
   std::string why_no_table;  // searched with pattern tables: why (for people)
+  std::string table_entries;  // what a complete table's entries are, where not states
   std::vector<int> inverse;  // each move's, or -1
   std::vector<DefinedState> goals;  // the definition's
   std::string compact_help;
@@ -197,8 +200,9 @@ class DefinedModel {
   std::vector<State> Goals() const { return space_.Goals(); }
   int LowerBound(const State& s) const { return IsGoal(s) ? 0 : 1; }
   bool ProvablyUnsolvable(const State& s) const { return !params_->index.Possible(s.bytes.data()); }
-  // Uniform over the index; searched with pattern tables (no index), the goal after a
-  // random walk of kRandomWalk moves, which is not uniform.
+  // Uniform over the index (with symmetry classes, a class's member drawn in it too);
+  // searched with pattern tables (no index), the goal after a random walk of kRandomWalk
+  // moves, which is not uniform.
   static constexpr int kRandomWalk = 1000;
   State RandomState(std::mt19937_64& rng) const {
     if constexpr (E == TableEncodingKind::kPatternBound) {
@@ -211,9 +215,24 @@ class DefinedModel {
       }
       return s;
     } else {
-      return space_.Unrank(std::uniform_int_distribution<uint64_t>(0, space_.Size() - 1)(rng));
+      const uint64_t rank = std::uniform_int_distribution<uint64_t>(0, space_.Size() - 1)(rng);
+      const DefinedIndex& index = params_->index;
+      if (!index.symmetric()) return space_.Unrank(rank);
+      return ClassMember(rank, static_cast<int>(rng() % static_cast<uint64_t>(index.ClassSize(rank))));
     }
   }
+
+  // ---- symmetry classes (core/table/state_classes.h): a complete table's index of layout 4
+  int ClassOrder() const { return params_->index.group_order(); }
+  std::vector<std::pair<uint64_t, int>> SmallClasses() const { return params_->index.SmallClasses(); }
+  State ClassMember(uint64_t rank, int j) const {
+    State s;
+    params_->index.ClassMember(rank, j, s.bytes.data());
+    return s;
+  }
+  int ClassImage(const State& s) const { return params_->index.ImageOf(s.bytes.data()); }
+  // What a table's entries stand for, where they are not states (empty otherwise).
+  std::string_view TableEntries() const { return params_->table_entries; }
   int Project(const State& s, std::array<uint64_t, kMaxKeys>* keys) const {
     if constexpr (E == TableEncodingKind::kPatternBound) return 0;  // no complete table
     // The invariants checked in the rank's own pass (a state reached by moves keeps them; a

@@ -7,6 +7,7 @@
 
 #include "core/defined/defined_model.h"
 #include "core/defined/defined_guide.h"
+#include "core/defined/defined_symmetry.h"
 #include "core/definition/read_definition.h"
 #include "core/puzzles/model_puzzle.h"
 #include "core/table/table_format.h"
@@ -311,10 +312,18 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
     data.why_no_table = Cat(state_size, ", more than the ", kDefinedStateBytes, " a complete table's walk holds");
     guided = true;
   } else if (!guided) {
-    // Layout 3 where it applies: a complete table's index splits off an arrangement.
-    auto index = DefinedIndex::Make(data.definition, data.moves, max_states, {.arrangements = true});
+    // Layout 3 where it applies: a complete table's index splits off an arrangement; and
+    // layout 4 where the definition's symmetries keep its coordinates apart: a block per
+    // class of placements.
+    const std::vector<DefinedSymmetry> symmetries = FindSymmetries(data.definition, data.moves, kMaxSymmetries);
+    auto index = DefinedIndex::Make(data.definition, data.moves, max_states,
+                                    {.arrangements = true, .symmetries = &symmetries});
     if (index.ok()) {
       data.index = *std::move(index);
+      if (data.index.symmetric()) {
+        data.table_entries = Cat("positions up to the definition's symmetries (a group of ", data.index.group_order(),
+                                 "), one entry for each class of them");
+      }
     } else if (kind == DefinedTableKind::kComplete) {
       return absl::InvalidArgumentError(Cat(where, Message(index.status())));
     } else {
@@ -386,16 +395,18 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> PuzzleOfStoredDefinition(const Tab
   if (text.substr(0, kLegacyDefinitionHeader.size()) == kLegacyDefinitionHeader) {
     return absl::FailedPreconditionError(Cat("its ", LegacyReading(db)));
   }
-  // Layout 2 or 3 (DefinitionHeader); the puzzle made below must lay its index out the same.
+  // A layout this puzzledb knows (DefinitionHeader); the puzzle made below must lay its
+  // index out the same.
   int layout = 0;
-  for (const int known : {2, 3}) {
+  std::vector<std::string> known_headers;
+  for (const int known : kDefinitionLayouts) {
     if (text.substr(0, DefinitionHeader(known).size()) == DefinitionHeader(known)) layout = known;
+    known_headers.push_back(QuoteInput(HeaderOf(DefinitionHeader(known))));
   }
   if (layout == 0) {
     return absl::FailedPreconditionError(
         Cat("its table follows another layout of the index (", QuoteInput(HeaderOf(text)),
-            "; this puzzledb's are ", QuoteInput(HeaderOf(DefinitionHeader(2))), " and ",
-            QuoteInput(HeaderOf(DefinitionHeader(3))), "): rebuild it with puzzledb-build --definition"));
+            "; this puzzledb's are ", Join(known_headers, ", "), "): rebuild it with puzzledb-build --definition"));
   }
   const std::string stored_header = DefinitionHeader(layout);
   text.remove_prefix(stored_header.size());

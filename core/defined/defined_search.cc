@@ -32,6 +32,7 @@ struct Step {
   bool free = false;  // moves no counted piece (DefinedSearchOptions::counted)
   const uint32_t* map = nullptr;  // inner number -> inner number
   std::array<uint8_t, 32> slots{};
+  bool swap = false;  // an arrangement's two labels exchanged (a symmetry's, layout 4)
 };
 
 // An arrangement's inner numbers permuted by a step's slots (DefinedIndex::
@@ -58,12 +59,23 @@ class ArrangementPermuter {
     }
   }
 
-  uint64_t Permute(uint64_t inner, const uint8_t* slots) const {
-    if (masks_.empty()) return index_.PermuteArrangement(inner, slots);
+  uint64_t Permute(uint64_t inner, const uint8_t* slots, bool swap) const {
+    if (masks_.empty()) return index_.PermuteArrangement(inner, slots, swap);
     const uint32_t mask = masks_[inner];
     uint32_t permuted = 0;
     for (int s = 0; s < n_; ++s) permuted |= ((mask >> slots[s]) & 1u) << s;
+    if (swap) permuted ^= static_cast<uint32_t>((uint64_t{1} << n_) - 1);
     return DefinedIndex::MaskRank(index_.coordinates().back(), permuted);
+  }
+
+  // The least of an inner number's images by the symmetries that fix its block's outer
+  // number (layout 4): the one its class keeps.
+  uint64_t Least(uint64_t block, uint64_t inner) const {
+    uint64_t least = inner;
+    for (const DefinedIndex::Fixing& f : index_.Stabilizer(block)) {
+      least = std::min(least, Permute(inner, f.slots.data(), f.swap));
+    }
+    return least;
   }
 
  private:
@@ -115,6 +127,7 @@ class Search {
         outer_(index.outer_size()),
         order_(index.inner_slots() > 0),
         arrangement_(index.inner_is_arrangement()),
+        symmetric_(index.symmetric()),
         free_(!options.counted.empty()),
         moved_(static_cast<size_t>(moves.block_count())),
         maps_(index),
@@ -390,7 +403,7 @@ class Search {
   // A state of outer number o (an order's first, inner number 0, where the inner part is
   // one: what a block then makes of its slots is the step's permutation).
   void OuterState(uint64_t o, uint8_t* state) const {
-    index_.UnrankOuter(o, state);
+    index_.UnrankOuter(index_.BlockOuter(o), state);
     if (order_) index_.UnrankInner(0, state);
   }
 
@@ -398,10 +411,17 @@ class Search {
   // done (`back` false) or undone.
   Step StepTo(const uint8_t* from, const uint8_t* reached, int b, bool back, MapCache* cache) {
     Step step;
-    step.outer = index_.RankOuter(reached);
+    const DefinedIndex::ToBlock to = index_.BlockOf(index_.RankOuter(reached));
+    step.outer = to.block;
     step.block = static_cast<uint32_t>(b);
     if (arrangement_) {
       ArrangementSlots(from, reached, b, back, step.slots.data());  // no maps: Permute is fast
+      if (to.slots != nullptr) {
+        // Then the symmetry that takes the state reached to its block's outer number.
+        const std::array<uint8_t, 32> reached_slots = step.slots;
+        for (int t = 0; t < index_.inner_slots(); ++t) step.slots[static_cast<size_t>(t)] = reached_slots[to.slots[t]];
+        step.swap = to.swap;
+      }
     } else if (order_) {
       index_.OrderSlots(reached, step.slots.data());
       step.map = maps_.Find(step.slots.data(), cache);
@@ -484,10 +504,14 @@ class Search {
     }
   }
 
-  // The inner number that step s reaches from inner number i.
+  // The inner number that step s reaches from inner number i (with symmetry classes, the
+  // one its class keeps).
   uint64_t InnerAfter(const Step& s, uint64_t i, const std::vector<uint32_t>& inner_table) const {
     if (!order_) return inner_table[i * static_cast<uint64_t>(block_count_) + s.block];
-    if (arrangement_) return permuter_.Permute(i, s.slots.data());
+    if (arrangement_) {
+      const uint64_t there = permuter_.Permute(i, s.slots.data(), s.swap);
+      return symmetric_ ? permuter_.Least(s.outer, there) : there;
+    }
     return s.map != nullptr ? s.map[i] : index_.PermuteOrder(i, s.slots.data());
   }
 
@@ -587,12 +611,14 @@ class Search {
     const uint8_t from = ValueOf(d);
     const uint8_t to = ValueOf(d + 1);
     bool stepped = false;
+    const bool holes = symmetric_ && !index_.Stabilizer(o).empty();
     ForEach(base, base + inner_, Unseen(), [&](uint64_t at) {
+      const uint64_t i = at - base;
+      if (holes && permuter_.Least(o, i) != i) return;  // no state's number
       if (!stepped) {
         OuterSteps(o, w->state.data(), w->steps.data(), &w->cache);
         stepped = true;
       }
-      const uint64_t i = at - base;
       for (const Step& s : w->steps) {
         if (s.block == kNoMove || s.free) continue;
         if (Get(s.outer * inner_ + InnerAfter(s, i, inner_table_)) == from) {
@@ -719,18 +745,22 @@ class Search {
 
   // No two blocks of one move apply in a reachable state: proved from the blocks' tests
   // where it can be (BlocksExclusive), else looked for. Guards read outer coordinates
-  // only, so one test per outer number with a reached state covers its inner states.
+  // only, so one test per outer number with a reached state covers its inner states
+  // (with symmetry classes, every outer number of a reached block's class: a symmetry may
+  // take one move's blocks to another's).
   absl::Status CheckOneBlock() const {
     if (BlocksExclusive()) return absl::OkStatus();
     std::atomic<uint64_t> next{0};
     std::atomic<uint64_t> broken{UINT64_MAX};  // the smallest outer number that breaks it
     constexpr uint64_t kChunk = 256;
+    const uint64_t outers = index_.raw_outer_size();
     auto worker = [&] {
       std::vector<uint8_t> state(static_cast<size_t>(index_.state_bytes()), 0);
-      for (uint64_t first; (first = next.fetch_add(kChunk)) < outer_;) {
-        for (uint64_t o = first; o < std::min(outer_, first + kChunk); ++o) {
+      for (uint64_t first; (first = next.fetch_add(kChunk)) < outers;) {
+        for (uint64_t o = first; o < std::min(outers, first + kChunk); ++o) {
+          const uint64_t block = index_.BlockOf(o).block;
           bool reached = false;
-          for (uint64_t i = o * inner_; i < (o + 1) * inner_ && !reached; ++i) {
+          for (uint64_t i = block * inner_; i < (block + 1) * inner_ && !reached; ++i) {
             reached = Get(i) != Unseen();
           }
           if (!reached) continue;
@@ -753,10 +783,16 @@ class Search {
     if (broken.load() == UINT64_MAX) return absl::OkStatus();
     // Name the first: a reached state of that outer number, and the blocks.
     const uint64_t o = broken.load();
-    uint64_t i = o * inner_;
+    uint64_t i = index_.BlockOf(o).block * inner_;
     while (Get(i) == Unseen()) ++i;
     std::vector<uint8_t> state(static_cast<size_t>(index_.state_bytes()), 0);
     index_.Unrank(i, state.data());
+    // Its image of outer number o.
+    std::vector<uint8_t> image(state.size());
+    for (int e = 1; e < index_.group_order() && index_.RankOuter(state.data()) != o; ++e) {
+      index_.ApplyElement(e, state.data(), image.data());
+      if (index_.RankOuter(image.data()) == o) state = image;
+    }
     for (int m = 0; m < move_count_; ++m) {
       std::vector<std::string> lines;
       for (int b = moves_.first_block(m); b < moves_.first_block(m + 1); ++b) {
@@ -799,6 +835,7 @@ class Search {
   // and maps.
   const bool order_;
   const bool arrangement_;  // an arrangement: the slots are read from the blocks' bytes
+  const bool symmetric_;    // symmetry classes (layout 4): steps lead to blocks' outer numbers
   // For an arrangement: by byte of a state, its position in the arrangement's coordinate
   // (-1: none); by block, the byte each byte of a state comes from when the block is undone.
   std::vector<int> position_of_;

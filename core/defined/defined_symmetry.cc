@@ -186,17 +186,6 @@ class Finder {
 
 }  // namespace
 
-void DefinedSymmetry::Apply(const Definition& definition, const DefinedState& from, DefinedState* to) const {
-  to->resize(from.size());
-  for (size_t s = 0; s < definition.sets().size(); ++s) {
-    const DefinedSet& set = definition.sets()[s];
-    for (int j = 0; j < set.size; ++j) {
-      const auto at = static_cast<size_t>(set.offset + j);
-      (*to)[position[at]] = label[s][from[at]];
-    }
-  }
-}
-
 std::vector<DefinedSymmetry> FindSymmetries(const Definition& definition, const CompiledMoves& moves,
                                             int most, uint64_t steps) {
   return Finder(definition, moves, most, steps).Run();

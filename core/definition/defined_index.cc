@@ -1030,6 +1030,9 @@ absl::StatusOr<DefinedIndex> DefinedIndex::MakeIndex(const Definition& definitio
     MultisetTables(&c);
     MaskTables(&c);
   }
+  if (numbers && options.symmetries != nullptr && !options.symmetries->empty()) {
+    index.MakeClasses(definition, *options.symmetries);
+  }
   return index;
 }
 
@@ -1279,7 +1282,7 @@ bool DefinedIndex::RankIfIndexable(const uint8_t* state, uint64_t* rank) const {
     for (int f : r.from) required ^= parity[static_cast<size_t>(labels_of_orbit_[static_cast<size_t>(f)])];
     if (parity[i] != required) return false;
   }
-  *rank = outer * inner_size_ + inner;
+  *rank = symmetric() ? ClassRank(state, outer) : outer * inner_size_ + inner;
   return true;
 }
 
@@ -1575,7 +1578,7 @@ uint64_t DefinedIndex::PermuteOrder(uint64_t inner, const uint8_t* slots) const 
   return rank;
 }
 
-uint64_t DefinedIndex::PermuteArrangement(uint64_t inner, const uint8_t* slots) const {
+uint64_t DefinedIndex::PermuteArrangement(uint64_t inner, const uint8_t* slots, bool swap) const {
   const Coordinate& c = coordinates_.back();
   const int n = arrangement_slots_;
   // The second label's slots as bits, then ranked again in the permuted order.
@@ -1594,7 +1597,7 @@ uint64_t DefinedIndex::PermuteArrangement(uint64_t inner, const uint8_t* slots) 
   uint64_t rank = 0;
   firsts = c.counts[0];
   for (int s = 0; s < n; ++s) {
-    const uint64_t second = (seconds >> slots[s]) & 1;
+    const uint64_t second = ((seconds >> slots[s]) & 1) ^ (swap ? 1 : 0);
     rank += second * kBinomials.below[n - s - 1][firsts];
     firsts -= static_cast<int>(1 - second);
   }
@@ -1617,7 +1620,13 @@ std::string DefinedIndex::Describe(const Definition& definition) const {
                           c.sum_fixed ? " (sum kept)" : ""));
     }
   }
-  return Cat(size_, " = ", parts.empty() ? std::string("1") : Join(parts, " x "));
+  const std::string product = Cat(parts.empty() ? std::string("1") : Join(parts, " x "));
+  if (symmetric()) {
+    return Cat(size_, " = ", outer_size(), " classes of ", raw_outer_size(), " placements under ",
+               group_order(), " symmetries x ", inner_size_, " (of ", raw_outer_size() * inner_size_, " = ",
+               product, ")");
+  }
+  return Cat(size_, " = ", product);
 }
 
 }  // namespace puzzledb

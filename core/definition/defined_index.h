@@ -139,12 +139,27 @@ class CompiledMoves {
   std::vector<uint8_t> test_value_;
 };
 
+// A relabelling of a definition's positions and pieces that takes every move block to a
+// block (its guards with it) and the goals to goals, so that a state and its image are
+// equally far from the goals (core/defined/defined_symmetry.h finds them).
+struct DefinedSymmetry {
+  std::vector<uint16_t> position;            // by byte of a state: the byte it goes to
+  std::vector<std::vector<uint8_t>> label;   // by set, by label: the label it becomes
+
+  // The image of `from` (`to` is resized).
+  void Apply(const Definition& definition, const DefinedState& from, DefinedState* to) const;
+};
+
 // What an index may be laid out with beyond layout 2 (docs/FORMAT.md).
 struct DefinedIndexOptions {
   // Layout 3: an orbit that guards read through some of its labels, the others two labels
   // each repeated, is split into placements and an arrangement (a definition's complete
   // table; projections, whose free pieces need an order as inner part, keep layout 2).
   bool arrangements = false;
+  // Layout 4: with an arrangement, one block of the table per class of outer numbers under
+  // the group these symmetries make, where they keep the index's coordinates apart (see
+  // DefinedIndex::symmetric; why_not_symmetric() says why not otherwise).
+  const std::vector<DefinedSymmetry>* symmetries = nullptr;
 };
 
 class DefinedIndex {
@@ -239,11 +254,13 @@ class DefinedIndex {
   // (its pieces are not told apart), of inner_slots() slots.
   bool inner_is_arrangement() const { return arrangement_slots_ > 0; }
   int inner_slots() const { return order_pieces_ > 0 ? order_pieces_ : arrangement_slots_; }
-  // The layout the numbers follow (docs/FORMAT.md): 3 with an arrangement, else 2.
-  int layout() const { return arrangement_slots_ > 0 ? 3 : 2; }
+  // The layout the numbers follow (docs/FORMAT.md): 4 with symmetry classes, 3 with an
+  // arrangement, else 2.
+  int layout() const { return symmetric() ? 4 : arrangement_slots_ > 0 ? 3 : 2; }
   // The inner number of the arrangement whose slot s holds what slot slots[s] of
-  // arrangement `inner` holds. REQUIRES: inner_is_arrangement().
-  uint64_t PermuteArrangement(uint64_t inner, const uint8_t* slots) const;
+  // arrangement `inner` holds (its two labels exchanged where `swap`). REQUIRES:
+  // inner_is_arrangement().
+  uint64_t PermuteArrangement(uint64_t inner, const uint8_t* slots, bool swap = false) const;
   // The slots of the order read from `state`: for each of the order's positions in turn,
   // the slot that its piece has in the first order (inner number 0). After a block moves a
   // state of inner number 0, slot s of the result holds what slot slots[s] held before.
@@ -251,7 +268,59 @@ class DefinedIndex {
   // The inner number of the order whose slot s holds what slot slots[s] of order `inner`
   // holds. REQUIRES: inner_is_order().
   uint64_t PermuteOrder(uint64_t inner, const uint8_t* slots) const;
+  // The table's blocks of inner_size() numbers: one per outer number, or with symmetry
+  // classes one per class of them.
   uint64_t outer_size() const { return size_ / inner_size_; }
+
+  // ---- Layout 4: symmetry classes. The group the symmetries make acts on the outer
+  // numbers (each symmetry maps the outer coordinates onto outer coordinates and the
+  // arrangement onto itself, its slots permuted and maybe its two labels exchanged); the
+  // table keeps a block for the smallest outer number of each class, a state's number is
+  // that of its image whose outer number is that one, and in a block whose outer number
+  // some symmetries fix, the smallest inner number of the state's images by them (the
+  // others are holes: no state's number, never reached by the search).
+  bool symmetric() const { return !elements_.empty(); }
+  // The group's order (1 without symmetry).
+  int group_order() const { return static_cast<int>(elements_.size()) + 1; }
+  const std::string& why_not_symmetric() const { return why_not_symmetric_; }
+  // Outer numbers (of RankOuter), blocks or not.
+  uint64_t raw_outer_size() const { return symmetric() ? class_of_.size() : outer_size(); }
+  // The outer number of a block (itself without symmetry).
+  uint64_t BlockOuter(uint64_t block) const { return symmetric() ? block_outer_[block] : block; }
+  // The block of an outer number, and the arrangement's slots and swap that take a state of
+  // that outer number to its image in the block (null slots: none needed).
+  struct ToBlock {
+    uint64_t block = 0;
+    const uint8_t* slots = nullptr;
+    bool swap = false;
+  };
+  ToBlock BlockOf(uint64_t outer) const {
+    if (!symmetric()) return {outer, nullptr, false};
+    const uint8_t e = to_block_[outer];
+    return {class_of_[outer], e == 0 ? nullptr : &outer_slots_[outer * static_cast<uint64_t>(arrangement_slots_)],
+            e != 0 && elements_[e - 1u].swap};
+  }
+  // The symmetries that fix a block's outer number: their slots and swaps there.
+  struct Fixing {
+    std::array<uint8_t, 32> slots{};
+    bool swap = false;
+    int element = 0;
+  };
+  std::span<const Fixing> Stabilizer(uint64_t block) const {
+    if (!symmetric()) return {};
+    return {fixing_.data() + fixing_begin_[block], fixing_.data() + fixing_begin_[block + 1]};
+  }
+  // Element e (1 .. group_order() - 1) of the group applied to a state's bytes.
+  void ApplyElement(int e, const uint8_t* from, uint8_t* to) const;
+  // The states of number `number`'s class, as the group's elements make them from
+  // Unrank(number) in turn, the first time each: how many, which one `state` is (for a
+  // state of that number), and the j-th. Without symmetry: 1, 0 and the state itself.
+  int ClassSize(uint64_t number) const;
+  int ImageOf(const uint8_t* state) const;
+  void ClassMember(uint64_t number, int j, uint8_t* state) const;
+  // The numbers of the classes of fewer than group_order() states, ascending, with their
+  // sizes (only blocks with a stabilizer hold them).
+  std::vector<std::pair<uint64_t, int>> SmallClasses() const;
   const std::vector<Coordinate>& coordinates() const { return coordinates_; }
   int state_bytes() const { return state_bytes_; }
 
@@ -267,7 +336,10 @@ class DefinedIndex {
   // the moves keep no such parity. REQUIRES: Indexable(state).
   int DistanceParity(const uint8_t* state) const;
   // REQUIRES: Indexable(state).
-  uint64_t Rank(const uint8_t* state) const { return RankOuter(state) * inner_size_ + RankInner(state); }
+  uint64_t Rank(const uint8_t* state) const {
+    const uint64_t outer = RankOuter(state);
+    return symmetric() ? ClassRank(state, outer) : outer * inner_size_ + RankInner(state);
+  }
   // Indexable and Rank in one pass: false when the state breaks an invariant (then `rank`
   // is left as it was). REQUIRES: an index with numbers (Make).
   bool RankIfIndexable(const uint8_t* state, uint64_t* rank) const;
@@ -276,7 +348,7 @@ class DefinedIndex {
   static uint64_t MaskRank(const Coordinate& c, uint32_t seconds);
   // Every byte of `state` the coordinates cover.
   void Unrank(uint64_t index, uint8_t* state) const {
-    UnrankOuter(index / inner_size_, state);
+    UnrankOuter(BlockOuter(index / inner_size_), state);
     UnrankInner(index % inner_size_, state);
   }
   // A state of another definition read as one of this index's, without making it: byte p
@@ -335,6 +407,29 @@ class DefinedIndex {
   int order_pieces_ = 0;    // of the kOrder coordinate, the inner one, if there is one
   int arrangement_slots_ = 0;  // of the kArrangement coordinate, the inner one, if any
   int state_bytes_ = 0;
+
+  // Layout 4 (core/definition/index_classes.cc).
+  struct Element {
+    std::vector<uint16_t> to;    // by byte: where it goes
+    std::vector<uint8_t> label;  // [byte * 256 + value]: what it becomes
+    bool swap = false;           // the arrangement's two labels exchanged
+  };
+  // Sets up the classes; leaves the index as it was (why_not_symmetric_ says why) where the
+  // symmetries do not keep its coordinates apart.
+  void MakeClasses(const Definition& definition, const std::vector<DefinedSymmetry>& symmetries);
+  // Element e's slots on a state of the arrangement (whether it exchanges the labels).
+  bool ElementSlots(int e, const uint8_t* state, uint8_t* slots) const;
+  // The number of a state of outer number `outer` (its image's in its block, read from the
+  // image's bytes: the fast ranks of RankInner). REQUIRES: symmetric().
+  uint64_t ClassRank(const uint8_t* state, uint64_t outer) const;
+  std::vector<Element> elements_;        // the group but the identity
+  std::vector<uint32_t> class_of_;       // by outer number: its block
+  std::vector<uint8_t> to_block_;        // by outer number: the element taking it there (0: none)
+  std::vector<uint8_t> outer_slots_;     // by outer number: that element's slots
+  std::vector<uint64_t> block_outer_;    // by block: its outer number
+  std::vector<uint32_t> fixing_begin_;   // by block: its stabilizer in fixing_
+  std::vector<Fixing> fixing_;
+  std::string why_not_symmetric_;
 };
 
 }  // namespace puzzledb

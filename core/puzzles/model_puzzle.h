@@ -83,6 +83,8 @@ class ModelPuzzle final : public Puzzle {
   std::string_view table_entries() const override {
     if constexpr (P::kTableEncoding == TableEncodingKind::kPatternBound) {
       return "pattern tables of groups of pieces, bounds rather than distances";
+    } else if constexpr (requires { model_.TableEntries(); }) {
+      return model_.TableEntries();
     } else if constexpr (requires { P::Space::kMirrorQuotient; }) {
       return "positions up to their mirror image, one entry for each such pair";
     } else if constexpr (P::kMaxKeys > 1 || !std::is_same_v<typename P::Space::State, typename P::State>) {

@@ -6,12 +6,13 @@
 // how to draw its states with `using BoardSampler = ...`, a class built from the space's
 // exact distances with Population(d, limits) and Draw(d, count, rng, limits).
 //
-// A space that keeps one entry per state and its mirror (`Space::kMirrorQuotient`: the
-// knight) holds classes, not states: a class stands for two states, or one when the state
-// is its own mirror (`Space::SelfMirrored()` lists those). The states at distance d are then
-// 2 x (classes at d) - (self-mirrored states at d), and state j among them is class j (as
-// the space's representative) for j below the class count, and otherwise the mirror of the
-// (j - classes)-th class that is not its own mirror: a uniform j is a uniform state.
+// A space that keeps one entry per class of states under a group of symmetries
+// (core/table/state_classes.h: the knight's model, a board and its mirror; a definition
+// with symmetry classes) holds classes, not states: a class stands for as many states as
+// the group's order, or fewer (SmallClasses lists those). The states at distance d are
+// counted member by member: the members 0 of all classes at d, then the members 1 of the
+// classes that have one, and so on; state x among them is found by skipping, within its
+// member's turn, the small classes that lack it: a uniform x is a uniform state.
 #ifndef PUZZLEDB_CORE_TABLE_SAMPLER_H_
 #define PUZZLEDB_CORE_TABLE_SAMPLER_H_
 
@@ -25,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "core/model/model.h"
 #include "core/table/distance_index.h"
+#include "core/table/state_classes.h"
 #include "core/util/random.h"
 #include "core/util/strings.h"
 
@@ -57,7 +59,6 @@ template <PuzzleModel P>
 class Sampler {
  public:
   static constexpr bool kOwnStates = requires { typename P::BoardSampler; };
-  static constexpr bool kMirrorQuotient = requires { P::Space::kMirrorQuotient; };
   static constexpr int kLargest = kLargestDistance;
 
   Sampler(const P& model, std::shared_ptr<const DistanceIndex> index)
@@ -65,12 +66,9 @@ class Sampler {
     if constexpr (kOwnStates) {
       own_ = std::make_unique<const typename P::BoardSampler>(index_->distances());
     }
-    if constexpr (kMirrorQuotient) {
-      for (const auto& s : P::Space::SelfMirrored()) {
-        const uint64_t rank = model_.space().Rank(s);
-        self_mirrored_.push_back({rank, index_->Distance(rank)});
-      }
-      std::sort(self_mirrored_.begin(), self_mirrored_.end());
+    if constexpr (!kOwnStates) {
+      order_ = ClassOrder(model_);
+      if (order_ > 1) small_ = SmallClasses(model_);
     }
   }
 
@@ -111,11 +109,13 @@ class Sampler {
       auto states = own_->Draw(distance, count, rng, limits);
       if (!states.ok()) return states.status();
       sample.states = std::move(*states);
-    } else if constexpr (kMirrorQuotient) {
-      auto states = DrawMirrored(distance, count, rng, &sample.population);
-      if (!states.ok()) return states.status();
-      sample.states = std::move(*states);
     } else {
+      if (order_ > 1) {
+        auto states = DrawClasses(distance, count, rng, &sample.population);
+        if (!states.ok()) return states.status();
+        sample.states = std::move(*states);
+        return sample;
+      }
       sample.population = index_->Population(distance);
       auto ranks = index_->Draw(distance, count, rng);
       if (!ranks.ok()) return ranks.status();
@@ -126,37 +126,41 @@ class Sampler {
   }
 
  private:
-  // Draw for a mirror quotient (the comment at the top); `population` gets the states at d.
-  absl::StatusOr<std::vector<typename P::State>> DrawMirrored(int d, uint64_t count,
-                                                              SeededRng& rng,
-                                                              uint64_t* population) const {
+  // Draw over classes (the comment at the top); `population` gets the states at d.
+  absl::StatusOr<std::vector<typename P::State>> DrawClasses(int d, uint64_t count, SeededRng& rng,
+                                                             uint64_t* population) const {
     const uint64_t classes = index_->Population(d);
-    std::vector<uint64_t> own;  // the places of the self-mirrored classes at d, ascending
-    for (const auto& [rank, distance] : self_mirrored_) {
-      if (distance != d) continue;
+    // The small classes at d: their places among the classes there, ascending, and sizes;
+    // and how many of them hold at most t states, for each t.
+    std::vector<std::pair<uint64_t, int>> small;
+    std::vector<uint64_t> at_most(static_cast<size_t>(order_), 0);
+    for (const auto& [rank, size] : small_) {
+      if (index_->Distance(rank) != d) continue;
       auto ordinal = index_->Ordinal(d, rank);
       if (!ordinal.ok()) return ordinal.status();
-      own.push_back(*ordinal);
+      small.emplace_back(*ordinal, size);
+      for (int t = size; t < order_; ++t) ++at_most[static_cast<size_t>(t)];
     }
-    if (own.size() > classes) {
-      return absl::DataLossError(Cat("table ", index_->metadata().table_id(), " holds ",
-                                     classes, " classes at distance ", d, " but ", own.size(),
-                                     " self-mirrored states there"));
+    if (small.size() > classes) {
+      return absl::DataLossError(Cat("table ", index_->metadata().table_id(), " holds ", classes,
+                                     " classes at distance ", d, " but ", small.size(),
+                                     " classes of fewer states there"));
     }
-    *population = 2 * classes - own.size();
-    // (class place, mirrored), sorted by place for Select.
-    std::vector<std::pair<uint64_t, bool>> picks;
-    for (uint64_t j : DrawDistinct(*population, count, rng)) {
-      if (j < classes) {
-        picks.push_back({j, false});
-        continue;
-      }
-      uint64_t k = j - classes;  // the k-th class that is not its own mirror
-      for (uint64_t place : own) {
+    *population = 0;
+    for (int t = 0; t < order_; ++t) *population += classes - at_most[static_cast<size_t>(t)];
+    // State x is member t of a class: the members 0 of every class first, then the members
+    // 1 of those that have one, and so on; within each, the classes in order.
+    std::vector<std::pair<uint64_t, int>> picks;  // (class place, member), sorted for Select
+    for (const uint64_t x : DrawDistinct(*population, count, rng)) {
+      uint64_t k = x;
+      int t = 0;
+      while (k >= classes - at_most[static_cast<size_t>(t)]) k -= classes - at_most[static_cast<size_t>(t++)];
+      for (const auto& [place, size] : small) {  // the k-th class with a member t
+        if (size > t) continue;
         if (place > k) break;
         ++k;
       }
-      picks.push_back({k, true});
+      picks.push_back({k, t});
     }
     std::sort(picks.begin(), picks.end());
     std::vector<uint64_t> places;
@@ -166,10 +170,7 @@ class Sampler {
     if (!ranks.ok()) return ranks.status();
     std::vector<typename P::State> states;
     states.reserve(ranks->size());
-    for (size_t i = 0; i < ranks->size(); ++i) {
-      const auto s = model_.space().Unrank((*ranks)[i]);
-      states.push_back(picks[i].second ? P::Mirror(s) : s);
-    }
+    for (size_t i = 0; i < ranks->size(); ++i) states.push_back(ClassMember(model_, (*ranks)[i], picks[i].second));
     rng.Shuffle(&states);
     return states;
   }
@@ -194,8 +195,10 @@ class Sampler {
   const std::shared_ptr<const DistanceIndex> index_;
   // Only for models that draw their own states.
   typename sampler_internal::Own<P>::type own_{};
-  // Only for mirror quotients: the self-mirrored states' (rank, distance), by rank.
-  std::vector<std::pair<uint64_t, uint8_t>> self_mirrored_;
+  // Only for a space of classes (core/table/state_classes.h): the group's order, and the
+  // classes of fewer states (rank, size), by rank.
+  int order_ = 1;
+  std::vector<std::pair<uint64_t, int>> small_;
 };
 
 }  // namespace puzzledb

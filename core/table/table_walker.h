@@ -18,6 +18,7 @@
 #include "core/search/walk_down.h"
 #include "core/model/model.h"
 #include "core/util/strings.h"
+#include "core/table/state_classes.h"
 #include "core/table/table_store.h"
 #include "core/table/table_view.h"
 
@@ -445,19 +446,16 @@ class TableWalker final : public TableView {
   }
 
   // One number per state for the counter's layers: its keys side by side, and for a space
-  // that keeps one entry per state and its mirror, a bit telling which of the two it is
-  // (the count is the same for both, but `states` counts boards).
-  static constexpr bool kMirrorQuotient = requires { P::Space::kMirrorQuotient; };
+  // that keeps one entry per class of states (core/table/state_classes.h), which member of
+  // its class it is (the count is the same for all, but `states` counts positions).
   int KeyBits() const { return std::bit_width(table_->metadata.state_count()); }
-  bool KeyFits() const { return KeyBits() * P::kMaxKeys + (kMirrorQuotient ? 1 : 0) <= 64; }
+  int MemberBits() const { return std::bit_width(static_cast<unsigned>(ClassOrder(model_) - 1)); }
+  bool KeyFits() const { return KeyBits() * P::kMaxKeys + MemberBits() <= 64; }
   uint64_t IdentityOf(const State& s, const std::array<uint64_t, P::kMaxKeys>& keys,
                       int n) const {
     const uint64_t key = PackKeys(keys, n);
-    if constexpr (kMirrorQuotient) {
-      return key << 1 | (P::Space::Canonical(s) == s ? 0 : 1);
-    } else {
-      return key;
-    }
+    const int bits = MemberBits();
+    return bits == 0 ? key : key << bits | static_cast<uint64_t>(ClassImage(model_, s));
   }
   uint64_t PackKeys(const std::array<uint64_t, P::kMaxKeys>& keys, int n) const {
     if (n == 1) return keys[0];
