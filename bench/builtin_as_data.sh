@@ -38,8 +38,9 @@ histogram() {  # DB: the per-distance counts its info reports
 largest() {  # DB: the largest distance its info reports
   "$build/builder/puzzledb-build" info --db "$1" | sed -n 's/^  distances *largest \([0-9]*\);.*/\1/p' | head -1
 }
-# A model that stores one entry per class of symmetric states counts classes, the definition
-# states: the counts differ then, the largest distance may not.
+# A table that keeps one entry per class of symmetric states counts classes (the knight's
+# model, and its definition where the index takes its symmetries: docs/FORMAT.md, step 7):
+# the counts differ where only one side does, the largest distance may not.
 if [ "$(largest "$work/model")" != "$(largest "$work/data")" ]; then
   echo "the largest distances differ: model $(largest "$work/model"), definition $(largest "$work/data")" >&2
   exit 1
@@ -48,8 +49,8 @@ fi
 printf '%-12s %9s %10s %10s\n' "" "build s" "peak MB" "stored MB"
 printf '%-12s %9s %10d %10s\n' "model" "$model_s" $((model_kb / 1024)) "$model_mb"
 printf '%-12s %9s %10d %10s\n' "definition" "$data_s" $((data_kb / 1024)) "$data_mb"
-echo "census, model (its table's entries):$(histogram "$work/model")"
-echo "census, definition (its states):    $(histogram "$work/data")"
+echo "census, model (its table's entries):      $(histogram "$work/model")"
+echo "census, definition (its table's entries): $(histogram "$work/data")"
 p50() {  # DB PUZZLE: in-process p50 in microseconds
   "$build/client/puzzledb" --db "$1" bench --puzzle "$2" --mode inprocess --seconds 2 --json |
     /usr/bin/python3 -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["p50_us"])'

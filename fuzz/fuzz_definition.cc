@@ -8,8 +8,8 @@
 // size (DefinedIndex::Invariants) hold on every goal, every state a move makes from one and
 // every state the search reaches; whether projections of every set are move-disjoint is
 // asked too (nothing may crash). The rank that checks its state (RankIfIndexable) agrees
-// with Indexable and Rank, and an index with an arrangement (layout 3) gives every state
-// the distance the plain one does.
+// with Indexable and Rank, an index with an arrangement (layout 3) gives every state the
+// distance the plain one does, and one with symmetry classes (layout 4) every class.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -133,6 +133,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       symmetry.Apply(d, state, &image);
       if (!index->Indexable(image.data()) || searched->entries.Get(index->Rank(image.data())) != entry) std::abort();
     }
+  }
+  // Layout 4 (symmetry classes where the group keeps the index's coordinates apart): every
+  // reached state's class entry is its distance, each of its images has its number, and
+  // the search finds each class once.
+  const auto group = puzzledb::FindSymmetries(d, moves, puzzledb::kMaxSymmetries, 1 << 20);
+  const auto classed = puzzledb::DefinedIndex::Make(d, moves, 1 << 12, {.arrangements = true, .symmetries = &group});
+  if (!classed.ok()) std::abort();
+  if (classed->symmetric()) {
+    const auto by_class = puzzledb::SearchDefinition(d, moves, *classed, options);
+    if (!by_class.ok()) std::abort();
+    std::set<uint64_t> classes;
+    std::vector<uint64_t> histogram;
+    for (uint64_t i = 0; i < index->size(); ++i) {
+      const uint8_t entry = searched->entries.Get(i);
+      if (entry == puzzledb::PackedTable::kByteUncovered) continue;
+      index->Unrank(i, state.data());
+      const uint64_t r = classed->Rank(state.data());
+      if (r >= classed->size() || by_class->entries.Get(r) != entry) std::abort();
+      for (const auto& symmetry : group) {
+        symmetry.Apply(d, state, &image);
+        if (classed->Rank(image.data()) != r) std::abort();
+      }
+      if (classes.insert(r).second) {
+        if (histogram.size() <= entry) histogram.resize(entry + 1u, 0);
+        ++histogram[entry];
+      }
+    }
+    if (histogram != by_class->histogram) std::abort();
   }
   return 0;
 }

@@ -1257,15 +1257,24 @@ bool DefinedIndex::RankIfIndexable(const uint8_t* state, uint64_t* rank) const {
     return true;
   }
   uint64_t outer = 0, inner = 0;
+  // With symmetry classes, the inner part is read from the image in the outer number's
+  // block (an image of a state keeps its invariants: the symmetries keep the coordinates'
+  // counts).
+  uint8_t image[kMaxClassStateBytes];
+  const uint8_t* read = state;
   for (size_t i = 0; i < coordinates_.size(); ++i) {
     const Coordinate& c = coordinates_[i];
     const uint16_t* at = c.bytes.data();
+    if (i == inner_begin_ && symmetric() && to_block_[outer] != 0) {
+      ApplyElement(to_block_[outer], state, image);
+      read = image;
+    }
     RankChecks checks;
     const uint64_t value =
-        c.consecutive ? RankFromMasks(c, state, &checks.bad)
+        c.consecutive ? RankFromMasks(c, read, &checks.bad)
         : c.kind == Coordinate::Kind::kTwists
-            ? RankSeen<true>(c, [&](int j) { return state[at[j]]; }, &checks)
-            : RankSeen<true>(c, [&](int j) { return c.code[state[at[j]]]; }, &checks);
+            ? RankSeen<true>(c, [&](int j) { return read[at[j]]; }, &checks)
+            : RankSeen<true>(c, [&](int j) { return c.code[read[at[j]]]; }, &checks);
     if (checks.bad) return false;
     parity[i] = static_cast<uint8_t>(checks.parity);
     if (c.inner) {
@@ -1282,7 +1291,7 @@ bool DefinedIndex::RankIfIndexable(const uint8_t* state, uint64_t* rank) const {
     for (int f : r.from) required ^= parity[static_cast<size_t>(labels_of_orbit_[static_cast<size_t>(f)])];
     if (parity[i] != required) return false;
   }
-  *rank = symmetric() ? ClassRank(state, outer) : outer * inner_size_ + inner;
+  *rank = symmetric() ? LeastInBlock(read, outer, inner) : outer * inner_size_ + inner;
   return true;
 }
 

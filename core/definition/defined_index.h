@@ -422,6 +422,11 @@ class DefinedIndex {
   // The number of a state of outer number `outer` (its image's in its block, read from the
   // image's bytes: the fast ranks of RankInner). REQUIRES: symmetric().
   uint64_t ClassRank(const uint8_t* state, uint64_t outer) const;
+  // The number of the state `image` (of the block of outer number `outer`, inner number
+  // `inner`): the least inner number of its images by the block's stabilizer.
+  uint64_t LeastInBlock(const uint8_t* image, uint64_t outer, uint64_t inner) const;
+  // States whose classes are kept (a complete table's take at most 56 bytes).
+  static constexpr size_t kMaxClassStateBytes = 64;
   std::vector<Element> elements_;        // the group but the identity
   std::vector<uint32_t> class_of_;       // by outer number: its block
   std::vector<uint8_t> to_block_;        // by outer number: the element taking it there (0: none)

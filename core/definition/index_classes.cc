@@ -17,8 +17,6 @@ constexpr size_t kMaxGroupOrder = 48;
 // Outer numbers whose classes are kept (a block number, an element and the arrangement's
 // slots for each).
 constexpr uint64_t kMaxClassOuters = uint64_t{1} << 20;
-// States whose classes are kept (a complete table's take at most 56 bytes).
-constexpr size_t kMaxClassStateBytes = 64;
 
 // A symmetry as comparable data: the byte each byte goes to, and by set the label each
 // label becomes.
@@ -225,16 +223,21 @@ void DefinedIndex::ApplyElement(int e, const uint8_t* from, uint8_t* to) const {
 }
 
 uint64_t DefinedIndex::ClassRank(const uint8_t* state, uint64_t outer) const {
-  uint8_t image[kMaxClassStateBytes], fixed[kMaxClassStateBytes];
+  uint8_t image[kMaxClassStateBytes];
   const uint8_t e = to_block_[outer];
   if (e != 0) {
     ApplyElement(e, state, image);
     state = image;
   }
+  return LeastInBlock(state, outer, RankInner(state));
+}
+
+uint64_t DefinedIndex::LeastInBlock(const uint8_t* image, uint64_t outer, uint64_t inner) const {
+  uint8_t fixed[kMaxClassStateBytes];
   const uint64_t block = class_of_[outer];
-  uint64_t least = RankInner(state);
+  uint64_t least = inner;
   for (const Fixing& f : Stabilizer(block)) {
-    ApplyElement(f.element, state, fixed);
+    ApplyElement(f.element, image, fixed);
     least = std::min(least, RankInner(fixed));
   }
   return block * inner_size_ + least;
