@@ -198,6 +198,50 @@ TEST(DefinitionTest, SeveralGoalsAndIdenticalPieces) {
             "goal holds the same labels, moved)");
 }
 
+// twsearch's MoveSequence and whole-puzzle rotations: a sequence is the moves and rotations
+// it names played in turn (sequences of sequences too, written in any order), a move with
+// its powers in the place of its line; rotations are no moves. Written out by hand, the
+// same moves.
+TEST(DefinitionTest, MoveSequencesComposeMovesAndRotations) {
+  const std::string sets = "Set C 4 3\nSolved\nC\n1 2 3 4\nEnd\n";
+  // xv swaps the pieces two by two; L turns three of them round and twists the fourth.
+  const std::string by_sequence = sets +
+      "MoveSequence R xv L xv\n"
+      "Move L\nC\n2 3 1 4\n0 0 0 1\nEnd\n"
+      "Move xv\nC\n3 4 1 2\nEnd\n"
+      "MoveSequence B R L'\n";
+  // R by hand: xv takes the piece from 2 to 4, where L twists it, and back.
+  const std::string by_hand = sets +
+      "Move R\nC\n3 2 4 1\n0 1 0 0\nEnd\n"
+      "Move L\nC\n2 3 1 4\n0 0 0 1\nEnd\n";
+  const auto a = ReadDefinition(by_sequence, "seq.tws");
+  ASSERT_TRUE(a.ok()) << a.status();
+  const auto b = ReadDefinition(by_hand, "hand.tws");
+  ASSERT_TRUE(b.ok()) << b.status();
+  std::vector<std::string> names;
+  for (const DefinedMove& m : a->moves()) names.push_back(m.name);
+  ASSERT_GE(names.size(), 5u);
+  EXPECT_EQ(Join(std::vector<std::string>(names.begin(), names.begin() + 5), " "), "R R' L L' B")
+      << "order 3: no R2";
+  EXPECT_EQ(std::count(names.begin(), names.end(), "xv"), 0) << "the rotation is no move";
+  // R, L and their powers as written by hand; B as R then L', from states the moves reach.
+  std::mt19937 rng(67);
+  DefinedState s = a->goals()[0], one, two, next;
+  for (int k = 0; k < 200; ++k) {
+    ASSERT_TRUE(a->Apply(s, static_cast<int>(rng() % a->moves().size()), &next));
+    s = next;
+    for (size_t m = 0; m < 4; ++m) {
+      ASSERT_TRUE(a->Apply(s, static_cast<int>(m), &one));
+      ASSERT_TRUE(b->Apply(s, static_cast<int>(m), &two));
+      ASSERT_EQ(one, two) << a->moves()[m].name << " from " << a->FormatCompact(s);
+    }
+    ASSERT_TRUE(a->Apply(s, 0, &one));    // R
+    ASSERT_TRUE(a->Apply(one, 3, &two));  // L'
+    ASSERT_TRUE(a->Apply(s, 4, &next));   // B
+    ASSERT_EQ(next, two) << a->FormatCompact(s);
+  }
+}
+
 // Every rule a file can break, in a file written here, refused with its line and rule.
 TEST(DefinitionTest, EveryBrokenRuleIsRefusedWithItsLineAndRule) {
   const std::string head = "Set T 6 1\nSolved\nT\n1 2 3 4 5 6\nEnd\n";  // lines 1-5
@@ -254,10 +298,27 @@ TEST(DefinitionTest, EveryBrokenRuleIsRefusedWithItsLineAndRule) {
       {head + "Move U\nIf T 6 6\nT\n1 2 3 4 6 5\nEnd\nMove U\nT\n1 2 3 4 6 5\nEnd\n",
        "slide.tws:11: Move U: given again (first at line 6)"},
       {head + "Move U\nT\n1 2 3 4 5 6\nEnd\n", "slide.tws:6: Move U: changes nothing"},
-      {head + "Move x2\nT\n2 1 3 4 5 6\nEnd\n", "slide.tws:6: Move x2: twsearch's whole-puzzle rotations"},
-      {head + "Move Rv\nT\n2 1 3 4 5 6\nEnd\n", "slide.tws:6: Move Rv: twsearch's whole-puzzle rotations"},
-      {head + "MoveSequence S U U\n", "slide.tws:6: MoveSequence is not supported"},
-      {head + "Frobnicate\n", "slide.tws:6: unknown keyword 'Frobnicate' (want Name, Set, Solved or Move)"},
+      {head + "Move x2\nT\n2 1 3 4 5 6\nEnd\n",
+       "slide.tws: no Move but whole-puzzle rotations, which are no moves: a definition has at least one"},
+      {head + "Move Rv\nIf T 1 1\nT\n2 1 3 4 5 6\nEnd\n",
+       "slide.tws:6: Move Rv: a whole-puzzle rotation (a name like x, y, z or ending in v) takes no If"},
+      {head + "Move Rv\nT\n2 1 3 4 5 6\nEnd\nMove Rv\nT\n2 1 3 4 6 5\nEnd\n",
+       "slide.tws:10: Move Rv: given again (first at line 6)"},
+      {head + "Move U\nT\n2 1 3 4 5 6\nEnd\nMoveSequence S U Q\n",
+       "slide.tws:10: MoveSequence 'S': 'Q' is no move, power of a move or rotation of the file"},
+      {head + "Move U\nIf T 1 1\nT\n2 1 3 4 5 6\nEnd\nMoveSequence S U\n",
+       "slide.tws:11: MoveSequence 'S': 'U' is a guarded move: a sequence composes unguarded moves and rotations"},
+      {head + "Move U\nT\n2 1 3 4 5 6\nEnd\nMoveSequence A B2\nMoveSequence B U A\n",
+       "slide.tws:10: MoveSequence 'A': 'B2' is a sequence that needs this one (or another that cannot be made)"},
+      {head + "Move U\nT\n2 1 3 4 5 6\nEnd\nMoveSequence S U U\n", "slide.tws:10: MoveSequence 'S': changes nothing"},
+      {head + "Move U\nT\n2 1 3 4 5 6\nEnd\nMoveSequence U U\n",
+       "slide.tws:10: MoveSequence 'U': the name is taken (by the move at line 6)"},
+      {head + "MoveSequence S U\nMove S\nT\n2 1 3 4 5 6\nEnd\n", "slide.tws:7: Move S: given again (first at line 6)"},
+      {head + "Move U\nT\n2 1 3 4 5 6\nEnd\nMoveSequence S\n",
+       "slide.tws:10: MoveSequence takes a name and the moves it makes"},
+      {head + "Move U\nT\n2 1 3 4 5 6\nEnd\nMoveSequence x U\n",
+       "slide.tws:10: MoveSequence 'x': a sequence named as a whole-puzzle rotation is not supported"},
+      {head + "Frobnicate\n", "slide.tws:6: unknown keyword 'Frobnicate' (want Name, Set, Solved, Move or MoveSequence)"},
       {head + "End\n", "slide.tws:6: End outside a block"},
       {"Set T 6 1\nSolved\nT\n1 2 3 4 5 6\nEnd\nMove A\nT\n2 3 1 4 5 6\nEnd\nMove A'\nT\n2 1 3 4 5 6\nEnd\n",
        "slide.tws:10: Move A': the name is taken (by a move or the power of one written before)"},

@@ -1,7 +1,9 @@
 #include "core/definition/read_definition.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,7 +14,7 @@ namespace puzzledb {
 namespace {
 
 // twsearch's keywords that this reader does not take (docs/PUZZLES.md, "Puzzles as data").
-constexpr std::string_view kUnsupported[] = {"MoveAlias", "MoveSequence", "Illegal",
+constexpr std::string_view kUnsupported[] = {"MoveAlias", "Illegal",
                                              "StartState", "MoveTransformation"};
 
 struct Line {
@@ -70,7 +72,7 @@ size_t NotUtf8At(std::string_view text) {
 
 // A word that starts a line of its own kind, never a set's part of a block.
 bool IsKeyword(std::string_view word) {
-  return word == "Name" || word == "Set" || word == "Solved" || word == "Move" ||
+  return word == "Name" || word == "Set" || word == "Solved" || word == "Move" || word == "MoveSequence" ||
          std::find(std::begin(kUnsupported), std::end(kUnsupported), word) != std::end(kUnsupported);
 }
 
@@ -81,6 +83,9 @@ bool RotationName(std::string_view name) {
   const std::string_view rest = name.substr(1);
   return rest.empty() || rest == "2" || rest == "'" || rest == "2'";
 }
+
+// The steps a MoveSequence may take.
+constexpr size_t kMaxSequenceSteps = 1000;
 
 // Power `t` of a move of order `n` as it is named: t, or t - n when n - t < t.
 int64_t SignedPower(uint64_t t, uint64_t n) {
@@ -118,6 +123,9 @@ class DefinitionReader {
     std::vector<MoveBlock> blocks;
     bool guarded = false;
     int line = 0;
+    // A MoveSequence: its steps, composed into blocks[0] once every step is known
+    // (ResolveSequences).
+    std::vector<std::string> steps;
   };
   // One set's part of a Solved or Move block.
   struct SetPart {
@@ -135,6 +143,12 @@ class DefinitionReader {
   absl::Status ReadSet(const Line& line);
   absl::Status ReadSolved(const Line& first);
   absl::Status ReadMove(const Line& first);
+  absl::Status ReadMoveSequence(const Line& first);
+  // The order of an unguarded transform, capped at max_moves + 1.
+  uint64_t OrderOf(const Transform& t) const;
+  // Composes every MoveSequence from the moves and rotations it names (sequences of
+  // sequences too, in any order), as twsearch expands them.
+  absl::Status ResolveSequences();
   // Reads the set parts of a block up to its End, from the line after `*at`; `what` names
   // the block in messages. Moves `*at` to the End line.
   absl::Status ReadParts(std::string_view what, bool labels, std::vector<SetPart>* parts);
@@ -149,6 +163,8 @@ class DefinitionReader {
   bool seen_name_ = false;
   Definition out_;
   std::vector<Unexpanded> moves_;
+  // twsearch's whole-puzzle rotations: transforms a MoveSequence may name, not moves.
+  std::vector<Unexpanded> rotations_;
   std::vector<TwistLine> legacy_twists_;
   int state_bytes_ = 0;
   int blocks_ = 0;
@@ -397,11 +413,7 @@ absl::Status DefinitionReader::ReadMove(const Line& first) {
   if (!PrintableAscii(name)) {
     return Error(first.number, Cat("Move ", QuoteInput(name), ": a move's name is printable ASCII"));
   }
-  if (RotationName(name)) {
-    return Error(first.number,
-                 Cat("Move ", name, ": twsearch's whole-puzzle rotations (x, y, z, x2, x', "
-                                    "names ending in v) are not moves here; leave them out"));
-  }
+  const bool rotation = RotationName(name);
   const std::string what = Cat("Move ", name);
   if (++blocks_ > limits_.max_blocks) {
     return Error(first.number, Cat("more than ", limits_.max_blocks, " Move blocks"));
@@ -516,6 +528,23 @@ absl::Status DefinitionReader::ReadMove(const Line& first) {
   }
   if (identity) return Error(first.number, Cat(what, ": changes nothing"));
   const bool guarded = !block.guards.empty();
+  if (rotation) {
+    // twsearch's whole-puzzle rotations (x, y, z, x2, x', names ending in v) are no moves:
+    // twsearch does not count them; a MoveSequence may name them (R = Fv L Fv).
+    if (guarded) {
+      return Error(first.number, Cat(what, ": a whole-puzzle rotation (a name like x, y, z or ending in v) "
+                                           "takes no If"));
+    }
+    for (const Unexpanded& r : rotations_) {
+      if (r.name == name) return Error(first.number, Cat(what, ": given again (first at line ", r.line, ")"));
+    }
+    Unexpanded r;
+    r.name = name;
+    r.line = first.number;
+    r.blocks.push_back(std::move(block));
+    rotations_.push_back(std::move(r));
+    return absl::OkStatus();
+  }
   for (Unexpanded& m : moves_) {
     if (m.name != name) continue;
     if (!m.guarded || !guarded) {
@@ -536,6 +565,128 @@ absl::Status DefinitionReader::ReadMove(const Line& first) {
   return absl::OkStatus();
 }
 
+absl::Status DefinitionReader::ReadMoveSequence(const Line& first) {
+  if (first.tokens.size() < 3) {
+    return Error(first.number, "MoveSequence takes a name and the moves it makes (MoveSequence R Fv L Fv)");
+  }
+  if (out_.sets_.empty()) return Error(first.number, "MoveSequence before any Set");
+  const std::string name(first.tokens[1]);
+  const std::string what = Cat("MoveSequence ", QuoteInput(name));
+  if (!PrintableAscii(name)) return Error(first.number, Cat(what, ": a move's name is printable ASCII"));
+  if (RotationName(name)) {
+    return Error(first.number, Cat(what, ": a sequence named as a whole-puzzle rotation is not supported; "
+                                         "name it as a move"));
+  }
+  if (first.tokens.size() - 2 > kMaxSequenceSteps) {
+    return Error(first.number, Cat(what, ": more than ", kMaxSequenceSteps, " steps"));
+  }
+  for (const Unexpanded& m : moves_) {
+    if (m.name == name) return Error(first.number, Cat(what, ": the name is taken (by the move at line ", m.line, ")"));
+  }
+  if (++blocks_ > limits_.max_blocks) {
+    return Error(first.number, Cat("more than ", limits_.max_blocks, " Move blocks"));
+  }
+  Unexpanded move;
+  move.name = name;
+  move.line = first.number;
+  for (size_t i = 2; i < first.tokens.size(); ++i) move.steps.emplace_back(first.tokens[i]);
+  moves_.push_back(std::move(move));
+  return absl::OkStatus();
+}
+
+uint64_t DefinitionReader::OrderOf(const Transform& t) const {
+  // The least common multiple, over its cycles, of each cycle's length times the order of
+  // the twist it adds up to.
+  const uint64_t cap = static_cast<uint64_t>(limits_.max_moves) + 1;
+  uint64_t order = 1;
+  size_t base = 0;
+  for (const DefinedSet& set : out_.sets_) {
+    std::vector<bool> done(static_cast<size_t>(set.size), false);
+    for (int j = 0; j < set.size; ++j) {
+      if (done[static_cast<size_t>(j)]) continue;
+      uint64_t length = 0;
+      int twist = 0;
+      for (int k = j; !done[static_cast<size_t>(k)]; k = t.source[base + static_cast<size_t>(k)]) {
+        done[static_cast<size_t>(k)] = true;
+        ++length;
+        twist = (twist + t.twist[base + static_cast<size_t>(k)]) % set.orientations;
+      }
+      const uint64_t cycle = length * static_cast<uint64_t>(set.orientations / std::gcd(set.orientations, twist));
+      order = std::min(cap, order / std::gcd(order, cycle) * cycle);
+    }
+    base += static_cast<size_t>(set.size);
+  }
+  return order;
+}
+
+absl::Status DefinitionReader::ResolveSequences() {
+  // Every unguarded move's and rotation's powers by name, as they are named.
+  std::map<std::string, Transform> known;
+  std::set<std::string> guarded;
+  auto learn = [&](const std::string& name, const Transform& t) {
+    const uint64_t order = OrderOf(t);
+    Transform power = t;
+    for (uint64_t p = 1; p < order && p <= static_cast<uint64_t>(limits_.max_moves); ++p) {
+      known.emplace(PowerName(name, p, order), power);
+      power = Compose(out_.sets_, power, t);
+    }
+  };
+  for (const Unexpanded& r : rotations_) learn(r.name, r.blocks[0].transform);
+  std::vector<Unexpanded*> waiting;
+  for (Unexpanded& m : moves_) {
+    if (m.guarded) {
+      guarded.insert(m.name);
+    } else if (m.steps.empty()) {
+      learn(m.name, m.blocks[0].transform);
+    } else {
+      waiting.push_back(&m);
+    }
+  }
+  // In rounds, as twsearch does: a sequence whose steps are all known is composed.
+  for (bool progress = true; progress && !waiting.empty();) {
+    progress = false;
+    for (auto it = waiting.begin(); it != waiting.end();) {
+      Unexpanded& m = **it;
+      const bool ready = std::all_of(m.steps.begin(), m.steps.end(),
+                                     [&](const std::string& step) { return known.contains(step); });
+      if (!ready) {
+        ++it;
+        continue;
+      }
+      MoveBlock block;
+      block.line = m.line;
+      block.transform = known.at(m.steps[0]);
+      for (size_t i = 1; i < m.steps.size(); ++i) block.transform = Compose(out_.sets_, block.transform, known.at(m.steps[i]));
+      if (OrderOf(block.transform) == 1) {
+        return Error(m.line, Cat("MoveSequence ", QuoteInput(m.name), ": changes nothing"));
+      }
+      m.blocks.push_back(std::move(block));
+      learn(m.name, m.blocks[0].transform);
+      it = waiting.erase(it);
+      progress = true;
+    }
+  }
+  if (waiting.empty()) return absl::OkStatus();
+  // The first that cannot be made, and why.
+  const Unexpanded& m = *waiting.front();
+  for (const std::string& step : m.steps) {
+    if (known.contains(step)) continue;
+    // A power of a waiting sequence: its name, then digits and maybe a prime.
+    const bool pending = std::any_of(waiting.begin(), waiting.end(), [&](const Unexpanded* w) {
+      if (step.rfind(w->name, 0) != 0) return false;
+      std::string_view rest = std::string_view(step).substr(w->name.size());
+      if (!rest.empty() && rest.back() == '\'') rest.remove_suffix(1);
+      return std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; });
+    });
+    return Error(m.line, Cat("MoveSequence ", QuoteInput(m.name), ": ", QuoteInput(step),
+                             guarded.contains(step) ? " is a guarded move: a sequence composes unguarded moves and rotations"
+                             : pending ? " is a sequence that needs this one (or another that cannot be made): "
+                                         "sequences may not go round in a circle"
+                                       : " is no move, power of a move or rotation of the file"));
+  }
+  return Error(m.line, Cat("MoveSequence ", QuoteInput(m.name), ": cannot be made"));
+}
+
 absl::Status DefinitionReader::Expand(Definition* definition) {
   const auto& sets = definition->sets_;
   for (Unexpanded& m : moves_) {
@@ -546,29 +697,9 @@ absl::Status DefinitionReader::Expand(Definition* definition) {
       move.guarded = true;
       definition->moves_.push_back(std::move(move));
     } else {
-      // Its order: the least common multiple, over its cycles, of each cycle's length times
-      // the order of the twist it adds up to. Capped past what the limit allows.
       const Transform& t = m.blocks[0].transform;
       const uint64_t cap = static_cast<uint64_t>(limits_.max_moves) + 1;
-      uint64_t order = 1;
-      size_t base = 0;
-      for (const DefinedSet& set : sets) {
-        std::vector<bool> done(static_cast<size_t>(set.size), false);
-        for (int j = 0; j < set.size; ++j) {
-          if (done[static_cast<size_t>(j)]) continue;
-          uint64_t length = 0;
-          int twist = 0;
-          for (int k = j; !done[static_cast<size_t>(k)]; k = t.source[base + static_cast<size_t>(k)]) {
-            done[static_cast<size_t>(k)] = true;
-            ++length;
-            twist = (twist + t.twist[base + static_cast<size_t>(k)]) % set.orientations;
-          }
-          const uint64_t cycle = length * static_cast<uint64_t>(set.orientations /
-                                                                std::gcd(set.orientations, twist));
-          order = std::min(cap, order / std::gcd(order, cycle) * cycle);
-        }
-        base += static_cast<size_t>(set.size);
-      }
+      const uint64_t order = OrderOf(t);  // capped past what the limit allows
       const int count = static_cast<int>(definition->moves_.size());
       if (order >= cap || count + static_cast<int>(order) - 1 > limits_.max_moves) {
         return Error(m.line, Cat("Move ", m.name, ": with its powers (order ",
@@ -632,19 +763,25 @@ absl::StatusOr<Definition> DefinitionReader::Read() {
       status = ReadSolved(line);
     } else if (word == "Move") {
       status = ReadMove(line);
+    } else if (word == "MoveSequence") {
+      status = ReadMoveSequence(line);
     } else if (std::find(std::begin(kUnsupported), std::end(kUnsupported), word) != std::end(kUnsupported)) {
       return Error(line.number, Cat(word, " is not supported (docs/PUZZLES.md, \"Puzzles as data\")"));
     } else if (word == "End" || word == "If") {
       return Error(line.number, Cat(word, " outside a block"));
     } else {
       return Error(line.number, Cat("unknown keyword ", QuoteInput(word),
-                                    " (want Name, Set, Solved or Move)"));
+                                    " (want Name, Set, Solved, Move or MoveSequence)"));
     }
     if (!status.ok()) return status;
   }
   if (out_.sets_.empty()) return Error(0, "no Set: a definition has at least one");
   if (out_.goals_.empty()) return Error(0, "no Solved block: a definition has at least one goal");
-  if (moves_.empty()) return Error(0, "no Move: a definition has at least one");
+  if (moves_.empty()) {
+    return Error(0, rotations_.empty() ? "no Move: a definition has at least one"
+                                       : "no Move but whole-puzzle rotations, which are no moves: a definition has at least one");
+  }
+  if (absl::Status resolved = ResolveSequences(); !resolved.ok()) return resolved;
   // Guards name pieces the puzzle has.
   for (const Unexpanded& m : moves_) {
     for (const MoveBlock& block : m.blocks) {
