@@ -327,8 +327,14 @@ TEST(DefinitionTest, EveryBrokenRuleIsRefusedWithItsLineAndRule) {
        "1 2 3 4 5 6 7 8 9\nEnd\nMove M\nA\n2 3 4 5 6 7 1\nB\n2 3 4 5 6 7 8 1\nC\n2 3 4 5 6 7 8 9 1\nEnd\n",
        "slide.tws:12: Move M: with its powers (order over 250) the puzzle would have more than 250 moves"},
       {"Set T 3 1\nSolved\nT\n1 2 3\nEnd\nSolved\nT\n1 2\nEnd\n", "slide.tws:8: Solved (goal 2): set T: 2 values, want 3"},
-      {"Set T 3 1\nSolved\nT\n1 2 3\n0 ? 0\nEnd\n",
-       "slide.tws:5: Solved: '?' (twsearch's wildcard) is not supported"},
+      {"Set T 3 3\nSolved\nT\n1 ? 3\n0 0 0\nEnd\n",
+       "slide.tws:4: Solved: set T: '?' (twsearch's wildcard) stands only for an orientation of a Solved block, not a piece label"},
+      {"Set T 3 3\nSolved\nT\n1 2 3\nEnd\nMove M\nT\n2 1 3\n0 ? 0\nEnd\n",
+       "slide.tws:9: Move M: set T: '?' (twsearch's wildcard) stands only for an orientation of a Solved block, not a move's twist"},
+      {"Set T 3 3\nSolved\nT\n1 1 2\n? 0 0\nEnd\n",
+       "slide.tws:5: Solved: set T: pieces labelled 1 have '?' for an orientation at some positions and not at others"},
+      {"Set T 3 3\nSolved\nT\n1 2 3\n? 0 0\nEnd\nSolved\nT\n2 1 3\n? 0 0\nEnd\n",
+       "slide.tws:10: Solved (goal 2): set T: '?' stands for other pieces' orientations than in the first goal"},
       {head + "Move U\nIf T 1 * \nT\n2 1 3 4 5 6\nEnd\n",
        "slide.tws:7: Move U: If: any piece (*) and any orientation: the guard says nothing"},
   };
@@ -505,6 +511,46 @@ std::string TwoColourBoard(int rows, int columns, const std::vector<int>& goal, 
     }
   }
   return text;
+}
+
+// twsearch's '?' for an orientation in a Solved block: that piece's twist is forgotten
+// wherever it goes (kept 0, written '?', any number read as it), so states that differ only
+// there are one. Three turning pieces, the second wild: 3! x 3^2 states at most, not 3! x
+// 3^3; the search over the index (whose orientation sum is no longer kept) finds every
+// state the brute force reaches, at its distance.
+TEST(DefinitionTest, AWildOrientationIsForgotten) {
+  const std::string text =
+      "Set C 3 3\nSolved\nC\n1 2 3\n0 ? 0\nEnd\n"
+      "Move M\nC\n2 3 1\n1 0 2\nEnd\n"
+      "Move N\nC\n2 1 3\n0 1 0\nEnd\n";
+  const auto d = ReadDefinition(text, "wild.tws");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_TRUE(d->sets()[0].wild[2]);
+  EXPECT_EQ(d->FormatCompact(d->goals()[0]), "1 2 3 / 0 ? 0");
+  // Any twist of the wild piece reads as the same state.
+  for (const std::string given : {"2 1 3 / ? 1 2", "2 1 3 / 0 1 2", "2 1 3 / 2 1 2"}) {
+    auto s = d->ParseCompact(given);
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ(d->FormatCompact(*s), "2 1 3 / ? 1 2") << given;
+  }
+  EXPECT_FALSE(d->ParseCompact("2 1 3 / 0 ? 2").ok()) << "piece 2 is wild, piece 1 is not";
+  const BruteForce all(*d);
+  EXPECT_EQ(all.size(), 54u) << "6 orders, 3 x 3 twists of the two pieces that keep theirs";
+  for (const DefinedState& s : all.states()) {
+    for (int j = 0; j < 3; ++j) {
+      if (s[static_cast<size_t>(j)] == 2) EXPECT_EQ(s[static_cast<size_t>(3 + j)], 0) << d->FormatCompact(s);
+    }
+  }
+  for (const int threads : {1, 2}) {
+    auto searched = SearchAll(*d, threads);
+    ASSERT_TRUE(searched.ok()) << searched.status();
+    EXPECT_EQ(searched->result.histogram, all.Histogram());
+    for (size_t i = 0; i < all.size(); ++i) {
+      const uint8_t entry = searched->result.entries.Get(searched->index.Rank(all.states()[i].data()));
+      ASSERT_EQ(entry, searched->result.entries.encoding() == storage::v1::DISTANCE_MOD3 ? all.distance(i) % 3
+                                                                                        : all.distance(i));
+    }
+  }
 }
 
 // Layout 3: an orbit whose guards read the empty cell and pass over two colours of pieces,

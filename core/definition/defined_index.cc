@@ -397,6 +397,9 @@ std::string ApproximateCount(double log2) {
 CompiledMoves::CompiledMoves(const Definition& definition)
     : state_bytes_(static_cast<int>(definition.state_bytes())) {
   const auto& sets = definition.sets();
+  for (const DefinedSet& set : sets) {
+    if (set.orientations > 1 && set.wild.any()) wild_sets_.push_back(set);
+  }
   first_block_.clear();
   for (size_t m = 0; m < definition.moves().size(); ++m) {
     const DefinedMove& move = definition.moves()[m];
@@ -518,6 +521,7 @@ void CompiledMoves::Transform(int b, const uint8_t* in, uint8_t* out) const {
     }
     out[i] = static_cast<uint8_t>(v);
   }
+  if (!wild_sets_.empty()) ForgetWildTwists(wild_sets_, out);
 }
 
 void CompiledMoves::Untransform(int b, const uint8_t* in, uint8_t* out) const {
@@ -537,6 +541,7 @@ void CompiledMoves::Untransform(int b, const uint8_t* in, uint8_t* out) const {
     }
     out[source[i]] = static_cast<uint8_t>(v);
   }
+  if (!wild_sets_.empty()) ForgetWildTwists(wild_sets_, out);
 }
 
 int CompiledMoves::InverseMove(int m) const {
@@ -665,8 +670,8 @@ absl::StatusOr<DefinedIndex> DefinedIndex::MakeIndex(const Definition& definitio
           twists.read_by_guards |= read[static_cast<size_t>(set.offset + n + j)];
         }
         // The sum is kept when every block adds up to 0 over the orbit and every goal has
-        // the same sum there.
-        bool kept = true;
+        // the same sum there (not where pieces' twists are forgotten: DefinedSet::wild).
+        bool kept = set.wild.none();
         for (int b = 0; b < moves.block_count() && kept; ++b) {
           int total = 0;
           for (uint16_t at : twists.bytes) total += moves.block(b).add[at];

@@ -133,6 +133,8 @@ class CompiledMoves {
   int one_way_block_ = -1;
   std::vector<Block> blocks_;
   std::vector<int> first_block_ = {0};
+  // The sets with pieces whose twists are forgotten (DefinedSet::wild): after a block.
+  std::vector<DefinedSet> wild_sets_;
   // By move: every block has exactly one test; then by block, that test's byte and value.
   std::vector<bool> one_test_;
   std::vector<uint16_t> test_at_;

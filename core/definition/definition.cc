@@ -63,6 +63,7 @@ bool Definition::Apply(const DefinedState& from, int move, DefinedState* to) con
         }
       }
     }
+    ForgetWildTwists(sets_, to->data());
     return true;
   }
   return false;
@@ -147,6 +148,8 @@ absl::StatusOr<DefinedState> Definition::ParseCompact(std::string_view text) con
         return absl::InvalidArgumentError(Cat(where, values.size(), " orientations, want ", n));
       }
       for (size_t j = 0; j < n; ++j) {
+        const uint8_t label = state[static_cast<size_t>(set.offset) + j];
+        if (set.wild[label] && values[j] == "?") continue;  // stays 0
         const int o = SmallNumber(values[j], set.orientations);
         if (o < 0) {
           return absl::InvalidArgumentError(Cat(where, "orientation ", QuoteInput(values[j]),
@@ -158,7 +161,17 @@ absl::StatusOr<DefinedState> Definition::ParseCompact(std::string_view text) con
       }
     }
   }
+  ForgetWildTwists(sets_, state.data());
   return state;
+}
+
+void ForgetWildTwists(const std::vector<DefinedSet>& sets, uint8_t* state) {
+  for (const DefinedSet& set : sets) {
+    if (set.orientations == 1 || set.wild.none()) continue;
+    for (int j = 0; j < set.size; ++j) {
+      if (set.wild[state[set.offset + j]]) state[set.offset + set.size + j] = 0;
+    }
+  }
 }
 
 std::string Definition::FormatCompact(const DefinedState& state) const {
@@ -174,7 +187,9 @@ std::string Definition::FormatCompact(const DefinedState& state) const {
       out += " /";
       for (int j = 0; j < set.size; ++j) {
         out += ' ';
-        out += std::to_string(state[static_cast<size_t>(set.offset + set.size + j)]);
+        out += set.wild[state[static_cast<size_t>(set.offset + j)]]
+                   ? std::string("?")
+                   : std::to_string(state[static_cast<size_t>(set.offset + set.size + j)]);
       }
     }
   }

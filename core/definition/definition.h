@@ -10,6 +10,7 @@
 #define PUZZLEDB_CORE_DEFINITION_DEFINITION_H_
 
 #include <cstddef>
+#include <bitset>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -28,7 +29,14 @@ struct DefinedSet {
   int size = 0;          // positions and pieces, 1..255
   int orientations = 1;  // of each piece, 1..255 (1: none)
   int offset = 0;        // its labels in a DefinedState; its orientations (if K > 1) follow them
+  // Labels whose orientation no goal reads (twsearch's `?` in a Solved block): wherever
+  // such a piece is, its position's orientation is kept 0 (ForgetWildTwists).
+  std::bitset<256> wild;
 };
+
+// Sets the orientation of every position holding a wild piece (DefinedSet::wild) to 0: what
+// a move does after turning pieces, so that states equal but for those twists are one.
+void ForgetWildTwists(const std::vector<DefinedSet>& sets, uint8_t* state);
 
 // What a move does where it applies: position j of each set takes the piece that was at
 // position source[j] of that set (0-based, within the set), and that piece's orientation

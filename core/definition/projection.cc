@@ -1,6 +1,7 @@
 #include "core/definition/projection.h"
 
 #include <algorithm>
+#include <bitset>
 #include <cctype>
 #include <set>
 
@@ -260,6 +261,16 @@ absl::StatusOr<Projection> Projection::Make(const Definition& d, const Projectio
     }
     DefinedSet projected = set;
     projected.orientations = p->orientations ? set.orientations : 1;
+    // Pieces whose twists are forgotten (DefinedSet::wild) stay so under their new labels;
+    // a label that merges such pieces with others would be read with twists its table never
+    // holds: then the set's orientations are forgotten (a weaker bound, still a bound).
+    projected.wild.reset();
+    std::bitset<256> tame;
+    for (int l = 1; l <= set.size; ++l) {
+      (set.wild[static_cast<size_t>(l)] ? projected.wild : tame).set(map[static_cast<size_t>(l)]);
+    }
+    if ((projected.wild & tame).any()) projected.orientations = 1;
+    if (projected.orientations == 1) projected.wild.reset();
     projected.offset = static_cast<int>(pd.state_bytes_);
     pd.state_bytes_ += static_cast<size_t>(set.size) * (projected.orientations > 1 ? 2 : 1);
     slot_of_set[s] = slots;

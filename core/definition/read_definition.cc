@@ -1,6 +1,7 @@
 #include "core/definition/read_definition.h"
 
 #include <algorithm>
+#include <bitset>
 #include <map>
 #include <numeric>
 #include <set>
@@ -29,6 +30,13 @@ bool AllDigits(std::string_view token) {
 
 bool NumericLine(const Line& line) {
   return !line.tokens.empty() && std::all_of(line.tokens.begin(), line.tokens.end(), AllDigits);
+}
+
+// Numbers and twsearch's wildcards ('?'), at least one of those.
+bool WildLine(const Line& line) {
+  return !NumericLine(line) && std::all_of(line.tokens.begin(), line.tokens.end(), [](std::string_view t) {
+    return t == "?" || AllDigits(t);
+  });
 }
 
 bool PrintableAscii(std::string_view token) {
@@ -276,8 +284,9 @@ absl::Status DefinitionReader::ReadParts(std::string_view what, bool labels,
       return Error(start, Cat(what, ": no End before line ", line.number, "'s ", word,
                               " (each block ends with a line End)"));
     }
-    if (std::find(line.tokens.begin(), line.tokens.end(), "?") != line.tokens.end()) {
-      return Error(line.number, Cat(what, ": '?' (twsearch's wildcard) is not supported"));
+    if (WildLine(line)) {
+      return Error(line.number, Cat(what, ": '?' (twsearch's wildcard) stands only for an orientation of a "
+                                          "Solved block (its pieces' labels are numbers)"));
     }
     if (line.tokens.size() != 1 || NumericLine(line)) {
       return Error(line.number, Cat(what, ": want a set's name on a line of its own, or End; got ",
@@ -303,6 +312,11 @@ absl::Status DefinitionReader::ReadParts(std::string_view what, bool labels,
       return Error(lines_[at_].number,
                    Cat(what, ": If lines come first in a Move block, before its sets (here after set ",
                        set.name, ")"));
+    }
+    if (at_ < lines_.size() && WildLine(lines_[at_])) {
+      return Error(lines_[at_].number, Cat(what, ": set ", set.name, ": '?' (twsearch's wildcard) stands only for "
+                                                 "an orientation of a Solved block, not a ",
+                                           labels ? "piece label" : "position"));
     }
     if (at_ >= lines_.size() || !NumericLine(lines_[at_])) {
       return Error(at_ < lines_.size() ? lines_[at_].number : line.number,
@@ -332,15 +346,23 @@ absl::Status DefinitionReader::ReadParts(std::string_view what, bool labels,
         seen[static_cast<size_t>(v)] = true;
       }
     }
-    if (at_ + 1 < lines_.size() && NumericLine(lines_[at_ + 1])) {
+    if (at_ + 1 < lines_.size() && (NumericLine(lines_[at_ + 1]) || WildLine(lines_[at_ + 1]))) {
       ++at_;
       const Line& o = lines_[at_];
+      if (!labels && WildLine(o)) {
+        return Error(o.number, Cat(what, ": set ", set.name, ": '?' (twsearch's wildcard) stands only for an "
+                                         "orientation of a Solved block, not a move's twist"));
+      }
       part.orientations_line = o.number;
       if (static_cast<int>(o.tokens.size()) != set.size) {
         return Error(o.number, Cat(what, ": set ", set.name, ": ", o.tokens.size(),
                                    " orientations, want ", set.size));
       }
       for (std::string_view token : o.tokens) {
+        if (token == "?") {  // an orientation no goal reads (ReadSolved)
+          part.orientations.push_back(-1);
+          continue;
+        }
         const int v = token.size() <= 3 ? std::stoi(std::string(token)) : 1000;
         if (v >= set.orientations) {
           return Error(o.number, Cat(what, ": set ", set.name, ": orientation ", QuoteInput(token),
@@ -364,14 +386,32 @@ absl::Status DefinitionReader::ReadSolved(const Line& first) {
   if (absl::Status read = ReadParts(what, /*labels=*/true, &parts); !read.ok()) return read;
   DefinedState goal(static_cast<size_t>(state_bytes_), 0);
   for (const SetPart& part : parts) {
-    const DefinedSet& set = out_.sets_[static_cast<size_t>(part.set)];
+    DefinedSet& set = out_.sets_[static_cast<size_t>(part.set)];
+    // twsearch's '?': pieces whose orientation no goal reads, every piece of their label
+    // alike, the same in every goal.
+    std::bitset<256> wild, tame;
     for (int j = 0; j < set.size; ++j) {
-      goal[static_cast<size_t>(set.offset + j)] = static_cast<uint8_t>(part.values[static_cast<size_t>(j)]);
-      if (!part.orientations.empty() && set.orientations > 1) {
-        goal[static_cast<size_t>(set.offset + set.size + j)] =
-            static_cast<uint8_t>(part.orientations[static_cast<size_t>(j)]);
-      }
+      const auto label = static_cast<uint8_t>(part.values[static_cast<size_t>(j)]);
+      goal[static_cast<size_t>(set.offset + j)] = label;
+      const int o = part.orientations.empty() ? 0 : part.orientations[static_cast<size_t>(j)];
+      (o < 0 ? wild : tame).set(label);
+      if (o > 0 && set.orientations > 1) goal[static_cast<size_t>(set.offset + set.size + j)] = static_cast<uint8_t>(o);
     }
+    if (set.orientations == 1) continue;  // '?' of a set that does not turn: nothing to forget
+    if ((wild & tame).any()) {
+      size_t label = 0;
+      while (!(wild & tame)[label]) ++label;
+      return Error(part.orientations_line,
+                   Cat(what, ": set ", set.name, ": pieces labelled ", label,
+                       " have '?' for an orientation at some positions and not at others (identical "
+                       "pieces are all wild or none)"));
+    }
+    if (!out_.goals_.empty() && wild != set.wild) {
+      return Error(part.orientations_line > 0 ? part.orientations_line : first.number,
+                   Cat(what, ": set ", set.name, ": '?' stands for other pieces' orientations than in "
+                                                 "the first goal (each goal forgets the same pieces')"));
+    }
+    set.wild = wild;
   }
   // A set left out holds its pieces in order, 1 to N, unturned (as twsearch reads it).
   for (size_t s = 0; s < out_.sets_.size(); ++s) {
