@@ -547,6 +547,58 @@ TEST(DefinedPuzzleTest, TheKnightAsDataMovesAsTheModel) {
   }
 }
 
+// data/puzzles/cube2.tws, the 2x2x2 written from section 6's rules, has the model's census
+// and answers as the model does: from 3,000 positions each reached by the same 25 random
+// moves (by name) on both, the same distance and the same moves (the lexicographically
+// smallest optimal ones), from both complete tables.
+TEST(DefinedPuzzleTest, TheCubeAsDataAnswersAsTheModel) {
+  const std::string text =
+      testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/../../data/puzzles/cube2.tws");
+  const auto data = Make("cube2_as_data", text);
+  ASSERT_NE(data, nullptr);
+  const Puzzle* model = FindPuzzle("cube2");
+  ASSERT_NE(model, nullptr);
+  ASSERT_EQ(data->move_count(), model->move_count());
+  auto store = OpenStore("cube2_as_data_db");
+  ASSERT_NE(store, nullptr);
+  std::shared_ptr<TableStore> shared(std::move(store));
+  auto built_model = model->Build(model->Goal(nullptr), *shared, BuildOptions{});
+  ASSERT_TRUE(built_model.ok()) << built_model.status();
+  auto built_data = data->Build(data->Goal(nullptr), *shared, BuildOptions{});
+  ASSERT_TRUE(built_data.ok()) << built_data.status();
+  EXPECT_EQ(std::vector<uint64_t>(built_data->histogram().begin(), built_data->histogram().end()),
+            std::vector<uint64_t>(built_model->histogram().begin(), built_model->histogram().end()));
+  Solver solver(shared);
+  auto answer = [&solver](const Puzzle& puzzle, const Position& p) {
+    SolveOptions options;
+    options.policy = Policy::kTableOnly;
+    auto solution = solver.Solve(p, options);
+    if (!solution.ok()) return Cat("error: ", Message(solution.status()));
+    std::string line = std::to_string(solution->distance);
+    std::vector<std::string> names;
+    puzzle.Replay(p, solution->moves, &names);
+    for (const std::string& move : names) line += " " + move;
+    return line;
+  };
+  std::mt19937_64 rng(65);
+  std::set<int> distances;
+  for (int i = 0; i < 3000; ++i) {
+    Position p = model->Goal(nullptr), q = data->Goal(nullptr), next;
+    for (int k = 0; k < 25; ++k) {
+      const int m = static_cast<int>(rng() % static_cast<uint64_t>(model->move_count()));
+      ASSERT_EQ(data->MoveName(q, m), model->MoveName(p, m));
+      ASSERT_TRUE(model->Apply(p, m, &next));
+      p = next;
+      ASSERT_TRUE(data->Apply(q, m, &next));
+      q = next;
+    }
+    const std::string by_model = answer(*model, p);
+    ASSERT_EQ(answer(*data, q), by_model) << model->FormatCompact(p) << " / " << data->FormatCompact(q);
+    distances.insert(std::stoi(by_model));
+  }
+  EXPECT_GE(distances.size(), 6u) << "positions at many distances";
+}
+
 // data/puzzles/eight.tws, the 8-puzzle written from its rules, answers as the built-in
 // model does from both complete tables: the same distance and the same moves by name (the
 // lexicographically smallest optimal ones) for every fifth board of all 9! placements, and
