@@ -1,5 +1,5 @@
 #!/bin/sh
-# The fifteen puzzle written as a definition (tests/golden/definitions/slide44.tws) against
+# The fifteen puzzle written as a definition (data/puzzles/fifteen.tws) against
 # the built-in fifteen, in one run: issue 51's targets 1 and 3.
 #   bench/definition_vs_model.sh BUILD_DIR [FIRST [SET [ROUNDS]]]
 # SET is 7-8 (default) or 6-6-3: the model's pattern set (puzzledb-build --puzzle fifteen
@@ -41,7 +41,7 @@ read -r model_s model_kb <"$work/model.time"
 # The definition's tables decoded from their pages at load, as the model's are (its pattern
 # tables get no unpacked copy): a copy written just now would be mapped from a page cache of
 # small pages, which costs its walks about 13 % until the file is read in again.
-set -- --db "$work/defined" --definition "$here/tests/golden/definitions/slide44.tws" -q \
+set -- --db "$work/defined" --definition "$here/data/puzzles/fifteen.tws" --name fifteen_as_data -q \
   --pattern-memory "$memory" --unpacked-copies none
 old_ifs=$IFS
 IFS='|'
@@ -73,7 +73,7 @@ round=1
 while [ "$round" -le "$rounds" ]; do
   "$build/client/puzzledb" solve --db "$work/model" --puzzle fifteen --json --max-moves 80 \
     <"$work/model.in" >"$work/model.json"
-  "$build/client/puzzledb" solve --db "$work/defined" --puzzle slide44 --json \
+  "$build/client/puzzledb" solve --db "$work/defined" --puzzle fifteen_as_data --json \
     <"$work/defined.in" >"$work/defined.json"
   fields "$work/model.json" >"$work/model.out"
   fields "$work/defined.json" >"$work/defined.out"

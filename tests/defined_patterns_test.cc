@@ -3,6 +3,7 @@
 // sliding puzzle unsolvable; projections are chosen within a budget; the tables written
 // to a store read back as they were built, guide the live search to the tests' own
 // answers on every reachable state, and a damaged record is refused or caught by verify.
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -16,6 +17,8 @@
 #include "core/definition/read_definition.h"
 #include "core/puzzle.h"
 #include "core/solver.h"
+#include "core/table/table_store.h"
+#include "core/util/strings.h"
 #include "gtest/gtest.h"
 #include "tests/definition_brute_force.h"
 #include "tests/test_util.h"
@@ -216,6 +219,62 @@ TEST(DefinedPatternsTest, StoredTablesGuideTheLiveSearchToTheSameAnswers) {
       EXPECT_EQ(answer->source, Source::kSearch);
     }
   }
+  fs::remove_all(dir);
+}
+
+// data/puzzles/fifteen.tws, the fifteen puzzle written from its rules, answers as the
+// built-in model does: from 500 positions each reached by the same 40 random moves (by name)
+// on both, the same distance and the same moves (the lexicographically smallest optimal
+// ones), the definition through its pattern tables (three groups of five tiles, the blank
+// free), the model by its own live search.
+TEST(DefinedPatternsTest, TheFifteenAsDataAnswersAsTheModel) {
+  const std::string text = testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/../../data/puzzles/fifteen.tws");
+  auto made = MakeDefinedPuzzle("fifteen_as_data", text, "fifteen.tws", kDefaultMaxDefinedStates,
+                                DefinedTableKind::kPatterns);
+  ASSERT_TRUE(made.ok()) << made.status();
+  const Puzzle& data = **made;
+  const Puzzle* model = FindPuzzle("fifteen");
+  ASSERT_NE(model, nullptr);
+  ASSERT_EQ(data.move_count(), model->move_count());
+  const std::string dir = testing::TempPath("fifteen_as_data_db");
+  fs::remove_all(dir);
+  auto store = TableStore::Open(dir, TableStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok()) << store.status();
+  std::shared_ptr<TableStore> shared(std::move(*store));
+  BuildOptions options;
+  options.threads = 2;
+  options.projections = {"T 1-5 ~16", "T 6-10 ~16", "T 11-15 ~16"};
+  auto built = data.BuildPatterns("patterns", *shared, options);
+  ASSERT_TRUE(built.ok()) << built.status();
+  Solver solver(shared);
+  auto answer = [&solver](const Puzzle& puzzle, const Position& p) {
+    SolveOptions solve;
+    solve.policy = Policy::kSearchOnly;
+    auto solution = solver.Solve(p, solve);
+    if (!solution.ok()) return Cat("error: ", Message(solution.status()));
+    std::string line = std::to_string(solution->distance);
+    std::vector<std::string> names;
+    puzzle.Replay(p, solution->moves, &names);
+    for (const std::string& move : names) line += " " + move;
+    return line;
+  };
+  std::mt19937_64 rng(65);
+  int farthest = 0;
+  for (int i = 0; i < 500; ++i) {
+    Position p = model->Goal(nullptr), q = data.Goal(nullptr), next;
+    for (int k = 0; k < 40; ++k) {
+      const int m = static_cast<int>(rng() % static_cast<uint64_t>(model->move_count()));
+      ASSERT_EQ(data.MoveName(q, m), model->MoveName(p, m));
+      const bool moved = model->Apply(p, m, &next);
+      if (moved) p = next;
+      ASSERT_EQ(data.Apply(q, m, &next), moved) << model->MoveName(p, m);
+      if (moved) q = next;
+    }
+    const std::string by_model = answer(*model, p);
+    ASSERT_EQ(answer(data, q), by_model) << model->FormatCompact(p) << " / " << data.FormatCompact(q);
+    farthest = std::max(farthest, std::stoi(by_model));
+  }
+  EXPECT_GE(farthest, 20);
   fs::remove_all(dir);
 }
 
