@@ -33,6 +33,8 @@ struct Step {
   const uint32_t* map = nullptr;  // inner number -> inner number
   std::array<uint8_t, 32> slots{};
   bool swap = false;  // an arrangement's two labels exchanged (a symmetry's, layout 4)
+  // An arrangement's slots as tables of bits, where made (ArrangementPermuter::Tables).
+  const uint32_t* bits = nullptr;
 };
 
 // An arrangement's inner numbers permuted by a step's slots (DefinedIndex::
@@ -57,6 +59,31 @@ class ArrangementPermuter {
       masks_[i] = mask;
       std::next_permutation(codes.begin(), codes.end());
     }
+  }
+
+  // Whether Tables may be made (the numbers' masks are kept).
+  bool fast() const { return !masks_.empty(); }
+  // The permutation of slots as four tables of 256 entries, one for each byte of a mask: a
+  // mask permuted is four lookups or'ed together. REQUIRES: fast().
+  void Tables(const uint8_t* slots, uint32_t* tables) const {
+    uint8_t to[32] = {};  // where each slot's bit goes
+    for (int t = 0; t < n_; ++t) to[slots[t]] = static_cast<uint8_t>(t);
+    for (int chunk = 0; chunk < 4; ++chunk) {
+      for (uint32_t v = 0; v < 256; ++v) {
+        uint32_t out = 0;
+        for (int b = 0; b < 8 && 8 * chunk + b < n_; ++b) {
+          if ((v >> b) & 1) out |= uint32_t{1} << to[8 * chunk + b];
+        }
+        tables[chunk * 256 + static_cast<int>(v)] = out;
+      }
+    }
+  }
+  uint64_t Permute(uint64_t inner, const uint32_t* tables, bool swap) const {
+    const uint32_t mask = masks_[inner];
+    uint32_t permuted = tables[mask & 0xFF] | tables[256 + ((mask >> 8) & 0xFF)] |
+                        tables[512 + ((mask >> 16) & 0xFF)] | tables[768 + (mask >> 24)];
+    if (swap) permuted ^= static_cast<uint32_t>((uint64_t{1} << n_) - 1);
+    return DefinedIndex::MaskRank(index_.coordinates().back(), permuted);
   }
 
   uint64_t Permute(uint64_t inner, const uint8_t* slots, bool swap) const {
@@ -509,7 +536,7 @@ class Search {
   uint64_t InnerAfter(const Step& s, uint64_t i, const std::vector<uint32_t>& inner_table) const {
     if (!order_) return inner_table[i * static_cast<uint64_t>(block_count_) + s.block];
     if (arrangement_) {
-      const uint64_t there = permuter_.Permute(i, s.slots.data(), s.swap);
+      const uint64_t there = s.bits != nullptr ? permuter_.Permute(i, s.bits, s.swap) : permuter_.Permute(i, s.slots.data(), s.swap);
       return symmetric_ ? permuter_.Least(s.outer, there) : there;
     }
     return s.map != nullptr ? s.map[i] : index_.PermuteOrder(i, s.slots.data());
@@ -558,10 +585,24 @@ class Search {
         : state(static_cast<size_t>(search.index_.state_bytes()), 0), steps(static_cast<size_t>(ways)) {}
     std::vector<uint8_t> state;
     std::vector<Step> steps;
+    std::vector<uint32_t> bits;  // each step's tables of bits (ArrangementPermuter::Tables)
     std::vector<uint32_t> inner;  // the inner numbers of one outer number's states at hand
     MapCache cache;
     uint64_t found = 0;
   };
+
+  // An arrangement's steps with tables of bits, where the permuter keeps masks: a step is
+  // taken from many states of its outer number.
+  void TableSteps(Worker* w) const {
+    if (!arrangement_ || !permuter_.fast()) return;
+    w->bits.resize(w->steps.size() * 1024);
+    for (size_t k = 0; k < w->steps.size(); ++k) {
+      Step& s = w->steps[k];
+      if (s.block == kNoMove) continue;
+      permuter_.Tables(s.slots.data(), &w->bits[k * 1024]);
+      s.bits = &w->bits[k * 1024];
+    }
+  }
 
   // Top-down from outer number o: each block's step back, taken from every state of layer d
   // there in turn (the step's target states then share a few pages), marks the unseen
@@ -574,6 +615,7 @@ class Search {
     // Once per outer number that has a state to visit: a table of these would cost memory
     // and save no time (docs/PERFORMANCE.md, "Definitions").
     PredecessorSteps(o, w->state.data(), w->steps.data(), &w->cache);
+    TableSteps(w);
     const uint8_t to = ValueOf(d + 1);
     for (const Step& s : w->steps) {
       if (s.block == kNoMove || s.free) continue;
@@ -617,6 +659,7 @@ class Search {
       if (holes && permuter_.Least(o, i) != i) return;  // no state's number
       if (!stepped) {
         OuterSteps(o, w->state.data(), w->steps.data(), &w->cache);
+        TableSteps(w);
         stepped = true;
       }
       for (const Step& s : w->steps) {
