@@ -33,6 +33,7 @@ struct Step {
   const uint32_t* map = nullptr;  // inner number -> inner number
   std::array<uint8_t, 32> slots{};
   bool swap = false;  // an arrangement's two labels exchanged (a symmetry's, layout 4)
+  int element = 0;    // the symmetry whose relabelling an order's pieces take (layout 4)
   // An arrangement's slots as tables of bits, where made (ArrangementPermuter::Tables).
   const uint32_t* bits = nullptr;
 };
@@ -95,15 +96,6 @@ class ArrangementPermuter {
     return DefinedIndex::MaskRank(index_.coordinates().back(), permuted);
   }
 
-  // The least of an inner number's images by the symmetries that fix its block's outer
-  // number (layout 4): the one its class keeps.
-  uint64_t Least(uint64_t block, uint64_t inner) const {
-    uint64_t least = inner;
-    for (const DefinedIndex::Fixing& f : index_.Stabilizer(block)) {
-      least = std::min(least, Permute(inner, f.slots.data(), f.swap));
-    }
-    return least;
-  }
 
  private:
   const DefinedIndex& index_;
@@ -117,15 +109,18 @@ class OrderMaps {
  public:
   explicit OrderMaps(const DefinedIndex& index) : index_(index) {}
 
-  const uint32_t* Find(const uint8_t* slots, std::unordered_map<std::string, const uint32_t*>* mine) {
+  // The map of the slots' permutation, its pieces relabelled as element e of the index's
+  // symmetries does (0: not relabelled).
+  const uint32_t* Find(const uint8_t* slots, int e, std::unordered_map<std::string, const uint32_t*>* mine) {
     std::string key(reinterpret_cast<const char*>(slots), static_cast<size_t>(index_.order_pieces()));
+    key += static_cast<char>(e);
     if (auto it = mine->find(key); it != mine->end()) return it->second;
     std::lock_guard<std::mutex> lock(mutex_);
     auto& map = maps_[key];
     if (map == nullptr && bytes_ + index_.inner_size() * 4 <= kOrderMapBytes) {
       map = std::make_unique<std::vector<uint32_t>>(index_.inner_size());
       for (uint64_t i = 0; i < index_.inner_size(); ++i) {
-        (*map)[i] = static_cast<uint32_t>(index_.PermuteOrder(i, slots));
+        (*map)[i] = static_cast<uint32_t>(index_.PermuteOrder(i, slots, index_.Relabel(e)));
       }
       bytes_ += index_.inner_size() * 4;
     }
@@ -451,7 +446,13 @@ class Search {
       }
     } else if (order_) {
       index_.OrderSlots(reached, step.slots.data());
-      step.map = maps_.Find(step.slots.data(), cache);
+      if (to.slots != nullptr) {
+        // Then the symmetry that takes the state reached to its block, its pieces relabelled.
+        const std::array<uint8_t, 32> reached_slots = step.slots;
+        for (int t = 0; t < index_.inner_slots(); ++t) step.slots[static_cast<size_t>(t)] = reached_slots[to.slots[t]];
+        step.element = index_.ToBlockElement(index_.RankOuter(reached));
+      }
+      step.map = maps_.Find(step.slots.data(), step.element, cache);
     }
     return step;
   }
@@ -533,13 +534,32 @@ class Search {
 
   // The inner number that step s reaches from inner number i (with symmetry classes, the
   // one its class keeps).
-  uint64_t InnerAfter(const Step& s, uint64_t i, const std::vector<uint32_t>& inner_table) const {
+  uint64_t InnerAfter(const Step& s, uint64_t i, const std::vector<uint32_t>& inner_table, MapCache* cache) const {
     if (!order_) return inner_table[i * static_cast<uint64_t>(block_count_) + s.block];
+    uint64_t there = 0;
     if (arrangement_) {
-      const uint64_t there = s.bits != nullptr ? permuter_.Permute(i, s.bits, s.swap) : permuter_.Permute(i, s.slots.data(), s.swap);
-      return symmetric_ ? permuter_.Least(s.outer, there) : there;
+      there = s.bits != nullptr ? permuter_.Permute(i, s.bits, s.swap) : permuter_.Permute(i, s.slots.data(), s.swap);
+    } else {
+      there = s.map != nullptr ? s.map[i] : index_.PermuteOrder(i, s.slots.data(), index_.Relabel(s.element));
     }
-    return s.map != nullptr ? s.map[i] : index_.PermuteOrder(i, s.slots.data());
+    return symmetric_ ? Least(s.outer, there, cache) : there;
+  }
+
+  // The least of an inner number's images by the symmetries that fix its block's outer
+  // number (layout 4): the one its class keeps.
+  uint64_t Least(uint64_t block, uint64_t inner, MapCache* cache) const {
+    uint64_t least = inner;
+    for (const DefinedIndex::Fixing& f : index_.Stabilizer(block)) {
+      uint64_t image = 0;
+      if (arrangement_) {
+        image = permuter_.Permute(inner, f.slots.data(), f.swap);
+      } else {
+        const uint32_t* map = maps_.Find(f.slots.data(), f.element, cache);
+        image = map != nullptr ? map[inner] : index_.PermuteOrder(inner, f.slots.data(), index_.Relabel(f.element));
+      }
+      least = std::min(least, image);
+    }
+    return least;
   }
 
   template <class Worker>
@@ -628,19 +648,19 @@ class Search {
     const uint64_t target = s.outer * inner_;
     if (folded_) {
       for (uint32_t i : w->inner) {
-        const uint64_t there = InnerAfter(s, i, inner_back_);
+        const uint64_t there = InnerAfter(s, i, inner_back_, &w->cache);
         if (!Seen(s.outer, there)) w->found += ClaimBit(s.outer, there, value) ? 1 : 0;
       }
       return;
     }
-    if (s.map != nullptr) {
+    if (s.map != nullptr && !symmetric_) {
       for (uint32_t i : w->inner) {
         const uint64_t there = target + s.map[i];
         if (Get(there) == Unseen()) w->found += Claim(there, value) ? 1 : 0;
       }
     } else {
       for (uint32_t i : w->inner) {
-        const uint64_t there = target + InnerAfter(s, i, inner_back_);
+        const uint64_t there = target + InnerAfter(s, i, inner_back_, &w->cache);
         if (Get(there) == Unseen()) w->found += Claim(there, value) ? 1 : 0;
       }
     }
@@ -656,7 +676,7 @@ class Search {
     const bool holes = symmetric_ && !index_.Stabilizer(o).empty();
     ForEach(base, base + inner_, Unseen(), [&](uint64_t at) {
       const uint64_t i = at - base;
-      if (holes && permuter_.Least(o, i) != i) return;  // no state's number
+      if (holes && Least(o, i, &w->cache) != i) return;  // no state's number
       if (!stepped) {
         OuterSteps(o, w->state.data(), w->steps.data(), &w->cache);
         TableSteps(w);
@@ -664,7 +684,7 @@ class Search {
       }
       for (const Step& s : w->steps) {
         if (s.block == kNoMove || s.free) continue;
-        if (Get(s.outer * inner_ + InnerAfter(s, i, inner_table_)) == from) {
+        if (Get(s.outer * inner_ + InnerAfter(s, i, inner_table_, &w->cache)) == from) {
           w->found += Claim(at, to) ? 1 : 0;
           return;
         }
@@ -710,7 +730,7 @@ class Search {
       }
       for (const Step& s : w->steps) {
         if (s.block == kNoMove || s.free) continue;
-        if (Bit(layer_, BitOf(s.outer, InnerAfter(s, i, inner_table_)))) {
+        if (Bit(layer_, BitOf(s.outer, InnerAfter(s, i, inner_table_, &w->cache)))) {
           w->found += ClaimBit(o, i, d + 1) ? 1 : 0;
           break;
         }
@@ -897,7 +917,7 @@ class Search {
   std::vector<uint8_t> layer_active_, fresh_active_, work_active_;  // by outer: any bit set
   std::vector<uint64_t> fold_outer_;
   uint8_t* fold_bytes_ = nullptr;
-  OrderMaps maps_;
+  mutable OrderMaps maps_;  // found as the threads need them
   const int move_count_;
   const int block_count_;
   const int threads_;

@@ -1576,7 +1576,7 @@ void DefinedIndex::OrderSlots(const uint8_t* state, uint8_t* slots) const {
   }
 }
 
-uint64_t DefinedIndex::PermuteOrder(uint64_t inner, const uint8_t* slots) const {
+uint64_t DefinedIndex::PermuteOrder(uint64_t inner, const uint8_t* slots, const uint8_t* relabel) const {
   const Coordinate& c = coordinates_.back();
   const int k = order_pieces_;
   uint8_t codes[kMaxDistinct];
@@ -1584,7 +1584,7 @@ uint64_t DefinedIndex::PermuteOrder(uint64_t inner, const uint8_t* slots) const 
   uint32_t used = 0;
   uint64_t rank = 0;
   for (int j = 0; j < k; ++j) {
-    const uint8_t code = codes[slots[j]];
+    const uint8_t code = relabel != nullptr ? relabel[codes[slots[j]]] : codes[slots[j]];
     rank = rank * static_cast<uint64_t>(k - j) +
            static_cast<uint64_t>(std::popcount(((uint32_t{1} << code) - 1) & ~used));
     used |= uint32_t{1} << code;

@@ -158,9 +158,10 @@ struct DefinedIndexOptions {
   // each repeated, is split into placements and an arrangement (a definition's complete
   // table; projections, whose free pieces need an order as inner part, keep layout 2).
   bool arrangements = false;
-  // Layout 4: with an arrangement, one block of the table per class of outer numbers under
-  // the group these symmetries make, where they keep the index's coordinates apart (see
-  // DefinedIndex::symmetric; why_not_symmetric() says why not otherwise).
+  // Layout 4: one block of the table per class of outer numbers under the group these
+  // symmetries make, where they keep the index's coordinates apart and its inner part is an
+  // arrangement, an order or nothing (see DefinedIndex::symmetric; why_not_symmetric() says
+  // why not otherwise).
   const std::vector<DefinedSymmetry>* symmetries = nullptr;
 };
 
@@ -268,15 +269,17 @@ class DefinedIndex {
   // state of inner number 0, slot s of the result holds what slot slots[s] held before.
   void OrderSlots(const uint8_t* state, uint8_t* slots) const;
   // The inner number of the order whose slot s holds what slot slots[s] of order `inner`
-  // holds. REQUIRES: inner_is_order().
-  uint64_t PermuteOrder(uint64_t inner, const uint8_t* slots) const;
+  // holds, each piece's code c then relabel[c] where relabel is given (a symmetry's, layout
+  // 4). REQUIRES: inner_is_order().
+  uint64_t PermuteOrder(uint64_t inner, const uint8_t* slots, const uint8_t* relabel = nullptr) const;
   // The table's blocks of inner_size() numbers: one per outer number, or with symmetry
   // classes one per class of them.
   uint64_t outer_size() const { return size_ / inner_size_; }
 
   // ---- Layout 4: symmetry classes. The group the symmetries make acts on the outer
-  // numbers (each symmetry maps the outer coordinates onto outer coordinates and the
-  // arrangement onto itself, its slots permuted and maybe its two labels exchanged); the
+  // numbers (each symmetry maps the outer coordinates onto outer coordinates and the inner
+  // part onto itself: an arrangement's or order's slots permuted, an arrangement's two
+  // labels maybe exchanged, an order's pieces relabelled); the
   // table keeps a block for the smallest outer number of each class, a state's number is
   // that of its image whose outer number is that one, and in a block whose outer number
   // some symmetries fix, the smallest inner number of the state's images by them (the
@@ -299,8 +302,8 @@ class DefinedIndex {
   ToBlock BlockOf(uint64_t outer) const {
     if (!symmetric()) return {outer, nullptr, false};
     const uint8_t e = to_block_[outer];
-    return {class_of_[outer], e == 0 ? nullptr : &outer_slots_[outer * static_cast<uint64_t>(arrangement_slots_)],
-            e != 0 && elements_[e - 1u].swap};
+    const auto n = static_cast<uint64_t>(inner_slots());
+    return {class_of_[outer], e == 0 || n == 0 ? nullptr : &outer_slots_[outer * n], e != 0 && elements_[e - 1u].swap};
   }
   // The symmetries that fix a block's outer number: their slots and swaps there.
   struct Fixing {
@@ -308,6 +311,13 @@ class DefinedIndex {
     bool swap = false;
     int element = 0;
   };
+  // An order's pieces as element e relabels them (by code), or null: none, or no order.
+  const uint8_t* Relabel(int e) const {
+    return e == 0 || elements_[static_cast<size_t>(e - 1)].relabel.empty() ? nullptr
+                                                                           : elements_[static_cast<size_t>(e - 1)].relabel.data();
+  }
+  // The element that takes an outer number to its block (0: none).
+  int ToBlockElement(uint64_t outer) const { return symmetric() ? to_block_[outer] : 0; }
   std::span<const Fixing> Stabilizer(uint64_t block) const {
     if (!symmetric()) return {};
     return {fixing_.data() + fixing_begin_[block], fixing_.data() + fixing_begin_[block + 1]};
@@ -415,11 +425,13 @@ class DefinedIndex {
     std::vector<uint16_t> to;    // by byte: where it goes
     std::vector<uint8_t> label;  // [byte * 256 + value]: what it becomes
     bool swap = false;           // the arrangement's two labels exchanged
+    std::vector<uint8_t> relabel;  // by code, the order's pieces' codes (an order's)
   };
   // Sets up the classes; leaves the index as it was (why_not_symmetric_ says why) where the
   // symmetries do not keep its coordinates apart.
   void MakeClasses(const Definition& definition, const std::vector<DefinedSymmetry>& symmetries);
-  // Element e's slots on a state of the arrangement (whether it exchanges the labels).
+  // Element e's slots on a state of the arrangement or order (whether it exchanges the
+  // arrangement's labels).
   bool ElementSlots(int e, const uint8_t* state, uint8_t* slots) const;
   // The number of a state of outer number `outer` (its image's in its block, read from the
   // image's bytes: the fast ranks of RankInner). REQUIRES: symmetric().

@@ -1,5 +1,5 @@
 // Layout 4 of a definition's index: one block of the table per class of outer numbers under
-// the definition's symmetries (DefinedIndex::symmetric, docs/FORMAT.md step 4c).
+// the definition's symmetries (DefinedIndex::symmetric, docs/FORMAT.md step 7).
 #include <algorithm>
 #include <set>
 #include <string>
@@ -47,14 +47,14 @@ void DefinedSymmetry::Apply(const Definition& definition, const DefinedState& fr
 
 void DefinedIndex::MakeClasses(const Definition& definition, const std::vector<DefinedSymmetry>& symmetries) {
   auto refuse = [&](std::string why) { why_not_symmetric_ = std::move(why); };
-  if (arrangement_slots_ == 0) {
-    return refuse("symmetry classes need an arrangement as the index's inner part (layout 3)");
-  }
   if (!rules_.empty()) return refuse("its placements keep a parity, which classes do not follow");
   for (const Coordinate& c : coordinates_) {
-    if (c.size > 1 && c.kind != Coordinate::Kind::kLabels && c.kind != Coordinate::Kind::kArrangement) {
-      return refuse("its pieces turn or are ordered, which classes do not follow");
+    if (c.size > 1 && c.kind == Coordinate::Kind::kTwists) {
+      return refuse("its pieces turn, which classes do not follow");
     }
+  }
+  if (arrangement_slots_ == 0 && order_pieces_ == 0 && inner_size_ > 1) {
+    return refuse("symmetry classes need an arrangement, an order or nothing as the index's inner part");
   }
   if (state_bytes_ > static_cast<int>(kMaxClassStateBytes)) {
     return refuse(Cat("its states of ", state_bytes_, " bytes are more than the ", kMaxClassStateBytes, " classes take"));
@@ -134,6 +134,16 @@ void DefinedIndex::MakeClasses(const Definition& definition, const std::vector<D
         e.swap = first == 1;
         continue;
       }
+      if (c.kind == Coordinate::Kind::kOrder) {
+        // Distinct pieces onto distinct pieces: their codes relabelled.
+        e.relabel.assign(c.label.size(), 0xFF);
+        for (size_t code = 0; code < c.label.size(); ++code) {
+          const uint8_t theirs = onto->code[label[c.label[code]]];
+          if (theirs == 0xFF) return refuse("a symmetry takes the order's pieces to others");
+          e.relabel[code] = theirs;
+        }
+        continue;
+      }
       std::array<int, 256> code_to;
       code_to.fill(-1);
       for (int l = 0; l < 256; ++l) {
@@ -151,49 +161,49 @@ void DefinedIndex::MakeClasses(const Definition& definition, const std::vector<D
   }
   elements_ = std::move(elements);
 
-  // Each outer number's class: its smallest outer number, and the first element that takes
-  // it there.
-  const size_t n = static_cast<size_t>(arrangement_slots_);
+  // Each element's inverse, to take an image back to its class's first outer number.
+  std::vector<int> inverse(group.size(), 0);
+  for (size_t k = 0; k < group.size(); ++k) {
+    for (size_t m = 0; m < group.size(); ++m) {
+      if (Compose(group[m], group[k]) == identity) inverse[k] = static_cast<int>(m);
+    }
+  }
+  // The classes in order of their smallest outer number, each found once from it (no
+  // member of a class is met before its smallest): its images are its members, each
+  // taken back by the inverse of the first element that makes it, and those that make it
+  // again fix it.
+  const size_t n = static_cast<size_t>(inner_slots());
   std::vector<uint8_t> state(bytes, 0), image(bytes, 0);
+  std::vector<bool> done(outers, false);
   class_of_.assign(outers, 0);
   to_block_.assign(outers, 0);
   outer_slots_.assign(outers * n, 0);
   block_outer_.clear();
-  for (uint64_t o = 0; o < outers; ++o) {
-    UnrankOuter(o, state.data());
-    UnrankInner(0, state.data());
-    uint64_t least = o;
-    int by = 0;
-    for (int e = 1; e < group_order(); ++e) {
-      ApplyElement(e, state.data(), image.data());
-      const uint64_t there = RankOuter(image.data());
-      if (there < least) {
-        least = there;
-        by = e;
-      }
-    }
-    if (least == o) {
-      class_of_[o] = static_cast<uint32_t>(block_outer_.size());
-      block_outer_.push_back(o);
-    } else {
-      class_of_[o] = class_of_[least];  // least < o: its block is numbered
-      to_block_[o] = static_cast<uint8_t>(by);
-      ElementSlots(by, state.data(), &outer_slots_[o * n]);
-    }
-  }
-  // The stabilizers of the blocks' outer numbers.
   fixing_begin_.assign(1, 0);
   fixing_.clear();
-  for (const uint64_t o : block_outer_) {
+  for (uint64_t o = 0; o < outers; ++o) {
+    if (done[o]) continue;
+    const auto block = static_cast<uint32_t>(block_outer_.size());
+    block_outer_.push_back(o);
+    class_of_[o] = block;
+    done[o] = true;
     UnrankOuter(o, state.data());
     UnrankInner(0, state.data());
     for (int e = 1; e < group_order(); ++e) {
       ApplyElement(e, state.data(), image.data());
-      if (RankOuter(image.data()) != o) continue;
-      Fixing f;
-      f.swap = ElementSlots(e, state.data(), f.slots.data());
-      f.element = e;
-      fixing_.push_back(f);
+      const uint64_t m = RankOuter(image.data());
+      if (m == o) {
+        Fixing f;
+        f.swap = n > 0 && ElementSlots(e, state.data(), f.slots.data());
+        f.element = e;
+        fixing_.push_back(f);
+        continue;
+      }
+      if (done[m]) continue;
+      done[m] = true;
+      class_of_[m] = block;
+      to_block_[m] = static_cast<uint8_t>(inverse[static_cast<size_t>(e)]);
+      if (n > 0) ElementSlots(to_block_[m], image.data(), &outer_slots_[m * n]);
     }
     fixing_begin_.push_back(static_cast<uint32_t>(fixing_.size()));
   }
@@ -202,7 +212,7 @@ void DefinedIndex::MakeClasses(const Definition& definition, const std::vector<D
 
 bool DefinedIndex::ElementSlots(int e, const uint8_t* state, uint8_t* slots) const {
   const Element& element = elements_[static_cast<size_t>(e - 1)];
-  const Coordinate& c = coordinates_.back();
+  const Coordinate& c = coordinates_.back();  // the arrangement or the order
   std::vector<int> slot_of(static_cast<size_t>(state_bytes_), -1);
   std::vector<uint8_t> image(static_cast<size_t>(state_bytes_));
   ApplyElement(e, state, image.data());
@@ -235,6 +245,7 @@ uint64_t DefinedIndex::ClassRank(const uint8_t* state, uint64_t outer) const {
 uint64_t DefinedIndex::LeastInBlock(const uint8_t* image, uint64_t outer, uint64_t inner) const {
   uint8_t fixed[kMaxClassStateBytes];
   const uint64_t block = class_of_[outer];
+  if (inner_size_ == 1) return block;  // nothing else in the block
   uint64_t least = inner;
   for (const Fixing& f : Stabilizer(block)) {
     ApplyElement(f.element, image, fixed);
@@ -297,7 +308,9 @@ std::vector<std::pair<uint64_t, int>> DefinedIndex::SmallClasses() const {
       int fixed = 1;
       bool least = true;
       for (const Fixing& f : fixing) {
-        const uint64_t image = PermuteArrangement(i, f.slots.data(), f.swap);
+        const uint64_t image = order_pieces_ > 0         ? PermuteOrder(i, f.slots.data(), Relabel(f.element))
+                               : arrangement_slots_ > 0 ? PermuteArrangement(i, f.slots.data(), f.swap)
+                                                        : i;  // one inner number
         fixed += image == i ? 1 : 0;
         least = least && image >= i;
       }
