@@ -551,6 +551,26 @@ TEST(DefinitionTest, AWildOrientationIsForgotten) {
                                                                                         : all.distance(i));
     }
   }
+  // A projection telling piece 1 apart merges the wild piece and the other apart (labels 3
+  // and 2), keeping the orientations; moves commute with it on every state.
+  auto spec = ParseProjection("C 1", *d);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  auto projection = Projection::Make(*d, *spec);
+  ASSERT_TRUE(projection.ok()) << projection.status();
+  const DefinedSet& seen = projection->projected().sets()[0];
+  EXPECT_EQ(seen.orientations, 3);
+  EXPECT_TRUE(seen.wild[3]);
+  EXPECT_FALSE(seen.wild[2]);
+  DefinedState next, seen_then_moved, moved_then_seen, projected;
+  for (const DefinedState& s : all.states()) {
+    projection->Project(s, &projected);
+    for (int m = 0; m < static_cast<int>(d->moves().size()); ++m) {
+      ASSERT_TRUE(d->Apply(s, m, &next));
+      projection->Project(next, &moved_then_seen);
+      ASSERT_TRUE(projection->projected().Apply(projected, m, &seen_then_moved));
+      ASSERT_EQ(seen_then_moved, moved_then_seen) << d->FormatCompact(s) << ", move " << m;
+    }
+  }
 }
 
 // Layout 3: an orbit whose guards read the empty cell and pass over two colours of pieces,

@@ -245,10 +245,19 @@ absl::StatusOr<Projection> Projection::Make(const Definition& d, const Projectio
       std::vector<int> told = p->pieces;
       told.insert(told.end(), p->free.begin(), p->free.end());
       const int merged = static_cast<int>(told.size()) + 1;
+      // Where the rest mixes pieces whose twists are forgotten (DefinedSet::wild) with
+      // others and their orientations are kept, the wild ones are merged apart, into the
+      // label after: one merged label of both would forget them all (below).
+      bool wild_rest = false, tame_rest = false;
+      for (int l = 1; l <= set.size; ++l) {
+        if (std::find(told.begin(), told.end(), l) != told.end()) continue;
+        (set.wild[static_cast<size_t>(l)] ? wild_rest : tame_rest) = true;
+      }
+      const bool apart = wild_rest && tame_rest && p->orientations && p->free.empty() && set.orientations > 1;
       for (int l = 1; l <= set.size; ++l) {
         const auto at = std::find(told.begin(), told.end(), l);
-        map[static_cast<size_t>(l)] =
-            static_cast<uint8_t>(at == told.end() ? merged : 1 + (at - told.begin()));
+        const int rest = apart && set.wild[static_cast<size_t>(l)] ? merged + 1 : merged;
+        map[static_cast<size_t>(l)] = static_cast<uint8_t>(at == told.end() ? rest : 1 + (at - told.begin()));
       }
       if (!p->free.empty()) {
         out.counted_.assign(static_cast<size_t>(merged) + 1, false);
@@ -262,8 +271,9 @@ absl::StatusOr<Projection> Projection::Make(const Definition& d, const Projectio
     DefinedSet projected = set;
     projected.orientations = p->orientations ? set.orientations : 1;
     // Pieces whose twists are forgotten (DefinedSet::wild) stay so under their new labels;
-    // a label that merges such pieces with others would be read with twists its table never
-    // holds: then the set's orientations are forgotten (a weaker bound, still a bound).
+    // a label that merges such pieces with others (a free piece's, above) would be read with
+    // twists its table never holds: then the set's orientations are forgotten (a weaker
+    // bound, still a bound).
     projected.wild.reset();
     std::bitset<256> tame;
     for (int l = 1; l <= set.size; ++l) {
