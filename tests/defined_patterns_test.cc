@@ -20,6 +20,7 @@
 #include "core/table/table_store.h"
 #include "core/util/strings.h"
 #include "gtest/gtest.h"
+#include "tests/answer_line.h"
 #include "tests/definition_brute_force.h"
 #include "tests/test_util.h"
 
@@ -228,7 +229,7 @@ TEST(DefinedPatternsTest, StoredTablesGuideTheLiveSearchToTheSameAnswers) {
 // ones), the definition through its pattern tables (three groups of five tiles, the blank
 // free), the model by its own live search.
 TEST(DefinedPatternsTest, TheFifteenAsDataAnswersAsTheModel) {
-  const std::string text = testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/../../data/puzzles/fifteen.tws");
+  const std::string text = testing::DataPuzzle("fifteen.tws");
   auto made = MakeDefinedPuzzle("fifteen_as_data", text, "fifteen.tws", kDefaultMaxDefinedStates,
                                 DefinedTableKind::kPatterns);
   ASSERT_TRUE(made.ok()) << made.status();
@@ -248,15 +249,7 @@ TEST(DefinedPatternsTest, TheFifteenAsDataAnswersAsTheModel) {
   ASSERT_TRUE(built.ok()) << built.status();
   Solver solver(shared);
   auto answer = [&solver](const Puzzle& puzzle, const Position& p) {
-    SolveOptions solve;
-    solve.policy = Policy::kSearchOnly;
-    auto solution = solver.Solve(p, solve);
-    if (!solution.ok()) return Cat("error: ", Message(solution.status()));
-    std::string line = std::to_string(solution->distance);
-    std::vector<std::string> names;
-    puzzle.Replay(p, solution->moves, &names);
-    for (const std::string& move : names) line += " " + move;
-    return line;
+    return testing::AnswerLine(solver, puzzle, p, Policy::kSearchOnly);
   };
   std::mt19937_64 rng(65);
   int farthest = 0;

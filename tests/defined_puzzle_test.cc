@@ -20,6 +20,7 @@
 #include "core/table/table_store.h"
 #include "core/util/strings.h"
 #include "gtest/gtest.h"
+#include "tests/answer_line.h"
 #include "tests/definition_brute_force.h"
 #include "tests/test_util.h"
 
@@ -513,7 +514,7 @@ TEST(DefinedPuzzleTest, RandomStatesAgreeWithTheBruteForce) {
 // (Its census, built in minutes: bench/builtin_as_data.sh.)
 TEST(DefinedPuzzleTest, TheKnightAsDataMovesAsTheModel) {
   const std::string text =
-      testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/../../data/puzzles/knight.tws");
+      testing::DataPuzzle("knight.tws");
   const auto data = Make("knight_as_data", text, 0);
   ASSERT_NE(data, nullptr);
   const Puzzle* model = FindPuzzle("knight");
@@ -553,7 +554,7 @@ TEST(DefinedPuzzleTest, TheKnightAsDataMovesAsTheModel) {
 // smallest optimal ones), from both complete tables.
 TEST(DefinedPuzzleTest, TheCubeAsDataAnswersAsTheModel) {
   const std::string text =
-      testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/../../data/puzzles/cube2.tws");
+      testing::DataPuzzle("cube2.tws");
   const auto data = Make("cube2_as_data", text);
   ASSERT_NE(data, nullptr);
   const Puzzle* model = FindPuzzle("cube2");
@@ -570,15 +571,7 @@ TEST(DefinedPuzzleTest, TheCubeAsDataAnswersAsTheModel) {
             std::vector<uint64_t>(built_model->histogram().begin(), built_model->histogram().end()));
   Solver solver(shared);
   auto answer = [&solver](const Puzzle& puzzle, const Position& p) {
-    SolveOptions options;
-    options.policy = Policy::kTableOnly;
-    auto solution = solver.Solve(p, options);
-    if (!solution.ok()) return Cat("error: ", Message(solution.status()));
-    std::string line = std::to_string(solution->distance);
-    std::vector<std::string> names;
-    puzzle.Replay(p, solution->moves, &names);
-    for (const std::string& move : names) line += " " + move;
-    return line;
+    return testing::AnswerLine(solver, puzzle, p, Policy::kTableOnly);
   };
   std::mt19937_64 rng(65);
   std::set<int> distances;
@@ -605,7 +598,7 @@ TEST(DefinedPuzzleTest, TheCubeAsDataAnswersAsTheModel) {
 // no answer where the model has none.
 TEST(DefinedPuzzleTest, TheEightAsDataAnswersAsTheModel) {
   const std::string text =
-      testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/../../data/puzzles/eight.tws");
+      testing::DataPuzzle("eight.tws");
   const auto data = Make("eight_as_data", text);
   ASSERT_NE(data, nullptr);
   const Puzzle* model = FindPuzzle("eight");
@@ -617,16 +610,7 @@ TEST(DefinedPuzzleTest, TheEightAsDataAnswersAsTheModel) {
   ASSERT_TRUE(data->Build(data->Goal(nullptr), *shared, BuildOptions{}).ok());
   Solver solver(shared);
   auto answer = [&solver](const Puzzle& puzzle, const Position& p) {
-    SolveOptions options;
-    options.policy = Policy::kTableOnly;
-    auto solution = solver.Solve(p, options);
-    if (!solution.ok()) return Cat("error: ", Message(solution.status()));
-    if (solution->outcome != Outcome::kSolved) return std::string("no answer");
-    std::string line = std::to_string(solution->distance);
-    std::vector<std::string> names;
-    puzzle.Replay(p, solution->moves, &names);
-    for (const std::string& move : names) line += " " + move;
-    return line;
+    return testing::AnswerLine(solver, puzzle, p, Policy::kTableOnly);
   };
   std::string cells = "012345678";
   int solved = 0;

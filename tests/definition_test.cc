@@ -18,6 +18,7 @@
 #include "core/definition/read_definition.h"
 #include "core/util/strings.h"
 #include "gtest/gtest.h"
+#include "tests/answer_line.h"
 #include "tests/definition_brute_force.h"
 #include "tests/test_util.h"
 
@@ -661,7 +662,7 @@ TEST(DefinedSearchTest, SymmetryClassesKeepAnEntryPerClassAtTheBruteForcesDistan
            {TwoColourBoard(3, 5, {1, 1, 1, 1, 1, 1, 1, 3, 2, 2, 2, 2, 2, 2, 2}, true), 2, 8 * 3432},
            // The 8-puzzle: the square's eight symmetries relabel its tiles; its 9! placements
            // (the blank's guards read them all: no inner part) in 45,560 classes.
-           {SampleText("../../../data/puzzles/eight.tws"), 8, 45560},
+           {testing::DataPuzzle("eight.tws"), 8, 45560},
            // Four distinct tiles in the corners, four alike on the edges: the tiles' order on
            // the corner tiles' cells is the inner part (4! each), relabelled by the symmetries.
            {TwoColourBoard(3, 3, {1, 5, 2, 5, 3, 5, 4, 5, 6}, false), 8, 0}}) {

@@ -17,13 +17,13 @@ namespace puzzledb {
 
 // DefinedSymmetry: core/definition/defined_index.h (an index's classes use them too).
 
-// Every symmetry but the identity, up to `most`; none for a definition whose sets turn, or
-// those found when the search has checked `steps` bytes of blocks (a budget on its work,
-// whatever the definition: the fifteen's transpose takes 39,168).
 // Enough to list every symmetry of a group the index's classes take (core/definition/
 // index_classes.cc: 48 elements, the identity one of them).
 inline constexpr int kMaxSymmetries = 47;
 
+// Every symmetry but the identity, up to `most`; none for a definition whose sets turn, or
+// those found when the search has checked `steps` bytes of blocks (a budget on its work,
+// whatever the definition: the fifteen's transpose takes 39,168).
 std::vector<DefinedSymmetry> FindSymmetries(const Definition& definition, const CompiledMoves& moves,
                                             int most = 3, uint64_t steps = uint64_t{1} << 26);
 
