@@ -289,7 +289,7 @@ class DefinedIndex {
   int group_order() const { return static_cast<int>(elements_.size()) + 1; }
   const std::string& why_not_symmetric() const { return why_not_symmetric_; }
   // Outer numbers (of RankOuter), blocks or not.
-  uint64_t raw_outer_size() const { return symmetric() ? class_of_.size() : outer_size(); }
+  uint64_t raw_outer_size() const { return symmetric() ? to_block_.size() : outer_size(); }
   // The outer number of a block (itself without symmetry).
   uint64_t BlockOuter(uint64_t block) const { return symmetric() ? block_outer_[block] : block; }
   // The block of an outer number, and the arrangement's slots and swap that take a state of
@@ -303,7 +303,7 @@ class DefinedIndex {
     if (!symmetric()) return {outer, nullptr, false};
     const uint8_t e = to_block_[outer];
     const auto n = static_cast<uint64_t>(inner_slots());
-    return {class_of_[outer], e == 0 || n == 0 ? nullptr : &outer_slots_[outer * n], e != 0 && elements_[e - 1u].swap};
+    return {ClassOf(outer), e == 0 || n == 0 ? nullptr : &outer_slots_[outer * n], e != 0 && elements_[e - 1u].swap};
   }
   // The symmetries that fix a block's outer number: their slots and swaps there.
   struct Fixing {
@@ -442,7 +442,11 @@ class DefinedIndex {
   // States whose classes are kept (a complete table's take at most 56 bytes).
   static constexpr size_t kMaxClassStateBytes = 64;
   std::vector<Element> elements_;        // the group but the identity
-  std::vector<uint32_t> class_of_;       // by outer number: its block
+  // By outer number: its block, in 2 bytes where the blocks are few (a rank of the
+  // 8-puzzle looks its class up in 0.7 MB, not 1.4), else in 4.
+  std::vector<uint16_t> class_of16_;
+  std::vector<uint32_t> class_of_;
+  uint64_t ClassOf(uint64_t outer) const { return class_of16_.empty() ? class_of_[outer] : class_of16_[outer]; }
   std::vector<uint8_t> to_block_;        // by outer number: the element taking it there (0: none)
   std::vector<uint8_t> outer_slots_;     // by outer number: that element's slots
   std::vector<uint64_t> block_outer_;    // by block: its outer number

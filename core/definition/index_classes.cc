@@ -208,6 +208,10 @@ void DefinedIndex::MakeClasses(const Definition& definition, const std::vector<D
     fixing_begin_.push_back(static_cast<uint32_t>(fixing_.size()));
   }
   size_ = block_outer_.size() * inner_size_;
+  if (block_outer_.size() <= UINT16_MAX) {
+    class_of16_.assign(class_of_.begin(), class_of_.end());
+    class_of_ = {};
+  }
 }
 
 bool DefinedIndex::ElementSlots(int e, const uint8_t* state, uint8_t* slots) const {
@@ -244,7 +248,7 @@ uint64_t DefinedIndex::ClassRank(const uint8_t* state, uint64_t outer) const {
 
 uint64_t DefinedIndex::LeastInBlock(const uint8_t* image, uint64_t outer, uint64_t inner) const {
   uint8_t fixed[kMaxClassStateBytes];
-  const uint64_t block = class_of_[outer];
+  const uint64_t block = ClassOf(outer);
   if (inner_size_ == 1) return block;  // nothing else in the block
   uint64_t least = inner;
   for (const Fixing& f : Stabilizer(block)) {
