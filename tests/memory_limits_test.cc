@@ -781,10 +781,11 @@ TEST_F(MemoryLimitsTest, TheBudgetRefusesWhatItCannotHold) {
   // A small one still goes through.
   const std::string fine = PostJson("/v1/solve/batch", R"({"requests":[{"puzzle":{"eight":{"board":"123840765"}}}]})");
   EXPECT_EQ(testing::StatusOf(fine), 200) << fine;
-  const std::string metrics = Http("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
-  EXPECT_NE(metrics.find("puzzledb_memory_budget_bytes 1048576"), std::string::npos) << metrics;
-  EXPECT_NE(metrics.find("puzzledb_memory_refused_total{use=\"http_body\"} 1"), std::string::npos)
-      << metrics;
+  // /metrics is an answer the budget charges too: asked while what the calls before held is
+  // still being let go, it is refused (a 503 seen once on a busy machine), so it is asked
+  // until it answers.
+  EXPECT_TRUE(MetricsShowWithin("puzzledb_memory_budget_bytes 1048576"));
+  EXPECT_TRUE(MetricsShowWithin("puzzledb_memory_refused_total{use=\"http_body\"} 1"));
   EXPECT_TRUE(MetricsShowWithin("puzzledb_memory_held_bytes{use=\"http_body\"} 0"));
   EXPECT_TRUE(MetricsShowWithin("puzzledb_memory_held_bytes{use=\"http_answer\"} 0"));
 }
