@@ -583,6 +583,7 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
       out << "  moves         " << defined.moves << "\n";
       out << "  index         " << defined.index << "\n";
       if (!defined.ways.empty()) out << "  ways back     " << defined.ways << "\n";
+      if (!defined.symmetry.empty()) out << "  symmetry      " << defined.symmetry << "\n";
     }
     // A definition's pattern tables: each projection, its size and its average bound.
     for (const auto& projection : m.projections()) {

@@ -109,6 +109,8 @@ TEST_F(DefinitionCliTest, ABuiltDefinitionIsAnsweredFromTheDatabaseAlone) {
             std::string::npos)
       << info.out;
   EXPECT_NE(info.out.find("  encoding      distance mod 3, 2 bits"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("  symmetry      none found\n"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("  symmetry      none looked for (pieces turn)\n"), std::string::npos) << info.out;
   const auto verified = RunCommand(kBuild + " verify --db " + db_, "");
   EXPECT_EQ(verified.exit_code, 0) << verified.err;
   // A bad state is refused naming the set and the rule.
@@ -287,6 +289,14 @@ TEST_F(DefinitionCliTest, ATableOfAnotherIndexLayoutIsRefused) {
   const std::string board = "1 1 1 1 2 2 2 2 3\n";
   const auto served = RunCommand(kCli + " solve --db " + db_ + " --puzzle twocolour33", board);
   ASSERT_EQ(served.exit_code, 0) << served.err;
+  const auto classes = RunCommand(kBuild + " info --db " + db_, "");
+  EXPECT_NE(classes.out.find("  index         350 = 5 classes of 9 placements under 2 symmetries x 70 (of 630 = "
+                             "B placements 9 x B arrangement 70)\n"),
+            std::string::npos)
+      << classes.out;
+  EXPECT_NE(classes.out.find("  symmetry      a group of 2: one entry per class of positions (layout 4)\n"),
+            std::string::npos)
+      << classes.out;
   EditMetadata(db_, "twocolour33", [](storage::v1::TableMetadata* m) {
     std::string text = m->parameters();
     ASSERT_EQ(text.rfind("puzzledb definition, twists by piece, index layout 4\n", 0), 0u) << text.substr(0, 60);

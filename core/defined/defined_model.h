@@ -93,6 +93,7 @@ struct DefinedPuzzleData {
   DefinedIndex index;
   std::string why_no_table;  // searched with pattern tables: why (for people)
   std::string table_entries;  // what a complete table's entries are, where not states
+  std::string symmetry;  // a complete table's: its symmetry classes, or why it has none (for people)
   std::vector<int> inverse;  // each move's, or -1
   std::vector<DefinedState> goals;  // the definition's
   std::string compact_help;

@@ -320,9 +320,16 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
                                     {.arrangements = true, .symmetries = &symmetries});
     if (index.ok()) {
       data.index = *std::move(index);
+      const bool turns = std::any_of(data.definition.sets().begin(), data.definition.sets().end(),
+                                     [](const DefinedSet& set) { return set.orientations > 1; });
       if (data.index.symmetric()) {
         data.table_entries = Cat("positions up to the definition's symmetries (a group of ", data.index.group_order(),
                                  "), one entry for each class of them");
+        data.symmetry = Cat("a group of ", data.index.group_order(), ": one entry per class of positions (layout 4)");
+      } else if (!symmetries.empty()) {
+        data.symmetry = Cat(symmetries.size(), " found, not used: ", data.index.why_not_symmetric());
+      } else {
+        data.symmetry = turns ? "none looked for (pieces turn)" : "none found";
       }
     } else if (kind == DefinedTableKind::kComplete) {
       return absl::InvalidArgumentError(Cat(where, Message(index.status())));
@@ -545,6 +552,7 @@ bool SummarizeDefinition(const Puzzle& puzzle, DefinitionSummary* summary) {
   summary->index = data->why_no_table.empty() ? data->index.Describe(data->definition)
                                               : Cat("none: ", data->why_no_table);
   summary->patterns = !data->why_no_table.empty();
+  summary->symmetry = data->symmetry;
   if (data->moves.guarded()) {
     const int one_way = data->moves.one_way_block();
     if (data->moves.undirected()) {

@@ -102,6 +102,7 @@ struct DefinitionSummary {
   // state), or the first that has none (a byte a state). Empty without guards.
   std::string ways;
   bool patterns = false;  // searched with pattern tables (no complete table)
+  std::string symmetry;   // a complete table's symmetry classes, or why it has none
 };
 bool SummarizeDefinition(const Puzzle& puzzle, DefinitionSummary* summary);
 
