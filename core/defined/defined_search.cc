@@ -432,8 +432,7 @@ class Search {
   // done (`back` false) or undone.
   Step StepTo(const uint8_t* from, const uint8_t* reached, int b, bool back, MapCache* cache) {
     Step step;
-    const uint64_t outer = index_.RankOuter(reached);
-    const DefinedIndex::ToBlock to = index_.BlockOf(outer);
+    const DefinedIndex::ToBlock to = index_.BlockOf(index_.RankOuter(reached));
     step.outer = to.block;
     step.block = static_cast<uint32_t>(b);
     if (arrangement_) {
@@ -450,7 +449,7 @@ class Search {
         // Then the symmetry that takes the state reached to its block, its pieces relabelled.
         const std::array<uint8_t, 32> reached_slots = step.slots;
         for (int t = 0; t < index_.inner_slots(); ++t) step.slots[static_cast<size_t>(t)] = reached_slots[to.slots[t]];
-        step.element = index_.ToBlockElement(outer);
+        step.element = to.element;
       }
       step.map = maps_.Find(step.slots.data(), step.element, cache);
     }

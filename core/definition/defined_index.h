@@ -292,18 +292,19 @@ class DefinedIndex {
   uint64_t raw_outer_size() const { return symmetric() ? to_block_.size() : outer_size(); }
   // The outer number of a block (itself without symmetry).
   uint64_t BlockOuter(uint64_t block) const { return symmetric() ? block_outer_[block] : block; }
-  // The block of an outer number, and the arrangement's slots and swap that take a state of
-  // that outer number to its image in the block (null slots: none needed).
+  // The block of an outer number, and the element (0: none), slots and swap that take a
+  // state of that outer number to its image in the block (null slots: none needed).
   struct ToBlock {
     uint64_t block = 0;
+    int element = 0;
     const uint8_t* slots = nullptr;
     bool swap = false;
   };
   ToBlock BlockOf(uint64_t outer) const {
-    if (!symmetric()) return {outer, nullptr, false};
+    if (!symmetric()) return {outer, 0, nullptr, false};
     const uint8_t e = to_block_[outer];
     const auto n = static_cast<uint64_t>(inner_slots());
-    return {ClassOf(outer), e == 0 || n == 0 ? nullptr : &outer_slots_[outer * n], e != 0 && elements_[e - 1u].swap};
+    return {ClassOf(outer), e, e == 0 || n == 0 ? nullptr : &outer_slots_[outer * n], e != 0 && elements_[e - 1u].swap};
   }
   // The symmetries that fix a block's outer number: their slots and swaps there.
   struct Fixing {
@@ -316,8 +317,6 @@ class DefinedIndex {
     return e == 0 || elements_[static_cast<size_t>(e - 1)].relabel.empty() ? nullptr
                                                                            : elements_[static_cast<size_t>(e - 1)].relabel.data();
   }
-  // The element that takes an outer number to its block (0: none).
-  int ToBlockElement(uint64_t outer) const { return symmetric() ? to_block_[outer] : 0; }
   std::span<const Fixing> Stabilizer(uint64_t block) const {
     if (!symmetric()) return {};
     return {fixing_.data() + fixing_begin_[block], fixing_.data() + fixing_begin_[block + 1]};

@@ -660,6 +660,9 @@ uint64_t DefinitionReader::OrderOf(const Transform& t) const {
 }
 
 absl::Status DefinitionReader::ResolveSequences() {
+  if (std::none_of(moves_.begin(), moves_.end(), [](const Unexpanded& m) { return !m.steps.empty(); })) {
+    return absl::OkStatus();  // no sequence: nothing to learn the powers for
+  }
   // Every unguarded move's and rotation's powers by name, as they are named.
   std::map<std::string, Transform> known;
   std::set<std::string> guarded;
