@@ -595,7 +595,9 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
       char average[32];
       std::snprintf(average, sizeof average, "%.2f", n > 0 ? sum / n : 0.0);
       out << "  projection    " << projection.spec() << ": " << Thousands(projection.entries())
-          << " entries (" << Megabytes(projection.entries()) << "), largest "
+          << (projection.shares() > 0 ? Cat(" entries, those of projection ", projection.shares(), " (the same puzzle)")
+                                      : Cat(" entries (", Megabytes(projection.entries()), ")"))
+          << ", largest "
           << std::max(0, projection.histogram_size() - 1) << ", average " << average << "\n";
     }
     if (m.projections_size() > 0) {

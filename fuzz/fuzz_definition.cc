@@ -29,6 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   puzzledb::DefinitionLimits limits;
   limits.max_moves = 60;
   limits.max_blocks = 200;
+  limits.max_goal_states = 4096;
   const auto read = puzzledb::ReadDefinition(text, "fuzz.tws", limits);
   if (!read.ok()) {
     if (!absl::IsInvalidArgument(read.status())) std::abort();
@@ -42,8 +43,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& m : d.moves()) {
     if (!names.insert(m.name).second) std::abort();
   }
+  if (d.patterns().empty() || d.goals().size() > static_cast<size_t>(limits.max_goal_states)) std::abort();
   puzzledb::DefinedState next;
   for (const puzzledb::DefinedState& goal : d.goals()) {
+    // Every goal state is one a Solved block stands for.
+    if (!d.IsGoal(goal)) std::abort();
+    bool named = false;
+    for (size_t g = 0; g < d.patterns().size(); ++g) named |= d.Matches(g, goal.data());
+    if (!named) std::abort();
     const auto back = d.ParseCompact(d.FormatCompact(goal));
     if (!back.ok() || *back != goal) std::abort();
     for (int m = 0; m < static_cast<int>(d.moves().size()); ++m) {

@@ -495,6 +495,53 @@ TEST_F(DefinitionCliTest, MoreMovesThanATableWalkTakesGetPatternTables) {
 // Projections with the blank free (~6): the tables count each group's own moves and add up;
 // the answers are the samples', info and verify name them as written, and a projection
 // whose search (the blank told apart) passes --pattern-memory is refused, saying so.
+// The rotation game as data (data/puzzles/rotation.tws: three goals, the centre one value
+// and the rest left to any piece): the builder chooses each goal's own table, one table for
+// the three, and the answers are the golden output's (POJ 2286's moves, one per board).
+TEST_F(DefinitionCliTest, GoalsThatLeaveCellsFreeGetTablesOfTheirOwn) {
+  const std::string file = std::string(PUZZLEDB_GOLDEN_DIR) + "/../../data/puzzles/rotation.tws";
+  const auto built =
+      RunCommand(kBuild + " --db " + db_ + " --threads 2 --name rotation_as_data --definition " + file, "");
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_NE(built.err.find("projections of rotation_as_data chosen: each goal's own table (the pieces it names)"),
+            std::string::npos)
+      << built.err;
+  const auto info = RunCommand(kBuild + " info --db " + db_, "");
+  EXPECT_NE(info.out.find("  projection    goal 1: B 1: 735,471 entries (0.7 MB), largest 14, average 9.87\n"),
+            std::string::npos)
+      << info.out;
+  EXPECT_NE(info.out.find("  projection    goal 3: B 3: 735,471 entries, those of projection 1 (the same puzzle), "
+                          "largest 14"),
+            std::string::npos)
+      << info.out;
+  EXPECT_NE(info.out.find("  distances     largest 14; per distance 1 8 44 208 876 3220 10498 30236 73982 146466 "
+                          "208170 178588 72941 10045 188\n"),
+            std::string::npos)
+      << info.out;
+  const auto verified = RunCommand(kBuild + " verify --db " + db_, "");
+  EXPECT_EQ(verified.exit_code, 0) << verified.err << verified.out;
+  // The golden boards (the line "0" ends them) and answers (the letters, then the centre).
+  std::istringstream in(testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/rotation.in"));
+  std::istringstream out(testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/rotation.out"));
+  std::string boards, want, line, letters, centre;
+  while (std::getline(in, line) && line != "0") {
+    boards += line + "\n";
+    std::getline(out, letters);
+    std::getline(out, centre);
+    if (letters == "No moves needed") {
+      want += "0\n";
+      continue;
+    }
+    want += std::to_string(letters.size());
+    for (const char c : letters) want += std::string(" ") + c;
+    want += "\n";
+  }
+  ASSERT_GE(want.size(), 40u);
+  const auto solved = RunCommand(kCli + " solve --db " + db_ + " --puzzle rotation_as_data", boards);
+  EXPECT_EQ(solved.exit_code, 0) << solved.err;
+  EXPECT_EQ(solved.out, want);
+}
+
 TEST_F(DefinitionCliTest, ProjectionsWithAFreePieceAddUpAndAnswerExactly) {
   const std::string build = kBuild + " --db " + db_ + " --threads 2 --definition " + Sample("slide32.tws");
   const auto built = RunCommand(build + " --projection 'T 1-2 ~6' --projection 'T 3-5 ~6'", "");

@@ -199,6 +199,64 @@ TEST(DefinitionTest, SeveralGoalsAndIdenticalPieces) {
             "goal holds the same labels, moved)");
 }
 
+// A goal may leave positions to any piece ('?'): it stands for every state its named
+// positions hold, which the reader lists (checked here against the tests' own enumeration of
+// the 90 boards), the first filled in position order with the pieces it leaves, ascending:
+// where move sequences start. A `single` move brings no powers. A projection may keep one
+// goal's states ("goal 2:").
+TEST(DefinitionTest, AGoalMayLeavePositionsToAnyPiece) {
+  const Definition d = Read("columns23.tws");
+  ASSERT_EQ(d.patterns().size(), 3u);
+  EXPECT_TRUE(d.has_free_goals());
+  EXPECT_EQ(MoveNames(d), (std::vector<std::string>{"R", "S", "A", "C"}));
+  EXPECT_EQ(d.FormatCompact(d.goals()[0]), "1 2 2 1 3 3");
+  EXPECT_EQ(d.FormatCompact(*d.ParseMoves("")), "1 2 2 1 3 3");
+  EXPECT_EQ(d.FormatCompact(*d.ParseMoves("R R")), "2 1 2 1 3 3") << "R twice: two moves, no power";
+  // Every board of 1 1 2 2 3 3, and the tests' own reading of the three goals.
+  std::vector<uint8_t> board = {1, 1, 2, 2, 3, 3};
+  std::set<DefinedState> goals;
+  int boards = 0;
+  do {
+    ++boards;
+    const bool goal = (board[0] == 1 && board[3] == 1) || (board[1] == 2 && board[5] == 2) ||
+                      (board[2] == 3 && board[3] == 3);
+    EXPECT_EQ(d.IsGoal(board), goal) << d.FormatCompact(board);
+    if (goal) goals.insert(board);
+    for (size_t g = 0; g < 3; ++g) {
+      const bool named = g == 0 ? board[0] == 1 && board[3] == 1
+                                : g == 1 ? board[1] == 2 && board[5] == 2 : board[2] == 3 && board[3] == 3;
+      EXPECT_EQ(d.Matches(g, board.data()), named) << g << ": " << d.FormatCompact(board);
+    }
+  } while (std::next_permutation(board.begin(), board.end()));
+  EXPECT_EQ(boards, 90);
+  EXPECT_EQ(std::set<DefinedState>(d.goals().begin(), d.goals().end()), goals);
+  EXPECT_EQ(d.goals().size(), goals.size()) << "each goal state once";
+  EXPECT_EQ(goals.size(), 16u) << "6 a goal, two boards standing for two goals each";
+  // The brute force from those goals: every board reaches one.
+  const BruteForce all(d);
+  EXPECT_EQ(all.size(), 90u);
+  EXPECT_EQ(all.Answer(*d.ParseCompact("1 2 2 1 3 3")), "0");
+  // A goal's own projection: its goals are those of that block alone.
+  auto spec = ParseProjection("goal 2: B 2", d);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->goal, 2);
+  EXPECT_EQ(FormatProjection(*spec), "goal 2: B 2");
+  auto projection = Projection::Make(d, *spec);
+  ASSERT_TRUE(projection.ok()) << projection.status();
+  ASSERT_EQ(projection->projected().goals().size(), 1u);
+  EXPECT_EQ(d.FormatCompact(projection->projected().goals()[0]), "2 1 2 2 2 1") << "2s told apart (1), the rest 2";
+  EXPECT_EQ(ParseProjection("goal 4: B 2", d).status().message(),
+            "projection: 'goal 4': want goal N with N from 1 to 3 (the Solved blocks, in file order)");
+  EXPECT_EQ(ParseProjection("goal 2 B 2", d).status().message(),
+            "projection: want \"goal N:\" before the sets (goal 2: CORNER)");
+  // Projections of one puzzle are found so: the second goal's and the third's (2s, 3s told
+  // apart at other cells) are not.
+  auto third = ParseProjection("goal 3: B 3", d);
+  ASSERT_TRUE(third.ok());
+  EXPECT_FALSE(SamePuzzle(projection->projected(), Projection::Make(d, *third)->projected()));
+  EXPECT_TRUE(SamePuzzle(projection->projected(), Projection::Make(d, *spec)->projected()));
+}
+
 // twsearch's MoveSequence and whole-puzzle rotations: a sequence is the moves and rotations
 // it names played in turn (sequences of sequences too, written in any order), a move with
 // its powers in the place of its line; rotations are no moves. Written out by hand, the
@@ -329,9 +387,30 @@ TEST(DefinitionTest, EveryBrokenRuleIsRefusedWithItsLineAndRule) {
        "slide.tws:12: Move M: with its powers (order over 250) the puzzle would have more than 250 moves"},
       {"Set T 3 1\nSolved\nT\n1 2 3\nEnd\nSolved\nT\n1 2\nEnd\n", "slide.tws:8: Solved (goal 2): set T: 2 values, want 3"},
       {"Set T 3 3\nSolved\nT\n1 ? 3\n0 0 0\nEnd\n",
-       "slide.tws:4: Solved: set T: '?' (twsearch's wildcard) stands only for an orientation of a Solved block, not a piece label"},
+       "slide.tws:4: Solved: set T: '?' for position 2: a position any piece may fill only in a set whose pieces "
+       "do not turn (this one's have 3 orientations)"},
       {"Set T 3 3\nSolved\nT\n1 2 3\nEnd\nMove M\nT\n2 1 3\n0 ? 0\nEnd\n",
-       "slide.tws:9: Move M: set T: '?' (twsearch's wildcard) stands only for an orientation of a Solved block, not a move's twist"},
+       "slide.tws:9: Move M: set T: '?' (a wildcard) stands for a piece or an orientation of a Solved block, not a move's twist"},
+      {"Set T 3 1\nSolved\nT\n1 2 3\nEnd\nMove M\nT\n2 ? 3\nEnd\n",
+       "slide.tws:8: Move M: set T: '?' (a wildcard) stands for a position or orientation of a Solved block, not a move's position"},
+      // Goals that leave positions to any piece ('?') must still say which pieces the set holds.
+      {"Set T 4 1\nSolved\nT\n1 1 ? ?\nEnd\nMove M\nT\n2 1 3 4\nEnd\n",
+       "slide.tws:2: set T: its goals leave positions to any piece ('?'), so its pieces are each label as often as "
+       "the goal naming it most often names it (1 x2): 2 pieces where it has 4 positions"},
+      {"Set T 4 1\nSolved\nT\n1 1 1 ?\nEnd\nSolved\nT\n? 2 2 ?\nEnd\nMove M\nT\n2 1 3 4\nEnd\n",
+       "slide.tws:2: set T: its goals leave positions to any piece ('?'), so its pieces are each label as often as "
+       "the goal naming it most often names it (1 x3, 2 x2): 5 pieces where it has 4 positions"},
+      {"Set T 3 1\nSolved\nT\n1 2 3\nEnd\nSolved\nT\n1 2 2\nEnd\nMove M\nT\n2 1 3\nEnd\n",
+       "slide.tws:6: Solved (goal 2): set T holds other pieces than the first goal's"},
+      // 20 positions left to 10 and 10 pieces: 184,756 states, more than a goal may stand for.
+      {"Set T 22 1\nSolved\nT\n1 2 ? ? ? ? ? ? ? ? ? ? ? ? ? ? ? ? ? ? ? ?\nEnd\nSolved\nT\n3 3 3 3 3 3 3 3 3 3 "
+       "4 4 4 4 4 4 4 4 4 4 1 2\nEnd\nMove M\nT\n2 1 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22\nEnd\n",
+       "slide.tws:2: Solved (goal 1): the goals stand for more than 131072 states"},
+      {head + "Move U single twice\nT\n2 1 3 4 5 6\nEnd\n",
+       "slide.tws:6: Move takes one name (Move U), and maybe the word single (Move A single: no powers), got "
+       "'U single twice'"},
+      {head + "Move U single\nIf T 1 1\nT\n2 1 3 4 5 6\nEnd\nMove U\nIf T 2 1\nT\n2 1 3 4 5 6\nEnd\n",
+       "slide.tws:11: Move U: single here and not at line 6"},
       {"Set T 3 3\nSolved\nT\n1 1 2\n? 0 0\nEnd\n",
        "slide.tws:5: Solved: set T: pieces labelled 1 have '?' for an orientation at some positions and not at others"},
       {"Set T 3 3\nSolved\nT\n1 2 3\n? 0 0\nEnd\nSolved\nT\n2 1 3\n? 0 0\nEnd\n",

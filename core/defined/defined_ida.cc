@@ -4,6 +4,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "core/definition/defined_index.h"
@@ -20,13 +21,27 @@ class Ida {
       : d_(d), moves_of_(d), tables_(tables), options_(options) {
     PruneMoves();
     MakeViews();
+    // Goal tables (ProjectionSpec::goal) by goal; the others bound every goal.
+    for (size_t t = 0; t < tables_.size(); ++t) {
+      const int goal = tables_[t]->spec().goal;
+      if (goal == 0) {
+        common_.push_back(t);
+        continue;
+      }
+      if (by_goal_.size() < static_cast<size_t>(goal)) by_goal_.resize(static_cast<size_t>(goal));
+      by_goal_[static_cast<size_t>(goal - 1)].push_back(t);
+    }
+    // A goal without a table of its own is bounded by the common tables alone (ByGoal).
+    if (!by_goal_.empty()) by_goal_.resize(d_.patterns().size());
   }
 
   absl::StatusOr<DefinedIdaResult> Run(const DefinedState& start) {
     Prepare(start);
     // Where every move flips a parity, a distance has the parity of its state: a bound of
     // the other is one short (and thresholds go up by two).
-    const DefinedIndex invariants = DefinedIndex::Invariants(d_, moves_of_);
+    std::optional<DefinedIndex> made;
+    if (options_.invariants == nullptr) made = DefinedIndex::Invariants(d_, moves_of_);
+    const DefinedIndex& invariants = options_.invariants != nullptr ? *options_.invariants : *made;
     parity_ = invariants.Indexable(start.data()) ? invariants.DistanceParity(start.data()) : -1;
     if (perimeter_ != nullptr) {
       ++result_.lookups;
@@ -87,6 +102,13 @@ class Ida {
       if (move.power == 1 || f < 0) ++f;
       family[static_cast<size_t>(m)] = f;
     }
+    // A move alone in its family has no powers: it is its own inverse (and twice in a row
+    // changes nothing, which the search sees), or single (Move A single), where twice in a
+    // row is no power and may be in an answer.
+    std::vector<int> members(static_cast<size_t>(f + 1), 0);
+    for (const int fm : family) {
+      if (fm >= 0) ++members[static_cast<size_t>(fm)];
+    }
     skip_.assign(static_cast<size_t>(n), std::vector<char>(static_cast<size_t>(n), 0));
     for (int a = 0; a < n; ++a) {
       const int fa = family[static_cast<size_t>(a)];
@@ -95,7 +117,8 @@ class Ida {
         const int fb = family[static_cast<size_t>(b)];
         if (fb < 0) continue;
         skip_[static_cast<size_t>(a)][static_cast<size_t>(b)] =
-            fa == fb || (fb < fa && Commute(moves_of_.first_block(a), moves_of_.first_block(b)));
+            (fa == fb && members[static_cast<size_t>(fa)] > 1) ||
+            (fb < fa && Commute(moves_of_.first_block(a), moves_of_.first_block(b)));
       }
     }
   }
@@ -155,6 +178,9 @@ class Ida {
 
   // The start's largest bound (or the sum), stopping as soon as it passes `enough`.
   int Bound(const DefinedState& state, int enough) {
+    if (!by_goal_.empty()) {
+      return ByGoal([&](size_t t) { return tables_[t]->Bound(state, &scratch_); });
+    }
     int h = 0;
     for (const ProjectionTable* t : tables_) {
       const int one = t->Bound(state, &scratch_);
@@ -163,6 +189,27 @@ class Ida {
       if (h > enough) break;
     }
     return h;
+  }
+
+  // With goal tables: the largest bound of the tables of every goal, or, where larger, the
+  // least over the goals of the largest bound of that goal's tables. `bound(t)`: table t's.
+  template <class F>
+  int ByGoal(const F& bound) const {
+    int h = 0;
+    for (const size_t t : common_) {
+      h = std::max(h, bound(t));
+      if (h >= ProjectionTable::kUnreachable) return h;
+    }
+    int least = ProjectionTable::kUnreachable;
+    for (const std::vector<size_t>& goal : by_goal_) {
+      int most = 0;
+      for (const size_t t : goal) {
+        most = std::max(most, bound(t));
+        if (most >= least) break;
+      }
+      least = std::min(least, most);
+    }
+    return std::max(h, least);
   }
 
   // A state's children are made, and their tables' entries fetched, before the first is
@@ -349,7 +396,8 @@ class Ida {
       }
       // The tables at the state, then at each image while the bound stays within reach.
       int h = 0;
-      for (size_t k = 0; k <= images_ && h <= threshold - g - 1; ++k) {
+      if (!by_goal_.empty()) h = ByGoal([&](size_t t) { return tables_[t]->BoundAt(Entry(child, 0, t)); });
+      for (size_t k = 0; by_goal_.empty() && k <= images_ && h <= threshold - g - 1; ++k) {
         int here = 0;
         for (size_t t = 0; t < tables_.size(); ++t) {
           const int one = tables_[t]->BoundAt(Entry(child, k, t));
@@ -541,6 +589,8 @@ class Ida {
   const DefinedPerimeter* perimeter_ = options_.perimeter;
   const size_t images_ = options_.symmetries != nullptr ? options_.symmetries->size() : 0;
   std::vector<View> views_;
+  std::vector<size_t> common_;               // tables that bound every goal
+  std::vector<std::vector<size_t>> by_goal_;  // by goal: its tables (empty: no goal tables)
   // node_[g]: the child that path_[g] is, whose entries its own children may share; null
   // at the start.
   std::vector<const Child*> node_;

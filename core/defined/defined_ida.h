@@ -21,6 +21,7 @@
 #include "core/defined/defined_pruning.h"
 #include "core/defined/defined_symmetry.h"
 #include "core/defined/projection_table.h"
+#include "core/definition/defined_index.h"
 #include "core/definition/definition.h"
 #include "core/model/model.h"
 #include "core/util/thread_lender.h"
@@ -42,6 +43,10 @@ struct DefinedIdaOptions {
   // The tables are read at each image of a state too, the largest bound kept (each image
   // is as far from the goals). May be null.
   const std::vector<DefinedSymmetry>* symmetries = nullptr;
+  // The definition's invariants (DefinedIndex::Invariants, or its complete table's index),
+  // made once for every search. May be null: then made for this one, which takes as long
+  // as reading every goal.
+  const DefinedIndex* invariants = nullptr;
   // Duplicate block sequences never played (DefinedPruning). May be null.
   const DefinedPruning* pruning = nullptr;
   // Spare threads (the server's idle search threads): an iteration after one of at least

@@ -192,12 +192,7 @@ class DefinedModel {
 
   // ---- moves and goals
   bool Apply(const State& s, int move, State* out) const { return space_.Apply(s, move, out); }
-  bool IsGoal(const State& s) const {
-    for (const DefinedState& goal : params_->goals) {
-      if (std::equal(goal.begin(), goal.end(), s.bytes.begin())) return true;
-    }
-    return false;
-  }
+  bool IsGoal(const State& s) const { return params_->definition.IsGoal(s.bytes.data()); }
   std::vector<State> Goals() const { return space_.Goals(); }
   int LowerBound(const State& s) const { return IsGoal(s) ? 0 : 1; }
   bool ProvablyUnsolvable(const State& s) const { return !params_->index.Possible(s.bytes.data()); }

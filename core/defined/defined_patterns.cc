@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/table/table_format.h"
@@ -63,6 +64,16 @@ absl::StatusOr<std::vector<StoredProjection>> StoredProjections(const DefinedPuz
     if (!spec.ok()) {
       return absl::DataLossError(Cat("table ", id, ": projection ", QuoteInput(stored.spec()),
                                      " does not read: ", Message(spec.status())));
+    }
+    if (stored.shares() > 0) {
+      // Another's entries, being the same puzzle.
+      if (stored.shares() > out.size() || out[stored.shares() - 1].entries != stored.entries()) {
+        return absl::DataLossError(Cat("table ", id, ": projection ", QuoteInput(stored.spec()),
+                                       " shares the entries of projection ", stored.shares(),
+                                       ", which is not before it or not of its size"));
+      }
+      out.push_back({*std::move(spec), out[stored.shares() - 1].offset, stored.entries()});
+      continue;
     }
     out.push_back({*std::move(spec), offset, stored.entries()});
     offset += stored.entries();
@@ -193,10 +204,77 @@ std::vector<ProjectionSpec> AdditiveGroups(const Definition& definition, size_t 
   return groups;
 }
 
+// Each Solved block's own table: the projection that keeps what it names (each set it names
+// a position of, the labels it names told apart, all of them where it names every
+// position), exact for its goals. Empty unless some block leaves positions to any piece and
+// every block's table fits `memory`, those of one puzzle counted once (SharedProjections).
+std::vector<ProjectionSpec> GoalTables(const Definition& definition, uint64_t memory, std::string* why) {
+  if (!definition.has_free_goals()) return {};
+  std::vector<ProjectionSpec> specs;
+  for (size_t g = 0; g < definition.patterns().size(); ++g) {
+    const DefinedState& pattern = definition.patterns()[g];
+    ProjectionSpec spec;
+    spec.goal = static_cast<int>(g) + 1;
+    for (const DefinedSet& set : definition.sets()) {
+      std::set<int> named;
+      int free = 0;
+      for (int j = 0; j < set.size; ++j) {
+        const int label = pattern[static_cast<size_t>(set.offset + j)];
+        if (label == 0) {
+          ++free;
+        } else {
+          named.insert(label);
+        }
+      }
+      if (named.empty()) continue;
+      std::vector<int> pieces;
+      if (free > 0) pieces.assign(named.begin(), named.end());
+      spec.sets.push_back({set.name, pieces, true, {}});
+    }
+    if (spec.sets.empty()) return {};
+    specs.push_back(std::move(spec));
+  }
+  const std::vector<int> shares = SharedProjections(definition, specs);
+  uint64_t total = 0;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (shares[i] > 0) continue;
+    const uint64_t n = EntriesWithin(definition, specs[i], memory - total);
+    if (n == 0) return {};
+    total += n;
+  }
+  if (why != nullptr) {
+    const auto distinct = static_cast<size_t>(std::count(shares.begin(), shares.end(), 0));
+    *why = Cat("each goal's own table (the pieces it names), exact for that goal; the least over the goals is "
+               "the distance",
+               distinct < specs.size() ? Cat("; ", specs.size(), " goals, ", distinct, " table",
+                                             distinct == 1 ? "" : "s", " (the others the same puzzle)")
+                                       : "");
+  }
+  return specs;
+}
+
 }  // namespace
+
+std::vector<int> SharedProjections(const Definition& definition, const std::vector<ProjectionSpec>& specs) {
+  std::vector<int> shares(specs.size(), 0);
+  std::vector<std::optional<Projection>> made;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    auto p = Projection::Make(definition, specs[i].WithoutFree());
+    made.push_back(p.ok() ? std::optional<Projection>(*std::move(p)) : std::nullopt);
+    if (!made[i] || specs[i].has_free()) continue;
+    for (size_t j = 0; j < i && shares[i] == 0; ++j) {
+      if (shares[j] == 0 && made[j] && !specs[j].has_free() &&
+          SamePuzzle(made[j]->projected(), made[i]->projected())) {
+        shares[i] = static_cast<int>(j) + 1;
+      }
+    }
+  }
+  return shares;
+}
 
 std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint64_t memory,
                                               std::string* why) {
+  if (std::vector<ProjectionSpec> goals = GoalTables(definition, memory, why); !goals.empty()) return goals;
   std::vector<ProjectionSpec> chosen;
   if (definition.sets().size() == 1) {
     // One set whose pieces a move carries one at a time: groups that add up.
@@ -301,8 +379,8 @@ absl::StatusOr<std::vector<ProjectionSpec>> ProjectionsToBuild(const Definition&
                 Message(searched.status()), " (--pattern-memory)"));
       }
     }
-    total += *entries;
     specs.push_back(*std::move(spec));
+    if (SharedProjections(definition, specs).back() == 0) total += *entries;  // a shared table once
   }
   if (total > memory) {
     return absl::InvalidArgumentError(Cat("the projections' tables take ", total,
@@ -315,6 +393,7 @@ uint64_t DefinedPatternsFingerprint(std::string_view text, const TableMetadata& 
   std::string all(text);
   for (const auto& projection : m.projections()) {
     all += Cat("\n", projection.spec(), " ", projection.entries());
+    if (projection.shares() > 0) all += Cat(" shares ", projection.shares());
   }
   if (m.has_duplicates()) {
     const auto& d = m.duplicates();
@@ -334,10 +413,11 @@ absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data
   // The entries of every projection first, so that each table is copied in as soon as it
   // is built and freed: at most one table beside the whole.
   uint64_t total = 0;
-  for (const ProjectionSpec& spec : specs) {
-    auto entries = ProjectionTable::EntriesOf(data.definition, spec, ~uint64_t{0});
+  const std::vector<int> shares = SharedProjections(data.definition, specs);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    auto entries = ProjectionTable::EntriesOf(data.definition, specs[i], ~uint64_t{0});
     if (!entries.ok()) return entries.status();
-    total += *entries;
+    if (shares[i] == 0) total += *entries;
   }
   PackedTable entries(storage::v1::DISTANCE_BYTE, total);
   TableMetadata m;
@@ -346,6 +426,17 @@ absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data
   uint64_t offset = 0;
   for (size_t i = 0; i < specs.size(); ++i) {
     const std::string text = FormatProjection(specs[i]);
+    if (shares[i] > 0) {
+      // The same puzzle as one built before: its entries, read again.
+      const auto& before = m.projections(shares[i] - 1);
+      auto* info = m.add_projections();
+      *info = before;
+      info->set_spec(text);
+      info->set_shares(static_cast<uint32_t>(shares[i]));
+      if (say) say(Cat("projection ", i + 1, " of ", specs.size(), ": ", text, " is projection ", shares[i], "'s puzzle: its entries"));
+      described.push_back(text);
+      continue;
+    }
     DefinedSearchOptions search;
     search.threads = options.threads;
     if (say) {
@@ -425,15 +516,19 @@ absl::StatusOr<std::shared_ptr<const DefinedPatterns>> DefinedPatternsOf(
     tables.push_back(*std::move(bound));
   }
   std::vector<ProjectionSpec> specs;
-  for (const StoredProjection& one : *stored) specs.push_back(one.spec);
-  const bool sum = MoveDisjoint(data.definition, specs);
+  bool goal_tables = false;  // a goal's table bounds that goal alone: no sums, no images
+  for (const StoredProjection& one : *stored) {
+    specs.push_back(one.spec);
+    goal_tables |= one.spec.goal > 0;
+  }
+  const bool sum = !goal_tables && MoveDisjoint(data.definition, specs);
   const CompiledMoves moves(data.definition);
   auto pruning = StoredDuplicates(m, moves);
   if (!pruning.ok()) return pruning.status();
   auto perimeter = std::make_shared<const DefinedPerimeter>(data.definition, moves, PerimeterStates(moves));
-  return std::make_shared<const DefinedPatterns>(std::move(tables), sum, std::move(perimeter),
-                                                 FindSymmetries(data.definition, moves),
-                                                 *std::move(pruning));
+  return std::make_shared<const DefinedPatterns>(
+      std::move(tables), sum, std::move(perimeter),
+      goal_tables ? std::vector<DefinedSymmetry>() : FindSymmetries(data.definition, moves), *std::move(pruning));
 }
 
 absl::Status VerifyDefinedPatterns(const DefinedPuzzleData& data, const LoadedTable& table,
@@ -449,6 +544,7 @@ absl::Status VerifyDefinedPatterns(const DefinedPuzzleData& data, const LoadedTa
   for (size_t i = 0; i < stored->size(); ++i) {
     const StoredProjection& one = (*stored)[i];
     const std::string text = FormatProjection(one.spec);
+    const bool shared = m.projections(static_cast<int>(i)).shares() > 0;
     DefinedSearchOptions search;
     search.threads = threads;
     auto fresh = ProjectionTable::Build(data.definition, one.spec, ~uint64_t{0}, search);
@@ -471,6 +567,7 @@ absl::Status VerifyDefinedPatterns(const DefinedPuzzleData& data, const LoadedTa
       return absl::DataLossError(Cat("table ", m.table_id(), ": projection ", text,
                                      ": the metadata's histogram is wrong"));
     }
+    if (shared) continue;  // its entries are counted once, where they are
     if (histogram.size() < fresh->histogram().size()) histogram.resize(fresh->histogram().size());
     for (size_t d = 0; d < fresh->histogram().size(); ++d) histogram[d] += fresh->histogram()[d];
   }
@@ -511,6 +608,7 @@ absl::StatusOr<Solution> SearchDefined(const DefinedPuzzleData& data,
   options.perimeter = patterns.perimeter();
   options.symmetries = &patterns.symmetries();
   options.pruning = &patterns.pruning();
+  options.invariants = &data.index;
   options.threads = limits.threads ? &limits.threads : nullptr;
   auto found = DefinedIdaStar(data.definition, patterns.bounds(), start, options);
   if (!found.ok()) return found.status();

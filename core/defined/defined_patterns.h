@@ -83,6 +83,11 @@ class DefinedPatterns {
 std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint64_t memory,
                                               std::string* why = nullptr);
 
+// For each spec: 0, or the 1-based number of an earlier one whose projection is the same
+// puzzle (SamePuzzle), whose table it then shares: the rotation game's goal tables, one per
+// colour, are one table.
+std::vector<int> SharedProjections(const Definition& definition, const std::vector<ProjectionSpec>& specs);
+
 // The projections to build for `options` (BuildOptions::projections read, or chosen within
 // BuildOptions::pattern_memory, `why` then saying why, as ChooseProjections): INVALID_ARGUMENT
 // naming the projection that is wrong or saying what does not fit.

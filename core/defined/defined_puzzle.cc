@@ -553,7 +553,7 @@ bool SummarizeDefinition(const Puzzle& puzzle, DefinitionSummary* summary) {
                                               : Cat("none: ", data->why_no_table);
   summary->patterns = !data->why_no_table.empty();
   summary->symmetry = data->symmetry;
-  if (data->moves.guarded()) {
+  if (data->moves.guarded() || !data->moves.undirected()) {  // (single moves too)
     const int one_way = data->moves.one_way_block();
     if (data->moves.undirected()) {
       summary->ways = "every block has a way back (a block that undoes it): a complete table keeps 2 bits a state";

@@ -164,7 +164,7 @@ class Finder {
     DefinedState image;
     for (const DefinedState& goal : d_.goals()) {
       symmetry.Apply(d_, goal, &image);
-      if (std::find(d_.goals().begin(), d_.goals().end(), image) == d_.goals().end()) return;
+      if (!d_.IsGoal(image)) return;
     }
     found_.push_back(std::move(symmetry));
   }

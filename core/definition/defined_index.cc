@@ -405,6 +405,7 @@ CompiledMoves::CompiledMoves(const Definition& definition)
     const DefinedMove& move = definition.moves()[m];
     first_block_.push_back(static_cast<int>(blocks_.size()));
     guarded_ |= move.guarded;
+    single_ |= move.single;
     for (const MoveBlock& written : move.blocks) {
       Block block;
       block.move = static_cast<int>(m);
@@ -464,16 +465,17 @@ CompiledMoves::CompiledMoves(const Definition& definition)
     test_at_.push_back(block.tests.size() == 1 ? block.tests[0].at : 0);
     test_value_.push_back(block.tests.size() == 1 ? block.tests[0].value : 0);
   }
-  // Unguarded moves are undone by one of their powers; guarded ones are looked at block by
-  // block (a pair at a time: a few thousand blocks at most are looked at, past that the
-  // moves are taken as one-way).
+  // Unguarded moves are undone by one of their powers, unless some are single (Move A
+  // single: no powers); guarded ones and those are looked at block by block (a pair at a
+  // time: a few thousand blocks at most are looked at, past that the moves are taken as
+  // one-way).
   constexpr int kMostBlocksLookedAt = 4096;
-  if (guarded_ && block_count() <= kMostBlocksLookedAt) {
+  if ((guarded_ || single_) && block_count() <= kMostBlocksLookedAt) {
     for (int b = 0; b < block_count() && one_way_block_ < 0; ++b) {
       if (InverseBlock(b) < 0) one_way_block_ = b;
     }
   }
-  undirected_ = !guarded_ || (block_count() <= kMostBlocksLookedAt && one_way_block_ < 0);
+  undirected_ = (!guarded_ && !single_) || (block_count() <= kMostBlocksLookedAt && one_way_block_ < 0);
 }
 
 int CompiledMoves::InverseBlock(int b) const {

@@ -129,6 +129,7 @@ class CompiledMoves {
  private:
   int state_bytes_ = 0;
   bool guarded_ = false;
+  bool single_ = false;  // some move is single (no powers): unguarded moves may lack a way back
   bool undirected_ = true;
   int one_way_block_ = -1;
   std::vector<Block> blocks_;

@@ -1,6 +1,7 @@
 #include "core/definition/definition.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "core/util/strings.h"
 #include "core/util/text_input.h"
@@ -69,8 +70,57 @@ bool Definition::Apply(const DefinedState& from, int move, DefinedState* to) con
   return false;
 }
 
-bool Definition::IsGoal(const DefinedState& state) const {
-  return std::find(goals_.begin(), goals_.end(), state) != goals_.end();
+bool Definition::Matches(size_t pattern, const uint8_t* state) const {
+  const DefinedState& p = patterns_[pattern];
+  for (const DefinedSet& set : sets_) {
+    const auto n = static_cast<size_t>(set.size);
+    const auto base = static_cast<size_t>(set.offset);
+    for (size_t j = 0; j < n; ++j) {
+      const uint8_t label = p[base + j];
+      if (label == 0) continue;
+      if (state[base + j] != label) return false;
+      if (set.orientations > 1 && state[base + n + j] != p[base + n + j]) return false;
+    }
+  }
+  return true;
+}
+
+bool Definition::IsGoal(const uint8_t* state) const {
+  if (free_) {
+    for (size_t g = 0; g < patterns_.size(); ++g) {
+      if (Matches(g, state)) return true;
+    }
+    return false;
+  }
+  if (!sorted_goals_.empty()) {
+    return std::binary_search(sorted_goals_.begin(), sorted_goals_.end(), state,
+                              [this](const auto& a, const auto& b) {
+                                if constexpr (std::is_pointer_v<std::decay_t<decltype(a)>>) {
+                                  return std::lexicographical_compare(a, a + state_bytes_, b.begin(), b.end());
+                                } else {
+                                  return std::lexicographical_compare(a.begin(), a.end(), b, b + state_bytes_);
+                                }
+                              });
+  }
+  for (const DefinedState& goal : goals_) {
+    if (std::equal(goal.begin(), goal.end(), state)) return true;
+  }
+  return false;
+}
+
+void Definition::SettleGoalLookup() {
+  free_ = false;
+  for (const DefinedState& p : patterns_) {
+    for (const DefinedSet& set : sets_) {
+      const auto begin = p.begin() + set.offset;
+      free_ |= std::find(begin, begin + set.size, uint8_t{0}) != begin + set.size;
+    }
+  }
+  sorted_goals_.clear();
+  if (!free_ && goals_.size() > 8) {
+    sorted_goals_ = goals_;
+    std::sort(sorted_goals_.begin(), sorted_goals_.end());
+  }
 }
 
 int Definition::MoveByName(std::string_view name) const {
@@ -234,6 +284,45 @@ Transform Compose(const std::vector<DefinedSet>& sets, const Transform& first,
     }
   }
   return out;
+}
+
+bool SamePuzzle(const Definition& a, const Definition& b) {
+  if (a.sets().size() != b.sets().size() || a.moves().size() != b.moves().size() ||
+      a.goals().size() != b.goals().size() || a.patterns().size() != b.patterns().size()) {
+    return false;
+  }
+  for (size_t s = 0; s < a.sets().size(); ++s) {
+    const DefinedSet& x = a.sets()[s];
+    const DefinedSet& y = b.sets()[s];
+    if (x.name != y.name || x.size != y.size || x.orientations != y.orientations || x.wild != y.wild) return false;
+  }
+  for (size_t m = 0; m < a.moves().size(); ++m) {
+    const DefinedMove& x = a.moves()[m];
+    const DefinedMove& y = b.moves()[m];
+    if (x.name != y.name || x.guarded != y.guarded || x.power != y.power || x.blocks.size() != y.blocks.size()) {
+      return false;
+    }
+    for (size_t k = 0; k < x.blocks.size(); ++k) {
+      const MoveBlock& p = x.blocks[k];
+      const MoveBlock& q = y.blocks[k];
+      if (p.transform.source != q.transform.source || p.transform.twist != q.transform.twist ||
+          p.guards.size() != q.guards.size()) {
+        return false;
+      }
+      for (size_t g = 0; g < p.guards.size(); ++g) {
+        const Guard& u = p.guards[g];
+        const Guard& v = q.guards[g];
+        if (u.set != v.set || u.position != v.position || u.piece != v.piece || u.orientation != v.orientation) {
+          return false;
+        }
+      }
+    }
+  }
+  auto sorted = [](std::vector<DefinedState> states) {
+    std::sort(states.begin(), states.end());
+    return states;
+  };
+  return sorted(a.goals()) == sorted(b.goals()) && sorted(a.patterns()) == sorted(b.patterns());
 }
 
 }  // namespace puzzledb

@@ -68,6 +68,7 @@ struct DefinedMove {
   std::string name;
   std::vector<MoveBlock> blocks;
   bool guarded = false;
+  bool single = false;  // "Move A single": an unguarded move without its powers
   int power = 1;  // of the move as written (unguarded moves' powers: 2, 3, ... or negative)
 };
 
@@ -75,8 +76,17 @@ class Definition {
  public:
   const std::string& title() const { return title_; }
   const std::vector<DefinedSet>& sets() const { return sets_; }
-  // The goals, in file order; the first is *the* goal where one is needed.
+  // Every goal state: each Solved block in file order, one that leaves positions to any
+  // piece ('?') standing for every way its pieces fill them. The first is *the* goal where
+  // one is needed: the first block with its free positions filled in position order with
+  // the pieces it leaves, ascending.
   const std::vector<DefinedState>& goals() const { return goals_; }
+  // The Solved blocks as written, one each: a label 0 is a position any piece may fill.
+  const std::vector<DefinedState>& patterns() const { return patterns_; }
+  // Whether some Solved block leaves a position to any piece.
+  bool has_free_goals() const { return free_; }
+  // Whether `state` is one that Solved block `pattern` (0-based) stands for.
+  bool Matches(size_t pattern, const uint8_t* state) const;
   // In canonical order (docs/PUZZLES.md): as first written, each unguarded move followed by
   // its powers.
   const std::vector<DefinedMove>& moves() const { return moves_; }
@@ -84,7 +94,8 @@ class Definition {
 
   // `to` = `from` after move `move`; false (and `to` unchanged) where it does not apply.
   bool Apply(const DefinedState& from, int move, DefinedState* to) const;
-  bool IsGoal(const DefinedState& state) const;
+  bool IsGoal(const DefinedState& state) const { return IsGoal(state.data()); }
+  bool IsGoal(const uint8_t* state) const;
   // The move of that name, or -1.
   int MoveByName(std::string_view name) const;
 
@@ -101,12 +112,23 @@ class Definition {
   friend class DefinitionReader;
   friend class Projection;
 
+  // After goals_ and patterns_ are set: free_ and sorted_goals_.
+  void SettleGoalLookup();
+
   std::string title_;
   std::vector<DefinedSet> sets_;
   std::vector<DefinedState> goals_;
+  std::vector<DefinedState> patterns_;
+  bool free_ = false;  // some pattern has a free position
+  std::vector<DefinedState> sorted_goals_;  // goals_, sorted, where they are many
   std::vector<DefinedMove> moves_;
   size_t state_bytes_ = 0;
 };
+
+// Whether two definitions are one puzzle: the same sets, goals (in any order) and moves
+// (names, powers, guards and transforms), whatever their titles and lines. Two projections
+// that are (a goal table's of each colour of the rotation game) have one table.
+bool SamePuzzle(const Definition& a, const Definition& b);
 
 // `first` then `second`, as one transform. REQUIRES: both over the same sets.
 Transform Compose(const std::vector<DefinedSet>& sets, const Transform& first,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bitset>
 #include <cctype>
+#include <charconv>
 #include <set>
 
 #include "core/definition/defined_index.h"
@@ -62,6 +63,28 @@ absl::StatusOr<std::vector<int>> ParseLabels(std::string_view text, const Define
 
 absl::StatusOr<ProjectionSpec> ParseProjection(std::string_view text, const Definition& definition) {
   ProjectionSpec spec;
+  // "goal N:" first: the table of one Solved block's goals.
+  if (const std::vector<std::string_view> words = SplitWhitespace(text);
+      !words.empty() && (words[0] == "goal" || words[0].substr(0, 5) == "goal:")) {
+    const size_t colon = text.find(':');
+    if (colon == std::string_view::npos) {
+      return absl::InvalidArgumentError("projection: want \"goal N:\" before the sets (goal 2: CORNER)");
+    }
+    const std::vector<std::string_view> number = SplitWhitespace(text.substr(0, colon));
+    const int goals = static_cast<int>(definition.patterns().size());
+    int g = 0;
+    if (number.size() == 2) {
+      const char* end = number[1].data() + number[1].size();
+      if (std::from_chars(number[1].data(), end, g).ptr != end) g = 0;
+    }
+    if (number.size() != 2 || g < 1 || g > goals) {
+      return absl::InvalidArgumentError(Cat("projection: ", QuoteInput(text.substr(0, colon)),
+                                            ": want goal N with N from 1 to ", goals,
+                                            " (the Solved blocks, in file order)"));
+    }
+    spec.goal = g;
+    text = text.substr(colon + 1);
+  }
   for (std::string_view rest = text; !rest.empty();) {
     const size_t semicolon = rest.find(';');
     const std::string_view clause = rest.substr(0, semicolon);
@@ -125,7 +148,7 @@ std::string FormatProjection(const ProjectionSpec& spec) {
     if (!set.free.empty()) clause = Cat(clause, " ~", Runs(set.free));
     clauses.push_back(clause);
   }
-  return Join(clauses, "; ");
+  return Cat(spec.goal > 0 ? Cat("goal ", spec.goal, ": ") : "", Join(clauses, "; "));
 }
 
 bool MoveDisjoint(const Definition& d, const std::vector<ProjectionSpec>& specs) {
@@ -191,6 +214,10 @@ bool MoveDisjoint(const Definition& d, const std::vector<ProjectionSpec>& specs)
 
 absl::StatusOr<Projection> Projection::Make(const Definition& d, const ProjectionSpec& spec) {
   if (spec.sets.empty()) return absl::InvalidArgumentError("projection: it keeps no set");
+  if (spec.goal < 0 || spec.goal > static_cast<int>(d.patterns().size())) {
+    return absl::InvalidArgumentError(Cat("projection: no goal ", spec.goal, " (the definition has ",
+                                          d.patterns().size(), " Solved blocks)"));
+  }
   // Which sets are kept, in the definition's order, and how.
   std::vector<const ProjectedSet*> kept(d.sets().size(), nullptr);
   for (const ProjectedSet& p : spec.sets) {
@@ -296,11 +323,17 @@ absl::StatusOr<Projection> Projection::Make(const Definition& d, const Projectio
     pd.sets_.push_back(std::move(projected));
   }
 
+  // The goals: the projections of every goal state, or of those Solved block spec.goal
+  // stands for.
+  std::set<DefinedState> seen;
   for (const DefinedState& goal : d.goals()) {
+    if (spec.goal > 0 && !d.Matches(static_cast<size_t>(spec.goal - 1), goal.data())) continue;
     DefinedState g;
     out.Project(goal, &g);
-    if (std::find(pd.goals_.begin(), pd.goals_.end(), g) == pd.goals_.end()) pd.goals_.push_back(g);
+    if (seen.insert(g).second) pd.goals_.push_back(g);
   }
+  pd.patterns_ = pd.goals_;
+  pd.SettleGoalLookup();
 
   // A block seen through the projection: its transform on the kept sets' positions, the
   // guards on what the projection still sees.

@@ -37,6 +37,11 @@ struct ProjectedSet {
 
 struct ProjectionSpec {
   std::vector<ProjectedSet> sets;  // each set at most once; the others are left out
+  // 0: the projection's goals are those of every goal; g > 0: those of the definition's
+  // Solved block g alone (1-based, as written "goal 2: ..."), whose table then bounds the
+  // distance to that block's goals only (a goal table: the search takes the least over
+  // the blocks).
+  int goal = 0;
 
   bool has_free() const {
     for (const ProjectedSet& set : sets) {
@@ -55,6 +60,7 @@ struct ProjectionSpec {
 // The spec read from text: sets separated by ';', each its name, then optionally the labels
 // told apart ("1-6,9"), "-o" to leave its orientations out and "~" before free labels:
 //   "CORNER"   "EDGE 1-6"   "CORNER -o; EDGE 1-4,7"   "T 1-6 ~16"
+// and, first, "goal N:" for the table of Solved block N's goals alone: "goal 2: B 1".
 // INVALID_ARGUMENT naming the set or the word that is wrong.
 absl::StatusOr<ProjectionSpec> ParseProjection(std::string_view text, const Definition& definition);
 // The spec as ParseProjection reads it.

@@ -130,6 +130,7 @@ class DefinitionReader {
     std::string name;
     std::vector<MoveBlock> blocks;
     bool guarded = false;
+    bool single = false;  // "Move A single": no powers
     int line = 0;
     // A MoveSequence: its steps, composed into blocks[0] once every step is known
     // (ResolveSequences).
@@ -141,6 +142,7 @@ class DefinitionReader {
     std::vector<int> values;        // labels (Solved) or sources (Move), as written (1-based)
     std::vector<int> orientations;  // empty when not given
     int orientations_line = 0;      // where they are given
+    int values_line = 0;            // where the labels or sources are
   };
 
   absl::Status Error(int line, std::string_view what) const {
@@ -162,6 +164,9 @@ class DefinitionReader {
   absl::Status ReadParts(std::string_view what, bool labels, std::vector<SetPart>* parts);
   int SetByName(std::string_view name) const;
   absl::Status Expand(Definition* definition);
+  // The goals as written become the definition's patterns, and every state they stand for
+  // its goals; checks that each goal holds the same pieces (INVALID_ARGUMENT naming it).
+  absl::Status SettleGoals(Definition* definition);
 
   std::string_view text_;
   std::string_view file_;
@@ -170,6 +175,7 @@ class DefinitionReader {
   size_t at_ = 0;            // in lines_
   bool seen_name_ = false;
   Definition out_;
+  std::vector<int> goal_lines_;  // where each goal of out_.goals_ starts
   std::vector<Unexpanded> moves_;
   // twsearch's whole-puzzle rotations: transforms a MoveSequence may name, not moves.
   std::vector<Unexpanded> rotations_;
@@ -285,8 +291,8 @@ absl::Status DefinitionReader::ReadParts(std::string_view what, bool labels,
                               " (each block ends with a line End)"));
     }
     if (WildLine(line)) {
-      return Error(line.number, Cat(what, ": '?' (twsearch's wildcard) stands only for an orientation of a "
-                                          "Solved block (its pieces' labels are numbers)"));
+      return Error(line.number, Cat(what, ": '?' (a wildcard) stands for a piece or an orientation on the "
+                                          "lines after a set's name, not for the name"));
     }
     if (line.tokens.size() != 1 || NumericLine(line)) {
       return Error(line.number, Cat(what, ": want a set's name on a line of its own, or End; got ",
@@ -313,22 +319,26 @@ absl::Status DefinitionReader::ReadParts(std::string_view what, bool labels,
                    Cat(what, ": If lines come first in a Move block, before its sets (here after set ",
                        set.name, ")"));
     }
-    if (at_ < lines_.size() && WildLine(lines_[at_])) {
-      return Error(lines_[at_].number, Cat(what, ": set ", set.name, ": '?' (twsearch's wildcard) stands only for "
-                                                 "an orientation of a Solved block, not a ",
-                                           labels ? "piece label" : "position"));
+    if (!labels && at_ < lines_.size() && WildLine(lines_[at_])) {
+      return Error(lines_[at_].number, Cat(what, ": set ", set.name, ": '?' (a wildcard) stands for a "
+                                                 "position or orientation of a Solved block, not a move's position"));
     }
-    if (at_ >= lines_.size() || !NumericLine(lines_[at_])) {
+    if (at_ >= lines_.size() || !(NumericLine(lines_[at_]) || (labels && WildLine(lines_[at_])))) {
       return Error(at_ < lines_.size() ? lines_[at_].number : line.number,
                    Cat(what, ": set ", set.name, ": want a line of ", set.size,
                        labels ? " piece labels" : " positions"));
     }
     const Line& values = lines_[at_];
+    part.values_line = values.number;
     if (static_cast<int>(values.tokens.size()) != set.size) {
       return Error(values.number, Cat(what, ": set ", set.name, ": ", values.tokens.size(),
                                       " values, want ", set.size));
     }
     for (std::string_view token : values.tokens) {
+      if (token == "?") {  // a position any piece may fill (labels only: WildLine above)
+        part.values.push_back(0);
+        continue;
+      }
       const int v = token.size() <= 3 ? std::stoi(std::string(token)) : 1000;
       if (v < 1 || v > set.size) {
         return Error(values.number, Cat(what, ": set ", set.name, ": ", QuoteInput(token),
@@ -350,7 +360,7 @@ absl::Status DefinitionReader::ReadParts(std::string_view what, bool labels,
       ++at_;
       const Line& o = lines_[at_];
       if (!labels && WildLine(o)) {
-        return Error(o.number, Cat(what, ": set ", set.name, ": '?' (twsearch's wildcard) stands only for an "
+        return Error(o.number, Cat(what, ": set ", set.name, ": '?' (a wildcard) stands for a piece or an "
                                          "orientation of a Solved block, not a move's twist"));
       }
       part.orientations_line = o.number;
@@ -393,6 +403,15 @@ absl::Status DefinitionReader::ReadSolved(const Line& first) {
     for (int j = 0; j < set.size; ++j) {
       const auto label = static_cast<uint8_t>(part.values[static_cast<size_t>(j)]);
       goal[static_cast<size_t>(set.offset + j)] = label;
+      if (label == 0) {
+        // A position any piece may fill: its orientation, if written, is not read.
+        if (set.orientations > 1) {
+          return Error(part.values_line, Cat(what, ": set ", set.name, ": '?' for position ", j + 1,
+                                                 ": a position any piece may fill only in a set whose pieces do "
+                                                 "not turn (this one's have ", set.orientations, " orientations)"));
+        }
+        continue;
+      }
       const int o = part.orientations.empty() ? 0 : part.orientations[static_cast<size_t>(j)];
       (o < 0 ? wild : tame).set(label);
       if (o > 0 && set.orientations > 1) goal[static_cast<size_t>(set.offset + set.size + j)] = static_cast<uint8_t>(o);
@@ -424,29 +443,130 @@ absl::Status DefinitionReader::ReadSolved(const Line& first) {
       }
     }
   }
-  // Every goal holds the first's pieces: a state is valid when it does.
-  if (!out_.goals_.empty()) {
-    for (const DefinedSet& set : out_.sets_) {
-      const auto begin = static_cast<size_t>(set.offset);
-      std::vector<uint8_t> a(out_.goals_[0].begin() + begin, out_.goals_[0].begin() + begin + set.size);
-      std::vector<uint8_t> b(goal.begin() + begin, goal.begin() + begin + set.size);
-      std::sort(a.begin(), a.end());
-      std::sort(b.begin(), b.end());
-      if (a != b) {
-        return Error(first.number, Cat(what, ": set ", set.name,
-                                       " holds other pieces than the first goal's (each goal "
-                                       "holds the same labels, moved)"));
+  out_.goals_.push_back(std::move(goal));
+  goal_lines_.push_back(first.number);
+  return absl::OkStatus();
+}
+
+absl::Status DefinitionReader::SettleGoals(Definition* d) {
+  // The goals as written (0: any piece); each set's pieces (SettleGoals' `held`).
+  d->patterns_ = out_.goals_;
+  std::vector<std::vector<int>> held(out_.sets_.size());
+  for (size_t s = 0; s < out_.sets_.size(); ++s) {
+    const DefinedSet& set = out_.sets_[s];
+    const auto begin = static_cast<size_t>(set.offset);
+    bool free = false;
+    for (const DefinedState& goal : out_.goals_) {
+      free |= std::count(goal.begin() + static_cast<long>(begin), goal.begin() + static_cast<long>(begin) + set.size, 0) > 0;
+    }
+    std::vector<int> most(static_cast<size_t>(set.size) + 1, 0);  // by label: the most a goal names it
+    for (size_t g = 0; g < out_.goals_.size(); ++g) {
+      std::vector<int> count(static_cast<size_t>(set.size) + 1, 0);
+      for (int j = 0; j < set.size; ++j) ++count[out_.goals_[g][begin + static_cast<size_t>(j)]];
+      count[0] = 0;
+      if (!free && g > 0 && count != most) {
+        return Error(goal_lines_[g], Cat("Solved (goal ", g + 1, "): set ", set.name,
+                                         " holds other pieces than the first goal's (each goal "
+                                         "holds the same labels, moved)"));
       }
+      for (size_t l = 1; l < count.size(); ++l) most[l] = std::max(most[l], count[l]);
+    }
+    // With positions any piece may fill, each label is held as often as the goal that names
+    // it most often names it; those must make the set's pieces.
+    int total = 0;
+    std::vector<std::string> named;
+    for (size_t l = 1; l < most.size(); ++l) {
+      total += most[l];
+      if (most[l] > 0) named.push_back(Cat(l, " x", most[l]));
+      held[s].insert(held[s].end(), static_cast<size_t>(most[l]), static_cast<int>(l));
+    }
+    if (total != set.size) {
+      return Error(goal_lines_[0],
+                   Cat("set ", set.name, ": its goals leave positions to any piece ('?'), so its pieces are each "
+                       "label as often as the goal naming it most often names it (", Join(named, ", "), "): ",
+                       total, " pieces where it has ", set.size,
+                       " positions (write one goal that names every position, or name each label's copies in one goal)"));
     }
   }
-  out_.goals_.push_back(std::move(goal));
+  // Every state each goal stands for: its free positions filled with the pieces it leaves,
+  // in every distinct order (the first: ascending, in position order).
+  double states = 0;
+  for (size_t g = 0; g < out_.goals_.size(); ++g) {
+    double n = 1;
+    for (size_t s = 0; s < out_.sets_.size(); ++s) {
+      const DefinedSet& set = out_.sets_[s];
+      std::vector<int> left = held[s];
+      int free = 0;
+      for (int j = 0; j < set.size; ++j) {
+        const int label = out_.goals_[g][static_cast<size_t>(set.offset + j)];
+        if (label == 0) {
+          ++free;
+        } else {
+          left.erase(std::find(left.begin(), left.end(), label));
+        }
+      }
+      // Multinomial: free! / prod(count!), as a product of binomials.
+      int placed = 0;
+      for (size_t i = 0; i < left.size();) {
+        size_t k = i;
+        while (k < left.size() && left[k] == left[i]) ++k;
+        for (size_t c = 1; c <= k - i; ++c) n = n * static_cast<double>(placed + static_cast<int>(c)) / static_cast<double>(c);
+        placed += static_cast<int>(k - i);
+        i = k;
+      }
+    }
+    states += n;
+    if (states > static_cast<double>(limits_.max_goal_states)) {
+      return Error(goal_lines_[g], Cat("Solved (goal ", g + 1, "): the goals stand for more than ",
+                                       limits_.max_goal_states, " states (the positions they leave to any piece, filled "
+                                       "every way); name more of the pieces"));
+    }
+  }
+  std::set<DefinedState> seen;
+  d->goals_.clear();
+  for (const DefinedState& pattern : out_.goals_) {
+    // Each set's free positions and the pieces left for them, ascending.
+    std::vector<std::vector<size_t>> at(out_.sets_.size());
+    std::vector<std::vector<int>> left(out_.sets_.size());
+    for (size_t s = 0; s < out_.sets_.size(); ++s) {
+      const DefinedSet& set = out_.sets_[s];
+      left[s] = held[s];
+      for (int j = 0; j < set.size; ++j) {
+        const auto p = static_cast<size_t>(set.offset + j);
+        if (pattern[p] == 0) {
+          at[s].push_back(p);
+        } else {
+          left[s].erase(std::find(left[s].begin(), left[s].end(), pattern[p]));
+        }
+      }
+    }
+    DefinedState state = pattern;
+    // Odometer over the sets' orders, the last set fastest.
+    while (true) {
+      for (size_t s = 0; s < at.size(); ++s) {
+        for (size_t i = 0; i < at[s].size(); ++i) state[at[s][i]] = static_cast<uint8_t>(left[s][i]);
+      }
+      if (seen.insert(state).second) d->goals_.push_back(state);
+      size_t s = at.size();
+      while (s > 0 && !std::next_permutation(left[s - 1].begin(), left[s - 1].end())) --s;
+      if (s == 0) break;
+    }
+  }
+  d->SettleGoalLookup();
   return absl::OkStatus();
 }
 
 absl::Status DefinitionReader::ReadMove(const Line& first) {
-  if (first.tokens.size() != 2) {
-    return Error(first.number, Cat("Move takes one name (Move U), got ", first.tokens.size() - 1,
-                                   " words"));
+  // "Move A single": the move alone, without its powers (ours).
+  const bool single = first.tokens.size() == 3 && first.tokens[2] == "single";
+  if (first.tokens.size() < 2) {
+    return Error(first.number, Cat("Move takes one name (Move U), got ", first.tokens.size() - 1, " words"));
+  }
+  if (first.tokens.size() != 2 && !single) {
+    return Error(first.number, Cat("Move takes one name (Move U), and maybe the word single (Move A single: "
+                                   "no powers), got ", QuoteInput(Join(std::vector<std::string_view>(
+                                                                          first.tokens.begin() + 1, first.tokens.end()),
+                                                                      " "))));
   }
   if (out_.sets_.empty()) return Error(first.number, "Move before any Set");
   const std::string name(first.tokens[1]);
@@ -571,9 +691,9 @@ absl::Status DefinitionReader::ReadMove(const Line& first) {
   if (rotation) {
     // twsearch's whole-puzzle rotations (x, y, z, x2, x', names ending in v) are no moves:
     // twsearch does not count them; a MoveSequence may name them (R = Fv L Fv).
-    if (guarded) {
+    if (guarded || single) {
       return Error(first.number, Cat(what, ": a whole-puzzle rotation (a name like x, y, z or ending in v) "
-                                           "takes no If"));
+                                           "takes no If and is not single"));
     }
     for (const Unexpanded& r : rotations_) {
       if (r.name == name) return Error(first.number, Cat(what, ": given again (first at line ", r.line, ")"));
@@ -593,12 +713,16 @@ absl::Status DefinitionReader::ReadMove(const Line& first) {
                        "); only guarded moves (If) may have several blocks, and a name is "
                        "guarded in all its blocks or in none"));
     }
+    if (single != m.single) {
+      return Error(first.number, Cat(what, ": single here and not at line ", m.line, " (or the other way)"));
+    }
     m.blocks.push_back(std::move(block));
     return absl::OkStatus();
   }
   Unexpanded move;
   move.name = name;
   move.guarded = guarded;
+  move.single = single;
   move.line = first.number;
   move.blocks.push_back(std::move(block));
   moves_.push_back(std::move(move));
@@ -666,7 +790,11 @@ absl::Status DefinitionReader::ResolveSequences() {
   // Every unguarded move's and rotation's powers by name, as they are named.
   std::map<std::string, Transform> known;
   std::set<std::string> guarded;
-  auto learn = [&](const std::string& name, const Transform& t) {
+  auto learn = [&](const std::string& name, const Transform& t, bool single = false) {
+    if (single) {  // the move alone
+      known.emplace(name, t);
+      return;
+    }
     const uint64_t order = OrderOf(t);
     Transform power = t;
     for (uint64_t p = 1; p < order && p <= static_cast<uint64_t>(limits_.max_moves); ++p) {
@@ -680,7 +808,7 @@ absl::Status DefinitionReader::ResolveSequences() {
     if (m.guarded) {
       guarded.insert(m.name);
     } else if (m.steps.empty()) {
-      learn(m.name, m.blocks[0].transform);
+      learn(m.name, m.blocks[0].transform, m.single);
     } else {
       waiting.push_back(&m);
     }
@@ -744,21 +872,22 @@ absl::Status DefinitionReader::Expand(Definition* definition) {
       const uint64_t cap = static_cast<uint64_t>(limits_.max_moves) + 1;
       const uint64_t order = OrderOf(t);  // capped past what the limit allows
       const int count = static_cast<int>(definition->moves_.size());
-      if (order >= cap || count + static_cast<int>(order) - 1 > limits_.max_moves) {
+      if (!m.single && (order >= cap || count + static_cast<int>(order) - 1 > limits_.max_moves)) {
         return Error(m.line, Cat("Move ", m.name, ": with its powers (order ",
                                  order >= cap ? Cat("over ", limits_.max_moves) : Cat(order),
                                  ") the puzzle would have more than ", limits_.max_moves,
                                  " moves"));
       }
       Transform power = t;
-      for (uint64_t p = 1; p < order; ++p) {
+      for (uint64_t p = 1; p < (m.single ? 2 : order); ++p) {
         DefinedMove move;
-        move.name = PowerName(m.name, p, order);
+        move.name = m.single ? m.name : PowerName(m.name, p, order);
         MoveBlock block;
         block.transform = power;
         block.line = m.line;
         move.blocks.push_back(std::move(block));
-        move.power = static_cast<int>(SignedPower(p, order));
+        move.power = m.single ? 1 : static_cast<int>(SignedPower(p, order));
+        move.single = m.single;
         definition->moves_.push_back(std::move(move));
         power = Compose(sets, power, t);
       }
@@ -825,12 +954,16 @@ absl::StatusOr<Definition> DefinitionReader::Read() {
                                        : "no Move but whole-puzzle rotations, which are no moves: a definition has at least one");
   }
   if (absl::Status resolved = ResolveSequences(); !resolved.ok()) return resolved;
+  Definition definition;
+  definition.title_ = out_.title_;
+  definition.sets_ = out_.sets_;
+  if (absl::Status settled = SettleGoals(&definition); !settled.ok()) return settled;
   // Guards name pieces the puzzle has.
   for (const Unexpanded& m : moves_) {
     for (const MoveBlock& block : m.blocks) {
       for (const Guard& g : block.guards) {
         const DefinedSet& set = out_.sets_[static_cast<size_t>(g.set)];
-        const auto begin = out_.goals_[0].begin() + set.offset;
+        const auto begin = definition.goals_[0].begin() + set.offset;
         if (g.piece != 0 && std::find(begin, begin + set.size, g.piece) == begin + set.size) {
           return Error(block.line, Cat("Move ", m.name, ": If: set ", set.name,
                                        " holds no piece labelled ", g.piece));
@@ -838,10 +971,6 @@ absl::StatusOr<Definition> DefinitionReader::Read() {
       }
     }
   }
-  Definition definition;
-  definition.title_ = out_.title_;
-  definition.sets_ = out_.sets_;
-  definition.goals_ = out_.goals_;
   definition.state_bytes_ = static_cast<size_t>(state_bytes_);
   if (absl::Status expanded = Expand(&definition); !expanded.ok()) return expanded;
   return definition;

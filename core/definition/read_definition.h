@@ -23,6 +23,9 @@ struct DefinitionLimits {
   int max_moves = 250;
   int max_blocks = 4096;  // the blocks of every move, guarded ones each counting
   int max_goals = 64;
+  // The states the goals stand for, each position a goal leaves to any piece ('?') filled
+  // every way its pieces can.
+  int max_goal_states = 1 << 17;
 };
 
 // `file` names the text in messages ("slide.tws").
