@@ -602,10 +602,12 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
     }
     if (m.projections_size() > 0) {
       out << "  duplicates    "
-          << (m.has_duplicates()
-                  ? Cat(Thousands(m.duplicates().lengths_size()), " block sequences the search skips, every one of up to ",
-                        m.duplicates().searched_length(), " blocks")
-                  : std::string("none stored (built before they were): rebuild to search faster"))
+          << (!m.has_duplicates()
+                  ? std::string("none stored (built before they were): rebuild to search faster")
+              : m.duplicates().searched_length() == 0
+                  ? std::string("none looked for: the tables are exact for every goal")
+                  : Cat(Thousands(m.duplicates().lengths_size()), " block sequences the search skips, every one of up to ",
+                        m.duplicates().searched_length(), " blocks"))
           << "\n";
     }
     out << "  states        " << Thousands(m.covered_states()) << " of "

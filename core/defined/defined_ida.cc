@@ -12,13 +12,20 @@
 #include "core/util/strings.h"
 
 namespace puzzledb {
-namespace {
 
-class Ida {
+// What every search of one definition with one set of tables shares, made once
+// (DefinedIdaPlan's constructor): the compiled moves, which moves are not tried after which,
+// the tables' views at each image, the goal tables by goal, the invariants.
+class DefinedIdaPlan {
  public:
-  Ida(const Definition& d, std::span<const ProjectionTable* const> tables,
-      const DefinedIdaOptions& options)
-      : d_(d), moves_of_(d), tables_(tables), options_(options) {
+  DefinedIdaPlan(const Definition& d, std::span<const ProjectionTable* const> tables,
+                 const std::vector<DefinedSymmetry>* symmetries)
+      : d_(d),
+        moves_of_(d_),
+        tables_(tables),
+        symmetries_(symmetries),
+        images_(symmetries != nullptr ? symmetries->size() : 0),
+        invariants_(DefinedIndex::Invariants(d_, moves_of_)) {
     PruneMoves();
     MakeViews();
     // Goal tables (ProjectionSpec::goal) by goal; the others bound every goal.
@@ -35,55 +42,29 @@ class Ida {
     if (!by_goal_.empty()) by_goal_.resize(d_.patterns().size());
   }
 
-  absl::StatusOr<DefinedIdaResult> Run(const DefinedState& start) {
-    Prepare(start);
-    // Where every move flips a parity, a distance has the parity of its state: a bound of
-    // the other is one short (and thresholds go up by two).
-    std::optional<DefinedIndex> made;
-    if (options_.invariants == nullptr) made = DefinedIndex::Invariants(d_, moves_of_);
-    const DefinedIndex& invariants = options_.invariants != nullptr ? *options_.invariants : *made;
-    parity_ = invariants.Indexable(start.data()) ? invariants.DistanceParity(start.data()) : -1;
-    if (perimeter_ != nullptr) {
-      ++result_.lookups;
-      const int exact = perimeter_->Distance(start);
-      if (exact >= 0 && exact <= options_.max_depth) {
-        if (absl::Status walked = WalkDown(start, exact); !walked.ok()) return walked;
-        result_.solved = true;
-        result_.moves = moves_;
-        return result_;
-      }
-    }
-    int threshold = WithParity(Bound(start, ProjectionTable::kUnreachable), 0);
-    uint64_t last_iteration = 0;
-    while (threshold <= options_.max_depth) {
-      ++result_.iterations;
-      next_threshold_ = ProjectionTable::kUnreachable;
-      moves_.clear();
-      // An iteration grows on the one before: past split_after states, the next is worth
-      // splitting over spare threads.
-      const uint64_t before = result_.nodes;
-      const bool split = options_.threads != nullptr && *options_.threads && last_iteration >= options_.split_after;
-      auto found = split ? SplitIteration(threshold) : Dfs(0, threshold);
-      last_iteration = result_.nodes - before;
-      if (!found.ok()) return found.status();
-      if (*found) {
-        result_.solved = true;
-        result_.moves = moves_;
-        return result_;
-      }
-      threshold = next_threshold_;
-    }
-    result_.unreachable = threshold >= ProjectionTable::kUnreachable;
-    return result_;
-  }
+  // Table t read at image k of a state (k 0: the state itself), straight from the
+  // definition's bytes: the image and the projection composed, so that neither is made.
+  struct View {
+    const ProjectionTable* table = nullptr;
+    std::vector<uint8_t> value;     // [projected byte * 256 + what its source holds]
+    std::vector<uint32_t> first;    // by definition byte: its readers are [first[p], first[p + 1])
+    std::vector<uint16_t> readers;  // projected bytes, by the byte they read
+    DefinedIndex::Reading reading;  // the table's index read through source and value
 
- private:
-  void Prepare(const DefinedState& start) {
-    path_.assign(static_cast<size_t>(options_.max_depth) + 2, start);
-    children_.resize(path_.size());  // never again: Dfs holds references into it
-    node_.assign(path_.size(), nullptr);
-    pruning_state_.assign(path_.size(), DefinedPruning::kStart);
-  }
+    uint64_t Entry(const uint8_t* state) const { return table->index().RankRead(state, reading); }
+    // True when `a` and `b`, which differ at most at the bytes `changed`, look the same.
+    bool Same(const uint8_t* a, const uint8_t* b, const std::vector<uint16_t>& changed) const {
+      for (const uint16_t p : changed) {
+        for (uint32_t r = first[p]; r < first[p + 1]; ++r) {
+          const size_t row = size_t{readers[r]} * 256;
+          if (value[row + a[p]] != value[row + b[p]]) return false;
+        }
+      }
+      return true;
+    }
+  };
+
+  // The rest is read by the search below (Ida), this file's alone.
 
   // Which moves are not tried after which: after move a, move b when both are powers of one
   // written move (together they make another power, or nothing: a shorter sequence), or
@@ -139,6 +120,134 @@ class Ida {
       if (turn_xy % mod != turn_yx % mod) return false;
     }
     return true;
+  }
+
+  // views_[k * tables + t]: table t at image k.
+  void MakeViews() {
+    const size_t bytes = static_cast<size_t>(moves_of_.state_bytes());
+    std::vector<int> set_of(bytes, -1);  // the set of each label byte
+    for (size_t s = 0; s < d_.sets().size(); ++s) {
+      const DefinedSet& set = d_.sets()[s];
+      for (int j = 0; j < set.size; ++j) set_of[static_cast<size_t>(set.offset + j)] = static_cast<int>(s);
+    }
+    for (size_t k = 0; k <= images_; ++k) {
+      // The definition's byte that image k's byte p comes from (what Apply writes there).
+      std::vector<size_t> from(bytes);
+      for (size_t p = 0; p < bytes; ++p) from[p] = p;
+      const DefinedSymmetry* symmetry = k > 0 ? &(*symmetries_)[k - 1] : nullptr;
+      if (symmetry != nullptr) {
+        for (size_t q = 0; q < bytes; ++q) from[symmetry->position[q]] = q;
+      }
+      for (const ProjectionTable* table : tables_) {
+        const Projection& projection = table->projection();
+        View view;
+        view.table = table;
+        const int n = projection.bytes();
+        view.value.assign(static_cast<size_t>(n) * 256, 0);
+        std::vector<std::vector<uint16_t>> readers(bytes);
+        std::vector<uint16_t> source;  // by projected byte: the definition's byte it reads
+        for (int i = 0; i < n; ++i) {
+          const size_t q = from[projection.SourceOf(i)];
+          source.push_back(static_cast<uint16_t>(q));
+          readers[q].push_back(static_cast<uint16_t>(i));
+          for (int v = 0; v < 256; ++v) {
+            uint8_t seen = static_cast<uint8_t>(v);  // what image k holds there
+            if (symmetry != nullptr && set_of[q] >= 0) {  // (symmetries move no orientations)
+              const std::vector<uint8_t>& label = symmetry->label[static_cast<size_t>(set_of[q])];
+              if (static_cast<size_t>(v) >= label.size()) continue;
+              seen = label[static_cast<size_t>(v)];
+            }
+            view.value[static_cast<size_t>(i) * 256 + static_cast<size_t>(v)] = projection.ValueOf(i, seen);
+          }
+        }
+        view.reading = table->index().ReadingOf(source, view.value);
+        view.first.push_back(0);
+        for (const std::vector<uint16_t>& r : readers) {
+          view.readers.insert(view.readers.end(), r.begin(), r.end());
+          view.first.push_back(static_cast<uint32_t>(view.readers.size()));
+        }
+        views_.push_back(std::move(view));
+      }
+    }
+  }
+
+
+  // Table t's entry for the child's image k (0: the child itself), found once.
+  const Definition d_;
+  const CompiledMoves moves_of_;
+  const std::span<const ProjectionTable* const> tables_;
+  const std::vector<DefinedSymmetry>* const symmetries_;
+  const size_t images_;
+  const DefinedIndex invariants_;
+  std::vector<std::vector<char>> skip_;  // skip_[a][b]: b is not tried after a
+  std::vector<View> views_;               // views_[k * tables + t]: table t at image k
+  std::vector<size_t> common_;               // tables that bound every goal
+  std::vector<std::vector<size_t>> by_goal_;  // by goal: its tables (empty: no goal tables)
+};
+
+namespace {
+
+class Ida {
+ public:
+  Ida(const DefinedIdaPlan& plan, const DefinedIdaOptions& options) : plan_(plan), options_(options) {}
+
+  absl::StatusOr<DefinedIdaResult> Run(const DefinedState& start) {
+    Prepare(start);
+    // Where every move flips a parity, a distance has the parity of its state: a bound of
+    // the other is one short (and thresholds go up by two).
+    const DefinedIndex& invariants = plan_.invariants_;
+    parity_ = invariants.Indexable(start.data()) ? invariants.DistanceParity(start.data()) : -1;
+    if (perimeter_ != nullptr) {
+      ++result_.lookups;
+      const int exact = perimeter_->Distance(start);
+      if (exact >= 0 && exact <= options_.max_depth) {
+        if (absl::Status walked = WalkDown(start, exact); !walked.ok()) return walked;
+        result_.solved = true;
+        result_.moves = moves_;
+        return result_;
+      }
+    }
+    int threshold = WithParity(Bound(start, ProjectionTable::kUnreachable), 0);
+    uint64_t last_iteration = 0;
+    while (threshold <= options_.max_depth) {
+      ++result_.iterations;
+      next_threshold_ = ProjectionTable::kUnreachable;
+      moves_.clear();
+      // An iteration grows on the one before: past split_after states, the next is worth
+      // splitting over spare threads.
+      const uint64_t before = result_.nodes;
+      const bool split = options_.threads != nullptr && *options_.threads && last_iteration >= options_.split_after;
+      Grow(threshold);
+      auto found = split ? SplitIteration(threshold) : Dfs(0, threshold);
+      last_iteration = result_.nodes - before;
+      if (!found.ok()) return found.status();
+      if (*found) {
+        result_.solved = true;
+        result_.moves = moves_;
+        return result_;
+      }
+      threshold = next_threshold_;
+    }
+    result_.unreachable = threshold >= ProjectionTable::kUnreachable;
+    return result_;
+  }
+
+ private:
+  void Prepare(const DefinedState& start) {
+    path_.assign(1, start);
+    children_.clear();
+    node_.assign(1, nullptr);
+    pruning_state_.assign(1, DefinedPruning::kStart);
+  }
+  // Room for a path of `threshold` moves: before an iteration, never during one (Dfs holds
+  // references into these). A short answer allocates for its own depth alone.
+  void Grow(int threshold) {
+    const size_t n = static_cast<size_t>(std::min(threshold, options_.max_depth)) + 2;
+    if (path_.size() >= n) return;
+    path_.resize(n, path_[0]);
+    children_.resize(n);
+    node_.resize(n, nullptr);
+    pruning_state_.resize(n, DefinedPruning::kStart);
   }
 
   // Appends the smallest moves from `state`, `distance` away within the perimeter, down to
@@ -225,76 +334,6 @@ class Ida {
 
   static constexpr uint64_t kNotYet = ~uint64_t{0};
 
-  // Table t read at image k of a state (k 0: the state itself), straight from the
-  // definition's bytes: the image and the projection composed, so that neither is made.
-  struct View {
-    const ProjectionTable* table = nullptr;
-    std::vector<uint8_t> value;     // [projected byte * 256 + what its source holds]
-    std::vector<uint32_t> first;    // by definition byte: its readers are [first[p], first[p + 1])
-    std::vector<uint16_t> readers;  // projected bytes, by the byte they read
-    DefinedIndex::Reading reading;  // the table's index read through source and value
-
-    uint64_t Entry(const uint8_t* state) const { return table->index().RankRead(state, reading); }
-    // True when `a` and `b`, which differ at most at the bytes `changed`, look the same.
-    bool Same(const uint8_t* a, const uint8_t* b, const std::vector<uint16_t>& changed) const {
-      for (const uint16_t p : changed) {
-        for (uint32_t r = first[p]; r < first[p + 1]; ++r) {
-          const size_t row = size_t{readers[r]} * 256;
-          if (value[row + a[p]] != value[row + b[p]]) return false;
-        }
-      }
-      return true;
-    }
-  };
-
-  // views_[k * tables + t]: table t at image k.
-  void MakeViews() {
-    const size_t bytes = static_cast<size_t>(moves_of_.state_bytes());
-    std::vector<int> set_of(bytes, -1);  // the set of each label byte
-    for (size_t s = 0; s < d_.sets().size(); ++s) {
-      const DefinedSet& set = d_.sets()[s];
-      for (int j = 0; j < set.size; ++j) set_of[static_cast<size_t>(set.offset + j)] = static_cast<int>(s);
-    }
-    for (size_t k = 0; k <= images_; ++k) {
-      // The definition's byte that image k's byte p comes from (what Apply writes there).
-      std::vector<size_t> from(bytes);
-      for (size_t p = 0; p < bytes; ++p) from[p] = p;
-      const DefinedSymmetry* symmetry = k > 0 ? &(*options_.symmetries)[k - 1] : nullptr;
-      if (symmetry != nullptr) {
-        for (size_t q = 0; q < bytes; ++q) from[symmetry->position[q]] = q;
-      }
-      for (const ProjectionTable* table : tables_) {
-        const Projection& projection = table->projection();
-        View view;
-        view.table = table;
-        const int n = projection.bytes();
-        view.value.assign(static_cast<size_t>(n) * 256, 0);
-        std::vector<std::vector<uint16_t>> readers(bytes);
-        std::vector<uint16_t> source;  // by projected byte: the definition's byte it reads
-        for (int i = 0; i < n; ++i) {
-          const size_t q = from[projection.SourceOf(i)];
-          source.push_back(static_cast<uint16_t>(q));
-          readers[q].push_back(static_cast<uint16_t>(i));
-          for (int v = 0; v < 256; ++v) {
-            uint8_t seen = static_cast<uint8_t>(v);  // what image k holds there
-            if (symmetry != nullptr && set_of[q] >= 0) {  // (symmetries move no orientations)
-              const std::vector<uint8_t>& label = symmetry->label[static_cast<size_t>(set_of[q])];
-              if (static_cast<size_t>(v) >= label.size()) continue;
-              seen = label[static_cast<size_t>(v)];
-            }
-            view.value[static_cast<size_t>(i) * 256 + static_cast<size_t>(v)] = projection.ValueOf(i, seen);
-          }
-        }
-        view.reading = table->index().ReadingOf(source, view.value);
-        view.first.push_back(0);
-        for (const std::vector<uint16_t>& r : readers) {
-          view.readers.insert(view.readers.end(), r.begin(), r.end());
-          view.first.push_back(static_cast<uint32_t>(view.readers.size()));
-        }
-        views_.push_back(std::move(view));
-      }
-    }
-  }
 
   static bool SameAt(const DefinedState& a, const DefinedState& b, const std::vector<uint16_t>& bytes) {
     for (const uint16_t p : bytes) {
@@ -303,7 +342,6 @@ class Ida {
     return true;
   }
 
-  // Table t's entry for the child's image k (0: the child itself), found once.
   uint64_t Entry(Child& child, size_t k, size_t t) {
     const size_t v = k * tables_.size() + t;
     uint64_t& entry = child.entries[v];
@@ -511,7 +549,7 @@ class Ida {
     const DefinedState start = path_[0];
     // The task keeps `split` alive; `this` outlives it (waited for below).
     result_.helpers += split->lent.Lend(*options_.threads, helpers, [this, split, threshold, start] {
-      Ida helper(d_, tables_, options_);
+      Ida helper(plan_, options_);
       helper.Prepare(start);
       helper.parity_ = parity_;
       helper.Work(*split, threshold, true);
@@ -538,6 +576,7 @@ class Ida {
   // worker stopped (a helper also when the lender wants its thread back: another search
   // waits); then adds what it counted and its next threshold to the split's.
   void Work(Split& split, int threshold, bool helper) {
+    Grow(threshold);
     split_ = &split;
     const uint64_t nodes_at_start = result_.nodes, lookups_at_start = result_.lookups;
     next_threshold_ = ProjectionTable::kUnreachable;
@@ -575,22 +614,23 @@ class Ida {
     split.lookups_done += result_.lookups - lookups_at_start;
   }
 
-  const Definition& d_;
-  const CompiledMoves moves_of_;
-  const std::span<const ProjectionTable* const> tables_;
+  const DefinedIdaPlan& plan_;
   const DefinedIdaOptions& options_;
+  const Definition& d_ = plan_.d_;
+  const CompiledMoves& moves_of_ = plan_.moves_of_;
+  const std::span<const ProjectionTable* const> tables_ = plan_.tables_;
+  const std::vector<std::vector<char>>& skip_ = plan_.skip_;
+  const size_t images_ = plan_.images_;
+  const std::vector<DefinedIdaPlan::View>& views_ = plan_.views_;
+  const std::vector<size_t>& common_ = plan_.common_;
+  const std::vector<std::vector<size_t>>& by_goal_ = plan_.by_goal_;
   std::vector<DefinedState> path_;  // path_[g]: the state after g moves
   std::vector<std::vector<Child>> children_;  // children_[g]: those of path_[g]
   std::vector<int> moves_;
-  std::vector<std::vector<char>> skip_;  // skip_[a][b]: b is not tried after a
   DefinedState scratch_;
   int next_threshold_ = 0;
   int parity_ = -1;  // of the start's distance, where the moves keep one (DistanceParity)
   const DefinedPerimeter* perimeter_ = options_.perimeter;
-  const size_t images_ = options_.symmetries != nullptr ? options_.symmetries->size() : 0;
-  std::vector<View> views_;
-  std::vector<size_t> common_;               // tables that bound every goal
-  std::vector<std::vector<size_t>> by_goal_;  // by goal: its tables (empty: no goal tables)
   // node_[g]: the child that path_[g] is, whose entries its own children may share; null
   // at the start.
   std::vector<const Child*> node_;
@@ -608,10 +648,22 @@ absl::StatusOr<DefinedIdaResult> DefinedIdaStar(const Definition& definition,
                                                 std::span<const ProjectionTable* const> tables,
                                                 const DefinedState& start,
                                                 const DefinedIdaOptions& options) {
+  const DefinedIdaPlan plan(definition, tables, options.symmetries);
+  return DefinedIdaStar(plan, start, options);
+}
+
+std::shared_ptr<const DefinedIdaPlan> PlanDefinedIda(const Definition& definition,
+                                                     std::span<const ProjectionTable* const> tables,
+                                                     const std::vector<DefinedSymmetry>* symmetries) {
+  return std::make_shared<const DefinedIdaPlan>(definition, tables, symmetries);
+}
+
+absl::StatusOr<DefinedIdaResult> DefinedIdaStar(const DefinedIdaPlan& plan, const DefinedState& start,
+                                                const DefinedIdaOptions& options) {
   if (options.max_depth < 0 || options.max_depth > 1000) {
     return absl::InvalidArgumentError(Cat("max_depth ", options.max_depth, " is not from 0 to 1000"));
   }
-  return Ida(definition, tables, options).Run(start);
+  return Ida(plan, options).Run(start);
 }
 
 }  // namespace puzzledb

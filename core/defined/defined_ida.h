@@ -13,6 +13,7 @@
 #define PUZZLEDB_CORE_DEFINED_DEFINED_IDA_H_
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -21,7 +22,6 @@
 #include "core/defined/defined_pruning.h"
 #include "core/defined/defined_symmetry.h"
 #include "core/defined/projection_table.h"
-#include "core/definition/defined_index.h"
 #include "core/definition/definition.h"
 #include "core/model/model.h"
 #include "core/util/thread_lender.h"
@@ -43,10 +43,6 @@ struct DefinedIdaOptions {
   // The tables are read at each image of a state too, the largest bound kept (each image
   // is as far from the goals). May be null.
   const std::vector<DefinedSymmetry>* symmetries = nullptr;
-  // The definition's invariants (DefinedIndex::Invariants, or its complete table's index),
-  // made once for every search. May be null: then made for this one, which takes as long
-  // as reading every goal.
-  const DefinedIndex* invariants = nullptr;
   // Duplicate block sequences never played (DefinedPruning). May be null.
   const DefinedPruning* pruning = nullptr;
   // Spare threads (the server's idle search threads): an iteration after one of at least
@@ -75,6 +71,18 @@ struct DefinedIdaResult {
 absl::StatusOr<DefinedIdaResult> DefinedIdaStar(const Definition& definition,
                                                 std::span<const ProjectionTable* const> tables,
                                                 const DefinedState& start,
+                                                const DefinedIdaOptions& options);
+
+// What every search of a definition with the same tables and symmetries shares (its moves
+// compiled, which moves never follow which, the tables read through each image, the
+// invariants), made once: a search of a few moves then costs its nodes alone. It copies the
+// definition; the tables and the symmetries must outlive it.
+class DefinedIdaPlan;
+std::shared_ptr<const DefinedIdaPlan> PlanDefinedIda(const Definition& definition,
+                                                     std::span<const ProjectionTable* const> tables,
+                                                     const std::vector<DefinedSymmetry>* symmetries);
+// The same search through a plan; options.symmetries is not read (the plan's are).
+absl::StatusOr<DefinedIdaResult> DefinedIdaStar(const DefinedIdaPlan& plan, const DefinedState& start,
                                                 const DefinedIdaOptions& options);
 
 }  // namespace puzzledb

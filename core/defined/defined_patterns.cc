@@ -125,6 +125,11 @@ DefinedPatterns::DefinedPatterns(std::vector<ProjectionTable> tables, bool sum,
   for (const ProjectionTable& table : tables_) bounds_.push_back(&table);
 }
 
+const DefinedIdaPlan& DefinedPatterns::Plan(const Definition& definition) const {
+  std::call_once(planned_, [&] { plan_ = PlanDefinedIda(definition, bounds_, &symmetries_); });
+  return *plan_;
+}
+
 namespace {
 
 // A set's pieces in groups whose tables add up (MoveDisjoint), the labels its guards read
@@ -251,6 +256,39 @@ std::vector<ProjectionSpec> GoalTables(const Definition& definition, uint64_t me
                                        : "");
   }
   return specs;
+}
+
+// Whether the tables of `specs` give every goal's exact distance: each Solved block has a
+// table of its own that keeps every piece it names told apart (and their orientations where
+// they turn), none with free pieces, and no move is guarded (a projection's guards may read
+// less than the puzzle's). The least over the goals is then the distance.
+bool ExactForEveryGoal(const Definition& definition, const std::vector<ProjectionSpec>& specs) {
+  for (const DefinedMove& move : definition.moves()) {
+    if (move.guarded) return false;
+  }
+  for (size_t g = 0; g < definition.patterns().size(); ++g) {
+    const DefinedState& pattern = definition.patterns()[g];
+    bool exact = false;
+    for (const ProjectionSpec& spec : specs) {
+      if (spec.goal != static_cast<int>(g) + 1 || spec.has_free()) continue;
+      bool keeps = true;
+      for (const DefinedSet& set : definition.sets()) {
+        const ProjectedSet* kept = nullptr;
+        for (const ProjectedSet& p : spec.sets) {
+          if (p.name == set.name) kept = &p;
+        }
+        for (int j = 0; j < set.size && keeps; ++j) {
+          const int label = pattern[static_cast<size_t>(set.offset + j)];
+          if (label == 0) continue;
+          keeps = kept != nullptr && (set.orientations == 1 || set.wild[static_cast<size_t>(label)] || kept->orientations) &&
+                  (kept->pieces.empty() || std::find(kept->pieces.begin(), kept->pieces.end(), label) != kept->pieces.end());
+        }
+      }
+      exact |= keeps;
+    }
+    if (!exact) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -463,20 +501,26 @@ absl::StatusOr<TableMetadata> BuildDefinedPatterns(const DefinedPuzzleData& data
     for (size_t d = 0; d < table->histogram().size(); ++d) histogram[d] += table->histogram()[d];
     described.push_back(text);
   }
-  // The duplicate block sequences, for the search to skip.
-  if (say) say(Cat("finding the duplicate block sequences of ", id, " (up to ", kDuplicateLength, " blocks)"));
-  const auto searching = std::chrono::steady_clock::now();
-  const DefinedPruning pruning = DefinedPruning::Find(data.definition, CompiledMoves(data.definition),
-                                                      kDuplicateLength, kDuplicateBytes);
-  auto* duplicates = m.mutable_duplicates();
-  duplicates->set_searched_length(static_cast<uint32_t>(pruning.searched_length()));
-  for (const std::vector<int>& p : pruning.patterns()) {
-    duplicates->add_lengths(static_cast<uint32_t>(p.size()));
-    for (const int b : p) duplicates->add_blocks(static_cast<uint32_t>(b));
-  }
-  if (say) {
-    say(Cat("  ", id, "  ", Thousands(pruning.patterns().size()), " duplicate sequences, every one of up to ",
-            pruning.searched_length(), " blocks, ", SecondsText(SecondsSince(searching))));
+  // The duplicate block sequences, for the search to skip; none where the tables are
+  // exact for every goal (the search walks straight down them).
+  if (ExactForEveryGoal(data.definition, specs)) {
+    m.mutable_duplicates()->set_searched_length(0);  // none looked for
+    if (say) say(Cat("  ", id, "  exact for every goal: no duplicate sequences looked for"));
+  } else {
+    if (say) say(Cat("finding the duplicate block sequences of ", id, " (up to ", kDuplicateLength, " blocks)"));
+    const auto searching = std::chrono::steady_clock::now();
+    const DefinedPruning pruning = DefinedPruning::Find(data.definition, CompiledMoves(data.definition),
+                                                        kDuplicateLength, kDuplicateBytes);
+    auto* duplicates = m.mutable_duplicates();
+    duplicates->set_searched_length(static_cast<uint32_t>(pruning.searched_length()));
+    for (const std::vector<int>& p : pruning.patterns()) {
+      duplicates->add_lengths(static_cast<uint32_t>(p.size()));
+      for (const int b : p) duplicates->add_blocks(static_cast<uint32_t>(b));
+    }
+    if (say) {
+      say(Cat("  ", id, "  ", Thousands(pruning.patterns().size()), " duplicate sequences, every one of up to ",
+              pruning.searched_length(), " blocks, ", SecondsText(SecondsSince(searching))));
+    }
   }
   m.set_table_id(id);
   m.set_puzzle(data.name);
@@ -574,7 +618,14 @@ absl::Status VerifyDefinedPatterns(const DefinedPuzzleData& data, const LoadedTa
   if (!std::equal(histogram.begin(), histogram.end(), m.histogram().begin(), m.histogram().end())) {
     return absl::DataLossError(Cat("table ", m.table_id(), ": the metadata's histogram is wrong"));
   }
-  if (m.has_duplicates()) {
+  if (m.has_duplicates() && m.duplicates().searched_length() == 0) {
+    std::vector<ProjectionSpec> specs;
+    for (const StoredProjection& one : *stored) specs.push_back(one.spec);
+    if (!ExactForEveryGoal(data.definition, specs) || m.duplicates().lengths_size() > 0) {
+      return absl::DataLossError(Cat("table ", m.table_id(), ": no duplicate sequences were looked for, "
+                                     "but its tables are not exact for every goal"));
+    }
+  } else if (m.has_duplicates()) {
     const CompiledMoves moves(data.definition);
     auto stored_duplicates = StoredDuplicates(m, moves);
     if (!stored_duplicates.ok()) return stored_duplicates.status();
@@ -608,9 +659,8 @@ absl::StatusOr<Solution> SearchDefined(const DefinedPuzzleData& data,
   options.perimeter = patterns.perimeter();
   options.symmetries = &patterns.symmetries();
   options.pruning = &patterns.pruning();
-  options.invariants = &data.index;
   options.threads = limits.threads ? &limits.threads : nullptr;
-  auto found = DefinedIdaStar(data.definition, patterns.bounds(), start, options);
+  auto found = DefinedIdaStar(patterns.Plan(data.definition), start, options);
   if (!found.ok()) return found.status();
   solution.nodes = found->nodes;
   solution.lookups = found->lookups;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -60,6 +61,12 @@ class DefinedPatterns {
   const DefinedPruning& pruning() const { return pruning_; }
   // The tables as the live search takes them, in stored order.
   std::span<const ProjectionTable* const> bounds() const { return bounds_; }
+  // What every search of `definition` (the one the tables are of) through them shares,
+  // made by the first search (DefinedIdaPlan; any thread).
+  const DefinedIdaPlan& Plan(const Definition& definition) const;
+
+  DefinedPatterns(const DefinedPatterns&) = delete;  // the plan points into it
+  DefinedPatterns& operator=(const DefinedPatterns&) = delete;
 
  private:
   std::vector<ProjectionTable> tables_;
@@ -68,6 +75,8 @@ class DefinedPatterns {
   std::shared_ptr<const DefinedPerimeter> perimeter_;
   std::vector<DefinedSymmetry> symmetries_;
   DefinedPruning pruning_;
+  mutable std::once_flag planned_;
+  mutable std::shared_ptr<const DefinedIdaPlan> plan_;
 };
 
 // Projections whose tables take at most `memory` bytes together (and each one's build
