@@ -605,7 +605,8 @@ int RunInfo(const std::string& db, bool json, std::ostream& out, std::ostream& e
           << (!m.has_duplicates()
                   ? std::string("none stored (built before they were): rebuild to search faster")
               : m.duplicates().searched_length() == 0
-                  ? std::string("none looked for: the tables are exact for every goal")
+                  ? std::string("none looked for: the tables are exact for every goal, or Illegal lines make "
+                                "sequences of one transform differ")
                   : Cat(Thousands(m.duplicates().lengths_size()), " block sequences the search skips, every one of up to ",
                         m.duplicates().searched_length(), " blocks"))
           << "\n";

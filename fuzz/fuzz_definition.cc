@@ -46,8 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (d.patterns().empty() || d.goals().size() > static_cast<size_t>(limits.max_goal_states)) std::abort();
   puzzledb::DefinedState next;
   for (const puzzledb::DefinedState& goal : d.goals()) {
-    // Every goal state is one a Solved block stands for.
-    if (!d.IsGoal(goal)) std::abort();
+    // Every goal state is one a Solved block stands for, and breaks no Illegal line.
+    if (!d.IsGoal(goal) || !d.Legal(goal.data())) std::abort();
     bool named = false;
     for (size_t g = 0; g < d.patterns().size(); ++g) named |= d.Matches(g, goal.data());
     if (!named) std::abort();

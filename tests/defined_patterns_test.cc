@@ -179,6 +179,9 @@ TEST(DefinedPatternsTest, StoredTablesGuideTheLiveSearchToTheSameAnswers) {
       // Goals that leave cells to any piece: each goal's own table, the least over them.
       {"columns23.tws", {}, 0, "chosen: each goal's own table (the pieces it names), exact for that goal"},
       {"columns23.tws", {"goal 1: B 1", "goal 3: B 3"}},  // the second goal bounded by nothing
+      // twsearch's Illegal: the projections do not read it (their moves only gain), the
+      // search does.
+      {"illegal6.tws", {"P 1-3"}},
   };
   const std::string dir = testing::TempPath("defined_patterns_db");
   fs::remove_all(dir);
@@ -325,6 +328,24 @@ TEST(DefinedPatternsTest, TheBudgetTheDeadlineAndCancellationEndASearch) {
 // centre all one value and the rest left to any piece), answers as the built-in model does:
 // on 2,000 uniformly random boards, the same distance and the same moves (the lexicographically
 // smallest optimal ones), the definition through the tables the builder chose itself (each
+// A definition with Illegal lines gets pattern tables: a complete table's search does not
+// read them, and is refused saying so.
+TEST(DefinedPatternsTest, IllegalLinesGetPatternTables) {
+  const std::string text = Text("illegal6.tws");
+  auto complete = MakeDefinedPuzzle("illegal6", text, "illegal6.tws", kDefaultMaxDefinedStates,
+                                    DefinedTableKind::kComplete);
+  EXPECT_EQ(complete.status().message(),
+            "illegal6.tws: Illegal lines (the first at line 22), which a complete table's search does not read "
+            "yet; pattern tables read them");
+  auto chosen = MakeDefinedPuzzle("illegal6", text, "illegal6.tws", kDefaultMaxDefinedStates);
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_TRUE((*chosen)->pattern_tables());
+  const Definition d = Read("illegal6.tws");
+  const auto index = DefinedIndex::Make(d, CompiledMoves(d), 1 << 20);
+  ASSERT_TRUE(index.ok());
+  EXPECT_EQ(SearchDefinition(d, CompiledMoves(d), *index, {}).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 // goal's own: one table of placements, shared by the three values), the model by its table.
 TEST(DefinedPatternsTest, TheRotationGameAsDataAnswersAsTheModel) {
   const std::string text = testing::DataPuzzle("rotation.tws");

@@ -257,6 +257,43 @@ TEST(DefinitionTest, AGoalMayLeavePositionsToAnyPiece) {
   EXPECT_TRUE(SamePuzzle(projection->projected(), Projection::Make(d, *spec)->projected()));
 }
 
+// twsearch's Illegal: a move that would lead to a state it forbids does not apply. The
+// distances of every state, against the tests' own breadth-first search over the 720
+// orders (a move's result checked by hand); a forbidden state is refused naming the line.
+TEST(DefinitionTest, IllegalStatesAreNeverReached) {
+  const Definition d = Read("illegal6.tws");
+  ASSERT_EQ(d.illegal().size(), 1u);
+  EXPECT_EQ(MoveNames(d), (std::vector<std::string>{"R", "R2", "R3", "R2'", "R'", "S"}));
+  EXPECT_EQ(d.ParseCompact("6 1 2 3 4 5").status().message(),
+            "set P: position 1 holds 6, which the Illegal line 22 of the definition forbids there");
+  // R' puts piece 6 on position 1: it does not apply at the goal.
+  EXPECT_EQ(d.ParseMoves("R'").status().message(), "move 1: R' does not apply there (its guards do not hold)");
+  // The tests' own search: each move's permutation applied by hand, its result checked.
+  const std::vector<std::vector<int>> moves = {{2, 3, 4, 5, 6, 1}, {3, 4, 5, 6, 1, 2}, {4, 5, 6, 1, 2, 3},
+                                               {5, 6, 1, 2, 3, 4}, {6, 1, 2, 3, 4, 5}, {2, 1, 3, 4, 5, 6}};
+  std::map<DefinedState, int> distance = {{DefinedState{1, 2, 3, 4, 5, 6}, 0}};
+  std::vector<DefinedState> frontier = {{1, 2, 3, 4, 5, 6}};
+  for (int depth = 1; !frontier.empty(); ++depth) {
+    std::vector<DefinedState> next;
+    for (const DefinedState& s : frontier) {
+      for (const std::vector<int>& m : moves) {
+        DefinedState t(6);
+        for (size_t j = 0; j < 6; ++j) t[j] = s[static_cast<size_t>(m[j] - 1)];
+        if (t[0] == 6 || distance.contains(t)) continue;  // Illegal P 1 6
+        distance[t] = depth;
+        next.push_back(t);
+      }
+    }
+    frontier.swap(next);
+  }
+  EXPECT_EQ(distance.size(), 600u) << "every order with piece 6 off position 1";
+  const BruteForce all(d);
+  EXPECT_EQ(all.size(), distance.size());
+  for (const auto& [state, depth] : distance) {
+    EXPECT_EQ(all.DistanceOf(state), depth) << d.FormatCompact(state);
+  }
+}
+
 // twsearch's MoveSequence and whole-puzzle rotations: a sequence is the moves and rotations
 // it names played in turn (sequences of sequences too, written in any order), a move with
 // its powers in the place of its line; rotations are no moves. Written out by hand, the
@@ -377,7 +414,7 @@ TEST(DefinitionTest, EveryBrokenRuleIsRefusedWithItsLineAndRule) {
        "slide.tws:10: MoveSequence takes a name and the moves it makes"},
       {head + "Move U\nT\n2 1 3 4 5 6\nEnd\nMoveSequence x U\n",
        "slide.tws:10: MoveSequence 'x': a sequence named as a whole-puzzle rotation is not supported"},
-      {head + "Frobnicate\n", "slide.tws:6: unknown keyword 'Frobnicate' (want Name, Set, Solved, Move or MoveSequence)"},
+      {head + "Frobnicate\n", "slide.tws:6: unknown keyword 'Frobnicate' (want Name, Set, Solved, Move, MoveSequence or Illegal)"},
       {head + "End\n", "slide.tws:6: End outside a block"},
       {"Set T 6 1\nSolved\nT\n1 2 3 4 5 6\nEnd\nMove A\nT\n2 3 1 4 5 6\nEnd\nMove A'\nT\n2 1 3 4 5 6\nEnd\n",
        "slide.tws:10: Move A': the name is taken (by a move or the power of one written before)"},
@@ -406,6 +443,15 @@ TEST(DefinitionTest, EveryBrokenRuleIsRefusedWithItsLineAndRule) {
       {"Set T 22 1\nSolved\nT\n1 2 ? ? ? ? ? ? ? ? ? ? ? ? ? ? ? ? ? ? ? ?\nEnd\nSolved\nT\n3 3 3 3 3 3 3 3 3 3 "
        "4 4 4 4 4 4 4 4 4 4 1 2\nEnd\nMove M\nT\n2 1 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22\nEnd\n",
        "slide.tws:2: Solved (goal 1): the goals stand for more than 131072 states"},
+      // twsearch's Illegal.
+      {"Set T 3 1\nIllegal T 1 2\nSolved\nT\n1 2 3\nEnd\n",
+       "slide.tws:2: Illegal before any Solved block: Illegal lines come after them"},
+      {head + "Illegal T 7 2\n", "slide.tws:6: Illegal: position '7' is not a number from 1 to 6 (set T)"},
+      {head + "Illegal T 1 0\n", "slide.tws:6: Illegal: label '0' is not a number from 1 to 6 (set T)"},
+      {head + "Illegal T 1\n", "slide.tws:6: Illegal takes a set, a position and the labels it may not hold"},
+      {head + "Illegal Q 1 2\n", "slide.tws:6: Illegal: no set is named 'Q'"},
+      {head + "Move U\nT\n2 1 3 4 5 6\nEnd\nIllegal T 1 1\n",
+       "slide.tws:2: Solved (goal 1): holds 1 where the Illegal line 10 forbids it"},
       {head + "Move U single twice\nT\n2 1 3 4 5 6\nEnd\n",
        "slide.tws:6: Move takes one name (Move U), and maybe the word single (Move A single: no powers), got "
        "'U single twice'"},

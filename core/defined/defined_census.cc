@@ -97,7 +97,7 @@ absl::StatusOr<std::vector<uint64_t>> DefinedCensus(const Definition& definition
           packing.Unpack(last[i], state.data());
           for (int b = 0; b < moves.block_count(); ++b) {
             moves.Untransform(b, state.data(), before.data());
-            if (moves.BlockAt(moves.block(b).move, before.data()) != b) continue;
+            if (moves.BlockAt(moves.block(b).move, before.data()) != b || !moves.Legal(before.data())) continue;
             part.push_back(packing.Pack(before.data()));
           }
         }

@@ -99,7 +99,9 @@ class DefinedIdaPlan {
         if (fb < 0) continue;
         skip_[static_cast<size_t>(a)][static_cast<size_t>(b)] =
             (fa == fb && members[static_cast<size_t>(fa)] > 1) ||
-            (fb < fa && Commute(moves_of_.first_block(a), moves_of_.first_block(b)));
+            // (Where Illegal lines forbid states, b then a may pass through one that a then
+            // b does not: commuting moves are both tried.)
+            (fb < fa && d_.illegal().empty() && Commute(moves_of_.first_block(a), moves_of_.first_block(b)));
       }
     }
   }
@@ -372,6 +374,7 @@ class Ida {
                                           : pruning_->Next(pruning_state_[static_cast<size_t>(g)], block);
       if (child.pruning == DefinedPruning::kPruned) continue;
       moves_of_.Transform(block, here.data(), child.state.data());
+      if (moves_of_.has_illegal() && !moves_of_.Legal(child.state.data())) continue;
       // The child differs from here only where the block changes bytes, and here from the
       // state before only where its own block did: those bytes alone are compared.
       const std::vector<uint16_t>& changed = moves_of_.block(block).changed;

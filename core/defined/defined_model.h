@@ -130,7 +130,7 @@ class DefinedSpace {
     for (int b = moves.first_block(move); b < moves.first_block(move + 1); ++b) {
       State before;
       moves.Untransform(b, s.bytes.data(), before.bytes.data());
-      if (moves.BlockAt(move, before.bytes.data()) == b) {
+      if (moves.BlockAt(move, before.bytes.data()) == b && moves.Legal(before.bytes.data())) {
         *out = before;
         return true;
       }

@@ -621,9 +621,11 @@ absl::Status VerifyDefinedPatterns(const DefinedPuzzleData& data, const LoadedTa
   if (m.has_duplicates() && m.duplicates().searched_length() == 0) {
     std::vector<ProjectionSpec> specs;
     for (const StoredProjection& one : *stored) specs.push_back(one.spec);
-    if (!ExactForEveryGoal(data.definition, specs) || m.duplicates().lengths_size() > 0) {
+    // None are looked for where the tables are exact, nor where Illegal lines are (Find).
+    if ((!ExactForEveryGoal(data.definition, specs) && data.definition.illegal().empty()) ||
+        m.duplicates().lengths_size() > 0) {
       return absl::DataLossError(Cat("table ", m.table_id(), ": no duplicate sequences were looked for, "
-                                     "but its tables are not exact for every goal"));
+                                     "but its tables are not exact for every goal and it has no Illegal line"));
     }
   } else if (m.has_duplicates()) {
     const CompiledMoves moves(data.definition);

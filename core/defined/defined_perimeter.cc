@@ -27,7 +27,7 @@ DefinedPerimeter::DefinedPerimeter(const Definition& definition, const CompiledM
       for (int b = 0; b < moves.block_count() && fits; ++b) {
         auto* out = reinterpret_cast<uint8_t*>(before.data());
         moves.Untransform(b, bytes, out);
-        if (!moves.Holds(b, out) || distance_.contains(before)) continue;
+        if (!moves.Holds(b, out) || !moves.Legal(out) || distance_.contains(before)) continue;
         distance_.emplace(before, static_cast<uint8_t>(d));
         next.push_back(before);
         fits = distance_.size() <= max_states;

@@ -312,6 +312,9 @@ DefinedPruning DefinedPruning::Find(const Definition& definition, const Compiled
                                     int max_length, uint64_t bytes) {
   std::vector<std::vector<int>> patterns;
   int searched = 0;
+  // A sequence that passes through a state an Illegal line forbids is played nowhere: two
+  // sequences of one transform are no longer alike. None are looked for.
+  if (!definition.illegal().empty()) return DefinedPruning();
   Finder(definition, moves, bytes).Run(max_length, &patterns, &searched);
   auto out = FromPatterns(moves, std::move(patterns), searched, bytes);
   return out.ok() ? *std::move(out) : DefinedPruning();

@@ -297,6 +297,15 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
   if (many_moves && kind == DefinedTableKind::kComplete) {
     return absl::InvalidArgumentError(Cat(where, too_many, "; pattern tables take up to ", kMaxGuidedMoves));
   }
+  // twsearch's Illegal: the complete table's search does not read it; projections (which
+  // do not either: their moves only gain) guide a live search that does.
+  const std::string illegal =
+      read->illegal().empty() ? std::string()
+                              : Cat("Illegal lines (the first at line ", read->illegal()[0].line,
+                                    "), which a complete table's search does not read yet");
+  if (!illegal.empty() && kind == DefinedTableKind::kComplete) {
+    return absl::InvalidArgumentError(Cat(where, illegal, "; pattern tables read them"));
+  }
   DefinedPuzzleData data;
   data.name = std::string(name);
   data.file = std::string(file);
@@ -307,6 +316,9 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
   bool guided = kind == DefinedTableKind::kPatterns;
   if (!guided && many_moves) {
     data.why_no_table = too_many;
+    guided = true;
+  } else if (!guided && !illegal.empty()) {
+    data.why_no_table = illegal;
     guided = true;
   } else if (!guided && large) {
     data.why_no_table = Cat(state_size, ", more than the ", kDefinedStateBytes, " a complete table's walk holds");

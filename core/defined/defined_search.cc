@@ -963,6 +963,11 @@ absl::StatusOr<DefinedSearchResult> SearchDefinition(const Definition& definitio
                                                      const CompiledMoves& moves,
                                                      const DefinedIndex& index,
                                                      const DefinedSearchOptions& options) {
+  if (!definition.illegal().empty()) {
+    return absl::InvalidArgumentError(Cat("Illegal (line ", definition.illegal()[0].line,
+                                          "): a complete table's search does not read Illegal lines yet; its "
+                                          "projections' tables guide a live search instead"));
+  }
   return Search(definition, moves, index, options).Run();
 }
 

@@ -188,6 +188,7 @@ class Finder {
 
 std::vector<DefinedSymmetry> FindSymmetries(const Definition& definition, const CompiledMoves& moves,
                                             int most, uint64_t steps) {
+  if (!definition.illegal().empty()) return {};  // not looked for: the finder reads no Illegal line
   return Finder(definition, moves, most, steps).Run();
 }
 

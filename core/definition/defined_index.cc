@@ -395,7 +395,7 @@ std::string ApproximateCount(double log2) {
 }  // namespace
 
 CompiledMoves::CompiledMoves(const Definition& definition)
-    : state_bytes_(static_cast<int>(definition.state_bytes())) {
+    : state_bytes_(static_cast<int>(definition.state_bytes())), illegal_(definition.illegal()) {
   const auto& sets = definition.sets();
   for (const DefinedSet& set : sets) {
     if (set.orientations > 1 && set.wild.any()) wild_sets_.push_back(set);

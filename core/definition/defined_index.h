@@ -119,17 +119,29 @@ class CompiledMoves {
     }
     return -1;
   }
+  // False where no block of m holds, or the state it leads to breaks an Illegal line (then
+  // `out` holds that state all the same).
   bool Apply(const uint8_t* in, int m, uint8_t* out) const {
     const int b = BlockAt(m, in);
     if (b < 0) return false;
     Transform(b, in, out);
+    return illegal_.empty() || Legal(out);
+  }
+  // Whether `state` breaks no Illegal line of the definition (Definition::Legal): a block
+  // that holds applies only where the state it leads to is legal.
+  bool Legal(const uint8_t* state) const {
+    for (const IllegalPlace& place : illegal_) {
+      if (place.labels[state[place.at]]) return false;
+    }
     return true;
   }
+  bool has_illegal() const { return !illegal_.empty(); }
 
  private:
   int state_bytes_ = 0;
   bool guarded_ = false;
   bool single_ = false;  // some move is single (no powers): unguarded moves may lack a way back
+  std::vector<IllegalPlace> illegal_;
   bool undirected_ = true;
   int one_way_block_ = -1;
   std::vector<Block> blocks_;

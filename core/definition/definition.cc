@@ -37,6 +37,14 @@ int SmallNumber(std::string_view token, int limit) {
 }  // namespace
 
 bool Definition::Apply(const DefinedState& from, int move, DefinedState* to) const {
+  if (illegal_.empty()) return ApplyAnywhere(from, move, to);
+  DefinedState out;
+  if (!ApplyAnywhere(from, move, &out) || !Legal(out.data())) return false;
+  *to = std::move(out);
+  return true;
+}
+
+bool Definition::ApplyAnywhere(const DefinedState& from, int move, DefinedState* to) const {
   for (const MoveBlock& block : moves_[static_cast<size_t>(move)].blocks) {
     bool holds = true;
     for (const Guard& g : block.guards) {
@@ -212,6 +220,15 @@ absl::StatusOr<DefinedState> Definition::ParseCompact(std::string_view text) con
     }
   }
   ForgetWildTwists(sets_, state.data());
+  for (const IllegalPlace& place : illegal_) {
+    if (!place.labels[state[place.at]]) continue;
+    for (const DefinedSet& set : sets_) {
+      if (place.at < set.offset || place.at >= set.offset + set.size) continue;
+      return absl::InvalidArgumentError(Cat("set ", set.name, ": position ", place.at - set.offset + 1, " holds ",
+                                            static_cast<int>(state[place.at]), ", which the Illegal line ",
+                                            place.line, " of the definition forbids there"));
+    }
+  }
   return state;
 }
 
@@ -317,6 +334,10 @@ bool SamePuzzle(const Definition& a, const Definition& b) {
         }
       }
     }
+  }
+  if (a.illegal().size() != b.illegal().size()) return false;
+  for (size_t i = 0; i < a.illegal().size(); ++i) {
+    if (a.illegal()[i].at != b.illegal()[i].at || a.illegal()[i].labels != b.illegal()[i].labels) return false;
   }
   auto sorted = [](std::vector<DefinedState> states) {
     std::sort(states.begin(), states.end());

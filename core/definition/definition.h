@@ -72,6 +72,14 @@ struct DefinedMove {
   int power = 1;  // of the move as written (unguarded moves' powers: 2, 3, ... or negative)
 };
 
+// twsearch's Illegal: no state holds at byte `at` (a position's label) any of `labels`; a
+// move that would lead to such a state does not apply.
+struct IllegalPlace {
+  uint16_t at = 0;
+  std::bitset<256> labels;
+  int line = 0;  // the first Illegal line that names the position
+};
+
 class Definition {
  public:
   const std::string& title() const { return title_; }
@@ -91,8 +99,18 @@ class Definition {
   // its powers.
   const std::vector<DefinedMove>& moves() const { return moves_; }
   size_t state_bytes() const { return state_bytes_; }
+  // The positions Illegal lines forbid labels at (none in most definitions).
+  const std::vector<IllegalPlace>& illegal() const { return illegal_; }
+  // Whether `state` breaks no Illegal line.
+  bool Legal(const uint8_t* state) const {
+    for (const IllegalPlace& place : illegal_) {
+      if (place.labels[state[place.at]]) return false;
+    }
+    return true;
+  }
 
-  // `to` = `from` after move `move`; false (and `to` unchanged) where it does not apply.
+  // `to` = `from` after move `move`; false (and `to` unchanged) where it does not apply: no
+  // block's guards hold, or the state it leads to breaks an Illegal line.
   bool Apply(const DefinedState& from, int move, DefinedState* to) const;
   bool IsGoal(const DefinedState& state) const { return IsGoal(state.data()); }
   bool IsGoal(const uint8_t* state) const;
@@ -114,6 +132,8 @@ class Definition {
 
   // After goals_ and patterns_ are set: free_ and sorted_goals_.
   void SettleGoalLookup();
+  // Apply, Illegal lines not read.
+  bool ApplyAnywhere(const DefinedState& from, int move, DefinedState* to) const;
 
   std::string title_;
   std::vector<DefinedSet> sets_;
@@ -122,6 +142,7 @@ class Definition {
   bool free_ = false;  // some pattern has a free position
   std::vector<DefinedState> sorted_goals_;  // goals_, sorted, where they are many
   std::vector<DefinedMove> moves_;
+  std::vector<IllegalPlace> illegal_;
   size_t state_bytes_ = 0;
 };
 

@@ -15,8 +15,7 @@ namespace puzzledb {
 namespace {
 
 // twsearch's keywords that this reader does not take (docs/PUZZLES.md, "Puzzles as data").
-constexpr std::string_view kUnsupported[] = {"MoveAlias", "Illegal",
-                                             "StartState", "MoveTransformation"};
+constexpr std::string_view kUnsupported[] = {"MoveAlias", "StartState", "MoveTransformation"};
 
 struct Line {
   int number = 0;
@@ -81,6 +80,7 @@ size_t NotUtf8At(std::string_view text) {
 // A word that starts a line of its own kind, never a set's part of a block.
 bool IsKeyword(std::string_view word) {
   return word == "Name" || word == "Set" || word == "Solved" || word == "Move" || word == "MoveSequence" ||
+         word == "Illegal" ||
          std::find(std::begin(kUnsupported), std::end(kUnsupported), word) != std::end(kUnsupported);
 }
 
@@ -154,6 +154,8 @@ class DefinitionReader {
   absl::Status ReadSolved(const Line& first);
   absl::Status ReadMove(const Line& first);
   absl::Status ReadMoveSequence(const Line& first);
+  // twsearch's "Illegal SET POSITION LABEL ...": that position never holds those labels.
+  absl::Status ReadIllegal(const Line& line);
   // The order of an unguarded transform, capped at max_moves + 1.
   uint64_t OrderOf(const Transform& t) const;
   // Composes every MoveSequence from the moves and rotations it names (sequences of
@@ -522,6 +524,17 @@ absl::Status DefinitionReader::SettleGoals(Definition* d) {
                                        "every way); name more of the pieces"));
     }
   }
+  // A Solved block that names every position must be a state; a free position's fillings
+  // that break an Illegal line are none.
+  for (size_t g = 0; g < out_.goals_.size(); ++g) {
+    const DefinedState& pattern = out_.goals_[g];
+    for (const IllegalPlace& place : d->illegal_) {
+      if (pattern[place.at] != 0 && place.labels[pattern[place.at]]) {
+        return Error(goal_lines_[g], Cat("Solved (goal ", g + 1, "): holds ", static_cast<int>(pattern[place.at]),
+                                         " where the Illegal line ", place.line, " forbids it"));
+      }
+    }
+  }
   std::set<DefinedState> seen;
   d->goals_.clear();
   for (const DefinedState& pattern : out_.goals_) {
@@ -546,11 +559,14 @@ absl::Status DefinitionReader::SettleGoals(Definition* d) {
       for (size_t s = 0; s < at.size(); ++s) {
         for (size_t i = 0; i < at[s].size(); ++i) state[at[s][i]] = static_cast<uint8_t>(left[s][i]);
       }
-      if (seen.insert(state).second) d->goals_.push_back(state);
+      if (d->Legal(state.data()) && seen.insert(state).second) d->goals_.push_back(state);
       size_t s = at.size();
       while (s > 0 && !std::next_permutation(left[s - 1].begin(), left[s - 1].end())) --s;
       if (s == 0) break;
     }
+  }
+  if (d->goals_.empty()) {
+    return Error(goal_lines_[0], "the goals stand for no state that the Illegal lines allow");
   }
   d->SettleGoalLookup();
   return absl::OkStatus();
@@ -726,6 +742,38 @@ absl::Status DefinitionReader::ReadMove(const Line& first) {
   move.line = first.number;
   move.blocks.push_back(std::move(block));
   moves_.push_back(std::move(move));
+  return absl::OkStatus();
+}
+
+absl::Status DefinitionReader::ReadIllegal(const Line& line) {
+  if (out_.goals_.empty()) return Error(line.number, "Illegal before any Solved block: Illegal lines come after them");
+  if (line.tokens.size() < 4) {
+    return Error(line.number, "Illegal takes a set, a position and the labels it may not hold (Illegal SLICE 3 17)");
+  }
+  const int s = SetByName(line.tokens[1]);
+  if (s < 0) return Error(line.number, Cat("Illegal: no set is named ", QuoteInput(line.tokens[1])));
+  const DefinedSet& set = out_.sets_[static_cast<size_t>(s)];
+  const std::string_view position = line.tokens[2];
+  const int p = AllDigits(position) && position.size() <= 3 ? std::stoi(std::string(position)) : 0;
+  if (p < 1 || p > set.size) {
+    return Error(line.number, Cat("Illegal: position ", QuoteInput(position), " is not a number from 1 to ",
+                                  set.size, " (set ", set.name, ")"));
+  }
+  const auto at = static_cast<uint16_t>(set.offset + p - 1);
+  IllegalPlace* place = nullptr;
+  for (IllegalPlace& known : out_.illegal_) {
+    if (known.at == at) place = &known;
+  }
+  if (place == nullptr) place = &out_.illegal_.emplace_back(IllegalPlace{at, {}, line.number});
+  for (size_t i = 3; i < line.tokens.size(); ++i) {
+    const std::string_view label = line.tokens[i];
+    const int l = AllDigits(label) && label.size() <= 3 ? std::stoi(std::string(label)) : 0;
+    if (l < 1 || l > set.size) {
+      return Error(line.number, Cat("Illegal: label ", QuoteInput(label), " is not a number from 1 to ", set.size,
+                                    " (set ", set.name, ")"));
+    }
+    place->labels.set(static_cast<size_t>(l));
+  }
   return absl::OkStatus();
 }
 
@@ -937,13 +985,15 @@ absl::StatusOr<Definition> DefinitionReader::Read() {
       status = ReadMove(line);
     } else if (word == "MoveSequence") {
       status = ReadMoveSequence(line);
+    } else if (word == "Illegal") {
+      status = ReadIllegal(line);
     } else if (std::find(std::begin(kUnsupported), std::end(kUnsupported), word) != std::end(kUnsupported)) {
       return Error(line.number, Cat(word, " is not supported (docs/PUZZLES.md, \"Puzzles as data\")"));
     } else if (word == "End" || word == "If") {
       return Error(line.number, Cat(word, " outside a block"));
     } else {
       return Error(line.number, Cat("unknown keyword ", QuoteInput(word),
-                                    " (want Name, Set, Solved, Move or MoveSequence)"));
+                                    " (want Name, Set, Solved, Move, MoveSequence or Illegal)"));
     }
     if (!status.ok()) return status;
   }
@@ -957,6 +1007,7 @@ absl::StatusOr<Definition> DefinitionReader::Read() {
   Definition definition;
   definition.title_ = out_.title_;
   definition.sets_ = out_.sets_;
+  definition.illegal_ = out_.illegal_;
   if (absl::Status settled = SettleGoals(&definition); !settled.ok()) return settled;
   // Guards name pieces the puzzle has.
   for (const Unexpanded& m : moves_) {
