@@ -229,25 +229,42 @@ TEST(DefinedPatternsTest, StoredTablesGuideTheLiveSearchToTheSameAnswers) {
   fs::remove_all(dir);
 }
 
+// A definition of data/puzzles/ made to be searched with pattern tables, beside the built-in
+// model of the same puzzle (the same moves in the same order), and a store of their own.
+struct BesideTheModel {
+  std::shared_ptr<const Puzzle> data;
+  const Puzzle* model = nullptr;
+  std::string dir;
+  std::shared_ptr<TableStore> store;
+};
+void MakeBesideTheModel(const std::string& puzzle, BesideTheModel* out) {
+  const std::string file = puzzle + ".tws";
+  auto made = MakeDefinedPuzzle(puzzle + "_as_data", testing::DataPuzzle(file), file, kDefaultMaxDefinedStates,
+                                DefinedTableKind::kPatterns);
+  ASSERT_TRUE(made.ok()) << made.status();
+  out->data = *std::move(made);
+  out->model = FindPuzzle(puzzle);
+  ASSERT_NE(out->model, nullptr);
+  ASSERT_EQ(out->data->move_count(), out->model->move_count());
+  out->dir = testing::TempPath(puzzle + "_as_data_db");
+  fs::remove_all(out->dir);
+  auto store = TableStore::Open(out->dir, TableStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok()) << store.status();
+  out->store = std::move(*store);
+}
+
 // data/puzzles/fifteen.tws, the fifteen puzzle written from its rules, answers as the
 // built-in model does: from 500 positions each reached by the same 40 random moves (by name)
 // on both, the same distance and the same moves (the lexicographically smallest optimal
 // ones), the definition through its pattern tables (three groups of five tiles, the blank
 // free), the model by its own live search.
 TEST(DefinedPatternsTest, TheFifteenAsDataAnswersAsTheModel) {
-  const std::string text = testing::DataPuzzle("fifteen.tws");
-  auto made = MakeDefinedPuzzle("fifteen_as_data", text, "fifteen.tws", kDefaultMaxDefinedStates,
-                                DefinedTableKind::kPatterns);
-  ASSERT_TRUE(made.ok()) << made.status();
-  const Puzzle& data = **made;
-  const Puzzle* model = FindPuzzle("fifteen");
-  ASSERT_NE(model, nullptr);
-  ASSERT_EQ(data.move_count(), model->move_count());
-  const std::string dir = testing::TempPath("fifteen_as_data_db");
-  fs::remove_all(dir);
-  auto store = TableStore::Open(dir, TableStore::Mode::kReadWrite);
-  ASSERT_TRUE(store.ok()) << store.status();
-  std::shared_ptr<TableStore> shared(std::move(*store));
+  BesideTheModel both;
+  ASSERT_NO_FATAL_FAILURE(MakeBesideTheModel("fifteen", &both));
+  const Puzzle& data = *both.data;
+  const Puzzle* model = both.model;
+  const std::string& dir = both.dir;
+  std::shared_ptr<TableStore> shared = both.store;
   BuildOptions options;
   options.threads = 2;
   options.projections = {"T 1-5 ~16", "T 6-10 ~16", "T 11-15 ~16"};
@@ -324,10 +341,6 @@ TEST(DefinedPatternsTest, TheBudgetTheDeadlineAndCancellationEndASearch) {
   EXPECT_EQ(beyond->outcome, Outcome::kNotWithinLimit);
 }
 
-// data/puzzles/rotation.tws, the rotation game written from its rules (three goals, the
-// centre all one value and the rest left to any piece), answers as the built-in model does:
-// on 2,000 uniformly random boards, the same distance and the same moves (the lexicographically
-// smallest optimal ones), the definition through the tables the builder chose itself (each
 // A definition with Illegal lines gets pattern tables: a complete table's search does not
 // read them, and is refused saying so.
 TEST(DefinedPatternsTest, IllegalLinesGetPatternTables) {
@@ -346,21 +359,18 @@ TEST(DefinedPatternsTest, IllegalLinesGetPatternTables) {
   EXPECT_EQ(SearchDefinition(d, CompiledMoves(d), *index, {}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// data/puzzles/rotation.tws, the rotation game written from its rules (three goals, the
+// centre all one value and the rest left to any piece), answers as the built-in model does:
+// on 2,000 uniformly random boards, the same distance and the same moves (the lexicographically
+// smallest optimal ones), the definition through the tables the builder chose itself (each
 // goal's own: one table of placements, shared by the three values), the model by its table.
 TEST(DefinedPatternsTest, TheRotationGameAsDataAnswersAsTheModel) {
-  const std::string text = testing::DataPuzzle("rotation.tws");
-  auto made = MakeDefinedPuzzle("rotation_as_data", text, "rotation.tws", kDefaultMaxDefinedStates,
-                                DefinedTableKind::kPatterns);
-  ASSERT_TRUE(made.ok()) << made.status();
-  const Puzzle& data = **made;
-  const Puzzle* model = FindPuzzle("rotation");
-  ASSERT_NE(model, nullptr);
-  ASSERT_EQ(data.move_count(), model->move_count());
-  const std::string dir = testing::TempPath("rotation_as_data_db");
-  fs::remove_all(dir);
-  auto store = TableStore::Open(dir, TableStore::Mode::kReadWrite);
-  ASSERT_TRUE(store.ok()) << store.status();
-  std::shared_ptr<TableStore> shared(std::move(*store));
+  BesideTheModel both;
+  ASSERT_NO_FATAL_FAILURE(MakeBesideTheModel("rotation", &both));
+  const Puzzle& data = *both.data;
+  const Puzzle* model = both.model;
+  const std::string& dir = both.dir;
+  std::shared_ptr<TableStore> shared = both.store;
   BuildOptions options;
   options.threads = 2;
   auto built = data.BuildPatterns("patterns", *shared, options);
