@@ -257,6 +257,35 @@ TEST(DefinitionTest, AGoalMayLeavePositionsToAnyPiece) {
   EXPECT_TRUE(SamePuzzle(projection->projected(), Projection::Make(d, *spec)->projected()));
 }
 
+// twsearch's StartState and MoveTransformation (a Solved block and a Move block whose
+// labels and positions count from 0) read as their 1-based twins; MoveAlias names a move
+// for move sequences (a scramble) without adding one to the search.
+TEST(DefinitionTest, StartStateMoveTransformationAndMoveAliasReadAsTwsearchReadsThem) {
+  const Definition ones = *ReadDefinition(
+      "Set C 4 3\nSolved\nC\n1 2 3 4\n0 0 0 0\nEnd\nMove A\nC\n2 3 1 4\n0 1 2 0\nEnd\n"
+      "Move B\nC\n1 3 4 2\n0 2 0 1\nEnd\n",
+      "ones.tws");
+  auto zeros = ReadDefinition(
+      "Set C 4 3\nStartState\nC\n0 1 2 3\n0 0 0 0\nEnd\nMoveTransformation A\nC\n1 2 0 3\n0 1 2 0\nEnd\n"
+      "Move B\nC\n1 3 4 2\n0 2 0 1\nEnd\nMoveAlias Z A'\n",
+      "zeros.tws");
+  ASSERT_TRUE(zeros.ok()) << zeros.status();
+  EXPECT_TRUE(SamePuzzle(ones, *zeros));
+  EXPECT_EQ(MoveNames(*zeros), MoveNames(ones)) << "the alias is no move";
+  // The alias plays its move in a sequence.
+  EXPECT_EQ(zeros->FormatCompact(*zeros->ParseMoves("Z B")), ones.FormatCompact(*ones.ParseMoves("A' B")));
+  EXPECT_EQ(ReadDefinition("Set C 2 1\nStartState\nC\n1 2\nEnd\nMove A\nC\n2 1\nEnd\n", "z.tws").status().message(),
+            "z.tws:4: StartState: set C: '2' is not a number from 0 to 1");
+  EXPECT_EQ(ReadDefinition("Set C 2 1\nSolved\nC\n1 2\nEnd\nMove A\nC\n2 1\nEnd\nMoveAlias Q R\n", "z.tws")
+                .status()
+                .message(),
+            "z.tws:10: MoveAlias 'Q': 'R' is no move or power of a move of the file");
+  EXPECT_EQ(ReadDefinition("Set C 2 1\nSolved\nC\n1 2\nEnd\nMove A\nC\n2 1\nEnd\nMoveAlias A A\n", "z.tws")
+                .status()
+                .message(),
+            "z.tws:10: MoveAlias 'A': the name is taken (by a move or another alias)");
+}
+
 // twsearch's Illegal: a move that would lead to a state it forbids does not apply. The
 // distances of every state, against the tests' own breadth-first search over the 720
 // orders (a move's result checked by hand); a forbidden state is refused naming the line.
@@ -414,7 +443,7 @@ TEST(DefinitionTest, EveryBrokenRuleIsRefusedWithItsLineAndRule) {
        "slide.tws:10: MoveSequence takes a name and the moves it makes"},
       {head + "Move U\nT\n2 1 3 4 5 6\nEnd\nMoveSequence x U\n",
        "slide.tws:10: MoveSequence 'x': a sequence named as a whole-puzzle rotation is not supported"},
-      {head + "Frobnicate\n", "slide.tws:6: unknown keyword 'Frobnicate' (want Name, Set, Solved, Move, MoveSequence or Illegal)"},
+      {head + "Frobnicate\n", "slide.tws:6: unknown keyword 'Frobnicate' (want Name, Set, Solved, Move, MoveSequence, MoveAlias, Illegal, StartState or MoveTransformation)"},
       {head + "End\n", "slide.tws:6: End outside a block"},
       {"Set T 6 1\nSolved\nT\n1 2 3 4 5 6\nEnd\nMove A\nT\n2 3 1 4 5 6\nEnd\nMove A'\nT\n2 1 3 4 5 6\nEnd\n",
        "slide.tws:10: Move A': the name is taken (by a move or the power of one written before)"},

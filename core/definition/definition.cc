@@ -135,6 +135,9 @@ int Definition::MoveByName(std::string_view name) const {
   for (size_t i = 0; i < moves_.size(); ++i) {
     if (moves_[i].name == name) return static_cast<int>(i);
   }
+  for (const auto& [alias, move] : aliases_) {
+    if (alias == name) return move;
+  }
   return -1;
 }
 

@@ -114,7 +114,7 @@ class Definition {
   bool Apply(const DefinedState& from, int move, DefinedState* to) const;
   bool IsGoal(const DefinedState& state) const { return IsGoal(state.data()); }
   bool IsGoal(const uint8_t* state) const;
-  // The move of that name, or -1.
+  // The move of that name (or of that alias: twsearch's MoveAlias), or -1.
   int MoveByName(std::string_view name) const;
 
   // The compact form (docs/PUZZLES.md): "1 2 3 4 5 6 / 0 0 0 0 0 0 | 1 2 3". A state is
@@ -143,6 +143,7 @@ class Definition {
   std::vector<DefinedState> sorted_goals_;  // goals_, sorted, where they are many
   std::vector<DefinedMove> moves_;
   std::vector<IllegalPlace> illegal_;
+  std::vector<std::pair<std::string, int>> aliases_;  // twsearch's MoveAlias: a name, its move
   size_t state_bytes_ = 0;
 };
 

@@ -15,7 +15,6 @@ namespace puzzledb {
 namespace {
 
 // twsearch's keywords that this reader does not take (docs/PUZZLES.md, "Puzzles as data").
-constexpr std::string_view kUnsupported[] = {"MoveAlias", "StartState", "MoveTransformation"};
 
 struct Line {
   int number = 0;
@@ -80,8 +79,7 @@ size_t NotUtf8At(std::string_view text) {
 // A word that starts a line of its own kind, never a set's part of a block.
 bool IsKeyword(std::string_view word) {
   return word == "Name" || word == "Set" || word == "Solved" || word == "Move" || word == "MoveSequence" ||
-         word == "Illegal" ||
-         std::find(std::begin(kUnsupported), std::end(kUnsupported), word) != std::end(kUnsupported);
+         word == "Illegal" || word == "StartState" || word == "MoveTransformation" || word == "MoveAlias";
 }
 
 // twsearch's whole-puzzle rotations, which it does not count as moves.
@@ -156,6 +154,9 @@ class DefinitionReader {
   absl::Status ReadMoveSequence(const Line& first);
   // twsearch's "Illegal SET POSITION LABEL ...": that position never holds those labels.
   absl::Status ReadIllegal(const Line& line);
+  // twsearch's "MoveAlias NAME MOVE": another name for a move, read in move sequences (a
+  // scramble), never one of the search's moves.
+  absl::Status ReadMoveAlias(const Line& line);
   // The order of an unguarded transform, capped at max_moves + 1.
   uint64_t OrderOf(const Transform& t) const;
   // Composes every MoveSequence from the moves and rotations it names (sequences of
@@ -178,6 +179,12 @@ class DefinitionReader {
   bool seen_name_ = false;
   Definition out_;
   std::vector<int> goal_lines_;  // where each goal of out_.goals_ starts
+  bool zero_based_ = false;      // the block being read counts from 0 (StartState, MoveTransformation)
+  struct Alias {
+    std::string name, move;
+    int line = 0;
+  };
+  std::vector<Alias> aliases_;
   std::vector<Unexpanded> moves_;
   // twsearch's whole-puzzle rotations: transforms a MoveSequence may name, not moves.
   std::vector<Unexpanded> rotations_;
@@ -341,10 +348,10 @@ absl::Status DefinitionReader::ReadParts(std::string_view what, bool labels,
         part.values.push_back(0);
         continue;
       }
-      const int v = token.size() <= 3 ? std::stoi(std::string(token)) : 1000;
+      const int v = (token.size() <= 3 ? std::stoi(std::string(token)) : 1000) + (zero_based_ ? 1 : 0);
       if (v < 1 || v > set.size) {
-        return Error(values.number, Cat(what, ": set ", set.name, ": ", QuoteInput(token),
-                                        " is not a number from 1 to ", set.size));
+        return Error(values.number, Cat(what, ": set ", set.name, ": ", QuoteInput(token), " is not a number from ",
+                                        zero_based_ ? 0 : 1, " to ", zero_based_ ? set.size - 1 : set.size));
       }
       part.values.push_back(v);
     }
@@ -388,12 +395,15 @@ absl::Status DefinitionReader::ReadParts(std::string_view what, bool labels,
 }
 
 absl::Status DefinitionReader::ReadSolved(const Line& first) {
-  if (first.tokens.size() != 1) return Error(first.number, "Solved takes nothing after it");
-  if (out_.sets_.empty()) return Error(first.number, "Solved before any Set");
+  // twsearch's StartState: a Solved block whose labels count from 0.
+  const std::string_view keyword = first.tokens[0];
+  zero_based_ = keyword == "StartState";
+  if (first.tokens.size() != 1) return Error(first.number, Cat(keyword, " takes nothing after it"));
+  if (out_.sets_.empty()) return Error(first.number, Cat(keyword, " before any Set"));
   if (static_cast<int>(out_.goals_.size()) >= limits_.max_goals) {
     return Error(first.number, Cat("more than ", limits_.max_goals, " Solved blocks"));
   }
-  const std::string what = out_.goals_.empty() ? "Solved" : Cat("Solved (goal ", out_.goals_.size() + 1, ")");
+  const std::string what = out_.goals_.empty() ? std::string(keyword) : Cat(keyword, " (goal ", out_.goals_.size() + 1, ")");
   std::vector<SetPart> parts;
   if (absl::Status read = ReadParts(what, /*labels=*/true, &parts); !read.ok()) return read;
   DefinedState goal(static_cast<size_t>(state_bytes_), 0);
@@ -573,6 +583,8 @@ absl::Status DefinitionReader::SettleGoals(Definition* d) {
 }
 
 absl::Status DefinitionReader::ReadMove(const Line& first) {
+  // twsearch's MoveTransformation: a Move block whose positions count from 0.
+  zero_based_ = first.tokens[0] == "MoveTransformation";
   // "Move A single": the move alone, without its powers (ours).
   const bool single = first.tokens.size() == 3 && first.tokens[2] == "single";
   if (first.tokens.size() < 2) {
@@ -742,6 +754,13 @@ absl::Status DefinitionReader::ReadMove(const Line& first) {
   move.line = first.number;
   move.blocks.push_back(std::move(block));
   moves_.push_back(std::move(move));
+  return absl::OkStatus();
+}
+
+absl::Status DefinitionReader::ReadMoveAlias(const Line& line) {
+  if (out_.goals_.empty()) return Error(line.number, "MoveAlias before any Solved block: it comes after them");
+  if (line.tokens.size() != 3) return Error(line.number, "MoveAlias takes a name and the move it stands for (MoveAlias F2 F2)");
+  aliases_.push_back({std::string(line.tokens[1]), std::string(line.tokens[2]), line.number});
   return absl::OkStatus();
 }
 
@@ -979,21 +998,22 @@ absl::StatusOr<Definition> DefinitionReader::Read() {
       out_.title_ = Join(rest, " ");
     } else if (word == "Set") {
       status = ReadSet(line);
-    } else if (word == "Solved") {
+    } else if (word == "Solved" || word == "StartState") {
       status = ReadSolved(line);
-    } else if (word == "Move") {
+    } else if (word == "Move" || word == "MoveTransformation") {
       status = ReadMove(line);
+    } else if (word == "MoveAlias") {
+      status = ReadMoveAlias(line);
     } else if (word == "MoveSequence") {
       status = ReadMoveSequence(line);
     } else if (word == "Illegal") {
       status = ReadIllegal(line);
-    } else if (std::find(std::begin(kUnsupported), std::end(kUnsupported), word) != std::end(kUnsupported)) {
-      return Error(line.number, Cat(word, " is not supported (docs/PUZZLES.md, \"Puzzles as data\")"));
     } else if (word == "End" || word == "If") {
       return Error(line.number, Cat(word, " outside a block"));
     } else {
       return Error(line.number, Cat("unknown keyword ", QuoteInput(word),
-                                    " (want Name, Set, Solved, Move, MoveSequence or Illegal)"));
+                                    " (want Name, Set, Solved, Move, MoveSequence, MoveAlias, Illegal, StartState "
+                                    "or MoveTransformation)"));
     }
     if (!status.ok()) return status;
   }
@@ -1024,6 +1044,17 @@ absl::StatusOr<Definition> DefinitionReader::Read() {
   }
   definition.state_bytes_ = static_cast<size_t>(state_bytes_);
   if (absl::Status expanded = Expand(&definition); !expanded.ok()) return expanded;
+  for (const Alias& alias : aliases_) {
+    if (definition.MoveByName(alias.name) >= 0) {
+      return Error(alias.line, Cat("MoveAlias ", QuoteInput(alias.name), ": the name is taken (by a move or another alias)"));
+    }
+    const int move = definition.MoveByName(alias.move);
+    if (move < 0) {
+      return Error(alias.line, Cat("MoveAlias ", QuoteInput(alias.name), ": ", QuoteInput(alias.move),
+                                   " is no move or power of a move of the file"));
+    }
+    definition.aliases_.emplace_back(alias.name, move);
+  }
   return definition;
 }
 
