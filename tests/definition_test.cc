@@ -232,6 +232,12 @@ TEST(DefinitionTest, AGoalMayLeavePositionsToAnyPiece) {
   EXPECT_EQ(std::set<DefinedState>(d.goals().begin(), d.goals().end()), goals);
   EXPECT_EQ(d.goals().size(), goals.size()) << "each goal state once";
   EXPECT_EQ(goals.size(), 16u) << "6 a goal, two boards standing for two goals each";
+  // The states the goals stand for are bounded in number and in bytes.
+  DefinitionLimits small;
+  small.max_goal_bytes = 50;
+  EXPECT_EQ(ReadDefinition(SampleText("columns23.tws"), "columns23.tws", small).status().message(),
+            "columns23.tws:14: Solved (goal 2): the goals stand for 12 states or more of 6 bytes, more than the 50 "
+            "bytes they may take; name more of the pieces");
   // The brute force from those goals: every board reaches one.
   const BruteForce all(d);
   EXPECT_EQ(all.size(), 90u);

@@ -260,9 +260,11 @@ std::vector<ProjectionSpec> GoalTables(const Definition& definition, uint64_t me
 
 // Whether the tables of `specs` give every goal's exact distance: each Solved block has a
 // table of its own that keeps every piece it names told apart (and their orientations where
-// they turn), none with free pieces, and no move is guarded (a projection's guards may read
-// less than the puzzle's). The least over the goals is then the distance.
+// they turn), none with free pieces, no move is guarded (a projection's guards may read
+// less than the puzzle's) and no Illegal line forbids states (projections do not read them).
+// The least over the goals is then the distance.
 bool ExactForEveryGoal(const Definition& definition, const std::vector<ProjectionSpec>& specs) {
+  if (!definition.illegal().empty()) return false;
   for (const DefinedMove& move : definition.moves()) {
     if (move.guarded) return false;
   }

@@ -533,6 +533,11 @@ absl::Status DefinitionReader::SettleGoals(Definition* d) {
                                        limits_.max_goal_states, " states (the positions they leave to any piece, filled "
                                        "every way); name more of the pieces"));
     }
+    if (states * static_cast<double>(state_bytes_) > static_cast<double>(limits_.max_goal_bytes)) {
+      return Error(goal_lines_[g], Cat("Solved (goal ", g + 1, "): the goals stand for ", static_cast<uint64_t>(states),
+                                       " states or more of ", state_bytes_, " bytes, more than the ",
+                                       Thousands(limits_.max_goal_bytes), " bytes they may take; name more of the pieces"));
+    }
   }
   // A Solved block that names every position must be a state; a free position's fillings
   // that break an Illegal line are none.

@@ -26,6 +26,8 @@ struct DefinitionLimits {
   // The states the goals stand for, each position a goal leaves to any piece ('?') filled
   // every way its pieces can.
   int max_goal_states = 1 << 17;
+  // ... and the bytes they take together (a state of every position's byte, or two).
+  size_t max_goal_bytes = size_t{64} << 20;
 };
 
 // `file` names the text in messages ("slide.tws").
