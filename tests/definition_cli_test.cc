@@ -524,6 +524,12 @@ TEST_F(DefinitionCliTest, GoalsThatLeaveCellsFreeGetTablesOfTheirOwn) {
       << info.out;
   const auto verified = RunCommand(kBuild + " verify --db " + db_, "");
   EXPECT_EQ(verified.exit_code, 0) << verified.err << verified.out;
+  // The listing says what a goal is and which pieces a state holds.
+  const auto listed = RunCommand(kCli + " puzzles --db " + db_, "");
+  EXPECT_NE(listed.out.find("the first of 3 goals is ? ? ? ? ? ? 1 1 1 ? ? 1 1 ? ? 1 1 1 ? ? ? ? ? ? ('?': any "
+                            "piece); the pieces: B 1 x8, 2 x8, 3 x8"),
+            std::string::npos)
+      << listed.out;
   // The golden boards (the line "0" ends them) and answers (the letters, then the centre).
   std::istringstream in(testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/rotation.in"));
   std::istringstream out(testing::ReadFile(std::string(PUZZLEDB_GOLDEN_DIR) + "/rotation.out"));

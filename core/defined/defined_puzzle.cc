@@ -1,6 +1,7 @@
 #include "core/defined/defined_puzzle.h"
 
 #include <algorithm>
+#include <map>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -363,8 +364,21 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
                               set.orientations - 1)
                         : Cat(set.name, ": ", set.size, " labels"));
   }
-  data.compact_help = Cat("each set in turn, separated by '|' (", Join(parts, " | "),
-                          "); the goal is ", data.definition.FormatCompact(data.definition.goals()[0]));
+  const Definition& d = data.definition;
+  std::vector<std::string> held;  // each set's pieces, where goals leave positions free
+  for (const DefinedSet& set : d.sets()) {
+    std::map<int, int> count;
+    for (int j = 0; j < set.size; ++j) ++count[d.goals()[0][static_cast<size_t>(set.offset + j)]];
+    std::vector<std::string> labels;
+    for (const auto& [label, n] : count) labels.push_back(n == 1 ? Cat(label) : Cat(label, " x", n));
+    held.push_back(Cat(set.name, " ", Join(labels, ", ")));
+  }
+  data.compact_help =
+      Cat("each set in turn, separated by '|' (", Join(parts, " | "), "); ",
+          d.has_free_goals()
+              ? Cat(d.patterns().size() == 1 ? "the goal" : Cat("the first of ", d.patterns().size(), " goals"),
+                    " is ", d.FormatCompact(d.patterns()[0]), " ('?': any piece); the pieces: ", Join(held, "; "))
+              : Cat("the goal is ", d.FormatCompact(d.goals()[0])));
   // The example: the goal after a few moves, drawn with a seed of the file's own.
   DefinedState state = data.definition.goals()[0], next;
   std::mt19937_64 rng(data.text_crc32);

@@ -251,7 +251,8 @@ std::string Definition::FormatCompact(const DefinedState& state) const {
     if (i > 0) out += " | ";
     for (int j = 0; j < set.size; ++j) {
       if (j > 0) out += ' ';
-      out += std::to_string(state[static_cast<size_t>(set.offset + j)]);
+      const uint8_t label = state[static_cast<size_t>(set.offset + j)];
+      out += label == 0 ? std::string("?") : std::to_string(label);  // a pattern's free position
     }
     if (set.orientations > 1) {
       out += " /";

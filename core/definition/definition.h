@@ -121,6 +121,7 @@ class Definition {
   // valid when each set holds the goal's labels and orientations below its count;
   // INVALID_ARGUMENT naming the set and the rule otherwise.
   absl::StatusOr<DefinedState> ParseCompact(std::string_view text) const;
+  // A state, or a pattern (patterns()), whose free positions it writes as '?'.
   std::string FormatCompact(const DefinedState& state) const;
   // The state a sequence of move names ("U R2 F'") leads to from the first goal:
   // INVALID_ARGUMENT naming the move that is none of the puzzle's or does not apply.
