@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/defined/defined_patterns.h"
@@ -382,6 +383,34 @@ TEST(DefinedPatternsTest, TheRotationGameAsDataAnswersAsTheModel) {
   EXPECT_EQ(built->projections(2).shares(), 1u);
   auto model_built = model->Build(model->Goal(nullptr), *shared, options);
   ASSERT_TRUE(model_built.ok()) << model_built.status();
+  // Four threads answer at once through a fresh solver, racing to make the search's shared
+  // plan (DefinedPatterns::Plan) as the server's callers do; then the model's answers.
+  {
+    Solver racing(shared);
+    std::vector<std::string> boards, answers(400);
+    std::mt19937_64 draw(2287);
+    for (int i = 0; i < 400; ++i) {
+      std::vector<int> cells(24);
+      for (int c = 0; c < 24; ++c) cells[static_cast<size_t>(c)] = 1 + c / 8;
+      std::shuffle(cells.begin(), cells.end(), draw);
+      boards.push_back(Join(cells, " "));
+    }
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        for (size_t i = static_cast<size_t>(t); i < boards.size(); i += 4) {
+          auto q = data.ParseCompact(boards[i]);
+          answers[i] = q.ok() ? testing::AnswerLine(racing, data, *q, Policy::kSearchOnly) : "bad board";
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (size_t i = 0; i < boards.size(); ++i) {
+      auto p = model->ParseCompact(boards[i]);
+      ASSERT_TRUE(p.ok()) << boards[i];
+      ASSERT_EQ(answers[i], testing::AnswerLine(racing, *model, *p, Policy::kTableOnly)) << boards[i];
+    }
+  }
   Solver solver(shared);
   std::mt19937_64 rng(2286);
   std::vector<int> seen(16, 0);
