@@ -93,8 +93,8 @@ std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint
                                               std::string* why = nullptr);
 
 // For each spec: 0, or the 1-based number of an earlier one whose projection is the same
-// puzzle (SamePuzzle), whose table it then shares: the rotation game's goal tables, one per
-// colour, are one table.
+// puzzle (SamePuzzle), whose table it then shares: goal tables of goals alike but for the
+// labels they name (one colour's cells, another's) are one table.
 std::vector<int> SharedProjections(const Definition& definition, const std::vector<ProjectionSpec>& specs);
 
 // The projections to build for `options` (BuildOptions::projections read, or chosen within

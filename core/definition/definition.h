@@ -150,7 +150,7 @@ class Definition {
 
 // Whether two definitions are one puzzle: the same sets, goals (in any order) and moves
 // (names, powers, guards and transforms), whatever their titles and lines. Two projections
-// that are (a goal table's of each colour of the rotation game) have one table.
+// that are (the goal tables of goals alike but for the labels they name) have one table.
 bool SamePuzzle(const Definition& a, const Definition& b);
 
 // `first` then `second`, as one transform. REQUIRES: both over the same sets.
