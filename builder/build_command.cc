@@ -16,6 +16,7 @@
 #include "service/json.h"
 #include "core/defined/defined_census.h"
 #include "core/defined/defined_puzzle.h"
+#include "core/definition/definition_template.h"
 #include "core/definition/read_definition.h"
 #include "core/puzzles/default_tables.h"
 #include "core/puzzle.h"
@@ -60,6 +61,10 @@ absl::StatusOr<std::vector<Position>> ParamsToBuild(const Puzzle& puzzle,
   if (!puzzle.has_parameters()) return std::vector<Position>{puzzle.Goal(nullptr)};
   std::vector<Position> all;
   std::vector<std::string> files = options.params;
+  // A definition with parameters: its example's values unless the files give others.
+  if (files.empty() && options.params_dir.empty() && !puzzle.definition().empty()) {
+    return std::vector<Position>{puzzle.Goal(nullptr)};
+  }
   if (files.empty() && options.params_dir.empty()) {
     for (const DefaultParamsFile& file : DefaultParamsFiles()) {
       if (file.puzzle != puzzle.name()) continue;
@@ -255,10 +260,23 @@ int BuildDefinition(const Puzzle& puzzle, const BuildCommandOptions& options, Ta
     err << defined.file << ": no complete table (" << defined.index.substr(defined.index.find(": ") + 2)
         << "); building pattern tables of projections chosen within --pattern-memory\n";
   }
+  // A definition with parameters: a table for each set of values of the --params files
+  // (its example's without them).
+  std::vector<Position> all{puzzle.Goal(nullptr)};
+  if (puzzle.has_parameters()) {
+    auto sets = ParamsToBuild(puzzle, options);
+    if (!sets.ok()) {
+      err << "puzzledb-build: " << Message(sets.status()) << "\n";
+      return absl::IsInvalidArgument(sets.status()) ? kExitBadInput : kExitFailure;
+    }
+    all = *std::move(sets);
+  } else if (!options.params.empty() || !options.params_dir.empty()) {
+    err << "puzzledb-build: " << options.params_option << " and " << options.params_dir_option << " give values of a "
+        << "definition's parameters, and " << defined.file << " declares none\n";
+    return kExitBadInput;
+  }
   std::vector<std::string> built;
-  if (const int status =
-          BuildPuzzle(puzzle, options, {puzzle.Goal(nullptr)}, store, out, err, &built);
-      status != kExitOk) {
+  if (const int status = BuildPuzzle(puzzle, options, all, store, out, err, &built); status != kExitOk) {
     return status;
   }
   for (const std::string& id : built) {
@@ -276,6 +294,10 @@ int BuildDefinition(const Puzzle& puzzle, const BuildCommandOptions& options, Ta
   for (const TableMetadata& m : *tables) {
     if (m.puzzle() != puzzle.name() ||
         std::find(built.begin(), built.end(), m.table_id()) != built.end()) {
+      continue;
+    }
+    // The tables of other sets of values of the same definition stay.
+    if (puzzle.has_parameters() && m.projections_size() == 0 && puzzle.GoalOfStoredParameters(m.parameters()).ok()) {
       continue;
     }
     if (absl::Status removed = store.Remove(m.table_id()); !removed.ok()) {
@@ -684,7 +706,8 @@ int RunDefinedCensus(const std::string& path, int depth, uint64_t memory, int th
                      std::ostream& out, std::ostream& err) {
   const std::optional<std::string> text = ReadDefinitionFile(path, "census", err);
   if (!text.has_value()) return kExitBadInput;
-  auto definition = ReadDefinition(*text, std::filesystem::path(path).filename().string());
+  // A definition with parameters: the one its example's values make.
+  auto definition = ReadAnyDefinition(*text, std::filesystem::path(path).filename().string());
   if (!definition.ok()) {
     err << "puzzledb-build census: " << Message(definition.status()) << "\n";
     return kExitBadInput;

@@ -1,4 +1,5 @@
-// libFuzzer target: any bytes as a definition file (core/definition/read_definition.h).
+// libFuzzer target: any bytes as a definition file (core/definition/read_definition.h), or
+// one with parameters, made with its example's values (definition_template.h).
 // Nothing may crash, hang or read out of bounds; a refusal is INVALID_ARGUMENT naming the
 // file; and a definition read keeps its rules: within the limits, move names unique, every
 // goal reads back from its compact form, and every move applied to a goal gives a state
@@ -21,6 +22,7 @@
 #include "core/defined/defined_search.h"
 #include "core/defined/defined_symmetry.h"
 #include "core/definition/defined_index.h"
+#include "core/definition/definition_template.h"
 #include "core/definition/projection.h"
 #include "core/definition/read_definition.h"
 
@@ -30,7 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   limits.max_moves = 60;
   limits.max_blocks = 200;
   limits.max_goal_states = 4096;
-  const auto read = puzzledb::ReadDefinition(text, "fuzz.tws", limits);
+  puzzledb::TemplateLimits template_limits;
+  template_limits.max_steps = 1 << 16;
+  const auto read = puzzledb::ReadAnyDefinition(text, "fuzz.tws", limits, template_limits);
   if (!read.ok()) {
     if (!absl::IsInvalidArgument(read.status())) std::abort();
     if (read.status().message().rfind("fuzz.tws", 0) != 0) std::abort();

@@ -16,6 +16,10 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <random>
 #include <span>
 #include <string>
@@ -26,6 +30,7 @@
 #include "core/defined/defined_search.h"
 #include "core/definition/defined_index.h"
 #include "core/definition/definition.h"
+#include "core/definition/definition_template.h"
 #include "core/model/model.h"
 #include "core/table/table_builder.h"
 #include "core/util/strings.h"
@@ -80,6 +85,39 @@ S StateOf(const DefinedState& bytes) {
   return s;
 }
 
+struct DefinedPuzzleData;
+
+// A definition with parameters (core/definition/definition_template.h) made a puzzle: one
+// puzzle whose cases carry the parameters' values, each set of values a definition of its
+// own with its own complete table (as the knobs' wirings). It makes the data of each set of
+// values when first asked and keeps it for the program's life (positions point to it), at
+// most kMaxMembers sets. Thread-safe.
+class DefinedFamily {
+ public:
+  static constexpr size_t kMaxMembers = 4096;
+  // How the data of a set of values is made (core/defined/defined_puzzle.cc).
+  using Make = std::function<absl::StatusOr<std::unique_ptr<DefinedPuzzleData>>(const DefinedFamily&,
+                                                                                  const std::vector<int>&)>;
+
+  DefinedFamily(DefinitionTemplate tmpl, Make make) : template_(std::move(tmpl)), make_(std::move(make)) {}
+
+  const DefinitionTemplate& definition_template() const { return template_; }
+  // The data of the puzzle these values make: INVALID_ARGUMENT naming the value or the
+  // template's line and rule; RESOURCE_EXHAUSTED past kMaxMembers sets.
+  absl::StatusOr<const DefinedPuzzleData*> Member(const std::vector<int>& values) const;
+  // Makes `data` (the example's, owned by its puzzle) the member of its values.
+  void Adopt(const DefinedPuzzleData* data);
+  // The sets of values made so far.
+  size_t size() const;
+
+ private:
+  DefinitionTemplate template_;
+  Make make_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::vector<int>, const DefinedPuzzleData*> members_;
+  mutable std::vector<std::unique_ptr<DefinedPuzzleData>> owned_;
+};
+
 // What a registered definition holds; immutable.
 struct DefinedPuzzleData {
   std::string name;      // as requests give it
@@ -98,9 +136,27 @@ struct DefinedPuzzleData {
   std::vector<DefinedState> goals;  // the definition's
   std::string compact_help;
   std::string example;  // the compact form of a state a few moves from the goal
+  // A definition with parameters: its family (which owns every set's data but the
+  // example's) and this set's values; null and empty for a definition without.
+  const DefinedFamily* family = nullptr;
+  std::vector<int> values;
+  // What names each line of the definition the values made, which its line numbers
+  // count (the template's line and the loop variables there: "27 (k=1, s=1)").
+  std::vector<std::string> line_names;
+  std::string LineName(int line) const {
+    if (line >= 1 && static_cast<size_t>(line) <= line_names.size()) return line_names[static_cast<size_t>(line) - 1];
+    return std::to_string(line);
+  }
+  uint32_t stored_crc32 = 0;  // of StoredText()
 
-  // Stored with the table (TableMetadata's parameters_fingerprint): the text's CRC-32.
-  uint64_t Fingerprint() const { return text_crc32; }
+  // What its table stores after the header: the text, after a line "parameters VALUES"
+  // for a definition with parameters.
+  std::string StoredText() const {
+    return family == nullptr ? text : Cat(kParametersLine, DefinitionTemplate::FormatValues(values), "\n", text);
+  }
+  static constexpr std::string_view kParametersLine = "parameters ";
+  // Stored with the table (TableMetadata's parameters_fingerprint): StoredText()'s CRC-32.
+  uint64_t Fingerprint() const { return stored_crc32; }
 };
 
 // `kMoves`: the bound on its moves, its model's (kMaxDefinedMoves, or kMaxGuidedMoves for a
@@ -185,6 +241,12 @@ class DefinedModel {
   std::string_view compact_help() const { return params_->compact_help; }
   std::string_view example() const { return params_->example; }
   bool single_goal() const { return params_->goals.size() == 1; }
+  // A definition with parameters: its cases carry their values, a table per set.
+  bool has_parameters() const { return params_->family != nullptr; }
+  std::string_view parameters_help() const {
+    return "cases of the puzzle, one a line: the parameters' values, ';', and a state or nothing (the goal); the "
+           "states are ignored";
+  }
   int move_count() const { return params_->moves.move_count(); }
   int InverseMove(int move) const { return params_->inverse[static_cast<size_t>(move)]; }
   std::string_view definition() const { return params_->text; }
@@ -263,11 +325,13 @@ class DefinedModel {
   static std::vector<int> Cells(const Instance& instance);
   static absl::StatusOr<Instance> FromCells(const Instance& base, std::span<const int> cells);
 
-  // ---- tables: one per definition, named after it; the definition's text is its
-  // parameters, so that a table built from another file of the same name is refused.
-  static std::string TableId(Params params) { return params->name; }
+  // ---- tables: one per definition, named after it (and, with parameters, one per set of
+  // values: the name, '-' and 16 hex digits of the values' fingerprint); the definition's
+  // text is its parameters, so that a table built from another file of the same name is
+  // refused.
+  static std::string TableId(Params params);
   static std::string EncodeParams(Params params) {
-    return Cat(DefinitionHeader(params->index.layout()), params->text);
+    return Cat(DefinitionHeader(params->index.layout()), params->StoredText());
   }
   static std::string DescribeParams(Params params);
   static absl::StatusOr<Params> DecodeParams(Params base, std::string_view bytes);

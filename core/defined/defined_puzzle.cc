@@ -57,7 +57,9 @@ DefinedState BytesOf(const DefinedPuzzleData& data, const S& s) {
 // A definition and its puzzle, kept together for as long as anything points to either.
 template <class Model>
 struct Holder {
-  explicit Holder(DefinedPuzzleData d) : data(std::move(d)), puzzle(&data) {}
+  Holder(DefinedPuzzleData d, std::shared_ptr<DefinedFamily> f)
+      : family(std::move(f)), data(std::move(d)), puzzle(&data) {}
+  std::shared_ptr<DefinedFamily> family;  // with parameters: the other sets' data
   DefinedPuzzleData data;
   ModelPuzzle<Model> puzzle;
 };
@@ -73,12 +75,32 @@ const DefinedPuzzleData* DataOf(const Puzzle& puzzle) {
 
 // ---- the model's texts
 
+// A state of the definition `params` read, without the parameters' values.
+template <class Instance>
+absl::StatusOr<Instance> ParseState(const DefinedPuzzleData* params, std::string_view text) {
+  auto state = params->definition.ParseCompact(text);
+  if (!state.ok()) return state.status();
+  return Instance{params, StateOf<decltype(Instance::state)>(*state)};
+}
+
+// A definition with parameters: the values, ';', then the state (nothing: the first goal).
 template <TableEncodingKind E>
 absl::StatusOr<typename DefinedModel<E>::Instance> DefinedModel<E>::ParseCompact(
     Params params, std::string_view text) {
-  auto state = params->definition.ParseCompact(text);
-  if (!state.ok()) return state.status();
-  return Instance{params, StateOf<State>(*state)};
+  if (params->family == nullptr) return ParseState<Instance>(params, text);
+  const size_t semicolon = text.find(';');
+  if (semicolon == std::string_view::npos) {
+    return absl::InvalidArgumentError(Cat("the ", params->name, " puzzle's cases carry parameters: give their values, "
+                                          "then ';', then the state (", params->compact_help, ")"));
+  }
+  const DefinitionTemplate& t = params->family->definition_template();
+  auto values = t.ParseValues(text.substr(0, semicolon));
+  if (!values.ok()) return absl::InvalidArgumentError(Cat("the parameters: ", Message(values.status())));
+  auto member = params->family->Member(*values);
+  if (!member.ok()) return member.status();
+  const std::string_view state = StripWhitespace(text.substr(semicolon + 1));
+  if (state.empty()) return Instance{*member, StateOf<State>((*member)->goals[0])};
+  return ParseState<Instance>(*member, state);
 }
 
 template <TableEncodingKind E>
@@ -92,7 +114,9 @@ std::vector<ParsedCase<typename DefinedModel<E>::Instance>> DefinedModel<E>::Par
 
 template <TableEncodingKind E>
 std::string DefinedModel<E>::FormatCompact(const Instance& instance) {
-  return instance.params->definition.FormatCompact(BytesOf(*instance.params, instance.state));
+  const std::string state = instance.params->definition.FormatCompact(BytesOf(*instance.params, instance.state));
+  if (instance.params->family == nullptr) return state;
+  return Cat(DefinitionTemplate::FormatValues(instance.params->values), " ; ", state);
 }
 
 template <TableEncodingKind E>
@@ -204,12 +228,38 @@ absl::StatusOr<typename DefinedModel<E>::Instance> DefinedModel<E>::FromCells(
     compact += labels;
     if (set.orientations > 1) compact += " /" + orientations;
   }
-  return ParseCompact(base.params, compact);
+  return ParseState<Instance>(base.params, compact);
+}
+
+namespace {
+// 64-bit FNV-1a of a set of values, each as 4 bytes (a table's name).
+uint64_t ValuesFingerprint(std::span<const int> values) {
+  uint64_t hash = 0xcbf29ce484222325u;
+  for (const int v : values) {
+    for (int b = 0; b < 4; ++b) {
+      hash ^= (static_cast<uint32_t>(v) >> (8 * b)) & 0xffu;
+      hash *= 0x100000001b3u;
+    }
+  }
+  return hash;
+}
+}  // namespace
+
+template <TableEncodingKind E>
+std::string DefinedModel<E>::TableId(Params params) {
+  if (params->family == nullptr) return params->name;
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(ValuesFingerprint(params->values)));
+  return Cat(params->name, "-", hex);
 }
 
 template <TableEncodingKind E>
 std::string DefinedModel<E>::DescribeParams(Params params) {
-  return Cat("file ", params->file, ", crc32 ", Hex32(params->text_crc32));
+  std::string out = Cat("file ", params->file, ", crc32 ", Hex32(params->text_crc32));
+  if (params->family != nullptr) {
+    out += Cat(", parameters ", params->family->definition_template().Describe(params->values));
+  }
+  return out;
 }
 
 template <TableEncodingKind E>
@@ -219,7 +269,14 @@ absl::StatusOr<typename DefinedModel<E>::Params> DefinedModel<E>::DecodeParams(
   if (bytes.substr(0, kLegacyDefinitionHeader.size()) == kLegacyDefinitionHeader) {
     return absl::InvalidArgumentError(Cat("the table's ", LegacyReading("")));
   }
-  const std::string ours = DefinitionHeader(base->index.layout());
+  // With parameters, each set of values lays its index out as its definition allows.
+  int layout = base->index.layout();
+  if (base->family != nullptr) {
+    for (const int known : kDefinitionLayouts) {
+      if (bytes.substr(0, DefinitionHeader(known).size()) == DefinitionHeader(known)) layout = known;
+    }
+  }
+  const std::string ours = DefinitionHeader(layout);
   if (bytes.substr(0, ours.size()) != ours) {
     return absl::InvalidArgumentError(
         Cat("the table's entries follow another layout of the index (",
@@ -227,9 +284,29 @@ absl::StatusOr<typename DefinedModel<E>::Params> DefinedModel<E>::DecodeParams(
             "): rebuild it with puzzledb-build --definition"));
   }
   bytes.remove_prefix(ours.size());
+  if (base->family != nullptr && bytes.substr(0, DefinedPuzzleData::kParametersLine.size()) ==
+                                     DefinedPuzzleData::kParametersLine) {
+    const size_t newline = bytes.find('\n');
+    const std::string_view text = newline == std::string_view::npos ? std::string_view() : bytes.substr(newline + 1);
+    if (newline != std::string_view::npos && text == base->text) {
+      auto values = base->family->definition_template().ParseValues(
+          bytes.substr(DefinedPuzzleData::kParametersLine.size(), newline - DefinedPuzzleData::kParametersLine.size()));
+      if (!values.ok()) return absl::InvalidArgumentError(Cat("the table's parameters: ", Message(values.status())));
+      auto member = base->family->Member(*values);
+      if (!member.ok()) return member.status();
+      if ((*member)->index.layout() != layout) {
+        return absl::InvalidArgumentError(
+            Cat("the table's entries follow another layout of the index (", QuoteInput(HeaderOf(ours)),
+                "; this puzzledb lays these values out as ",
+                QuoteInput(HeaderOf(DefinitionHeader((*member)->index.layout()))),
+                "): rebuild it with puzzledb-build --definition"));
+      }
+      return *member;
+    }
+  }
   return absl::InvalidArgumentError(
       Cat("the table holds another definition of ", base->name, " (crc32 ",
-          Hex32(Crc32(bytes)), "; this puzzle's is ", Hex32(base->text_crc32), ")"));
+          Hex32(Crc32(bytes)), "; this puzzle's is ", Hex32(base->stored_crc32), ")"));
 }
 
 PUZZLEDB_INSTANTIATE_MODEL(DefinedMod3Model)
@@ -260,30 +337,41 @@ std::string DefinedNameOf(std::string_view path) {
   return name;
 }
 
-absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view name,
-                                                                std::string_view text,
-                                                                std::string_view file,
-                                                                uint64_t max_states,
-                                                                DefinedTableKind kind,
-                                                                std::optional<TableEncoding> stored) {
-  if (absl::Status good = CheckDefinedName(name); !good.ok()) return good;
-  for (const Puzzle* puzzle : Puzzles()) {
-    if (puzzle->name() == name && DataOf(*puzzle) == nullptr) {
-      return absl::InvalidArgumentError(
-          Cat("the name ", name, " is a built-in puzzle's; give the definition another (--name)"));
-    }
+namespace {
+
+// A definition read (or made from a set of parameter values), not yet a puzzle.
+struct MadeData {
+  DefinedPuzzleData data;
+  bool guided = false;  // answered by a search guided by pattern tables
+};
+
+// "W 12 x 4 from 1 to 12, N 1 from 0 to 5": the values a definition with parameters takes.
+std::string ValuesHelp(const DefinitionTemplate& t) {
+  std::vector<std::string> parts;
+  for (const TemplateParameter& p : t.parameters()) {
+    parts.push_back(Cat(p.name, " ", p.dims.empty() ? std::string("1") : Join(p.dims, " x "), " from ", p.low, " to ", p.high));
   }
-  auto read = ReadDefinition(text, file);
-  if (!read.ok()) return read.status();
+  return Cat(Join(parts, ", "), ", ", t.value_count(), " numbers in all");
+}
+
+// `tmpl` and `values`: the definition with parameters `read` was made from, and the values.
+absl::StatusOr<MadeData> MakeData(std::string_view name, std::string_view text, std::string_view file,
+                                  Definition read, uint64_t max_states, DefinedTableKind kind,
+                                  const DefinitionTemplate* tmpl, std::span<const int> values,
+                                  std::vector<std::string> line_names) {
+  auto line_name = [&line_names](int line) {
+    return line >= 1 && static_cast<size_t>(line) <= line_names.size() ? line_names[static_cast<size_t>(line) - 1]
+                                                                       : std::to_string(line);
+  };
   const std::string where = Cat(file, ": ");
   // A complete table's walk holds states of up to kDefinedStateBytes, the live search
   // guided by pattern tables up to kGuidedStateBytes.
-  const std::string state_size = Cat("a state takes ", read->state_bytes(),
+  const std::string state_size = Cat("a state takes ", read.state_bytes(),
                                      " bytes (a byte for each position, and one more for each that turns)");
-  if (read->state_bytes() > static_cast<size_t>(kGuidedStateBytes)) {
+  if (read.state_bytes() > static_cast<size_t>(kGuidedStateBytes)) {
     return absl::InvalidArgumentError(Cat(where, state_size, "; a puzzle here holds at most ", kGuidedStateBytes));
   }
-  const bool large = read->state_bytes() > static_cast<size_t>(kDefinedStateBytes);
+  const bool large = read.state_bytes() > static_cast<size_t>(kDefinedStateBytes);
   if (large && kind == DefinedTableKind::kComplete) {
     return absl::InvalidArgumentError(Cat(where, state_size, ", more than the ", kDefinedStateBytes,
                                           " a complete table's walk holds; pattern tables take up to ",
@@ -291,9 +379,9 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
   }
   // A complete table's walk keeps a state's legal moves in 64 bits; pattern tables guide a
   // search of any number (the reader's limit, kMaxGuidedMoves).
-  const bool many_moves = read->moves().size() > static_cast<size_t>(kMaxDefinedMoves);
+  const bool many_moves = read.moves().size() > static_cast<size_t>(kMaxDefinedMoves);
   const std::string too_many =
-      Cat(read->moves().size(), " moves with their powers, more than a complete table's walk takes (",
+      Cat(read.moves().size(), " moves with their powers, more than a complete table's walk takes (",
           kMaxDefinedMoves, ")");
   if (many_moves && kind == DefinedTableKind::kComplete) {
     return absl::InvalidArgumentError(Cat(where, too_many, "; pattern tables take up to ", kMaxGuidedMoves));
@@ -301,8 +389,8 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
   // twsearch's Illegal: the complete table's search does not read it; projections (which
   // do not either: their moves only gain) guide a live search that does.
   const std::string illegal =
-      read->illegal().empty() ? std::string()
-                              : Cat("Illegal lines (the first at line ", read->illegal()[0].line,
+      read.illegal().empty() ? std::string()
+                              : Cat("Illegal lines (the first at line ", line_name(read.illegal()[0].line),
                                     "), which a complete table's search does not read yet");
   if (!illegal.empty() && kind == DefinedTableKind::kComplete) {
     return absl::InvalidArgumentError(Cat(where, illegal, "; pattern tables read them"));
@@ -312,7 +400,14 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
   data.file = std::string(file);
   data.text = std::string(text);
   data.text_crc32 = Crc32(text);
-  data.definition = *std::move(read);
+  if (tmpl != nullptr) {
+    data.values.assign(values.begin(), values.end());
+    data.stored_crc32 = Crc32(Cat(DefinedPuzzleData::kParametersLine, DefinitionTemplate::FormatValues(values), "\n", text));
+  } else {
+    data.stored_crc32 = data.text_crc32;
+  }
+  data.definition = std::move(read);
+  data.line_names = std::move(line_names);
   data.moves = CompiledMoves(data.definition);
   bool guided = kind == DefinedTableKind::kPatterns;
   if (!guided && many_moves) {
@@ -374,14 +469,15 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
     held.push_back(Cat(set.name, " ", Join(labels, ", ")));
   }
   data.compact_help =
-      Cat("each set in turn, separated by '|' (", Join(parts, " | "), "); ",
+      Cat(tmpl == nullptr ? std::string() : Cat("the parameters' values (", ValuesHelp(*tmpl), "), ';', then "),
+          "each set in turn, separated by '|' (", Join(parts, " | "), "); ",
           d.has_free_goals()
               ? Cat(d.patterns().size() == 1 ? "the goal" : Cat("the first of ", d.patterns().size(), " goals"),
                     " is ", d.FormatCompact(d.patterns()[0]), " ('?': any piece); the pieces: ", Join(held, "; "))
               : Cat("the goal is ", d.FormatCompact(d.goals()[0])));
   // The example: the goal after a few moves, drawn with a seed of the file's own.
   DefinedState state = data.definition.goals()[0], next;
-  std::mt19937_64 rng(data.text_crc32);
+  std::mt19937_64 rng(data.stored_crc32);
   for (int step = 0, made = 0; step < 64 && made < 6; ++step) {
     const int m = static_cast<int>(rng() % static_cast<uint64_t>(data.moves.move_count()));
     if (data.definition.Apply(state, m, &next)) {
@@ -390,8 +486,17 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
     }
   }
   data.example = data.definition.FormatCompact(state);
+  if (tmpl != nullptr) data.example = Cat(DefinitionTemplate::FormatValues(values), " ; ", data.example);
+  return MadeData{std::move(data), guided};
+}
+
+// The puzzle of `data`; `family`, its family if it has parameters.
+absl::StatusOr<std::shared_ptr<const Puzzle>> PuzzleOf(DefinedPuzzleData data, bool guided,
+                                                       std::optional<TableEncoding> stored,
+                                                       std::shared_ptr<DefinedFamily> family) {
+  const std::string where = Cat(data.file, ": ");
   if (guided) {
-    auto holder = std::make_shared<Holder<DefinedGuidedModel>>(std::move(data));
+    auto holder = std::make_shared<Holder<DefinedGuidedModel>>(std::move(data), family);
     return std::shared_ptr<const Puzzle>(holder, &holder->puzzle);
   }
   const TableEncoding encoding = stored.value_or(DefinedEncoding(data.moves));
@@ -401,11 +506,105 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view
                    "rebuild it with puzzledb-build --definition"));
   }
   if (encoding == storage::v1::DISTANCE_MOD3) {
-    auto holder = std::make_shared<Holder<DefinedMod3Model>>(std::move(data));
+    auto holder = std::make_shared<Holder<DefinedMod3Model>>(std::move(data), family);
     return std::shared_ptr<const Puzzle>(holder, &holder->puzzle);
   }
-  auto holder = std::make_shared<Holder<DefinedByteModel>>(std::move(data));
+  auto holder = std::make_shared<Holder<DefinedByteModel>>(std::move(data), family);
   return std::shared_ptr<const Puzzle>(holder, &holder->puzzle);
+}
+
+
+// A definition with parameters: the example's puzzle, which makes the others' data when asked.
+absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedFamily(std::string_view name, std::string_view text,
+                                                                std::string_view file, uint64_t max_states,
+                                                                DefinedTableKind kind,
+                                                                std::optional<TableEncoding> stored) {
+  const std::string where = Cat(file, ": ");
+  if (kind == DefinedTableKind::kPatterns) {
+    return absl::InvalidArgumentError(Cat(where, "a definition with parameters gets a complete table for each set of "
+                                                 "values; pattern tables for one are not built yet"));
+  }
+  auto tmpl = DefinitionTemplate::Read(text, file);
+  if (!tmpl.ok()) return tmpl.status();
+  std::vector<std::string> line_names;
+  auto read = tmpl->Instantiate(tmpl->example(), &line_names);
+  if (!read.ok()) return read.status();
+  auto made = MakeData(name, text, file, *std::move(read), max_states, DefinedTableKind::kComplete, &*tmpl,
+                       tmpl->example(), std::move(line_names));
+  if (!made.ok()) return made.status();
+  const TableEncoding encoding = stored.value_or(DefinedEncoding(made->data.moves));
+  auto family = std::make_shared<DefinedFamily>(
+      *tmpl, [name = std::string(name), text = std::string(text), file = std::string(file), max_states, encoding](
+                 const DefinedFamily& f, const std::vector<int>& values) -> absl::StatusOr<std::unique_ptr<DefinedPuzzleData>> {
+        std::vector<std::string> line_names;
+        auto read = f.definition_template().Instantiate(values, &line_names);
+        if (!read.ok()) return read.status();
+        auto made = MakeData(name, text, file, *std::move(read), max_states, DefinedTableKind::kComplete,
+                             &f.definition_template(), values, std::move(line_names));
+        if (!made.ok()) return made.status();
+        if (encoding == storage::v1::DISTANCE_MOD3 && !made->data.moves.undirected()) {
+          return absl::InvalidArgumentError(
+              Cat(file, ": these values make a move that no move undoes, and the tables of ", name,
+                  " keep distances modulo 3 (its example's moves all have a way back), which such a move cannot be "
+                  "walked by"));
+        }
+        made->data.family = &f;
+        return std::make_unique<DefinedPuzzleData>(std::move(made->data));
+      });
+  made->data.family = family.get();
+  auto puzzle = PuzzleOf(std::move(made->data), false, encoding, family);
+  if (!puzzle.ok()) return puzzle.status();
+  family->Adopt(DataOf(**puzzle));
+  return puzzle;
+}
+
+}  // namespace
+
+absl::StatusOr<const DefinedPuzzleData*> DefinedFamily::Member(const std::vector<int>& values) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = members_.find(values); it != members_.end()) return it->second;
+  if (owned_.size() >= kMaxMembers) {
+    return absl::ResourceExhaustedError(
+        Cat("this program has made the puzzles of ", kMaxMembers, " sets of parameter values of ",
+            members_.begin()->second->name, ", the most it keeps; another set waits for a restart"));
+  }
+  auto made = make_(*this, values);
+  if (!made.ok()) return made.status();
+  const DefinedPuzzleData* data = made->get();
+  owned_.push_back(*std::move(made));
+  members_.emplace(values, data);
+  return data;
+}
+
+void DefinedFamily::Adopt(const DefinedPuzzleData* data) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  members_.emplace(data->values, data);
+}
+
+size_t DefinedFamily::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return members_.size();
+}
+
+absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedPuzzle(std::string_view name,
+                                                                std::string_view text,
+                                                                std::string_view file,
+                                                                uint64_t max_states,
+                                                                DefinedTableKind kind,
+                                                                std::optional<TableEncoding> stored) {
+  if (absl::Status good = CheckDefinedName(name); !good.ok()) return good;
+  for (const Puzzle* puzzle : Puzzles()) {
+    if (puzzle->name() == name && DataOf(*puzzle) == nullptr) {
+      return absl::InvalidArgumentError(
+          Cat("the name ", name, " is a built-in puzzle's; give the definition another (--name)"));
+    }
+  }
+  if (DefinitionTemplate::Declares(text)) return MakeDefinedFamily(name, text, file, max_states, kind, stored);
+  auto read = ReadDefinition(text, file);
+  if (!read.ok()) return read.status();
+  auto made = MakeData(name, text, file, *std::move(read), max_states, kind, nullptr, {}, {});
+  if (!made.ok()) return made.status();
+  return PuzzleOf(std::move(made->data), made->guided, stored, nullptr);
 }
 
 absl::Status CheckDefinedBuild(const Puzzle& puzzle, const BuildOptions& options) {
@@ -455,11 +654,35 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> PuzzleOfStoredDefinition(const Tab
   std::string file = Cat(m.puzzle(), ".tws");
   const std::string& described = m.parameters_text();
   if (described.rfind("file ", 0) == 0) file = described.substr(5, described.find(',') - 5);
+  // A definition with parameters: the values of this table's set, then the file.
+  std::string_view values;
+  bool has_values = false;
+  if (!patterns && text.substr(0, DefinedPuzzleData::kParametersLine.size()) == DefinedPuzzleData::kParametersLine) {
+    const size_t newline = text.find('\n');
+    if (newline == std::string_view::npos) {
+      return absl::FailedPreconditionError("its stored definition has parameters and no file after them");
+    }
+    values = text.substr(DefinedPuzzleData::kParametersLine.size(), newline - DefinedPuzzleData::kParametersLine.size());
+    text.remove_prefix(newline + 1);
+    has_values = true;
+  }
   auto puzzle = MakeDefinedPuzzle(m.puzzle(), text, file, std::max(kDefaultMaxDefinedStates, m.state_count()),
                                   patterns ? DefinedTableKind::kPatterns : DefinedTableKind::kComplete,
                                   patterns ? std::nullopt : std::optional<TableEncoding>(m.encoding()));
   if (!puzzle.ok()) return puzzle.status();
   const DefinedPuzzleData* data = DataOf(**puzzle);
+  if (data != nullptr && (data->family != nullptr) != has_values) {
+    return absl::FailedPreconditionError(data->family != nullptr
+                                             ? "its stored definition has parameters and its table names no values of them"
+                                             : "its table names values of parameters its stored definition does not have");
+  }
+  if (data != nullptr && data->family != nullptr) {
+    auto parsed = data->family->definition_template().ParseValues(values);
+    if (!parsed.ok()) return absl::FailedPreconditionError(Cat("its parameters: ", Message(parsed.status())));
+    auto member = data->family->Member(*parsed);
+    if (!member.ok()) return member.status();
+    data = *member;
+  }
   if (data != nullptr && data->index.layout() != layout) {
     const std::string ours = DefinitionHeader(data->index.layout());
     return absl::FailedPreconditionError(
@@ -590,7 +813,7 @@ bool SummarizeDefinition(const Puzzle& puzzle, DefinitionSummary* summary) {
       const CompiledMoves::Block& block = data->moves.block(one_way);
       const DefinedMove& move = data->definition.moves()[static_cast<size_t>(block.move)];
       const int line = move.blocks[static_cast<size_t>(one_way - data->moves.first_block(block.move))].line;
-      summary->ways = Cat("one way: the block of ", move.name, " at line ", line,
+      summary->ways = Cat("one way: the block of ", move.name, " at line ", data->LineName(line),
                           " is undone by no block, so a complete table keeps a byte a state");
     }
   }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <string>
 
 #if defined(__SSE2__)
@@ -807,6 +808,29 @@ absl::StatusOr<DefinedIndex> DefinedIndex::MakeIndex(const Definition& definitio
     }
   }
 
+  // Sums of a set's orientations that every block keeps modulo a divisor of their number.
+  for (const DefinedSet& set : sets) {
+    if (set.orientations < 2) continue;
+    TwistSum rule;
+    for (int j = 0; j < set.size; ++j) rule.bytes.push_back(static_cast<uint16_t>(set.offset + set.size + j));
+    int g = set.orientations;
+    for (int b = 0; b < moves.block_count() && g > 1; ++b) {
+      int added = 0;
+      for (const uint16_t at : rule.bytes) added += moves.block(b).add[at];
+      g = std::gcd(g, added % set.orientations);
+    }
+    if (g < 2) continue;
+    rule.modulus = g;
+    bool shared = true;
+    for (size_t goal = 0; goal < goals.size() && shared; ++goal) {
+      int sum = 0;
+      for (const uint16_t at : rule.bytes) sum += goals[goal][at];
+      if (goal == 0) rule.value = sum % g;
+      shared = sum % g == rule.value;
+    }
+    if (shared) index.twist_sums_.push_back(std::move(rule));
+  }
+
   if (!numbers) {
     // The invariants alone: Indexable reads the coordinates, their codes and the rules.
     index.labels_of_orbit_.assign(static_cast<size_t>(orbit_count), -1);
@@ -1176,6 +1200,11 @@ bool DefinedIndex::Possible(const uint8_t* state) const {
     size_t at = 0;
     while (at < c.bytes.size() && state[c.bytes[at]] != rule.piece) ++at;
     if (at == c.bytes.size() || (Parity(c, state) ^ rule.colour[at]) != rule.value) return false;
+  }
+  for (const TwistSum& rule : twist_sums_) {
+    int sum = 0;
+    for (const uint16_t at : rule.bytes) sum += state[at];
+    if (sum % rule.modulus != rule.value) return false;
   }
   return true;
 }

@@ -244,6 +244,16 @@ class DefinedIndex {
     int value = 0;               // of every goal
   };
 
+  // The sum of a set's orientations modulo `modulus`, where every block adds a multiple of
+  // it to that sum (the knobs: each turn advances two knobs by one, so the sum's parity
+  // stays): `value`, every goal's. It shrinks no index but proves the others unsolvable
+  // (Possible).
+  struct TwistSum {
+    std::vector<uint16_t> bytes;  // the set's orientations
+    int modulus = 0;
+    int value = 0;
+  };
+
   using Options = DefinedIndexOptions;
 
   // INVALID_ARGUMENT when the index would have more than max_states numbers (the message
@@ -422,6 +432,7 @@ class DefinedIndex {
   std::vector<Coordinate> coordinates_;  // outer ones first, each part in index order
   std::vector<ParityRule> rules_;
   std::vector<ColouredParity> coloured_;
+  std::vector<TwistSum> twist_sums_;
   std::vector<int> flip_;  // orbits whose parities' sum every block flips (DistanceParity)
   int flip_goal_ = 0;      // that sum at the goals
   std::vector<int> labels_of_orbit_;  // each orbit's label coordinate

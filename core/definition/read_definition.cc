@@ -111,8 +111,9 @@ std::string PowerName(const std::string& name, uint64_t t, uint64_t n) {
 
 class DefinitionReader {
  public:
-  DefinitionReader(std::string_view text, std::string_view file, const DefinitionLimits& limits)
-      : text_(text), file_(file), limits_(limits) {}
+  DefinitionReader(std::string_view text, std::string_view file, const DefinitionLimits& limits,
+                   std::span<const std::string> line_names = {})
+      : text_(text), file_(file), limits_(limits), line_names_(line_names) {}
 
   absl::StatusOr<Definition> Read();
 
@@ -144,8 +145,14 @@ class DefinitionReader {
   };
 
   absl::Status Error(int line, std::string_view what) const {
-    return absl::InvalidArgumentError(line > 0 ? Cat(file_, ":", line, ": ", what)
+    return absl::InvalidArgumentError(line > 0 ? Cat(file_, ":", LineName(line), ": ", what)
                                                : Cat(file_, ": ", what));
+  }
+  // What names line `n` in messages: its number, or what a definition with parameters says
+  // of the line it was made from (DefinitionTemplate::Expand).
+  std::string LineName(int n) const {
+    if (n >= 1 && static_cast<size_t>(n) <= line_names_.size()) return line_names_[static_cast<size_t>(n) - 1];
+    return std::to_string(n);
   }
   absl::Status SplitLines();
   absl::Status ReadSet(const Line& line);
@@ -174,6 +181,7 @@ class DefinitionReader {
   std::string_view text_;
   std::string_view file_;
   const DefinitionLimits limits_;
+  std::span<const std::string> line_names_;
   std::vector<Line> lines_;  // not blank, comments dropped
   size_t at_ = 0;            // in lines_
   bool seen_name_ = false;
@@ -296,7 +304,7 @@ absl::Status DefinitionReader::ReadParts(std::string_view what, bool labels,
       return Error(line.number, Cat(what, ": If lines come first in a Move block, before its sets"));
     }
     if (IsKeyword(word) && SetByName(word) < 0) {
-      return Error(start, Cat(what, ": no End before line ", line.number, "'s ", word,
+      return Error(start, Cat(what, ": no End before line ", LineName(line.number), "'s ", word,
                               " (each block ends with a line End)"));
     }
     if (WildLine(line)) {
@@ -546,7 +554,7 @@ absl::Status DefinitionReader::SettleGoals(Definition* d) {
     for (const IllegalPlace& place : d->illegal_) {
       if (pattern[place.at] != 0 && place.labels[pattern[place.at]]) {
         return Error(goal_lines_[g], Cat("Solved (goal ", g + 1, "): holds ", static_cast<int>(pattern[place.at]),
-                                         " where the Illegal line ", place.line, " forbids it"));
+                                         " where the Illegal line ", LineName(place.line), " forbids it"));
       }
     }
   }
@@ -665,7 +673,7 @@ absl::Status DefinitionReader::ReadMove(const Line& first) {
                          other.orientation != guard.orientation;
       if (pieces || turns) {
         return Error(line.number,
-                     Cat(what, ": If: contradicts the If of line ", guard_lines[g], " (position ",
+                     Cat(what, ": If: contradicts the If of line ", LineName(guard_lines[g]), " (position ",
                          guard.position + 1, " of set ", set.name, " cannot hold ",
                          pieces ? Cat("pieces ", other.piece, " and ", guard.piece)
                                 : Cat("orientations ", other.orientation, " and ", guard.orientation),
@@ -729,7 +737,7 @@ absl::Status DefinitionReader::ReadMove(const Line& first) {
                                            "takes no If and is not single"));
     }
     for (const Unexpanded& r : rotations_) {
-      if (r.name == name) return Error(first.number, Cat(what, ": given again (first at line ", r.line, ")"));
+      if (r.name == name) return Error(first.number, Cat(what, ": given again (first at line ", LineName(r.line), ")"));
     }
     Unexpanded r;
     r.name = name;
@@ -742,12 +750,12 @@ absl::Status DefinitionReader::ReadMove(const Line& first) {
     if (m.name != name) continue;
     if (!m.guarded || !guarded) {
       return Error(first.number,
-                   Cat(what, ": given again (first at line ", m.line,
+                   Cat(what, ": given again (first at line ", LineName(m.line),
                        "); only guarded moves (If) may have several blocks, and a name is "
                        "guarded in all its blocks or in none"));
     }
     if (single != m.single) {
-      return Error(first.number, Cat(what, ": single here and not at line ", m.line, " (or the other way)"));
+      return Error(first.number, Cat(what, ": single here and not at line ", LineName(m.line), " (or the other way)"));
     }
     m.blocks.push_back(std::move(block));
     return absl::OkStatus();
@@ -1064,8 +1072,9 @@ absl::StatusOr<Definition> DefinitionReader::Read() {
 }
 
 absl::StatusOr<Definition> ReadDefinition(std::string_view text, std::string_view file,
-                                          const DefinitionLimits& limits) {
-  return DefinitionReader(text, file, limits).Read();
+                                          const DefinitionLimits& limits,
+                                          std::span<const std::string> line_names) {
+  return DefinitionReader(text, file, limits, line_names).Read();
 }
 
 absl::StatusOr<std::string> RewriteLegacyTwists(std::string_view text, std::string_view file,

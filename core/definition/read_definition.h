@@ -7,6 +7,7 @@
 #define PUZZLEDB_CORE_DEFINITION_READ_DEFINITION_H_
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -30,9 +31,12 @@ struct DefinitionLimits {
   size_t max_goal_bytes = size_t{64} << 20;
 };
 
-// `file` names the text in messages ("slide.tws").
+// `file` names the text in messages ("slide.tws"); `line_names`, if given, what names each
+// line there instead of its number (a definition with parameters: the line of the file it
+// was made from, and the loop variables' values, core/definition/definition_template.h).
 absl::StatusOr<Definition> ReadDefinition(std::string_view text, std::string_view file,
-                                          const DefinitionLimits& limits = {});
+                                          const DefinitionLimits& limits = {},
+                                          std::span<const std::string> line_names = {});
 
 // A definition written for a puzzledb that read move orientations by destination (before
 // 2026-12: o_j was added to the piece landing at position j; docs/PUZZLES.md now reads them

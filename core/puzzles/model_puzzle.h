@@ -52,6 +52,8 @@ class ModelPuzzle final : public Puzzle {
   bool has_parameters() const override {
     if constexpr (kStatic) {
       return HasParams<P>;
+    } else if constexpr (requires { model_.has_parameters(); }) {
+      return model_.has_parameters();  // a definition with parameters
     } else {
       return false;
     }
@@ -103,6 +105,8 @@ class ModelPuzzle final : public Puzzle {
   std::string_view parameters_help() const override {
     if constexpr (requires { P::kParamsHelp; }) {
       return P::kParamsHelp;
+    } else if constexpr (requires { model_.parameters_help(); }) {
+      return model_.has_parameters() ? model_.parameters_help() : std::string_view();
     } else {
       return {};
     }
