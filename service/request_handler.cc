@@ -196,11 +196,11 @@ RequestHandler::AnswerAllowance RequestHandler::NewAllowance() const {
 }
 
 void RequestHandler::RequestTableFor(const Position& position, const Solution& solution) {
-  const Puzzle& puzzle = *position.puzzle();
-  if (builder_ == nullptr || solution.source != Source::kSearch || !puzzle.has_parameters()) {
-    return;
-  }
-  builder_->Request(position);
+  if (solution.source == Source::kSearch) RequestTable(position);
+}
+
+void RequestHandler::RequestTable(const Position& position) {
+  if (builder_ != nullptr && position.puzzle()->has_parameters()) builder_->Request(position);
 }
 
 RequestHandler::Routed<v1::SolveResponse> RequestHandler::Answer(const SolveQuery& query,
@@ -287,6 +287,9 @@ RequestHandler::Routed<v1::SolveResponse> RequestHandler::SolveAfterTables(
                                              SearchLimits limits,
                                              v1::SolveResponse* out) -> absl::Status {
     limits.max_moves = query.max_moves;
+    // Parameters with no table yet: their table is built in the background whatever this
+    // search finds (one that gives up at its limits too: a definition's values).
+    if (!step.had_table) RequestTable(query.position);
     auto solution = query.position.puzzle()->Search(*solver_, query.position, step, limits);
     if (!solution.ok()) return solution.status();
     SolutionToWire(query.position, *solution, out, query.move_encoding, query.typed);

@@ -157,6 +157,8 @@ class RequestHandler {
 
   // A search for parameters without a table asks for the table, for next time.
   void RequestTableFor(const Position& position, const Solution& solution);
+  // The same whatever was answered (a puzzle with parameters and no table for these).
+  void RequestTable(const Position& position);
   // A solve once its table step is taken (an empty step for SEARCH_ONLY).
   Routed<v1::SolveResponse> SolveAfterTables(const SolveQuery& query, TableStep step,
                                              const AnswerAllowance& allowance,

@@ -6,6 +6,8 @@
 #include <memory>
 #include <csignal>
 #include <atomic>
+#include <chrono>
+#include <optional>
 #include <filesystem>
 #include <random>
 #include <sstream>
@@ -469,6 +471,71 @@ TEST(DefinitionServerTest, DefinitionsAreAddedReplacedAndRemovedWhileServing) {
   ASSERT_TRUE(relisted.ok());
   for (const auto& p : relisted->puzzles()) EXPECT_NE(p.name(), "slide32");
   EXPECT_EQ(server->Stop(SIGTERM), 0) << server->Log();
+  fs::remove_all(db);
+}
+
+// A definition with parameters served (tests/golden/definitions/wired3.tws): the database
+// holds its example's table; a case of other values is answered by search at once, and the
+// server builds that set's table in the background, after which it answers from the table,
+// over gRPC, HTTP and the command line (which reads the file the server lists).
+TEST(DefinitionServerTest, AnotherSetOfValuesGetsItsTableOnDemand) {
+  const std::string db = testing::TempPath("definition_family_db");
+  fs::remove_all(db);
+  const auto built = testing::RunCommand(
+      Cat(PUZZLEDB_BUILD, " -q --db ", db, " --definition ", Sample("wired3.tws")), "");
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  testing::ServerProcess server(PUZZLEDB_SERVER, db, {}, testing::TempPath("definition_family.log"));
+  ASSERT_FALSE(server.address().empty()) << server.Log();
+  ClientOptions options;
+  options.target = server.address();
+  options.timeout = 10000ms;
+  Client client(options);
+  v1::SolveRequest request;
+  request.mutable_puzzle()->set_name("wired3");
+  request.mutable_puzzle()->set_state("3 1 2 5 ; 1 2 3 / 4 4 0");
+  auto first = client.Solve(request);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->distance(), 1u);
+  EXPECT_EQ(first->source(), v1::SEARCH);
+  // The table of these values appears.
+  std::string id;
+  for (const auto deadline = std::chrono::steady_clock::now() + 60s; std::chrono::steady_clock::now() < deadline;) {
+    auto tables = client.ListTables();
+    ASSERT_TRUE(tables.ok()) << tables.status();
+    for (const auto& t : tables->tables()) {
+      if (t.puzzle() == "wired3" && t.parameters().find("N 5") != std::string::npos) id = t.table_id();
+    }
+    if (!id.empty()) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_FALSE(id.empty()) << server.Log();
+  EXPECT_EQ(id.rfind("wired3-", 0), 0u);
+  std::optional<v1::SolveResponse> later;
+  for (const auto deadline = std::chrono::steady_clock::now() + 30s; std::chrono::steady_clock::now() < deadline;) {
+    auto again = client.Solve(request);
+    ASSERT_TRUE(again.ok()) << again.status();
+    if (again->source() == v1::TABLE) {
+      later = *again;
+      break;
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_TRUE(later.has_value()) << server.Log();
+  EXPECT_EQ(later->table_id(), id);
+  EXPECT_EQ(later->distance(), 1u);
+  EXPECT_EQ(OverHttp(server, "/v1/solve?puzzle=wired3&state=" + UrlEncoded("3 1 2 5 %3B 1 2 3 / 4 4 2")),
+            "10 T1 T1 T1 T1 T2 T2 T3 T3 T3 T3");
+  // Values that break the file's rule: refused naming its line, over both.
+  request.mutable_puzzle()->set_state("1 1 2 5 ; 1 2 3 / 4 4 0");
+  auto refused = client.Solve(request);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("wired3.tws:23 (k=1): dial 1 is wired to itself"), std::string::npos)
+      << refused.status();
+  const auto solved = testing::RunCommand(Cat(PUZZLEDB_CLI, " --server ", server.address(), " solve --puzzle wired3"),
+                                          "3 1 2 5 ; 1 2 3 / 4 4 2\n2 3 1 3 ; 1 2 3 / 1 2 0\n");
+  EXPECT_EQ(solved.exit_code, 0) << solved.err;
+  EXPECT_EQ(solved.out, "10 T1 T1 T1 T1 T2 T2 T3 T3 T3 T3\n3 T2 T3 T3\n");
   fs::remove_all(db);
 }
 

@@ -241,7 +241,7 @@ TEST(DefinitionTemplateTest, APuzzleWithParametersHasATablePerSetOfValues) {
            {"1 2 3 / 0 0 0", "the wired3 puzzle's cases carry parameters: give their values, then ';', then the state"},
            {"2 3 1 ; 1 2 3 / 0 0 0", "the parameters: 3 values, want 4 (W 3, N 1)"},
            {"2 3 1 9 ; 1 2 3 / 0 0 0", "the parameters: value 4 (N) is 9; N's values run from 2 to 5"},
-           {"1 3 1 3 ; 1 2 3 / 0 0 0", "wired3.tws:22 (k=1): dial 1 is wired to itself"},
+           {"1 3 1 3 ; 1 2 3 / 0 0 0", "wired3.tws:23 (k=1): dial 1 is wired to itself"},
            {"2 3 1 3 ; 1 2 3 / 0 0 3", "orientation"},
        }) {
     auto p = puzzle->ParseCompact(bad.compact);

@@ -533,15 +533,27 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedFamily(std::string_view
                        tmpl->example(), std::move(line_names));
   if (!made.ok()) return made.status();
   const TableEncoding encoding = stored.value_or(DefinedEncoding(made->data.moves));
+  // Every set of values makes the example's moves (the puzzle's moves are numbered and
+  // named once, for all its cases).
+  std::vector<std::string> move_names;
+  for (const DefinedMove& move : made->data.definition.moves()) move_names.push_back(move.name);
   auto family = std::make_shared<DefinedFamily>(
-      *tmpl, [name = std::string(name), text = std::string(text), file = std::string(file), max_states, encoding](
-                 const DefinedFamily& f, const std::vector<int>& values) -> absl::StatusOr<std::unique_ptr<DefinedPuzzleData>> {
+      *tmpl, [name = std::string(name), text = std::string(text), file = std::string(file), max_states, encoding,
+              move_names](const DefinedFamily& f,
+                          const std::vector<int>& values) -> absl::StatusOr<std::unique_ptr<DefinedPuzzleData>> {
         std::vector<std::string> line_names;
         auto read = f.definition_template().Instantiate(values, &line_names);
         if (!read.ok()) return read.status();
         auto made = MakeData(name, text, file, *std::move(read), max_states, DefinedTableKind::kComplete,
                              &f.definition_template(), values, std::move(line_names));
         if (!made.ok()) return made.status();
+        std::vector<std::string> names;
+        for (const DefinedMove& move : made->data.definition.moves()) names.push_back(move.name);
+        if (names != move_names) {
+          return absl::InvalidArgumentError(
+              Cat(file, ": these values make the moves ", Join(names, " "), ", and the example's are ",
+                  Join(move_names, " "), ": every set of values must make the same moves, in the same order"));
+        }
         if (encoding == storage::v1::DISTANCE_MOD3 && !made->data.moves.undirected()) {
           return absl::InvalidArgumentError(
               Cat(file, ": these values make a move that no move undoes, and the tables of ", name,
