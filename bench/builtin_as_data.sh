@@ -5,8 +5,11 @@
 # otherwise; a model with a symmetry quotient counts classes of states), and
 # in-process table answers (`puzzledb bench --mode inprocess`), the two sides alternated
 # ROUNDS times (default 3).
-#   bench/builtin_as_data.sh BUILD_DIR PUZZLE [DEFINITION [ROUNDS]]
+#   [MODEL_ARGS=...] bench/builtin_as_data.sh BUILD_DIR PUZZLE [DEFINITION [ROUNDS]]
 # PUZZLE is the built-in's name (knight); DEFINITION defaults to data/puzzles/PUZZLE.tws.
+# MODEL_ARGS: more options for the model's build, e.g. the parameters of a definition's
+# example for a puzzle with parameters (the knobs: MODEL_ARGS="--wiring
+# data/params/knobs/knobs_9001.in", the wiring data/puzzles/knobs.tws's Example gives).
 set -eu
 build=$1
 puzzle=$2
@@ -22,7 +25,8 @@ timed() {  # OUT_FILE COMMAND...: runs it, "seconds peak_kb" in OUT_FILE
   shift
   /usr/bin/time -f "%e %M" -o "$out" "$@"
 }
-timed "$work/model.time" "$build/builder/puzzledb-build" --db "$work/model" --puzzle "$puzzle" -q
+# shellcheck disable=SC2086 # MODEL_ARGS is split on purpose
+timed "$work/model.time" "$build/builder/puzzledb-build" --db "$work/model" --puzzle "$puzzle" ${MODEL_ARGS:-} -q
 timed "$work/data.time" "$build/builder/puzzledb-build" --db "$work/data" --definition "$definition" \
   --name "$name" -q
 read -r model_s model_kb <"$work/model.time"

@@ -263,5 +263,91 @@ TEST(EndToEndTest, ServerRefusesToStartWithoutADatabase) {
   std::remove(log.c_str());
 }
 
+// The knobs as data (data/puzzles/knobs.tws, a definition with parameters) on the held-out
+// wiring of tests/golden/knobs_9101_unsolvable.in: its table, built by the real builder
+// from --params, has the model's table's counts at every distance; the case of that file
+// is -1 on both, and states sampled by the model at every distance get the model's
+// answers, move for move, from the definition's table.
+TEST(EndToEndTest, TheKnobsAsDataHaveTheModelsTableOnAHeldOutWiring) {
+  const std::string db = testing::TempPath("e2e_knobs_as_data");
+  fs::remove_all(db);
+  // The wiring and the case, as the model's input and as the definition's compact form.
+  std::istringstream in(Golden("knobs_9101_unsolvable.in"));
+  std::vector<std::string> wiring, shown;
+  for (int knob = 0; knob < 12; ++knob) {
+    std::string v;
+    in >> v;
+    shown.push_back(std::to_string(std::stoi(v) - 1));
+    for (int s = 0; s < 4; ++s) {
+      in >> v;
+      wiring.push_back(v);
+    }
+  }
+  const std::string values = Join(wiring, " ");
+  const std::string params = testing::TempPath("e2e_knobs_as_data.params");
+  testing::WriteFile(params, values + " ;\n");
+  const std::string build = std::string(PUZZLEDB_BUILD) + " -q --db " + db;
+  const std::string definition = std::string(PUZZLEDB_TESTS_DIR) + "/../data/puzzles/knobs.tws";
+  const auto data_built = RunCommand(build + " --definition " + definition + " --name knobs_data --params " + params, "");
+  ASSERT_EQ(data_built.exit_code, 0) << data_built.err;
+  const auto model_built = RunCommand(
+      build + " --puzzle knobs --wiring " + std::string(PUZZLEDB_GOLDEN_DIR) + "/knobs_9101_unsolvable.in", "");
+  ASSERT_EQ(model_built.exit_code, 0) << model_built.err;
+  const std::string cli = std::string(PUZZLEDB_CLI) + " --db " + db;
+  // The census lines ("d count"), each side's table alone.
+  auto census = [&](const std::string& puzzle) {
+    const auto out = RunCommand(cli + " census --puzzle " + puzzle, "");
+    EXPECT_EQ(out.exit_code, 0) << out.err;
+    std::string lines;
+    std::istringstream read(out.out);
+    for (std::string line; std::getline(read, line);) {
+      if (!line.empty() && line[0] != '#') lines += line + "\n";
+    }
+    return lines;
+  };
+  const std::string model_census = census("knobs");
+  EXPECT_EQ(census("knobs_data"), model_census);
+  EXPECT_NE(model_census.find("\n12 "), std::string::npos) << model_census;
+  // The file's case: unsolvable on both.
+  const std::string data_case = values + " ; 1 2 3 4 5 6 7 8 9 10 11 12 / " + Join(shown, " ");
+  const auto unsolvable = RunCommand(cli + " solve --puzzle knobs_data", data_case + "\n");
+  EXPECT_EQ(unsolvable.out, "-1\n") << unsolvable.err;
+  // States at every distance, drawn by the model from its table, answered by both.
+  std::string model_cases, data_cases;
+  for (int d = 1; d <= 18; d += 1) {
+    const auto drawn = RunCommand(cli + " sample --puzzle knobs --distance " + std::to_string(d) +
+                                      " --count 3 --seed 9101 --wiring " + std::string(PUZZLEDB_GOLDEN_DIR) +
+                                      "/knobs_9101_unsolvable.in",
+                                  "");
+    ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
+    model_cases += drawn.out;
+    std::istringstream lines(drawn.out);
+    for (int c = 0; c < 3; ++c) {
+      std::vector<std::string> knobs;
+      for (int k = 0; k < 12; ++k) {
+        std::string line;
+        std::getline(lines, line);
+        knobs.push_back(std::to_string(std::stoi(line.substr(0, line.find(' '))) - 1));
+      }
+      data_cases += values + " ; 1 2 3 4 5 6 7 8 9 10 11 12 / " + Join(knobs, " ") + "\n";
+    }
+  }
+  const auto by_model = RunCommand(cli + " solve --puzzle knobs --policy table-only", model_cases);
+  const auto by_data = RunCommand(cli + " solve --puzzle knobs_data --policy table-only", data_cases);
+  ASSERT_EQ(by_model.exit_code, 0) << by_model.err;
+  ASSERT_EQ(by_data.exit_code, 0) << by_data.err;
+  // The model prints the distance and the moves on two lines, the definition on one.
+  std::istringstream model_lines(by_model.out), data_lines(by_data.out);
+  int compared = 0;
+  for (std::string distance, moves, line; std::getline(model_lines, distance) && std::getline(model_lines, moves);) {
+    ASSERT_TRUE(std::getline(data_lines, line));
+    EXPECT_EQ(line, distance + " " + moves);
+    ++compared;
+  }
+  EXPECT_EQ(compared, 18 * 3);
+  fs::remove_all(db);
+  fs::remove(params);
+}
+
 }  // namespace
 }  // namespace puzzledb
