@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/defined/defined_model.h"
 #include "core/defined/defined_puzzle.h"
 #include "core/definition/definition_template.h"
 #include "core/solver.h"
@@ -312,6 +313,29 @@ TEST(DefinitionTemplateTest, APuzzleWithParametersHasATablePerSetOfValues) {
   ASSERT_FALSE(foreign.ok());
   EXPECT_NE(foreign.status().message().find("another definition of wired3"), std::string::npos) << foreign.status();
   std::filesystem::remove_all(dir);
+}
+
+// A program keeps the data of at most DefinedFamily::kMaxMembers sets of values of one
+// definition (positions point to it): past them, a new set is RESOURCE_EXHAUSTED, saying
+// so, while the sets made still serve.
+TEST(DefinitionTemplateTest, AProgramKeepsABoundedNumberOfSetsOfValues) {
+  const auto puzzle = MakeFamily("onedial", "Parameter S 0..100000\nExample\n0\nEnd\nName Dial {S}\nSet D 1 2\nSolved\nD\n1\nEnd\n"
+                                            "Move A\nD\n1\n1\nEnd\n");
+  ASSERT_NE(puzzle, nullptr);
+  const int made = static_cast<int>(DefinedFamily::kMaxMembers);
+  for (int s = 1; s <= made; ++s) {
+    auto p = puzzle->ParseCompact(Cat(s, " ; 1 / 1"));
+    ASSERT_TRUE(p.ok()) << s << ": " << p.status();
+  }
+  auto more = puzzle->ParseCompact(Cat(made + 1, " ;"));
+  ASSERT_FALSE(more.ok());
+  EXPECT_TRUE(absl::IsResourceExhausted(more.status())) << more.status();
+  EXPECT_NE(more.status().message().find("as many sets of parameter values of onedial as it keeps (4096"),
+            std::string::npos)
+      << more.status();
+  auto old = puzzle->ParseCompact("17 ; 1 / 1");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(puzzle->FormatCompact(*old), "17 ; 1 / 1");
 }
 
 // One knobs wiring as the knobs model reads it (its original input, the states ignored) and

@@ -95,13 +95,20 @@ struct DefinedPuzzleData;
 class DefinedFamily {
  public:
   static constexpr size_t kMaxMembers = 4096;
+  // ... and at most this many bytes of theirs, as Cost estimates them.
+  static constexpr size_t kMaxMemberBytes = size_t{256} << 20;
+  // The bytes a set's data takes, about: its blocks' programs and its goals.
+  static size_t Cost(const DefinedPuzzleData& data);
   // How the data of a set of values is made (core/defined/defined_puzzle.cc).
   using Make = std::function<absl::StatusOr<std::unique_ptr<DefinedPuzzleData>>(const DefinedFamily&,
                                                                                   const std::vector<int>&)>;
 
-  DefinedFamily(DefinitionTemplate tmpl, Make make) : template_(std::move(tmpl)), make_(std::move(make)) {}
+  DefinedFamily(DefinitionTemplate tmpl, std::string text, Make make)
+      : template_(std::move(tmpl)), text_(std::move(text)), make_(std::move(make)) {}
 
   const DefinitionTemplate& definition_template() const { return template_; }
+  // The file (each set's data keeps none of its own).
+  const std::string& text() const { return text_; }
   // The data of the puzzle these values make: INVALID_ARGUMENT naming the value or the
   // template's line and rule; RESOURCE_EXHAUSTED past kMaxMembers sets.
   absl::StatusOr<const DefinedPuzzleData*> Member(const std::vector<int>& values) const;
@@ -112,8 +119,10 @@ class DefinedFamily {
 
  private:
   DefinitionTemplate template_;
+  std::string text_;
   Make make_;
   mutable std::mutex mutex_;
+  mutable size_t bytes_ = 0;  // Cost of the sets made
   mutable std::map<std::vector<int>, const DefinedPuzzleData*> members_;
   mutable std::vector<std::unique_ptr<DefinedPuzzleData>> owned_;
 };
@@ -122,7 +131,8 @@ class DefinedFamily {
 struct DefinedPuzzleData {
   std::string name;      // as requests give it
   std::string file;      // the file's name when it was read ("slide32.tws")
-  std::string text;      // the file as given: stored with the table (EncodeParams)
+  std::string text;      // the file as given: stored with the table (EncodeParams); with
+                         // parameters, the example's only (the family's text())
   uint32_t text_crc32 = 0;
   Definition definition;
   CompiledMoves moves;
@@ -141,7 +151,8 @@ struct DefinedPuzzleData {
   const DefinedFamily* family = nullptr;
   std::vector<int> values;
   // What names each line of the definition the values made, which its line numbers
-  // count (the template's line and the loop variables there: "27 (k=1, s=1)").
+  // count (the template's line and the loop variables there: "27 (k=1, s=1)"); the
+  // example's only.
   std::vector<std::string> line_names;
   std::string LineName(int line) const {
     if (line >= 1 && static_cast<size_t>(line) <= line_names.size()) return line_names[static_cast<size_t>(line) - 1];
@@ -152,7 +163,8 @@ struct DefinedPuzzleData {
   // What its table stores after the header: the text, after a line "parameters VALUES"
   // for a definition with parameters.
   std::string StoredText() const {
-    return family == nullptr ? text : Cat(kParametersLine, DefinitionTemplate::FormatValues(values), "\n", text);
+    return family == nullptr ? text
+                             : Cat(kParametersLine, DefinitionTemplate::FormatValues(values), "\n", family->text());
   }
   static constexpr std::string_view kParametersLine = "parameters ";
   // Stored with the table (TableMetadata's parameters_fingerprint): StoredText()'s CRC-32.

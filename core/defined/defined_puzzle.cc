@@ -538,7 +538,8 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedFamily(std::string_view
   std::vector<std::string> move_names;
   for (const DefinedMove& move : made->data.definition.moves()) move_names.push_back(move.name);
   auto family = std::make_shared<DefinedFamily>(
-      *tmpl, [name = std::string(name), text = std::string(text), file = std::string(file), max_states, encoding,
+      *tmpl, std::string(text),
+      [name = std::string(name), text = std::string(text), file = std::string(file), max_states, encoding,
               move_names](const DefinedFamily& f,
                           const std::vector<int>& values) -> absl::StatusOr<std::unique_ptr<DefinedPuzzleData>> {
         std::vector<std::string> line_names;
@@ -561,6 +562,9 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedFamily(std::string_view
                   "walked by"));
         }
         made->data.family = &f;
+        // The file and the line names stay the family's and the example's alone.
+        made->data.text = std::string();
+        made->data.line_names = {};
         return std::make_unique<DefinedPuzzleData>(std::move(made->data));
       });
   made->data.family = family.get();
@@ -575,17 +579,30 @@ absl::StatusOr<std::shared_ptr<const Puzzle>> MakeDefinedFamily(std::string_view
 absl::StatusOr<const DefinedPuzzleData*> DefinedFamily::Member(const std::vector<int>& values) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = members_.find(values); it != members_.end()) return it->second;
-  if (owned_.size() >= kMaxMembers) {
-    return absl::ResourceExhaustedError(
-        Cat("this program has made the puzzles of ", kMaxMembers, " sets of parameter values of ",
-            members_.begin()->second->name, ", the most it keeps; another set waits for a restart"));
-  }
+  const std::string& name = members_.begin()->second->name;
+  auto full = [&name] {
+    return absl::ResourceExhaustedError(Cat("this program has made the puzzles of as many sets of parameter values of ",
+                                            name, " as it keeps (", kMaxMembers, ", or ", kMaxMemberBytes >> 20,
+                                            " MiB of them); another set waits for a restart"));
+  };
+  if (owned_.size() >= kMaxMembers) return full();
   auto made = make_(*this, values);
   if (!made.ok()) return made.status();
+  const size_t cost = Cost(**made);
+  if (bytes_ + cost > kMaxMemberBytes) return full();
+  bytes_ += cost;
   const DefinedPuzzleData* data = made->get();
   owned_.push_back(*std::move(made));
   members_.emplace(values, data);
   return data;
+}
+
+size_t DefinedFamily::Cost(const DefinedPuzzleData& data) {
+  const size_t state = data.definition.state_bytes();
+  const size_t rest = size_t{16} << 10;
+  const size_t blocks = static_cast<size_t>(data.moves.block_count()) * state * 16;  // programs and transforms
+  const size_t goals = data.goals.size() * state * 2;                               // kept twice
+  return rest + blocks + goals;
 }
 
 void DefinedFamily::Adopt(const DefinedPuzzleData* data) {
