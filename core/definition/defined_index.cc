@@ -810,7 +810,8 @@ absl::StatusOr<DefinedIndex> DefinedIndex::MakeIndex(const Definition& definitio
 
   // Sums of a set's orientations that every block keeps modulo a divisor of their number.
   for (const DefinedSet& set : sets) {
-    if (set.orientations < 2) continue;
+    // (Not where pieces' twists are forgotten: they are kept 0 whatever a move adds.)
+    if (set.orientations < 2 || set.wild.any()) continue;
     TwistSum rule;
     for (int j = 0; j < set.size; ++j) rule.bytes.push_back(static_cast<uint16_t>(set.offset + set.size + j));
     int g = set.orientations;
