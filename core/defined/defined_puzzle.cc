@@ -345,11 +345,12 @@ struct MadeData {
   bool guided = false;  // answered by a search guided by pattern tables
 };
 
-// "W 12 x 4 from 1 to 12, N 1 from 0 to 5": the values a definition with parameters takes.
+// "W 12 x 4 from 1 to 12, N from 2 to 5": the values a definition with parameters takes.
 std::string ValuesHelp(const DefinitionTemplate& t) {
   std::vector<std::string> parts;
   for (const TemplateParameter& p : t.parameters()) {
-    parts.push_back(Cat(p.name, " ", p.dims.empty() ? std::string("1") : Join(p.dims, " x "), " from ", p.low, " to ", p.high));
+    parts.push_back(Cat(p.name, p.dims.empty() ? std::string() : Cat(" ", Join(p.dims, " x ")), " from ", p.low, " to ",
+                        p.high));
   }
   return Cat(Join(parts, ", "), ", ", t.value_count(), " numbers in all");
 }
