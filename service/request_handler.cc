@@ -195,10 +195,6 @@ RequestHandler::AnswerAllowance RequestHandler::NewAllowance() const {
   return std::make_shared<std::atomic<int64_t>>(static_cast<int64_t>(options_.max_answer_bytes));
 }
 
-void RequestHandler::RequestTableFor(const Position& position, const Solution& solution) {
-  if (solution.source == Source::kSearch) RequestTable(position);
-}
-
 void RequestHandler::RequestTable(const Position& position) {
   if (builder_ != nullptr && position.puzzle()->has_parameters()) builder_->Request(position);
 }
@@ -287,13 +283,10 @@ RequestHandler::Routed<v1::SolveResponse> RequestHandler::SolveAfterTables(
                                              SearchLimits limits,
                                              v1::SolveResponse* out) -> absl::Status {
     limits.max_moves = query.max_moves;
-    // Parameters with no table yet: their table is built in the background whatever this
-    // search finds (one that gives up at its limits too: a definition's values).
     if (!step.had_table) RequestTable(query.position);
     auto solution = query.position.puzzle()->Search(*solver_, query.position, step, limits);
     if (!solution.ok()) return solution.status();
     SolutionToWire(query.position, *solution, out, query.move_encoding, query.typed);
-    RequestTableFor(query.position, *solution);
     return absl::OkStatus();
   };
   return HandOn(std::move(search));
@@ -437,6 +430,7 @@ RequestHandler::Routed<v1::AnalyzeResponse> RequestHandler::Answer(
     const bool solved = step.position.answer.has_value() &&
                         step.position.answer->outcome == Outcome::kSolved;
     limits.max_moves = query.max_moves;
+    if (!step.position.had_table) RequestTable(query.position);
     auto analysis = puzzle.AnalyzeSearch(*solver_, query.position, std::move(step), limits);
     if (!analysis.ok()) return analysis.status();
     AnalysisToWire(*analysis, out);
@@ -450,7 +444,6 @@ RequestHandler::Routed<v1::AnalyzeResponse> RequestHandler::Answer(
         }
       }
     }
-    RequestTableFor(query.position, analysis->position);
     return absl::OkStatus();
   };
   return HandOn(std::move(search));

@@ -155,9 +155,8 @@ class RequestHandler {
   using AnswerAllowance = std::shared_ptr<std::atomic<int64_t>>;
   AnswerAllowance NewAllowance() const;
 
-  // A search for parameters without a table asks for the table, for next time.
-  void RequestTableFor(const Position& position, const Solution& solution);
-  // The same whatever was answered (a puzzle with parameters and no table for these).
+  // A search for parameters without a table asks for the table, for next time, whatever it
+  // finds (a definition's values whose search gives up at its limits too).
   void RequestTable(const Position& position);
   // A solve once its table step is taken (an empty step for SEARCH_ONLY).
   Routed<v1::SolveResponse> SolveAfterTables(const SolveQuery& query, TableStep step,
