@@ -39,41 +39,29 @@ std::string Dials(const std::string& parameters, const std::string& example, con
 }
 
 TEST(DefinitionTemplateTest, LoopsConditionsAndExpressionsUnroll) {
-  const std::string text = Dials("Parameter W 3 1..3\nParameter S -5..5", "2 3 1\n-3",
-                                 "For k 1..3\n"
-                                 "When k != 2 || S < 0\n"
-                                 "Move T{k}  # {not read}\n"
-                                 "D\n"
-                                 "1 2 3\n"
-                                 "{for p 1..3: p == k || p == W[k] ? 1 : 0}\n"
-                                 "End\n"
-                                 "EndWhen\n"
-                                 "EndFor\n"
-                                 "Move X\n"
-                                 "D\n"
-                                 "1 2 3\n"
-                                 "{S % 4} {S / 2} {k_absent_is_fine_in_a_dead_branch_if(0) }\n"
-                                 "End\n");
-  // The last line names a function: no such thing, refused with the line.
-  auto bad = Read(text);
+  // The same file but for the line of move X's orientations (its line 25).
+  auto with_x = [](const std::string& orientations) {
+    return Dials("Parameter W 3 1..3\nParameter S -5..5", "2 3 1\n-3",
+                 Cat("For k 1..3\n"
+                     "When k != 2 || S < 0\n"
+                     "Move T{k}  # {not read}\n"
+                     "D\n"
+                     "1 2 3\n"
+                     "{for p 1..3: p == k || p == W[k] ? 1 : 0}\n"
+                     "End\n"
+                     "EndWhen\n"
+                     "EndFor\n"
+                     "Move X\n"
+                     "D\n"
+                     "1 2 3\n",
+                     orientations, "\nEnd\n"));
+  };
+  // A name that is no loop variable nor parameter: refused with the line.
+  auto bad = Read(with_x("{S % 4} {S / 2} {k_absent(0)}"));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("t.tws:25:"), std::string::npos) << bad.status();
 
-  const std::string good = Dials("Parameter W 3 1..3\nParameter S -5..5", "2 3 1\n-3",
-                                 "For k 1..3\n"
-                                 "When k != 2 || S < 0\n"
-                                 "Move T{k}\n"
-                                 "D\n"
-                                 "1 2 3\n"
-                                 "{for p 1..3: p == k || p == W[k] ? 1 : 0}\n"
-                                 "End\n"
-                                 "EndWhen\n"
-                                 "EndFor\n"
-                                 "Move X\n"
-                                 "D\n"
-                                 "1 2 3\n"
-                                 "{S % 4} {-S / 2} {(1 + 2) * 3 - 9 + (S > 0 ? W[4] : 0)}\n"
-                                 "End\n");
+  const std::string good = with_x("{S % 4} {-S / 2} {(1 + 2) * 3 - 9 + (S > 0 ? W[4] : 0)}");
   auto t = Read(good);
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->value_count(), 4u);

@@ -620,7 +620,9 @@ absl::StatusOr<DefinitionTemplate> DefinitionTemplate::Read(std::string_view tex
       open.pop_back();
     } else {
       line.kind = Kind::kText;
-      line.text = std::string(raw.text);
+      std::string_view text = raw.text;  // without its comment, nor the blanks before it
+      while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+      line.text = std::string(text);
     }
     if (line.kind == Kind::kFor || line.kind == Kind::kWhen) {
       if (static_cast<int>(open.size()) >= template_limits.max_nesting) {
