@@ -4,11 +4,13 @@
 // knobs as data (data/puzzles/knobs.tws) against the knobs model on shipped, held-out and
 // random wirings.
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/defined/defined_model.h"
@@ -324,6 +326,36 @@ TEST(DefinitionTemplateTest, AProgramKeepsABoundedNumberOfSetsOfValues) {
   auto old = puzzle->ParseCompact("17 ; 1 / 1");
   ASSERT_TRUE(old.ok()) << old.status();
   EXPECT_EQ(puzzle->FormatCompact(*old), "17 ; 1 / 1");
+}
+
+// Threads that ask for the same new sets of values at once get one puzzle per set: the
+// family makes each once under its lock, and every thread's positions share it.
+TEST(DefinitionTemplateTest, ThreadsRacingForNewValuesShareOneSetEach) {
+  const auto puzzle = MakeFamily("racedial", "Parameter S 0..100000\nExample\n0\nEnd\nName Dial {S}\nSet D 1 2\nSolved\nD\n1\nEnd\n"
+                                             "Move A\nD\n1\n1\nEnd\n");
+  ASSERT_NE(puzzle, nullptr);
+  constexpr int kThreads = 4, kSets = 300;
+  std::vector<std::vector<Position>> seen(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int s = 1; s <= kSets; ++s) {
+        auto p = puzzle->ParseCompact(Cat((s * 7 + t) % kSets + 1, " ; 1 / 1"));
+        if (p.ok()) seen[static_cast<size_t>(t)].push_back(*p);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  std::map<std::string, Position> by_values;
+  for (const auto& one : seen) {
+    ASSERT_EQ(one.size(), static_cast<size_t>(kSets));
+    for (const Position& p : one) {
+      const std::string compact = puzzle->FormatCompact(p);
+      auto [it, fresh] = by_values.emplace(compact.substr(0, compact.find(';')), p);
+      if (!fresh) EXPECT_TRUE(puzzle->SameParameters(it->second, p)) << compact;
+    }
+  }
+  EXPECT_EQ(by_values.size(), static_cast<size_t>(kSets));
 }
 
 // One knobs wiring as the knobs model reads it (its original input, the states ignored) and
