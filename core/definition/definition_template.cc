@@ -29,39 +29,6 @@ bool ParseSmall(std::string_view word, int* value) {
   return result.ec == std::errc() && result.ptr == end && (word[0] != '+');
 }
 
-// The lines of a file as the definition reader splits them: a byte order mark skipped, a CR
-// before a newline dropped, '#' to the end of a line a comment; a control character refused.
-struct RawLine {
-  int number = 0;
-  std::string_view text;
-  std::vector<std::string_view> words;
-};
-
-absl::StatusOr<std::vector<RawLine>> SplitTemplateLines(std::string_view text, std::string_view file) {
-  std::vector<RawLine> lines;
-  int number = 0;
-  size_t start = text.substr(0, 3) == "\xef\xbb\xbf" ? 3 : 0;
-  while (start <= text.size()) {
-    const size_t newline = text.find('\n', start);
-    std::string_view line = text.substr(start, newline == std::string_view::npos ? std::string_view::npos : newline - start);
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (const size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-    for (char c : line) {
-      if (static_cast<unsigned char>(c) < ' ' && c != '\t') {
-        return absl::InvalidArgumentError(Cat(file, ":", number, ": a control character (byte ",
-                                              static_cast<int>(static_cast<unsigned char>(c)),
-                                              "): a definition is a text file"));
-      }
-    }
-    RawLine raw{number, line, SplitWhitespace(line)};
-    if (!raw.words.empty()) lines.push_back(std::move(raw));
-    if (newline == std::string_view::npos) break;
-    start = newline + 1;
-  }
-  return lines;
-}
-
 // What follows the first word of a line, without the white space around it.
 std::string_view AfterWord(std::string_view line) {
   line = StripWhitespace(line);
@@ -515,7 +482,7 @@ absl::StatusOr<DefinitionTemplate> DefinitionTemplate::Read(std::string_view tex
     return absl::InvalidArgumentError(Cat(file, ": ", text.size(), " bytes, more than the ", limits.max_file_bytes,
                                           " a definition may take"));
   }
-  auto lines = SplitTemplateLines(text, file);
+  auto lines = SplitDefinitionLines(text, file);
   if (!lines.ok()) return lines.status();
   DefinitionTemplate t;
   t.file_ = std::string(file);
@@ -525,10 +492,10 @@ absl::StatusOr<DefinitionTemplate> DefinitionTemplate::Read(std::string_view tex
   std::string example;
   int example_line = 0;
   bool in_example = false;
-  for (const RawLine& raw : *lines) {
-    const std::string_view word = raw.words[0];
+  for (const DefinitionLine& raw : *lines) {
+    const std::string_view word = raw.tokens[0];
     if (in_example) {
-      if (word == "End" && raw.words.size() == 1) {
+      if (word == "End" && raw.tokens.size() == 1) {
         in_example = false;
       } else {
         example += Cat(raw.text, " ");
@@ -538,9 +505,9 @@ absl::StatusOr<DefinitionTemplate> DefinitionTemplate::Read(std::string_view tex
     if (word == "Parameter") {
       // Parameter NAME D1 ... LOW..HIGH
       if (!open.empty()) return error(raw.number, "Parameter: inside a For or When block");
-      if (raw.words.size() < 3) return error(raw.number, "want Parameter NAME [SIZE ...] LOW..HIGH (Parameter W 12 4 1..12)");
+      if (raw.tokens.size() < 3) return error(raw.number, "want Parameter NAME [SIZE ...] LOW..HIGH (Parameter W 12 4 1..12)");
       TemplateParameter p;
-      p.name = std::string(raw.words[1]);
+      p.name = std::string(raw.tokens[1]);
       p.line = raw.number;
       if (!IsName(p.name)) {
         return error(raw.number, Cat("Parameter: the name ", QuoteInput(p.name),
@@ -549,17 +516,17 @@ absl::StatusOr<DefinitionTemplate> DefinitionTemplate::Read(std::string_view tex
       for (const TemplateParameter& q : t.parameters_) {
         if (q.name == p.name) return error(raw.number, Cat("Parameter ", p.name, ": given again (first at line ", q.line, ")"));
       }
-      for (size_t w = 2; w + 1 < raw.words.size(); ++w) {
+      for (size_t w = 2; w + 1 < raw.tokens.size(); ++w) {
         int dim = 0;
-        if (!ParseSmall(raw.words[w], &dim) || dim < 1 || dim > static_cast<int>(template_limits.max_values)) {
-          return error(raw.number, Cat("Parameter ", p.name, ": the size ", QuoteInput(raw.words[w]),
+        if (!ParseSmall(raw.tokens[w], &dim) || dim < 1 || dim > static_cast<int>(template_limits.max_values)) {
+          return error(raw.number, Cat("Parameter ", p.name, ": the size ", QuoteInput(raw.tokens[w]),
                                        " is not a whole number from 1 to ", template_limits.max_values));
         }
         p.dims.push_back(dim);
         p.count *= static_cast<size_t>(dim);
         if (p.count > template_limits.max_values) break;
       }
-      const std::string_view range = raw.words.back();
+      const std::string_view range = raw.tokens.back();
       const size_t dots = range.find("..");
       if (dots == std::string_view::npos || !ParseSmall(range.substr(0, dots), &p.low) ||
           !ParseSmall(range.substr(dots + 2), &p.high) || p.low > p.high) {
@@ -577,7 +544,7 @@ absl::StatusOr<DefinitionTemplate> DefinitionTemplate::Read(std::string_view tex
       continue;
     }
     if (word == "Example") {
-      if (raw.words.size() != 1) return error(raw.number, "Example: the values go on the lines that follow, up to End");
+      if (raw.tokens.size() != 1) return error(raw.number, "Example: the values go on the lines that follow, up to End");
       if (!open.empty()) return error(raw.number, "Example: inside a For or When block");
       if (example_line != 0) return error(raw.number, Cat("Example: given again (first at line ", example_line, ")"));
       example_line = raw.number;
@@ -589,11 +556,11 @@ absl::StatusOr<DefinitionTemplate> DefinitionTemplate::Read(std::string_view tex
     const std::string_view rest = AfterWord(raw.text);
     if (word == "For") {
       // For VAR FROM..TO
-      if (raw.words.size() < 3 || !IsName(raw.words[1])) {
+      if (raw.tokens.size() < 3 || !IsName(raw.tokens[1])) {
         return error(raw.number, "want For VAR FROM..TO (For k 1..12), VAR a name of letters, digits and _");
       }
       for (const TemplateParameter& p : t.parameters_) {
-        if (p.name == raw.words[1]) return error(raw.number, Cat("For: ", p.name, " is a parameter's name"));
+        if (p.name == raw.tokens[1]) return error(raw.number, Cat("For: ", p.name, " is a parameter's name"));
       }
       line.kind = Kind::kFor;
       line.text = std::string(rest);
@@ -609,7 +576,7 @@ absl::StatusOr<DefinitionTemplate> DefinitionTemplate::Read(std::string_view tex
       line.text = std::string(rest);
     } else if (word == "EndFor" || word == "EndWhen") {
       const bool for_end = word == "EndFor";
-      if (raw.words.size() != 1) return error(raw.number, Cat(word, ": nothing else on its line"));
+      if (raw.tokens.size() != 1) return error(raw.number, Cat(word, ": nothing else on its line"));
       if (open.empty() || (t.lines_[open.back()].kind == Kind::kFor) != for_end) {
         return error(raw.number, open.empty() ? Cat(word, " with no ", for_end ? "For" : "When", " open")
                                               : Cat(word, " where the ", for_end ? "When" : "For", " of line ",

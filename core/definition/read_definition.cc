@@ -16,10 +16,7 @@ namespace {
 
 // twsearch's keywords that this reader does not take (docs/PUZZLES.md, "Puzzles as data").
 
-struct Line {
-  int number = 0;
-  std::vector<std::string_view> tokens;
-};
+using Line = DefinitionLine;
 
 bool AllDigits(std::string_view token) {
   return !token.empty() &&
@@ -202,14 +199,23 @@ class DefinitionReader {
 };
 
 absl::Status DefinitionReader::SplitLines() {
+  auto lines = SplitDefinitionLines(text_, file_, line_names_);
+  if (!lines.ok()) return lines.status();
+  lines_ = *std::move(lines);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<DefinitionLine>> SplitDefinitionLines(std::string_view text, std::string_view file,
+                                                                 std::span<const std::string> line_names) {
+  std::vector<DefinitionLine> lines;
   int number = 0;
   size_t start = 0;
   // A UTF-8 byte order mark before the first line is skipped, as a CR before a newline is.
-  if (text_.substr(0, 3) == "\xef\xbb\xbf") start = 3;
-  while (start <= text_.size()) {
-    const size_t newline = text_.find('\n', start);
-    std::string_view line = text_.substr(start, newline == std::string_view::npos ? std::string_view::npos
-                                                                                  : newline - start);
+  if (text.substr(0, 3) == "\xef\xbb\xbf") start = 3;
+  while (start <= text.size()) {
+    const size_t newline = text.find('\n', start);
+    std::string_view line = text.substr(start, newline == std::string_view::npos ? std::string_view::npos
+                                                                                 : newline - start);
     ++number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (const size_t hash = line.find('#'); hash != std::string_view::npos) {
@@ -217,26 +223,20 @@ absl::Status DefinitionReader::SplitLines() {
     }
     for (char c : line) {
       if (static_cast<unsigned char>(c) < ' ' && c != '\t') {
-        return Error(number, "a control character (byte " +
-                                 std::to_string(static_cast<unsigned char>(c)) +
-                                 "): a definition is a text file");
+        const std::string name = number <= static_cast<int>(line_names.size())
+                                     ? line_names[static_cast<size_t>(number) - 1]
+                                     : std::to_string(number);
+        return absl::InvalidArgumentError(Cat(file, ":", name, ": a control character (byte ",
+                                              static_cast<int>(static_cast<unsigned char>(c)),
+                                              "): a definition is a text file"));
       }
     }
-    Line parsed;
-    parsed.number = number;
-    size_t at = 0;
-    while (at < line.size()) {
-      while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
-      size_t end = at;
-      while (end < line.size() && line[end] != ' ' && line[end] != '\t') ++end;
-      if (end > at) parsed.tokens.push_back(line.substr(at, end - at));
-      at = end;
-    }
-    if (!parsed.tokens.empty()) lines_.push_back(std::move(parsed));
+    DefinitionLine parsed{number, line, SplitWhitespace(line)};
+    if (!parsed.tokens.empty()) lines.push_back(std::move(parsed));
     if (newline == std::string_view::npos) break;
     start = newline + 1;
   }
-  return absl::OkStatus();
+  return lines;
 }
 
 int DefinitionReader::SetByName(std::string_view name) const {

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/definition/definition.h"
@@ -30,6 +31,20 @@ struct DefinitionLimits {
   // ... and the bytes they take together (a state of every position's byte, or two).
   size_t max_goal_bytes = size_t{64} << 20;
 };
+
+// A line of a definition file as the reader splits it: a UTF-8 byte order mark before the
+// first line skipped, a CR before a newline dropped, `#` to the end of a line a comment;
+// `text` the rest, `tokens` its words (separated by spaces and tabs). Lines without a word
+// are left out.
+struct DefinitionLine {
+  int number = 0;
+  std::string_view text;
+  std::vector<std::string_view> tokens;
+};
+// INVALID_ARGUMENT for a control character, naming `file` and the line (by `line_names`
+// where given, as ReadDefinition).
+absl::StatusOr<std::vector<DefinitionLine>> SplitDefinitionLines(std::string_view text, std::string_view file,
+                                                                 std::span<const std::string> line_names = {});
 
 // `file` names the text in messages ("slide.tws"); `line_names`, if given, what names each
 // line there instead of its number (a definition with parameters: the line of the file it
