@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -155,7 +156,9 @@ class Search {
         move_count_(moves.move_count()),
         block_count_(moves.block_count()),
         threads_(options.threads > 0 ? options.threads
-                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {}
+                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {
+    MakeDigitSteps();
+  }
 
   absl::StatusOr<DefinedSearchResult> Run() {
     const auto started = std::chrono::steady_clock::now();
@@ -476,8 +479,111 @@ class Search {
     }
   }
 
+  // Outer numbers stepped as numbers, where the outer part is one run of orientation
+  // digits (DefinedIndex::outer_plan) that no block moves, and the guards read nothing else
+  // (the knobs): a block's tests read digits and its step adds to some of them, so that no
+  // state is made and none ranked. digit_blocks_ empty: states are made.
+  struct DigitBlock {
+    std::vector<std::pair<uint8_t, uint8_t>> tests;        // digit, value, before the block
+    std::vector<std::pair<uint8_t, uint8_t>> tests_after;  // the same, read on what it makes
+    std::vector<std::pair<uint8_t, uint8_t>> adds;         // digit, what the block adds to it
+    bool never = false;  // a test of a byte that no outer number changes fails
+  };
+  static constexpr int kMostDigits = 64;
+
+  void MakeDigitSteps() {
+    const std::vector<DefinedIndex::Coordinate>& plan = index_.outer_plan();
+    if (symmetric_ || order_ || arrangement_ || free_ || moves_.forgets_twists() || moves_.has_illegal() ||
+        plan.size() != 1) {
+      return;
+    }
+    const DefinedIndex::Coordinate& c = plan[0];
+    if (c.kind != DefinedIndex::Coordinate::Kind::kTwists || c.sum_fixed || c.n > kMostDigits || c.k < 2) return;
+    // A guard may read a byte no outer number changes (where a size-1 coordinate keeps a
+    // piece: the knob's own label): its test holds everywhere or nowhere.
+    std::vector<int> digit_of(static_cast<size_t>(index_.state_bytes()), -1);
+    for (int j = 0; j < c.n; ++j) digit_of[c.bytes[static_cast<size_t>(j)]] = j;
+    std::vector<bool> constant(digit_of.size(), false);
+    for (const DefinedIndex::Coordinate& fixed : index_.coordinates()) {
+      if (fixed.inner || fixed.size > 1) continue;
+      for (uint16_t at : fixed.bytes) constant[at] = true;
+    }
+    std::vector<uint8_t> first(digit_of.size(), 0);
+    index_.UnrankOuter(0, first.data());
+    std::vector<DigitBlock> blocks(static_cast<size_t>(block_count_));
+    for (int b = 0; b < block_count_; ++b) {
+      const CompiledMoves::Block& block = moves_.block(b);
+      DigitBlock& db = blocks[static_cast<size_t>(b)];
+      for (const auto& [tests, out] : {std::pair{&block.tests, &db.tests}, std::pair{&block.tests_after, &db.tests_after}}) {
+        for (const CompiledMoves::Test& t : *tests) {
+          const int j = digit_of[t.at];
+          if (j >= 0) {
+            out->emplace_back(static_cast<uint8_t>(j), t.value);
+          } else if (!constant[t.at]) {
+            return;  // a guard reads something else
+          } else if (first[t.at] != t.value) {
+            db.never = true;
+          }
+        }
+      }
+      for (int j = 0; j < c.n; ++j) {
+        const uint16_t at = c.bytes[static_cast<size_t>(j)];
+        if (block.source[at] != at || block.modulus[at] != c.k) return;  // moved, or not a twist of k
+        if (block.add[at] != 0) db.adds.emplace_back(static_cast<uint8_t>(j), block.add[at]);
+      }
+    }
+    digit_k_ = static_cast<unsigned>(c.k);
+    digit_shift_ = std::has_single_bit(digit_k_) ? std::countr_zero(digit_k_) : -1;
+    digit_count_ = c.n;
+    digit_weight_.assign(static_cast<size_t>(c.n), 1);
+    for (int j = 1; j < c.n; ++j) digit_weight_[static_cast<size_t>(j)] = digit_weight_[static_cast<size_t>(j - 1)] * c.k;
+    digit_blocks_ = std::move(blocks);
+  }
+
+  void Digits(uint64_t o, uint8_t* digits) const {
+    if (digit_shift_ >= 0) {
+      const uint64_t mask = digit_k_ - 1;
+      for (int j = 0; j < digit_count_; ++j, o >>= digit_shift_) digits[j] = static_cast<uint8_t>(o & mask);
+      return;
+    }
+    for (int j = 0; j < digit_count_; ++j, o /= digit_k_) digits[j] = static_cast<uint8_t>(o % digit_k_);
+  }
+
+  // Block b's step from outer number o (its digits), done or undone (`back`: from the state
+  // it made to the one it applied to); false where its tests do not hold.
+  bool DigitStep(int b, const uint8_t* digits, uint64_t o, bool back, uint64_t* to) const {
+    const DigitBlock& db = digit_blocks_[static_cast<size_t>(b)];
+    if (db.never) return false;
+    for (const auto& [j, value] : back ? db.tests_after : db.tests) {
+      if (digits[j] != value) return false;
+    }
+    for (const auto& [j, add] : db.adds) {
+      unsigned v = digits[j] + (back ? digit_k_ - add : add);
+      if (v >= digit_k_) v -= digit_k_;
+      o += (uint64_t{v} - digits[j]) * digit_weight_[j];  // modulo 2^64: the digit's change
+    }
+    *to = o;
+    return true;
+  }
+
   // Every move's step from outer number o (`state` is scratch).
   void OuterSteps(uint64_t o, uint8_t* state, Step* steps, MapCache* cache) {
+    if (!digit_blocks_.empty()) {
+      uint8_t digits[kMostDigits];
+      Digits(o, digits);
+      // Only a step's block and outer number are read on this path: the rest stays as the
+      // worker made it.
+      for (int m = 0; m < move_count_; ++m) {
+        steps[m].block = kNoMove;
+        for (int b = moves_.first_block(m); b < moves_.first_block(m + 1); ++b) {
+          if (DigitStep(b, digits, o, /*back=*/false, &steps[m].outer)) {
+            steps[m].block = static_cast<uint32_t>(b);
+            break;
+          }
+        }
+      }
+      return;
+    }
     uint8_t next[4096];
     OuterState(o, state);
     for (int m = 0; m < move_count_; ++m) {
@@ -495,6 +601,15 @@ class Search {
   // Every block's step back from outer number o: the outer number of the state that the
   // block takes to o's states, where the block applies to it (its guards hold there).
   void PredecessorSteps(uint64_t o, uint8_t* state, Step* steps, MapCache* cache) {
+    if (!digit_blocks_.empty()) {
+      uint8_t digits[kMostDigits];
+      Digits(o, digits);
+      for (int b = 0; b < block_count_; ++b) {
+        const bool held = DigitStep(b, digits, o, /*back=*/true, &steps[b].outer);
+        steps[b].block = held ? static_cast<uint32_t>(b) : kNoMove;
+      }
+      return;
+    }
     uint8_t before[4096];
     OuterState(o, state);
     for (int b = 0; b < block_count_; ++b) {
@@ -919,6 +1034,11 @@ class Search {
   mutable OrderMaps maps_;  // found as the threads need them
   const int move_count_;
   const int block_count_;
+  std::vector<DigitBlock> digit_blocks_;  // MakeDigitSteps
+  unsigned digit_k_ = 0;
+  int digit_shift_ = -1;  // log2(digit_k_) where a power of two
+  int digit_count_ = 0;
+  std::vector<uint64_t> digit_weight_;
   const int threads_;
   uint8_t* bytes_ = nullptr;
   std::vector<uint32_t> inner_table_;  // [inner][block]: the block's effect

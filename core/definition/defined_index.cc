@@ -1062,10 +1062,32 @@ absl::StatusOr<DefinedIndex> DefinedIndex::MakeIndex(const Definition& definitio
     MultisetTables(&c);
     MaskTables(&c);
   }
+  index.MakeRankPlans();
   if (numbers && options.symmetries != nullptr && !options.symmetries->empty()) {
     index.MakeClasses(definition, *options.symmetries);
   }
   return index;
+}
+
+void DefinedIndex::MakeRankPlans() {
+  outer_plan_.clear();
+  inner_plan_.clear();
+  for (const Coordinate& c : coordinates_) {
+    if (c.size <= 1) continue;
+    std::vector<Coordinate>& plan = c.inner ? inner_plan_ : outer_plan_;
+    auto plain_twists = [](const Coordinate& t) {
+      return t.kind == Coordinate::Kind::kTwists && !t.sum_fixed && !t.consecutive;
+    };
+    if (!plan.empty() && plain_twists(plan.back()) && plain_twists(c) && plan.back().k == c.k) {
+      // rank * c.size + RankOf(c): c's digits are the low ones, read first.
+      Coordinate& run = plan.back();
+      run.bytes.insert(run.bytes.begin(), c.bytes.begin(), c.bytes.end());
+      run.n += c.n;
+      run.size *= c.size;
+      continue;
+    }
+    plan.push_back(c);
+  }
 }
 
 int DefinedIndex::Parity(const Coordinate& c, const uint8_t* state) {
@@ -1545,18 +1567,13 @@ void DefinedIndex::UnrankOf(const Coordinate& c, uint64_t value, uint8_t* state)
 
 uint64_t DefinedIndex::RankOuter(const uint8_t* state) const {
   uint64_t rank = 0;
-  for (const Coordinate& c : coordinates_) {
-    if (c.inner) break;
-    rank = rank * c.size + RankOf(c, state);
-  }
+  for (const Coordinate& c : outer_plan_) rank = rank * c.size + RankOf(c, state);
   return rank;
 }
 
 uint64_t DefinedIndex::RankInner(const uint8_t* state) const {
   uint64_t rank = 0;
-  for (const Coordinate& c : coordinates_) {
-    if (c.inner) rank = rank * c.size + RankOf(c, state);
-  }
+  for (const Coordinate& c : inner_plan_) rank = rank * c.size + RankOf(c, state);
   return rank;
 }
 

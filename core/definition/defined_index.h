@@ -136,6 +136,8 @@ class CompiledMoves {
     return true;
   }
   bool has_illegal() const { return !illegal_.empty(); }
+  // Whether a block forgets the twists of some set's pieces (DefinedSet::wild).
+  bool forgets_twists() const { return !wild_sets_.empty(); }
 
  private:
   int state_bytes_ = 0;
@@ -356,6 +358,9 @@ class DefinedIndex {
   // sizes (only blocks with a stabilizer hold them).
   std::vector<std::pair<uint64_t, int>> SmallClasses() const;
   const std::vector<Coordinate>& coordinates() const { return coordinates_; }
+  // The coordinates RankOuter reads, merged (see outer_plan_): an outer number is their
+  // mixed-radix number.
+  const std::vector<Coordinate>& outer_plan() const { return outer_plan_; }
   int state_bytes() const { return state_bytes_; }
 
   // False when the state breaks an invariant of the moves (then it is no number, and no
@@ -430,6 +435,13 @@ class DefinedIndex {
                                  const std::vector<DefinedState>& goals, ColouredParity* out);
 
   std::vector<Coordinate> coordinates_;  // outer ones first, each part in index order
+  // The outer and the inner coordinates as RankOuter and RankInner read them: those of one
+  // number (size 1) left out, and each run of orientation digits of the same count (no
+  // fixed sum) merged into one coordinate of the same number, its digits read from the
+  // run's last coordinate to its first (the knobs: 12 coordinates of 4 for 24 of 4 and 1).
+  std::vector<Coordinate> outer_plan_;
+  std::vector<Coordinate> inner_plan_;
+  void MakeRankPlans();
   std::vector<ParityRule> rules_;
   std::vector<ColouredParity> coloured_;
   std::vector<TwistSum> twist_sums_;
