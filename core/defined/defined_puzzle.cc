@@ -424,9 +424,12 @@ absl::StatusOr<MadeData> MakeData(std::string_view name, std::string_view text, 
     // Layout 3 where it applies: a complete table's index splits off an arrangement; and
     // layout 4 where the definition's symmetries keep its coordinates apart: a block per
     // class of placements.
-    const std::vector<DefinedSymmetry> symmetries = FindSymmetries(data.definition, data.moves, kMaxSymmetries);
+    std::vector<DefinedSymmetry> symmetries;  // looked for once the index fits
     auto index = DefinedIndex::Make(data.definition, data.moves, max_states,
-                                    {.arrangements = true, .symmetries = &symmetries});
+                                    {.arrangements = true, .find_symmetries = [&] {
+                                       symmetries = FindSymmetries(data.definition, data.moves, kMaxSymmetries);
+                                       return symmetries;
+                                     }});
     if (index.ok()) {
       data.index = *std::move(index);
       const bool turns = std::any_of(data.definition.sets().begin(), data.definition.sets().end(),

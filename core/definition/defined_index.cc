@@ -1063,9 +1063,13 @@ absl::StatusOr<DefinedIndex> DefinedIndex::MakeIndex(const Definition& definitio
     MaskTables(&c);
   }
   index.MakeRankPlans();
-  if (numbers && options.symmetries != nullptr && !options.symmetries->empty()) {
-    index.MakeClasses(definition, *options.symmetries);
+  std::vector<DefinedSymmetry> found;
+  const std::vector<DefinedSymmetry>* symmetries = options.symmetries;
+  if (numbers && symmetries == nullptr && options.find_symmetries) {
+    found = options.find_symmetries();
+    symmetries = &found;
   }
+  if (numbers && symmetries != nullptr && !symmetries->empty()) index.MakeClasses(definition, *symmetries);
   return index;
 }
 

@@ -29,6 +29,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -178,6 +179,9 @@ struct DefinedIndexOptions {
   // arrangement, an order or nothing (see DefinedIndex::symmetric; why_not_symmetric() says
   // why not otherwise).
   const std::vector<DefinedSymmetry>* symmetries = nullptr;
+  // Without `symmetries`: finds them, called only once the index is known to fit (a
+  // definition too large for a complete table pays no search for its symmetries).
+  std::function<std::vector<DefinedSymmetry>()> find_symmetries;
 };
 
 class DefinedIndex {
