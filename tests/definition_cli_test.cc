@@ -273,7 +273,8 @@ TEST_F(DefinitionCliTest, ATableOfAnotherIndexLayoutIsRefused) {
   EXPECT_NE(solved.err.find("not serving slide32: its table follows another layout of the index "
                             "('twists by piece, index layout 1'; this puzzledb's are 'twists by "
                             "piece, index layout 2', 'twists by piece, index layout 3', 'twists by "
-                            "piece, index layout 4'): rebuild it with puzzledb-build --definition"),
+                            "piece, index layout 4', 'twists by piece, index layout 5'): rebuild it "
+                            "with puzzledb-build --definition"),
             std::string::npos)
       << solved.err;
   const auto verify = RunCommand(kBuild + " verify --db " + db_, "");

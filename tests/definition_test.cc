@@ -1045,6 +1045,63 @@ TEST(DefinedSearchTest, TheIndexKeepsOnlyWhatTheMovesCanReach) {
             "placements 24 x C orientations 27), more than the limit of 1000 for a complete table");
 }
 
+// A sum of a set's orientations that every block keeps modulo a divisor of their number,
+// across the set's orbits (the knobs' parity, three dials here: each turn advances two dials
+// by one), is in the index where its orientation coordinates are in one part (layout 5):
+// half the numbers, each a state that keeps the sum and ranks back to it; the search over
+// it (orientations stepped as numbers) finds the brute force's distances. Where one dial
+// is read by guards (outer) and another not (inner), the sum stays out of the index.
+TEST(DefinedSearchTest, ASumOfOrientationsAcrossOrbitsShrinksTheIndex) {
+  const Definition dials = Read("dials3.tws");
+  const CompiledMoves moves(dials);
+  auto index = DefinedIndex::Make(dials, moves, 1000000);
+  ASSERT_TRUE(index.ok()) << index.status();
+  EXPECT_EQ(index->layout(), 5);
+  EXPECT_EQ(index->size(), 32u) << index->Describe(dials);
+  EXPECT_NE(index->Describe(dials).find("D orientations 4^1/2 (the set's sum kept mod 2)"), std::string::npos)
+      << index->Describe(dials);
+  const BruteForce all(dials);
+  int odd = 0;
+  for (int code = 0; code < 64; ++code) {
+    const auto s = dials.ParseCompact(Cat("1 2 3 / ", code % 4, " ", code / 4 % 4, " ", code / 16));
+    ASSERT_TRUE(s.ok()) << s.status();
+    const bool even = (code % 4 + code / 4 % 4 + code / 16) % 2 == 0;
+    EXPECT_EQ(index->Indexable(s->data()), even) << code;
+    uint64_t rank = 0;
+    EXPECT_EQ(index->RankIfIndexable(s->data(), &rank), even) << code;
+    odd += even ? 0 : 1;
+    if (!even) continue;
+    EXPECT_EQ(rank, index->Rank(s->data()));
+    DefinedState back(dials.state_bytes(), 0);
+    index->Unrank(rank, back.data());
+    EXPECT_EQ(back, *s) << code;
+  }
+  EXPECT_EQ(odd, 32);
+  auto searched = SearchAll(dials, 2);
+  ASSERT_TRUE(searched.ok()) << searched.status();
+  EXPECT_EQ(searched->result.histogram, all.Histogram());
+
+  const auto split = ReadDefinition(
+      "Set D 2 4\nSolved\nD\n1 2\n0 0\nEnd\n"
+      "Move M\nIf D 1 1 0\nD\n1 2\n1 1\nEnd\n"
+      "Move M\nIf D 1 1 2\nD\n1 2\n3 1\nEnd\n"
+      "Move N\nD\n1 2\n2 0\nEnd\n",
+      "split.tws");
+  ASSERT_TRUE(split.ok()) << split.status();
+  const CompiledMoves split_moves(*split);
+  auto split_index = DefinedIndex::Make(*split, split_moves, 1000000);
+  ASSERT_TRUE(split_index.ok()) << split_index.status();
+  EXPECT_EQ(split_index->size(), 16u) << split_index->Describe(*split);
+  EXPECT_NE(split_index->layout(), 5);
+  const auto odd_state = split->ParseCompact("1 2 / 1 0");
+  ASSERT_TRUE(odd_state.ok());
+  EXPECT_TRUE(split_index->Indexable(odd_state->data()));
+  EXPECT_FALSE(split_index->Possible(odd_state->data())) << "the sum still proves it unsolvable";
+  auto split_searched = SearchAll(*split, 2);
+  ASSERT_TRUE(split_searched.ok()) << split_searched.status();
+  EXPECT_EQ(split_searched->result.histogram, BruteForce(*split).Histogram());
+}
+
 // The placements of repeated labels are numbered in the lexicographic order of the labels
 // position by position (docs/FORMAT.md), the same whether a rank reads the tables of a small
 // multiset or works each step out (a multiset too large for them).

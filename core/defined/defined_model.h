@@ -51,11 +51,12 @@ inline constexpr int kMaxGuidedMoves = 250;
 // A definition's table stores a line, then the file (docs/FORMAT.md, "A definition's
 // table"): how the file's move orientations are read (by piece, as twsearch reads them),
 // and the layout of the index, which a table's entries follow (DefinitionHeader): 2, 3 for
-// an index with an arrangement, 4 for one with symmetry classes too (DefinedIndex::layout).
+// an index with an arrangement, 4 for one with symmetry classes too, 5 for one that keeps
+// a sum of a set's orientations across its orbits (DefinedIndex::layout).
 // A definition whose index is the same in several layouts writes the lowest, so that its
 // tables stored before still serve.
 inline constexpr std::string_view kDefinitionHeaderLayout = "puzzledb definition, twists by piece, index layout ";
-inline constexpr int kDefinitionLayouts[] = {2, 3, 4};
+inline constexpr int kDefinitionLayouts[] = {2, 3, 4, 5};
 inline std::string DefinitionHeader(int layout) { return Cat(kDefinitionHeaderLayout, layout, "\n"); }
 // The layout-2 line (puzzledb-build migrate writes it: tables stored before layout 3).
 inline constexpr std::string_view kDefinitionHeader =

@@ -479,34 +479,77 @@ class Search {
     }
   }
 
-  // Outer numbers stepped as numbers, where the outer part is one run of orientation
-  // digits (DefinedIndex::outer_plan) that no block moves, and the guards read nothing else
-  // (the knobs): a block's tests read digits and its step adds to some of them, so that no
-  // state is made and none ranked. digit_blocks_ empty: states are made.
+  // Outer numbers stepped as numbers, where the outer part is orientations alone, of
+  // pieces no block moves, and the guards read nothing else (the knobs): a block's tests
+  // read digits and its step changes some of them, so that no state is made and none
+  // ranked. digit_blocks_ empty: states are made.
   struct DigitBlock {
-    std::vector<std::pair<uint8_t, uint8_t>> tests;        // digit, value, before the block
+    std::vector<std::pair<uint8_t, uint8_t>> tests;        // digit, orientation, before the block
     std::vector<std::pair<uint8_t, uint8_t>> tests_after;  // the same, read on what it makes
     std::vector<std::pair<uint8_t, uint8_t>> adds;         // digit, what the block adds to it
     bool never = false;  // a test of a byte that no outer number changes fails
   };
+  // An outer number's orientation digits, the least significant first: digit i is
+  // (its orientation / div) in radix `radix`, worth `weight`; where a set's sum is in the
+  // index (layout 5), the residue of its last digit follows from the set's others.
+  struct Digit {
+    uint16_t at = 0;  // its byte
+    unsigned k = 0;   // orientations
+    unsigned radix = 0;
+    int shift = -1;  // log2(radix) where a power of two
+    unsigned div = 1;
+    uint64_t weight = 1;
+    std::vector<uint8_t> others;  // a reduced digit: the set's other digits
+    int modulus = 0, value = 0;   // and its sum, modulo `modulus`
+  };
   static constexpr int kMostDigits = 64;
 
   void MakeDigitSteps() {
-    const std::vector<DefinedIndex::Coordinate>& plan = index_.outer_plan();
-    if (symmetric_ || order_ || arrangement_ || free_ || moves_.forgets_twists() || moves_.has_illegal() ||
-        plan.size() != 1) {
-      return;
-    }
-    const DefinedIndex::Coordinate& c = plan[0];
-    if (c.kind != DefinedIndex::Coordinate::Kind::kTwists || c.sum_fixed || c.n > kMostDigits || c.k < 2) return;
+    if (symmetric_ || order_ || arrangement_ || free_ || moves_.forgets_twists() || moves_.has_illegal()) return;
     // A guard may read a byte no outer number changes (where a size-1 coordinate keeps a
     // piece: the knob's own label): its test holds everywhere or nowhere.
     std::vector<int> digit_of(static_cast<size_t>(index_.state_bytes()), -1);
-    for (int j = 0; j < c.n; ++j) digit_of[c.bytes[static_cast<size_t>(j)]] = j;
     std::vector<bool> constant(digit_of.size(), false);
-    for (const DefinedIndex::Coordinate& fixed : index_.coordinates()) {
-      if (fixed.inner || fixed.size > 1) continue;
-      for (uint16_t at : fixed.bytes) constant[at] = true;
+    std::vector<Digit> digits;
+    const std::vector<DefinedIndex::Coordinate>& all = index_.coordinates();
+    uint64_t weight = 1;
+    for (size_t i = all.size(); i-- > 0;) {
+      const DefinedIndex::Coordinate& c = all[i];
+      if (c.inner) continue;
+      if (c.kind == DefinedIndex::Coordinate::Kind::kLabels && c.size <= 1) {
+        for (const uint16_t at : c.bytes) constant[at] = true;
+        continue;
+      }
+      if (c.kind != DefinedIndex::Coordinate::Kind::kTwists || c.sum_fixed || c.k < 2) return;
+      for (int j = 0; j < c.n; ++j) {
+        if (digits.size() == kMostDigits) return;
+        Digit d;
+        d.at = c.bytes[static_cast<size_t>(j)];
+        d.k = static_cast<unsigned>(c.k);
+        d.div = c.reduce > 0 && j == c.n - 1 ? static_cast<unsigned>(c.reduce) : 1;
+        d.radix = d.k / d.div;
+        d.shift = std::has_single_bit(d.radix) ? std::countr_zero(d.radix) : -1;
+        d.weight = weight;
+        if (d.div > 1) {
+          const DefinedIndex::TwistSum& rule = index_.twist_sums()[static_cast<size_t>(c.sum_rule)];
+          d.modulus = rule.modulus;
+          d.value = rule.value;
+        }
+        weight *= d.radix;
+        digit_of[d.at] = static_cast<int>(digits.size());
+        digits.push_back(std::move(d));
+      }
+    }
+    for (Digit& d : digits) {
+      if (d.div == 1) continue;
+      for (const DefinedIndex::TwistSum& rule : index_.twist_sums()) {
+        if (std::find(rule.bytes.begin(), rule.bytes.end(), d.at) == rule.bytes.end()) continue;
+        for (const uint16_t at : rule.bytes) {
+          if (at == d.at) continue;
+          if (digit_of[at] < 0) return;  // (an orientation of another part: not laid out so)
+          d.others.push_back(static_cast<uint8_t>(digit_of[at]));
+        }
+      }
     }
     std::vector<uint8_t> first(digit_of.size(), 0);
     index_.UnrankOuter(0, first.data());
@@ -526,27 +569,37 @@ class Search {
           }
         }
       }
-      for (int j = 0; j < c.n; ++j) {
-        const uint16_t at = c.bytes[static_cast<size_t>(j)];
-        if (block.source[at] != at || block.modulus[at] != c.k) return;  // moved, or not a twist of k
+      for (size_t j = 0; j < digits.size(); ++j) {
+        const uint16_t at = digits[j].at;
+        if (block.source[at] != at || block.modulus[at] != digits[j].k) return;  // moved, or not a twist of k
         if (block.add[at] != 0) db.adds.emplace_back(static_cast<uint8_t>(j), block.add[at]);
       }
     }
-    digit_k_ = static_cast<unsigned>(c.k);
-    digit_shift_ = std::has_single_bit(digit_k_) ? std::countr_zero(digit_k_) : -1;
-    digit_count_ = c.n;
-    digit_weight_.assign(static_cast<size_t>(c.n), 1);
-    for (int j = 1; j < c.n; ++j) digit_weight_[static_cast<size_t>(j)] = digit_weight_[static_cast<size_t>(j - 1)] * c.k;
+    digits_ = std::move(digits);
     digit_blocks_ = std::move(blocks);
   }
 
-  void Digits(uint64_t o, uint8_t* digits) const {
-    if (digit_shift_ >= 0) {
-      const uint64_t mask = digit_k_ - 1;
-      for (int j = 0; j < digit_count_; ++j, o >>= digit_shift_) digits[j] = static_cast<uint8_t>(o & mask);
-      return;
+  // The orientations of outer number o, by digit.
+  void Digits(uint64_t o, uint8_t* out) const {
+    for (size_t j = 0; j < digits_.size(); ++j) {
+      const Digit& d = digits_[j];
+      uint64_t v = 0;
+      if (d.shift >= 0) {
+        v = o & (d.radix - 1);
+        o >>= d.shift;
+      } else {
+        v = o % d.radix;
+        o /= d.radix;
+      }
+      out[j] = static_cast<uint8_t>(v * d.div);
     }
-    for (int j = 0; j < digit_count_; ++j, o /= digit_k_) digits[j] = static_cast<uint8_t>(o % digit_k_);
+    for (size_t j = 0; j < digits_.size(); ++j) {
+      const Digit& d = digits_[j];
+      if (d.div == 1) continue;
+      int others = 0;
+      for (const uint8_t i : d.others) others += out[i];
+      out[j] = static_cast<uint8_t>(out[j] + ((d.value - others) % d.modulus + d.modulus) % d.modulus);
+    }
   }
 
   // Block b's step from outer number o (its digits), done or undone (`back`: from the state
@@ -558,9 +611,10 @@ class Search {
       if (digits[j] != value) return false;
     }
     for (const auto& [j, add] : db.adds) {
-      unsigned v = digits[j] + (back ? digit_k_ - add : add);
-      if (v >= digit_k_) v -= digit_k_;
-      o += (uint64_t{v} - digits[j]) * digit_weight_[j];  // modulo 2^64: the digit's change
+      const Digit& d = digits_[j];
+      unsigned v = digits[j] + (back ? d.k - add : add);
+      if (v >= d.k) v -= d.k;
+      o += (uint64_t{v / d.div} - digits[j] / d.div) * d.weight;  // modulo 2^64: the digit's change
     }
     *to = o;
     return true;
@@ -1035,10 +1089,7 @@ class Search {
   const int move_count_;
   const int block_count_;
   std::vector<DigitBlock> digit_blocks_;  // MakeDigitSteps
-  unsigned digit_k_ = 0;
-  int digit_shift_ = -1;  // log2(digit_k_) where a power of two
-  int digit_count_ = 0;
-  std::vector<uint64_t> digit_weight_;
+  std::vector<Digit> digits_;
   const int threads_;
   uint8_t* bytes_ = nullptr;
   std::vector<uint32_t> inner_table_;  // [inner][block]: the block's effect

@@ -213,6 +213,12 @@ class DefinedIndex {
     int k = 1;
     bool sum_fixed = false;
     int sum = 0;
+    // kTwists: where a sum of the set's orientations kept modulo `reduce` (a TwistSum,
+    // over all its orbits) is in the index (layout 5): this coordinate's last digit keeps
+    // k / reduce values, the orientation divided by `reduce`, its residue following from
+    // the set's other orientations (TwistSum `sum_rule`). 0: none.
+    int reduce = 0;
+    int sum_rule = -1;
     // kLabels of three labels or more, repeated (a multiset), while small: the counts still
     // to place as a mixed-radix key (a label's count weighs stride[label]); arrangements[key]
     // of the positions left, and before[key * labels + code] the arrangements that put a
@@ -252,12 +258,14 @@ class DefinedIndex {
 
   // The sum of a set's orientations modulo `modulus`, where every block adds a multiple of
   // it to that sum (the knobs: each turn advances two knobs by one, so the sum's parity
-  // stays): `value`, every goal's. It shrinks no index but proves the others unsolvable
-  // (Possible).
+  // stays): `value`, every goal's. It proves the others unsolvable (Possible), and where
+  // its orbits' orientation coordinates are all outer or all inner and none keeps its own
+  // sum, it shrinks the index (`in_index`: Coordinate::reduce, layout 5).
   struct TwistSum {
     std::vector<uint16_t> bytes;  // the set's orientations
     int modulus = 0;
     int value = 0;
+    bool in_index = false;
   };
 
   using Options = DefinedIndexOptions;
@@ -288,7 +296,7 @@ class DefinedIndex {
   int inner_slots() const { return order_pieces_ > 0 ? order_pieces_ : arrangement_slots_; }
   // The layout the numbers follow (docs/FORMAT.md): 4 with symmetry classes, 3 with an
   // arrangement, else 2.
-  int layout() const { return symmetric() ? 4 : arrangement_slots_ > 0 ? 3 : 2; }
+  int layout() const { return reduced_ ? 5 : symmetric() ? 4 : arrangement_slots_ > 0 ? 3 : 2; }
   // The inner number of the arrangement whose slot s holds what slot slots[s] of
   // arrangement `inner` holds (its two labels exchanged where `swap`). REQUIRES:
   // inner_is_arrangement().
@@ -362,6 +370,7 @@ class DefinedIndex {
   // sizes (only blocks with a stabilizer hold them).
   std::vector<std::pair<uint64_t, int>> SmallClasses() const;
   const std::vector<Coordinate>& coordinates() const { return coordinates_; }
+  const std::vector<TwistSum>& twist_sums() const { return twist_sums_; }
   // The coordinates RankOuter reads, merged (see outer_plan_): an outer number is their
   // mixed-radix number.
   const std::vector<Coordinate>& outer_plan() const { return outer_plan_; }
@@ -445,10 +454,20 @@ class DefinedIndex {
   // run's last coordinate to its first (the knobs: 12 coordinates of 4 for 24 of 4 and 1).
   std::vector<Coordinate> outer_plan_;
   std::vector<Coordinate> inner_plan_;
+  // Where no parity rule ties orbits (rules_ empty) and every coordinate of one number is
+  // of placements or one orientation whose sum is kept: RankIfIndexable checks those
+  // (`single_`) and ranks the plans, checking as it goes (without symmetry:
+  // RankPlansIfIndexable).
+  bool plan_checks_ = false;
+  std::vector<Coordinate> single_;
+  bool RankPlansIfIndexable(const uint8_t* state, uint64_t* rank) const;
   void MakeRankPlans();
   std::vector<ParityRule> rules_;
   std::vector<ColouredParity> coloured_;
   std::vector<TwistSum> twist_sums_;
+  bool reduced_ = false;  // some TwistSum is in the index (layout 5)
+  // Whether the sums in the index hold (a state that breaks one has no number).
+  bool SumsHold(const uint8_t* state) const;
   std::vector<int> flip_;  // orbits whose parities' sum every block flips (DistanceParity)
   int flip_goal_ = 0;      // that sum at the goals
   std::vector<int> labels_of_orbit_;  // each orbit's label coordinate
