@@ -1081,6 +1081,28 @@ TEST(DefinedSearchTest, ASumOfOrientationsAcrossOrbitsShrinksTheIndex) {
   ASSERT_TRUE(searched.ok()) << searched.status();
   EXPECT_EQ(searched->result.histogram, all.Histogram());
 
+  // Guards reading every dial (all outer, the inner part one number: states stepped as
+  // numbers, each move's block read from a table by its dial) and an unguarded move, whose
+  // powers have no dial to read: the brute force's distances on one thread and on two.
+  std::string text = "Set D 3 4\nSolved\nD\n1 2 3\n0 0 0\nEnd\n";
+  const char* adds[3][4] = {{"1 1 0", "1 0 1", "1 1 0", "1 0 1"},
+                            {"0 1 1", "1 1 0", "0 1 1", "1 1 0"},
+                            {"1 0 1", "0 1 1", "0 1 1", "0 1 1"}};
+  for (int dial = 1; dial <= 3; ++dial) {
+    for (int v = 0; v < 4; ++v) {
+      text += Cat("Move M", dial, "\nIf D ", dial, " ", dial, " ", v, "\nD\n1 2 3\n", adds[dial - 1][v], "\nEnd\n");
+    }
+  }
+  text += "Move N\nD\n1 2 3\n1 1 0\nEnd\n";
+  const auto wired = ReadDefinition(text, "wired.tws");
+  ASSERT_TRUE(wired.ok()) << wired.status();
+  for (const int threads : {1, 2}) {
+    auto wired_searched = SearchAll(*wired, threads);
+    ASSERT_TRUE(wired_searched.ok()) << wired_searched.status();
+    EXPECT_EQ(wired_searched->index.layout(), 5) << wired_searched->index.Describe(*wired);
+    EXPECT_EQ(wired_searched->result.histogram, BruteForce(*wired).Histogram()) << threads << " threads";
+  }
+
   const auto split = ReadDefinition(
       "Set D 2 4\nSolved\nD\n1 2\n0 0\nEnd\n"
       "Move M\nIf D 1 1 0\nD\n1 2\n1 1\nEnd\n"

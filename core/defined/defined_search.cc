@@ -503,6 +503,8 @@ class Search {
     int modulus = 0, value = 0;   // and its sum, modulo `modulus`
   };
   static constexpr int kMostDigits = 64;
+  struct Worker;  // below
+  static constexpr unsigned kMostKeyValues = 16;  // a key digit's orientations, at most
 
   void MakeDigitSteps() {
     if (symmetric_ || order_ || arrangement_ || free_ || moves_.forgets_twists() || moves_.has_illegal()) return;
@@ -577,6 +579,88 @@ class Search {
     }
     digits_ = std::move(digits);
     digit_blocks_ = std::move(blocks);
+    // Moves whose blocks each test one digit, the same, at values that tell them apart
+    // (a knob's four blocks, one for each value it shows): the block that applies, or
+    // applied, read from a table by that digit.
+    key_digit_.assign(static_cast<size_t>(move_count_), -1);
+    for (int m = 0; m < move_count_; ++m) {
+      const int first = moves_.first_block(m), last = moves_.first_block(m + 1);
+      const DigitBlock& one = digit_blocks_[static_cast<size_t>(first)];
+      if (one.tests.size() != 1 || one.tests_after.size() != 1) continue;
+      const uint8_t key = one.tests[0].first;
+      if (one.tests_after[0].first != key || digits_[key].k > kMostKeyValues) continue;
+      std::vector<int> ahead(kMostKeyValues, -1), back(kMostKeyValues, -1);
+      bool apart = true;
+      for (int b = first; b < last && apart; ++b) {
+        const DigitBlock& db = digit_blocks_[static_cast<size_t>(b)];
+        apart = !db.never && db.tests.size() == 1 && db.tests_after.size() == 1 && db.tests[0].first == key &&
+                db.tests_after[0].first == key && ahead[db.tests[0].second] < 0 && back[db.tests_after[0].second] < 0;
+        if (!apart) break;
+        ahead[db.tests[0].second] = b;
+        back[db.tests_after[0].second] = b;
+      }
+      if (!apart) continue;
+      key_digit_[static_cast<size_t>(m)] = key;
+      key_ahead_.resize(static_cast<size_t>(move_count_) * kMostKeyValues, -1);
+      key_back_.resize(key_ahead_.size(), -1);
+      std::copy(ahead.begin(), ahead.end(), key_ahead_.begin() + static_cast<std::ptrdiff_t>(m * kMostKeyValues));
+      std::copy(back.begin(), back.end(), key_back_.begin() + static_cast<std::ptrdiff_t>(m * kMostKeyValues));
+    }
+  }
+
+  // The block of move m that applies to (`back`: made) the state of these digits, -1 if
+  // none, m's blocks tried in turn where m has no key digit.
+  int DigitBlockOf(int m, const uint8_t* digits, uint64_t o, bool back, uint64_t* to) const {
+    const int key = key_digit_[static_cast<size_t>(m)];
+    if (key >= 0) {
+      const int b = (back ? key_back_ : key_ahead_)[static_cast<size_t>(m) * kMostKeyValues + digits[key]];
+      return b >= 0 && DigitStep(b, digits, o, back, to) ? b : -1;
+    }
+    for (int b = moves_.first_block(m); b < moves_.first_block(m + 1); ++b) {
+      if (DigitStep(b, digits, o, back, to)) {
+        if (!back) return b;
+        // (undone, several blocks of m may have made it: the caller asks each)
+        return b;
+      }
+    }
+    return -1;
+  }
+
+  // TopDown and BottomUp where outer numbers are stepped as numbers and the inner part is
+  // one number (the knobs): no steps made, each state's entry read and claimed at once.
+  void TopDownDigits(int d, uint64_t o, Worker* w) {
+    if (Get(o) != ValueOf(d)) return;
+    uint8_t digits[kMostDigits];
+    Digits(o, digits);
+    const uint8_t to = ValueOf(d + 1);
+    for (int m = 0; m < move_count_; ++m) {
+      uint64_t there = 0;
+      if (key_digit_[static_cast<size_t>(m)] >= 0) {
+        if (DigitBlockOf(m, digits, o, /*back=*/true, &there) >= 0 && Get(there) == Unseen()) {
+          w->found += Claim(there, to) ? 1 : 0;
+        }
+        continue;
+      }
+      for (int b = moves_.first_block(m); b < moves_.first_block(m + 1); ++b) {
+        if (DigitStep(b, digits, o, /*back=*/true, &there) && Get(there) == Unseen()) {
+          w->found += Claim(there, to) ? 1 : 0;
+        }
+      }
+    }
+  }
+
+  void BottomUpDigits(int d, uint64_t o, Worker* w) {
+    if (Get(o) != Unseen()) return;
+    uint8_t digits[kMostDigits];
+    Digits(o, digits);
+    const uint8_t from = ValueOf(d);
+    for (int m = 0; m < move_count_; ++m) {
+      uint64_t there = 0;
+      if (DigitBlockOf(m, digits, o, /*back=*/false, &there) >= 0 && Get(there) == from) {
+        w->found += Claim(o, ValueOf(d + 1)) ? 1 : 0;
+        return;
+      }
+    }
   }
 
   // The orientations of outer number o, by digit.
@@ -740,6 +824,15 @@ class Search {
 
   // Layer d + 1 from layer d; returns how many states it holds.
   uint64_t Layer(int d, bool bottom_up) {
+    if (!digit_blocks_.empty() && inner_ == 1) {
+      return OverOuters(0, [&](uint64_t o, Worker* w) {
+        if (bottom_up) {
+          BottomUpDigits(d, o, w);
+        } else {
+          TopDownDigits(d, o, w);
+        }
+      });
+    }
     return OverOuters(bottom_up ? move_count_ : block_count_, [&](uint64_t o, Worker* w) {
       if (bottom_up) {
         BottomUp(d, o, w);
@@ -1090,6 +1183,8 @@ class Search {
   const int block_count_;
   std::vector<DigitBlock> digit_blocks_;  // MakeDigitSteps
   std::vector<Digit> digits_;
+  std::vector<int> key_digit_;  // by move: the digit its blocks test, or -1 (MakeDigitSteps)
+  std::vector<int> key_ahead_, key_back_;  // [move * kMostKeyValues + orientation]: a block or -1
   const int threads_;
   uint8_t* bytes_ = nullptr;
   std::vector<uint32_t> inner_table_;  // [inner][block]: the block's effect
