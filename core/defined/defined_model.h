@@ -310,6 +310,13 @@ class DefinedModel {
     // position given may not).
     return params_->index.RankIfIndexable(s.bytes.data(), &(*keys)[0]) ? 1 : 0;
   }
+  // A state a move made from one of the table's: its number without the checks (every
+  // invariant the index reads is one the moves keep).
+  int ProjectReached(const State& s, std::array<uint64_t, kMaxKeys>* keys) const {
+    if constexpr (E == TableEncodingKind::kPatternBound) return 0;  // no complete table
+    (*keys)[0] = params_->index.Rank(s.bytes.data());
+    return 1;
+  }
   std::string MoveName(const State&, int move) const {
     return params_->definition.moves()[static_cast<size_t>(move)].name;
   }

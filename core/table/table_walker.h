@@ -109,7 +109,7 @@ class TableWalker final : public TableView {
         return answer;
       }
       auto distance_of = [&](const State& t) {
-        const int m = model_.Project(t, &keys);
+        const int m = ProjectReached(t, &keys);
         return m == 0 ? -1 : Minimum(keys, m, &solution.lookups);
       };
       auto walked = WalkDown(model_, s, d, distance_of, name_, &solution.moves);
@@ -318,6 +318,18 @@ class TableWalker final : public TableView {
     return Take(lane, chosen, want);
   }
 
+  // The keys of a state a move made from one in the table's space: a model that can rank
+  // it without the checks a state given must pass has ProjectReached (a move keeps every
+  // invariant its index reads).
+  template <size_t N>
+  int ProjectReached(const State& t, std::array<uint64_t, N>* keys) const {
+    if constexpr (requires { model_.ProjectReached(t, keys); }) {
+      return model_.ProjectReached(t, keys);
+    } else {
+      return model_.Project(t, keys);
+    }
+  }
+
   // Makes move `m` (to residue `residue`) and locates the next state's moves.
   std::optional<absl::StatusOr<TableLookup::Kind>> Take(Lane* lane, int m, uint8_t residue) const {
     if (lane->moves != nullptr) lane->moves->push_back(static_cast<uint8_t>(m));
@@ -333,7 +345,7 @@ class TableWalker final : public TableView {
     std::array<uint64_t, 1> key;
     for (int m = from; m < MoveCount(model_); ++m) {
       if (!model_.Apply(lane->s, m, &lane->next[m])) continue;
-      model_.Project(lane->next[m], &key);
+      ProjectReached(lane->next[m], &key);
       lane->keys[m] = key[0];
       __builtin_prefetch(entries_.Address(key[0]));
       lane->candidate = m;
@@ -366,7 +378,7 @@ class TableWalker final : public TableView {
     uint64_t legal = 0;
     for (int m = 0; m < MoveCount(model_); ++m) {
       if (!model_.Apply(lane->s, m, &lane->next[m])) continue;
-      model_.Project(lane->next[m], &key);
+      ProjectReached(lane->next[m], &key);
       lane->keys[m] = key[0];
       __builtin_prefetch(entries_.Address(key[0]));
       legal |= uint64_t{1} << m;
