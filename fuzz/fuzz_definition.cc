@@ -132,6 +132,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (again->entries.Get(arranged->Rank(state.data())) != searched->entries.Get(i)) std::abort();
     }
   }
+  // Layout 5 (a set's orientation sum in the index where one applies): every reached state
+  // has its number there, at the same distance, and the checking rank agrees with Indexable.
+  const auto summed = puzzledb::DefinedIndex::Make(d, moves, 1 << 12, {.twist_sums = true});
+  if (!summed.ok() || summed->size() > index->size()) std::abort();
+  if (summed->layout() == 5) {
+    const auto again = puzzledb::SearchDefinition(d, moves, *summed, options);
+    if (!again.ok() || again->histogram != searched->histogram) std::abort();
+    for (uint64_t i = 0; i < index->size(); ++i) {
+      index->Unrank(i, state.data());
+      uint64_t rank = 0;
+      const bool indexable = summed->Indexable(state.data());
+      if (summed->RankIfIndexable(state.data(), &rank) != indexable) std::abort();
+      if (indexable && (rank != summed->Rank(state.data()) || rank >= summed->size())) std::abort();
+      const uint8_t entry = searched->entries.Get(i);
+      if (entry == puzzledb::PackedTable::kByteUncovered) continue;
+      if (!indexable || again->entries.Get(rank) != entry) std::abort();
+    }
+    for (uint64_t i = 0; i < summed->size(); ++i) {
+      summed->Unrank(i, state.data());
+      if (!summed->Indexable(state.data()) || summed->Rank(state.data()) != i) std::abort();
+    }
+  }
   // A symmetry's image of a reached state is reached, as far (a small budget: bad input
   // must not make the search for them long).
   const auto symmetries = puzzledb::FindSymmetries(d, moves, 3, 1 << 20);

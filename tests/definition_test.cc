@@ -1054,7 +1054,12 @@ TEST(DefinedSearchTest, TheIndexKeepsOnlyWhatTheMovesCanReach) {
 TEST(DefinedSearchTest, ASumOfOrientationsAcrossOrbitsShrinksTheIndex) {
   const Definition dials = Read("dials3.tws");
   const CompiledMoves moves(dials);
-  auto index = DefinedIndex::Make(dials, moves, 1000000);
+  const DefinedIndexOptions sums{.twist_sums = true};  // a complete table's (not a projection's)
+  auto plain = DefinedIndex::Make(dials, moves, 1000000);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->layout(), 2) << "a projection's index keeps its layout";
+  EXPECT_EQ(plain->size(), 64u);
+  auto index = DefinedIndex::Make(dials, moves, 1000000, sums);
   ASSERT_TRUE(index.ok()) << index.status();
   EXPECT_EQ(index->layout(), 5);
   EXPECT_EQ(index->size(), 32u) << index->Describe(dials);
@@ -1077,7 +1082,7 @@ TEST(DefinedSearchTest, ASumOfOrientationsAcrossOrbitsShrinksTheIndex) {
     EXPECT_EQ(back, *s) << code;
   }
   EXPECT_EQ(odd, 32);
-  auto searched = SearchAll(dials, 2);
+  auto searched = SearchAll(dials, 2, uint64_t{1} << 33, sums);
   ASSERT_TRUE(searched.ok()) << searched.status();
   EXPECT_EQ(searched->result.histogram, all.Histogram());
 
@@ -1097,7 +1102,7 @@ TEST(DefinedSearchTest, ASumOfOrientationsAcrossOrbitsShrinksTheIndex) {
   const auto wired = ReadDefinition(text, "wired.tws");
   ASSERT_TRUE(wired.ok()) << wired.status();
   for (const int threads : {1, 2}) {
-    auto wired_searched = SearchAll(*wired, threads);
+    auto wired_searched = SearchAll(*wired, threads, uint64_t{1} << 33, sums);
     ASSERT_TRUE(wired_searched.ok()) << wired_searched.status();
     EXPECT_EQ(wired_searched->index.layout(), 5) << wired_searched->index.Describe(*wired);
     EXPECT_EQ(wired_searched->result.histogram, BruteForce(*wired).Histogram()) << threads << " threads";
@@ -1111,7 +1116,7 @@ TEST(DefinedSearchTest, ASumOfOrientationsAcrossOrbitsShrinksTheIndex) {
       "split.tws");
   ASSERT_TRUE(split.ok()) << split.status();
   const CompiledMoves split_moves(*split);
-  auto split_index = DefinedIndex::Make(*split, split_moves, 1000000);
+  auto split_index = DefinedIndex::Make(*split, split_moves, 1000000, sums);
   ASSERT_TRUE(split_index.ok()) << split_index.status();
   EXPECT_EQ(split_index->size(), 16u) << split_index->Describe(*split);
   EXPECT_NE(split_index->layout(), 5);
@@ -1119,7 +1124,7 @@ TEST(DefinedSearchTest, ASumOfOrientationsAcrossOrbitsShrinksTheIndex) {
   ASSERT_TRUE(odd_state.ok());
   EXPECT_TRUE(split_index->Indexable(odd_state->data()));
   EXPECT_FALSE(split_index->Possible(odd_state->data())) << "the sum still proves it unsolvable";
-  auto split_searched = SearchAll(*split, 2);
+  auto split_searched = SearchAll(*split, 2, uint64_t{1} << 33, sums);
   ASSERT_TRUE(split_searched.ok()) << split_searched.status();
   EXPECT_EQ(split_searched->result.histogram, BruteForce(*split).Histogram());
 }

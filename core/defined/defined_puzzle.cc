@@ -426,10 +426,13 @@ absl::StatusOr<MadeData> MakeData(std::string_view name, std::string_view text, 
     // class of placements.
     std::vector<DefinedSymmetry> symmetries;  // looked for once the index fits
     auto index = DefinedIndex::Make(data.definition, data.moves, max_states,
-                                    {.arrangements = true, .find_symmetries = [&] {
-                                       symmetries = FindSymmetries(data.definition, data.moves, kMaxSymmetries);
-                                       return symmetries;
-                                     }});
+                                    {.arrangements = true,
+                                     .find_symmetries =
+                                         [&] {
+                                           symmetries = FindSymmetries(data.definition, data.moves, kMaxSymmetries);
+                                           return symmetries;
+                                         },
+                                     .twist_sums = true});
     if (index.ok()) {
       data.index = *std::move(index);
       const bool turns = std::any_of(data.definition.sets().begin(), data.definition.sets().end(),

@@ -1056,7 +1056,7 @@ absl::StatusOr<DefinedIndex> DefinedIndex::MakeIndex(const Definition& definitio
   // orientation coordinates keeps k / g values of its last digit, where they are all in one
   // part (an outer number's orientations are placed before the inner ones) and none keeps
   // its own sum (sum_fixed: the 2x2x2's corners).
-  for (size_t r = 0; r < index.twist_sums_.size(); ++r) {
+  for (size_t r = 0; r < (options.twist_sums ? index.twist_sums_.size() : 0); ++r) {
     TwistSum& rule = index.twist_sums_[r];
     std::vector<size_t> holding;
     bool fits = true;
@@ -1363,6 +1363,19 @@ uint64_t RankFromMasks(const DefinedIndex::Coordinate& c, const uint8_t* state, 
   return *bad ? 0 : DefinedIndex::MaskRank(c, seconds);
 }
 
+namespace {
+
+// A coordinate's rank, what Indexable asks of it found in the same pass (`checks`).
+[[gnu::always_inline]] inline uint64_t RankChecked(const DefinedIndex::Coordinate& c, const uint8_t* read,
+                                                   RankChecks* checks) {
+  const uint16_t* at = c.bytes.data();
+  if (c.consecutive) return RankFromMasks(c, read, &checks->bad);
+  if (c.kind == DefinedIndex::Coordinate::Kind::kTwists) return RankSeen<true>(c, [&](int j) { return read[at[j]]; }, checks);
+  return RankSeen<true>(c, [&](int j) { return c.code[read[at[j]]]; }, checks);
+}
+
+}  // namespace
+
 bool DefinedIndex::RankPlansIfIndexable(const uint8_t* state, uint64_t* rank) const {
   // No parities to compare across orbits: the coordinates of one number checked alone,
   // the others ranked as RankOuter and RankInner read them.
@@ -1380,13 +1393,8 @@ bool DefinedIndex::RankPlansIfIndexable(const uint8_t* state, uint64_t* rank) co
   uint64_t part[2] = {0, 0};  // outer, inner
   for (int p = 0; p < 2; ++p) {
     for (const Coordinate& c : p == 0 ? outer_plan_ : inner_plan_) {
-      const uint16_t* at = c.bytes.data();
       RankChecks checks;
-      const uint64_t value =
-          c.consecutive ? RankFromMasks(c, state, &checks.bad)
-          : c.kind == Coordinate::Kind::kTwists
-              ? RankSeen<true>(c, [&](int j) { return state[at[j]]; }, &checks)
-              : RankSeen<true>(c, [&](int j) { return c.code[state[at[j]]]; }, &checks);
+      const uint64_t value = RankChecked(c, state, &checks);
       if (checks.bad) return false;
       part[p] = part[p] * c.size + value;
     }
@@ -1416,13 +1424,8 @@ bool DefinedIndex::RankIfIndexable(const uint8_t* state, uint64_t* rank) const {
       ApplyElement(to_block_[outer], state, image);
       read = image;
     }
-    const uint16_t* at = c.bytes.data();
     RankChecks checks;
-    const uint64_t value =
-        c.consecutive ? RankFromMasks(c, read, &checks.bad)
-        : c.kind == Coordinate::Kind::kTwists
-            ? RankSeen<true>(c, [&](int j) { return read[at[j]]; }, &checks)
-            : RankSeen<true>(c, [&](int j) { return c.code[read[at[j]]]; }, &checks);
+    const uint64_t value = RankChecked(c, read, &checks);
     if (checks.bad) return false;
     parity[i] = static_cast<uint8_t>(checks.parity);
     if (c.inner) {

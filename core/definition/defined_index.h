@@ -182,6 +182,10 @@ struct DefinedIndexOptions {
   // Without `symmetries`: finds them, called only once the index is known to fit (a
   // definition too large for a complete table pays no search for its symmetries).
   std::function<std::vector<DefinedSymmetry>()> find_symmetries;
+  // Layout 5: a set's orientation sum kept modulo a divisor across its orbits shrinks the
+  // index (Coordinate::reduce; a definition's complete table: pattern tables' projections
+  // keep their layout, which their stored tables do not record).
+  bool twist_sums = false;
 };
 
 class DefinedIndex {
