@@ -594,7 +594,9 @@ class Search {
       for (int b = first; b < last && apart; ++b) {
         const DigitBlock& db = digit_blocks_[static_cast<size_t>(b)];
         apart = !db.never && db.tests.size() == 1 && db.tests_after.size() == 1 && db.tests[0].first == key &&
-                db.tests_after[0].first == key && ahead[db.tests[0].second] < 0 && back[db.tests_after[0].second] < 0;
+                db.tests_after[0].first == key && db.tests[0].second < kMostKeyValues &&
+                db.tests_after[0].second < kMostKeyValues && ahead[db.tests[0].second] < 0 &&
+                back[db.tests_after[0].second] < 0;
         if (!apart) break;
         ahead[db.tests[0].second] = b;
         back[db.tests_after[0].second] = b;
@@ -616,12 +618,10 @@ class Search {
       const int b = (back ? key_back_ : key_ahead_)[static_cast<size_t>(m) * kMostKeyValues + digits[key]];
       return b >= 0 && DigitStep(b, digits, o, back, to) ? b : -1;
     }
+    // (Without a key digit, several blocks of m may have made a state: TopDownDigits asks
+    // each, and only the one that applies is asked for here.)
     for (int b = moves_.first_block(m); b < moves_.first_block(m + 1); ++b) {
-      if (DigitStep(b, digits, o, back, to)) {
-        if (!back) return b;
-        // (undone, several blocks of m may have made it: the caller asks each)
-        return b;
-      }
+      if (DigitStep(b, digits, o, back, to)) return b;
     }
     return -1;
   }
