@@ -712,13 +712,8 @@ class Search {
       // Only a step's block and outer number are read on this path: the rest stays as the
       // worker made it.
       for (int m = 0; m < move_count_; ++m) {
-        steps[m].block = kNoMove;
-        for (int b = moves_.first_block(m); b < moves_.first_block(m + 1); ++b) {
-          if (DigitStep(b, digits, o, /*back=*/false, &steps[m].outer)) {
-            steps[m].block = static_cast<uint32_t>(b);
-            break;
-          }
-        }
+        const int b = DigitBlockOf(m, digits, o, /*back=*/false, &steps[m].outer);
+        steps[m].block = b >= 0 ? static_cast<uint32_t>(b) : kNoMove;
       }
       return;
     }
