@@ -126,6 +126,7 @@ int BuildPatterns(const Puzzle& puzzle, const BuildCommandOptions& options,
     build.unpacked = options.unpacked;
     build.projections = options.projections;
     build.pattern_memory = options.pattern_memory;
+    build.build_memory = options.build_memory;
     if (!options.quiet) build.on_progress = [&err](const std::string& line) { err << line << "\n"; };
     auto metadata = puzzle.BuildPatterns(set, store, build);
     if (!metadata.ok()) {
@@ -243,6 +244,7 @@ absl::StatusOr<std::vector<std::shared_ptr<const Puzzle>>> DefinedPuzzles(
     BuildOptions build;
     build.projections = options.projections;
     build.pattern_memory = options.pattern_memory;
+    build.build_memory = options.build_memory;
     if (absl::Status buildable = CheckDefinedBuild(**puzzle, build); !buildable.ok()) return buildable;
     puzzles.push_back(*std::move(puzzle));
   }

@@ -40,6 +40,7 @@ struct BuildCommandOptions {
   // them, pattern tables even where a complete table fits), the budget (0: 512 MiB).
   std::vector<std::string> projections;
   uint64_t pattern_memory = 0;
+  uint64_t build_memory = 0;  // what each one's search may take besides (0: 4 GiB)
   // While a puzzledb-server serves the database: how long to wait for it to take what was
   // built aside (builder/handover.h).
   int handover_timeout_seconds = 600;

@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/defined/defined_patterns.h"
@@ -107,7 +108,7 @@ TEST(DefinedPatternsTest, TheColouredParityProvesTheOtherHalfOfASlidingPuzzleUns
 TEST(DefinedPatternsTest, ProjectionsAreChosenWithinTheBudget) {
   const Definition d = Read("cube2urf.tws");
   for (const uint64_t memory : {uint64_t{4} << 20, uint64_t{100000}, uint64_t{3000}}) {
-    const std::vector<ProjectionSpec> chosen = ChooseProjections(d, memory);
+    const std::vector<ProjectionSpec> chosen = ChooseProjections(d, memory, memory);
     ASSERT_FALSE(chosen.empty()) << memory;
     uint64_t total = 0;
     for (const ProjectionSpec& spec : chosen) {
@@ -122,26 +123,32 @@ TEST(DefinedPatternsTest, ProjectionsAreChosenWithinTheBudget) {
       EXPECT_EQ(FormatProjection(chosen[0]), "CORNER");
     }
   }
-  EXPECT_TRUE(ChooseProjections(d, 2).empty());
+  EXPECT_TRUE(ChooseProjections(d, 2, 2).empty());
   // A cube's turn carries four corners: never groups that add up.
   std::string why;
-  ChooseProjections(d, 100000, &why);
+  ChooseProjections(d, 100000, 100000, &why);
   EXPECT_EQ(why.find("add up"), std::string::npos) << why;
 
   // The fifteen's tiles, one carried a move, in groups that add up with the blank free, each
-  // as large as fits: 7 tiles within 1 GiB (8 would take 2.6 GB to search), 8 within 3 GiB.
+  // as large as fits: the eighth tile's table fits 512 MiB (519 MB) and the seventh's after
+  // it 1 GiB, while their search (2.6 GB) fits the search's budget; with 1 GiB for the
+  // search too, seven tiles a group.
   const Definition fifteen = Read("slide44.tws");
-  for (const auto& [memory, expected] :
-       std::vector<std::pair<uint64_t, std::string>>{{uint64_t{1} << 30, "T 1-7 ~16|T 8-14 ~16|T 15 ~16"},
-                                                     {uint64_t{3} << 30, "T 1-8 ~16|T 9-15 ~16"}}) {
-    const std::vector<ProjectionSpec> groups = ChooseProjections(fifteen, memory, &why);
+  constexpr uint64_t kGiB = uint64_t{1} << 30;
+  for (const auto& [memory, search, expected] : std::vector<std::tuple<uint64_t, uint64_t, std::string>>{
+           {kGiB / 2, kDefaultBuildMemory, "T 1-8 ~16|T 9-14 ~16|T 15 ~16"},
+           {kGiB, kDefaultBuildMemory, "T 1-8 ~16|T 9-15 ~16"},
+           {kGiB, kGiB, "T 1-7 ~16|T 8-14 ~16|T 15 ~16"}}) {
+    const std::vector<ProjectionSpec> groups = ChooseProjections(fifteen, memory, search, &why);
     std::vector<std::string> texts;
     for (const ProjectionSpec& spec : groups) texts.push_back(FormatProjection(spec));
-    EXPECT_EQ(Join(texts, "|"), expected) << memory;
+    EXPECT_EQ(Join(texts, "|"), expected) << memory << " " << search;
     EXPECT_TRUE(MoveDisjoint(fifteen, groups));
     EXPECT_NE(why.find("distances add up"), std::string::npos) << why;
   }
-  EXPECT_NE(why.find("T 1-8 ~16 (one more piece: 4151.3 MB of table with 3221.2 MB left)"), std::string::npos) << why;
+  EXPECT_NE(why.find("T 1-7 ~16 (one more piece: 2594.6 MB to build with 1073.7 MB for it)"), std::string::npos) << why;
+  ChooseProjections(fifteen, kGiB / 2, kDefaultBuildMemory, &why);
+  EXPECT_NE(why.find("T 9-14 ~16 (one more piece: 57.7 MB of table with 18.0 MB left)"), std::string::npos) << why;
   BuildOptions named;
   named.projections = {"CORNER 1-3 -o", "CORNER 4-7 -o"};
   auto specs = ProjectionsToBuild(d, named);
@@ -167,13 +174,15 @@ TEST(DefinedPatternsTest, StoredTablesGuideTheLiveSearchToTheSameAnswers) {
     std::vector<std::string> projections;
     uint64_t memory = 0;        // --pattern-memory; 0: the default
     std::string chosen = "";    // the projections the builder chose, when it chose
+    uint64_t search = 0;        // --build-memory; 0: the default
   };
   const std::vector<Case> cases = {
       {"slide32.tws", {"T 1-2,6", "T 3-5"}},
       {"pancake5.tws", {"P 1-3"}},
       {"dials3.tws", {}},  // chosen within the budget
-      // Tiles in groups that add up, the blank free: two tiles' search takes 75 bytes.
-      {"slide32.tws", {}, 130, "projections T 1-2 ~6 | T 3-4 ~6 | T 5 ~6; chosen: set T"},
+      // Tiles in groups that add up, the blank free: two tiles' search takes 75 bytes, three
+      // tiles' 300.
+      {"slide32.tws", {}, 130, "projections T 1-2 ~6 | T 3-4 ~6 | T 5 ~6; chosen: set T", 130},
       // A state of 65 bytes, more than a complete table's walk holds (the Position keeps it
       // on the heap).
       {"wide.tws", {}},
@@ -199,6 +208,7 @@ TEST(DefinedPatternsTest, StoredTablesGuideTheLiveSearchToTheSameAnswers) {
     options.threads = 2;
     options.projections = c.projections;
     options.pattern_memory = c.memory;
+    options.build_memory = c.search;
     auto built = (*puzzle)->BuildPatterns("patterns", *shared, options);
     ASSERT_TRUE(built.ok()) << built.status();
     EXPECT_EQ(built->table_id(), name + "-patterns");

@@ -569,11 +569,11 @@ TEST_F(DefinitionCliTest, ProjectionsWithAFreePieceAddUpAndAnswerExactly) {
       << info.out;
   const auto verified = RunCommand(kBuild + " verify --db " + db_, "");
   EXPECT_EQ(verified.exit_code, 0) << verified.err << verified.out;
-  const auto big = RunCommand(build + " --projection 'T 1-4 ~6' --pattern-memory 500", "");
+  const auto big = RunCommand(build + " --projection 'T 1-4 ~6' --build-memory 500", "");
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_EQ(big.err,
             "puzzledb-build: slide32.tws: --projection 'T 1-4 ~6': its search tells the free "
-            "pieces apart: it takes 720 bytes while it is built, more than 500 (--pattern-memory)\n")
+            "pieces apart: it takes 720 bytes while it is built, more than 500 (--build-memory)\n")
       << big.err;
 }
 

@@ -133,11 +133,13 @@ const DefinedIdaPlan& DefinedPatterns::Plan(const Definition& definition) const 
 namespace {
 
 // A set's pieces in groups whose tables add up (MoveDisjoint), the labels its guards read
-// free in each (a sliding puzzle's blank): each group as large as `memory` allows, its
+// free in each (a sliding puzzle's blank): each group as large as `memory` allows (its
+// search, which tells the free pieces apart, within `search_memory`), its
 // pieces in the order of the cells the first goal gives them, as a person groups the
 // fifteen's tiles by rows. Empty unless the set's other pieces are each one of a kind, no
 // orientations count, and the groups add up.
 std::vector<ProjectionSpec> AdditiveGroups(const Definition& definition, size_t s, uint64_t memory,
+                                           uint64_t search_memory,
                                            std::string* why) {
   const DefinedSet& set = definition.sets()[s];
   if (set.orientations > 1) return {};
@@ -173,13 +175,14 @@ std::vector<ProjectionSpec> AdditiveGroups(const Definition& definition, size_t 
                                        pieces.begin() + static_cast<std::ptrdiff_t>(next)},
                             true, free});
       auto n = ProjectionTable::EntriesOf(definition, group, left);
-      auto searched = n.ok() ? ProjectionTable::SearchBytesOf(definition, group, memory) : n.status();
+      auto searched = n.ok() ? ProjectionTable::SearchBytesOf(definition, group, search_memory) : n.status();
       if (!searched.ok()) {
         // What the larger group would have taken, for people.
         auto all = ProjectionTable::EntriesOf(definition, group, ~uint64_t{0});
         auto building = ProjectionTable::SearchBytesOf(definition, group, ~uint64_t{0});
         limit = !n.ok() ? Cat(all.ok() ? Megabytes(*all) : "more", " of table with ", Megabytes(left), " left")
-                        : Cat(building.ok() ? Megabytes(*building) : "more", " to build");
+                        : Cat(building.ok() ? Megabytes(*building) : "more", " to build with ",
+                              Megabytes(search_memory), " for it");
         break;
       }
       end = next;
@@ -203,7 +206,8 @@ std::vector<ProjectionSpec> AdditiveGroups(const Definition& definition, size_t 
     }
     *why = Cat("set ", set.name, ": a move carries one piece of one group",
                free.empty() ? "" : " (the pieces guards read free in each)",
-               ", so the groups' distances add up; each group as large as fits in ", Megabytes(memory), ": ",
+               ", so the groups' distances add up; each group as large as fits in ", Megabytes(memory),
+               " (its search within ", Megabytes(search_memory), "): ",
                Join(ends, ", "));
   }
   return groups;
@@ -313,12 +317,12 @@ std::vector<int> SharedProjections(const Definition& definition, const std::vect
 }
 
 std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint64_t memory,
-                                              std::string* why) {
+                                              uint64_t search_memory, std::string* why) {
   if (std::vector<ProjectionSpec> goals = GoalTables(definition, memory, why); !goals.empty()) return goals;
   std::vector<ProjectionSpec> chosen;
   if (definition.sets().size() == 1) {
     // One set whose pieces a move carries one at a time: groups that add up.
-    std::vector<ProjectionSpec> groups = AdditiveGroups(definition, 0, memory, why);
+    std::vector<ProjectionSpec> groups = AdditiveGroups(definition, 0, memory, search_memory, why);
     if (!groups.empty()) return groups;
   }
   if (why != nullptr) {
@@ -389,9 +393,10 @@ absl::StatusOr<std::vector<ProjectionSpec>> ProjectionsToBuild(const Definition&
                                                                const BuildOptions& options,
                                                                std::string* why) {
   const uint64_t memory = options.pattern_memory > 0 ? options.pattern_memory : kDefaultPatternMemory;
+  const uint64_t search_memory = options.build_memory > 0 ? options.build_memory : kDefaultBuildMemory;
   std::vector<ProjectionSpec> specs;
   if (options.projections.empty()) {
-    specs = ChooseProjections(definition, memory, why);
+    specs = ChooseProjections(definition, memory, search_memory, why);
     if (specs.empty()) {
       return absl::InvalidArgumentError(
           Cat("no projection of it has a table within --pattern-memory ", memory,
@@ -412,11 +417,11 @@ absl::StatusOr<std::vector<ProjectionSpec>> ProjectionsToBuild(const Definition&
     }
     if (spec->has_free()) {
       // Its search tells the free pieces apart: that table too, while it is built.
-      auto searched = ProjectionTable::SearchBytesOf(definition, *spec, memory);
+      auto searched = ProjectionTable::SearchBytesOf(definition, *spec, search_memory);
       if (!searched.ok()) {
         return absl::InvalidArgumentError(
             Cat("--projection ", QuoteInput(text), ": its search tells the free pieces apart: ",
-                Message(searched.status()), " (--pattern-memory)"));
+                Message(searched.status()), " (--build-memory)"));
       }
     }
     specs.push_back(*std::move(spec));

@@ -36,6 +36,10 @@ namespace puzzledb {
 inline constexpr std::string_view kDefinedPatternsSet = "patterns";
 // The bytes of pattern tables the builder chooses when told nothing (--pattern-memory).
 inline constexpr uint64_t kDefaultPatternMemory = uint64_t{512} << 20;
+// The bytes a projection's search may take besides the tables while the builder builds it,
+// when told nothing (--build-memory): searches that tell free pieces apart take more than
+// their table (the fifteen's eight tiles and its blank: 2.6 GB for a table of 519 MB).
+inline constexpr uint64_t kDefaultBuildMemory = uint64_t{4} << 30;
 // The longest answer a definition's live search looks for when the caller sets no cap.
 inline constexpr int kMaxDefinedSearchDepth = 255;
 // The duplicate block sequences the builder looks for (DefinedPruning::Find): of up to this
@@ -79,18 +83,19 @@ class DefinedPatterns {
   mutable std::shared_ptr<const DefinedIdaPlan> plan_;
 };
 
-// Projections whose tables take at most `memory` bytes together (and each one's build
-// within it, as for named ones). A definition of one set whose moves carry one piece each
-// besides the pieces guards read (sliding tiles and their blank) gets groups of those
-// pieces whose distances add up (MoveDisjoint), the guards' pieces free in each, each
-// group as large as fits, in the order of the goal's cells: the fifteen's `T 1-7 ~16`,
-// `T 8-14 ~16`, `T 15 ~16` within 1 GiB. Otherwise, for each set, those whose whole table
-// is smallest first, the whole set if its table fits its share of what is left, else its
+// Projections whose tables take at most `memory` bytes together (and each one's search
+// within `search_memory`, as for named ones). A definition of one set whose moves carry
+// one piece each besides the pieces guards read (sliding tiles and their blank) gets
+// groups of those pieces whose distances add up (MoveDisjoint), the guards' pieces free in
+// each, each group as large as fits, in the order of the goal's cells: the fifteen's
+// `T 1-8 ~16`, `T 9-15 ~16` within 1 GiB (the first one's search takes 2.6 GB, within the
+// default search_memory). Otherwise, for each set, those whose whole table is smallest
+// first, the whole set if its table fits its share of what is left, else its
 // labels in runs (1-5, 6-10, ...) each as long as fits, with orientations where they fit
 // and without where only that does. Empty when not even one piece fits. `why`, if given,
 // says for people which rule chose and where each group ends.
 std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint64_t memory,
-                                              std::string* why = nullptr);
+                                              uint64_t search_memory, std::string* why = nullptr);
 
 // For each spec: 0, or the 1-based number of an earlier one whose projection is the same
 // puzzle (SamePuzzle), whose table it then shares: goal tables of goals alike but for the
@@ -98,7 +103,8 @@ std::vector<ProjectionSpec> ChooseProjections(const Definition& definition, uint
 std::vector<int> SharedProjections(const Definition& definition, const std::vector<ProjectionSpec>& specs);
 
 // The projections to build for `options` (BuildOptions::projections read, or chosen within
-// BuildOptions::pattern_memory, `why` then saying why, as ChooseProjections): INVALID_ARGUMENT
+// BuildOptions::pattern_memory, their searches within BuildOptions::build_memory, `why`
+// then saying why, as ChooseProjections): INVALID_ARGUMENT
 // naming the projection that is wrong or saying what does not fit.
 absl::StatusOr<std::vector<ProjectionSpec>> ProjectionsToBuild(const Definition& definition,
                                                                const BuildOptions& options,

@@ -37,6 +37,9 @@ struct BuildOptions {
   // bytes their tables may take together (0: 512 MiB).
   std::vector<std::string> projections;
   uint64_t pattern_memory = 0;
+  // The bytes each projection's search may take besides the tables (0: 4 GiB): searches that
+  // tell free pieces apart hold more than their table while they run.
+  uint64_t build_memory = 0;
 };
 
 // What a model with a search of its own returns (a definition's, core/defined/): the
