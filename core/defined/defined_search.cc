@@ -267,18 +267,22 @@ class Search {
     seen_.assign(words, 0);
     layer_.assign(words, 0);
     fresh_.assign(words, 0);
-    work_.assign(words, 0);
     layer_active_.assign(outer_, 0);
     fresh_active_.assign(outer_, 0);
-    work_active_.assign(outer_, 0);
     folded_ = true;
+    const bool grouped = FreeGroups(laid.size() / inner_);
+    if (!grouped) {
+      work_.assign(words, 0);
+      work_active_.assign(outer_, 0);
+    }
+    auto closure = [&](int d) { return grouped ? ClosureGroups(d) : ClosureBits(d); };
 
     uint64_t total = 0;
     for (const DefinedState& goal : definition_.goals()) {
       const uint64_t r = index_.Rank(goal.data());
       if (ClaimBit(r / inner_, r % inner_, 0)) ++total;
     }
-    total += ClosureBits(0);
+    total += closure(0);
     result.histogram.push_back(total);
     Report(0, total, total, started, false);
     for (int d = 0;; ++d) {
@@ -302,7 +306,7 @@ class Search {
         std::fill(&layer_[o * stride_], &layer_[(o + 1) * stride_], 0);
         layer_active_[o] = 0;
       }
-      if (layer > 0) layer += ClosureBits(d + 1);
+      if (layer > 0) layer += closure(d + 1);
       if (layer == 0) break;
       result.histogram.push_back(layer);
       total += layer;
@@ -332,9 +336,13 @@ class Search {
     if (!SetBit(seen_, b)) return false;
     SetBit(fresh_, b);
     std::atomic_ref<uint8_t>(fresh_active_[o]).store(1, std::memory_order_relaxed);
+    // Every claim between two of the search's barriers writes the same layer, so a load
+    // and a store do what an exchange would (the folded entry is most often set already:
+    // it folds the states of every place of the free pieces).
     std::atomic_ref<uint8_t> entry(fold_bytes_[fold_outer_[o] * inner_ + i]);
-    uint8_t held = PackedTable::kByteUncovered;
-    entry.compare_exchange_strong(held, static_cast<uint8_t>(d), std::memory_order_relaxed);
+    if (entry.load(std::memory_order_relaxed) == PackedTable::kByteUncovered) {
+      entry.store(static_cast<uint8_t>(d), std::memory_order_relaxed);
+    }
     return true;
   }
 
@@ -346,6 +354,127 @@ class Search {
         inner->push_back(static_cast<uint32_t>(k * 64 + static_cast<uint64_t>(std::countr_zero(word))));
       }
     }
+  }
+
+  // Folded: whether the closure can be taken by groups (ClosureGroups), and if so their
+  // outer numbers and components. A group is the outer numbers that fold into one of the
+  // `groups` outer numbers of the table (the places of the free pieces: the fifteen's
+  // blank); it can where every free block keeps the inner number (it moves no counted
+  // piece, so their order stays) and the outer number's group, and the moves are
+  // undirected (a free block's way back is free too).
+  bool FreeGroups(uint64_t groups) {
+    if (!free_ || !order_ || symmetric_ || !moves_.undirected() || outer_ > (uint64_t{1} << 32)) return false;
+    group_start_.assign(groups + 1, 0);
+    for (uint64_t o = 0; o < outer_; ++o) ++group_start_[fold_outer_[o] + 1];
+    for (uint64_t g = 0; g < groups; ++g) group_start_[g + 1] += group_start_[g];
+    group_outers_.assign(outer_, 0);
+    {
+      std::vector<uint64_t> at(group_start_.begin(), group_start_.end() - 1);
+      for (uint64_t o = 0; o < outer_; ++o) group_outers_[at[fold_outer_[o]]++] = static_cast<uint32_t>(o);
+    }
+    component_.assign(outer_, 0);
+    std::atomic<bool> keeps{true};
+    OverGroups(block_count_, [&](uint64_t g, Worker* w) {
+      const uint64_t first = group_start_[g], n = group_start_[g + 1] - first;
+      std::vector<uint64_t>& parent = w->parent;
+      parent.resize(n);
+      for (uint64_t k = 0; k < n; ++k) parent[k] = k;
+      auto root = [&parent](uint64_t k) {
+        while (parent[k] != k) k = parent[k] = parent[parent[k]];
+        return k;
+      };
+      for (uint64_t k = 0; k < n; ++k) {
+        PredecessorSteps(group_outers_[first + k], w->state.data(), w->steps.data(), &w->cache);
+        for (const Step& st : w->steps) {
+          if (st.block == kNoMove || !st.free) continue;
+          bool same = st.element == 0 && fold_outer_[st.outer] == g;
+          for (int t = 0; same && t < index_.inner_slots(); ++t) same = st.slots[static_cast<size_t>(t)] == t;
+          if (!same) {
+            keeps.store(false, std::memory_order_relaxed);
+            return;
+          }
+          uint64_t j = 0;
+          while (group_outers_[first + j] != st.outer) ++j;  // a group holds a few outer numbers
+          parent[root(k)] = root(j);
+        }
+      }
+      for (uint64_t k = 0; k < n; ++k) component_[group_outers_[first + k]] = static_cast<uint32_t>(root(k));
+    });
+    if (!keeps.load()) {
+      group_start_.clear();
+      group_outers_.clear();
+      component_.clear();
+      return false;
+    }
+    return true;
+  }
+
+  // Folded, by groups (FreeGroups): the closure of the states found for layer d in one pass.
+  // Every state of a component with the same inner number is reached from any other by free
+  // blocks, and a state seen before had its whole component seen with it: a component's
+  // layer is the union of its fresh states, less those seen. Each group is one thread's.
+  uint64_t ClosureGroups(int d) {
+    return OverGroups(0, [&](uint64_t g, Worker* w) {
+      const uint64_t first = group_start_[g], n = group_start_[g + 1] - first;
+      bool any = false;
+      for (uint64_t k = 0; k < n && !any; ++k) any = fresh_active_[group_outers_[first + k]] != 0;
+      if (!any) return;
+      std::vector<uint64_t>& u = w->parent;  // the union, a component at a time
+      u.resize(stride_);
+      for (uint64_t k = 0; k < n; ++k) {
+        const uint64_t o = group_outers_[first + k];
+        if (component_[o] != k) continue;  // each component from its root
+        std::fill(u.begin(), u.end(), 0);
+        bool fresh = false;
+        for (uint64_t j = 0; j < n; ++j) {
+          const uint64_t p = group_outers_[first + j];
+          if (component_[p] != k || !fresh_active_[p]) continue;
+          const uint64_t* f = &fresh_[p * stride_];
+          for (uint64_t x = 0; x < stride_; ++x) u[x] |= f[x];
+          fresh = true;
+        }
+        if (!fresh) continue;
+        uint8_t* entries = fold_bytes_ + g * inner_;
+        for (uint64_t j = 0; j < n; ++j) {
+          const uint64_t p = group_outers_[first + j];
+          if (component_[p] != k) continue;
+          uint64_t* seen = &seen_[p * stride_];
+          uint64_t* layer = &layer_[p * stride_];
+          uint64_t* f = &fresh_[p * stride_];
+          for (uint64_t x = 0; x < stride_; ++x) {
+            const uint64_t add = u[x] & ~seen[x];
+            seen[x] |= add;
+            layer[x] |= add | f[x];
+            f[x] = 0;
+            w->found += static_cast<uint64_t>(std::popcount(add));
+            for (uint64_t bits = add; bits != 0; bits &= bits - 1) {
+              uint8_t& entry = entries[x * 64 + static_cast<uint64_t>(std::countr_zero(bits))];
+              if (entry == PackedTable::kByteUncovered) entry = static_cast<uint8_t>(d);
+            }
+          }
+          layer_active_[p] = 1;
+          fresh_active_[p] = 0;
+        }
+      }
+    });
+  }
+
+  // fn(g, worker) for each group g (FreeGroups) on the search's threads.
+  template <class Fn>
+  uint64_t OverGroups(int ways, Fn&& fn) {
+    const uint64_t groups = group_start_.size() - 1;
+    std::atomic<uint64_t> next{0};
+    std::atomic<uint64_t> found{0};
+    auto worker = [&] {
+      const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{1} << 16) / (inner_ * 8));
+      Worker mine(*this, std::max(ways, 1));
+      for (uint64_t first; (first = next.fetch_add(chunk)) < groups;) {
+        for (uint64_t g = first; g < std::min(groups, first + chunk); ++g) fn(g, &mine);
+      }
+      found.fetch_add(mine.found);
+    };
+    RunThreads(worker);
+    return found.load();
   }
 
   // Folded: the closure's rounds over the outer numbers that have marks, each round's
@@ -863,6 +992,7 @@ class Search {
     std::vector<Step> steps;
     std::vector<uint32_t> bits;  // each step's tables of bits (ArrangementPermuter::Tables)
     std::vector<uint32_t> inner;  // the inner numbers of one outer number's states at hand
+    std::vector<uint64_t> parent;  // FreeGroups' components, ClosureGroups' union
     MapCache cache;
     uint64_t found = 0;
   };
@@ -1173,6 +1303,11 @@ class Search {
   std::vector<uint8_t> layer_active_, fresh_active_, work_active_;  // by outer: any bit set
   std::vector<uint64_t> fold_outer_;
   uint8_t* fold_bytes_ = nullptr;
+  // FreeGroups: the outer numbers by group, each group's first among them, and each outer
+  // number's component (the place in its group of the component's root).
+  std::vector<uint64_t> group_start_;
+  std::vector<uint32_t> group_outers_;
+  std::vector<uint32_t> component_;
   mutable OrderMaps maps_;  // found as the threads need them
   const int move_count_;
   const int block_count_;
