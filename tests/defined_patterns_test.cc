@@ -131,7 +131,7 @@ TEST(DefinedPatternsTest, ProjectionsAreChosenWithinTheBudget) {
 
   // The fifteen's tiles, one carried a move, in groups that add up with the blank free, each
   // as large as fits: the eighth tile's table fits 512 MiB (519 MB) and the seventh's after
-  // it 1 GiB, while their search (2.6 GB) fits the search's budget; with 1 GiB for the
+  // it 1 GiB, while their search (1.6 GB) fits the search's budget; with 1 GiB for the
   // search too, seven tiles a group.
   const Definition fifteen = Read("slide44.tws");
   constexpr uint64_t kGiB = uint64_t{1} << 30;
@@ -146,7 +146,7 @@ TEST(DefinedPatternsTest, ProjectionsAreChosenWithinTheBudget) {
     EXPECT_TRUE(MoveDisjoint(fifteen, groups));
     EXPECT_NE(why.find("distances add up"), std::string::npos) << why;
   }
-  EXPECT_NE(why.find("T 1-7 ~16 (one more piece: 2594.6 MB to build with 1073.7 MB for it)"), std::string::npos) << why;
+  EXPECT_NE(why.find("T 1-7 ~16 (one more piece: 1556.8 MB to build with 1073.7 MB for it)"), std::string::npos) << why;
   ChooseProjections(fifteen, kGiB / 2, kDefaultBuildMemory, &why);
   EXPECT_NE(why.find("T 9-14 ~16 (one more piece: 57.7 MB of table with 18.0 MB left)"), std::string::npos) << why;
   BuildOptions named;
@@ -180,8 +180,8 @@ TEST(DefinedPatternsTest, StoredTablesGuideTheLiveSearchToTheSameAnswers) {
       {"slide32.tws", {"T 1-2,6", "T 3-5"}},
       {"pancake5.tws", {"P 1-3"}},
       {"dials3.tws", {}},  // chosen within the budget
-      // Tiles in groups that add up, the blank free: two tiles' search takes 75 bytes, three
-      // tiles' 300.
+      // Tiles in groups that add up, the blank free: two tiles' search takes 45 bytes (3
+      // bits for each of 120 states), three tiles' 135.
       {"slide32.tws", {}, 130, "projections T 1-2 ~6 | T 3-4 ~6 | T 5 ~6; chosen: set T", 130},
       // A state of 65 bytes, more than a complete table's walk holds (the Position keeps it
       // on the heap).

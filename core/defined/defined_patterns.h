@@ -38,7 +38,7 @@ inline constexpr std::string_view kDefinedPatternsSet = "patterns";
 inline constexpr uint64_t kDefaultPatternMemory = uint64_t{512} << 20;
 // The bytes a projection's search may take besides the tables while the builder builds it,
 // when told nothing (--build-memory): searches that tell free pieces apart take more than
-// their table (the fifteen's eight tiles and its blank: 2.6 GB for a table of 519 MB).
+// their table (the fifteen's eight tiles and its blank: 1.6 GB for a table of 519 MB).
 inline constexpr uint64_t kDefaultBuildMemory = uint64_t{4} << 30;
 // The longest answer a definition's live search looks for when the caller sets no cap.
 inline constexpr int kMaxDefinedSearchDepth = 255;
@@ -88,7 +88,7 @@ class DefinedPatterns {
 // one piece each besides the pieces guards read (sliding tiles and their blank) gets
 // groups of those pieces whose distances add up (MoveDisjoint), the guards' pieces free in
 // each, each group as large as fits, in the order of the goal's cells: the fifteen's
-// `T 1-8 ~16`, `T 9-15 ~16` within 1 GiB (the first one's search takes 2.6 GB, within the
+// `T 1-8 ~16`, `T 9-15 ~16` within 1 GiB (the first one's search takes 1.6 GB, within the
 // default search_memory). Otherwise, for each set, those whose whole table is smallest
 // first, the whole set if its table fits its share of what is left, else its
 // labels in runs (1-5, 6-10, ...) each as long as fits, with orientations where they fit

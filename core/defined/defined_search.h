@@ -68,7 +68,8 @@ absl::StatusOr<DefinedSearchResult> SearchDefinition(const Definition& definitio
 // the table of the projection that merges them (`laid`, whose labels number the counted
 // pieces alike and merge every other into the one after them): each of its entries the
 // least distance of the states that fold into it. Only bits are kept of `index`'s states
-// (seen, the layer at hand, the next, the closure's two rounds: five bits a state), so that
+// (seen, the layer at hand, the next: three bits a state; where the moves are not
+// undirected, the closure of the free blocks is taken in rounds, with a fourth), so that
 // a projection telling the blank apart fits where its bytes would not. REQUIRES: `index`
 // and `laid` both have an order as inner part, of the same pieces (FoldsInto).
 absl::StatusOr<DefinedSearchResult> SearchFolded(const Definition& definition,

@@ -162,10 +162,12 @@ absl::StatusOr<uint64_t> ProjectionTable::SearchBytesOf(const Definition& defini
   auto projection = Projection::Make(definition, spec);
   if (!projection.ok()) return projection.status();
   CompiledMoves moves(projection->projected());
-  // Five bits a state when its search folds, a byte otherwise: within max_bytes either way.
-  auto index = DefinedIndex::Make(projection->projected(), moves, max_bytes / 5 * 8);
+  // Bits a state when its search folds (SearchFolded: three where the moves are undirected,
+  // four otherwise), a byte otherwise: within max_bytes either way.
+  const uint64_t bits = moves.undirected() ? 3 : 4;
+  auto index = DefinedIndex::Make(projection->projected(), moves, max_bytes / bits * 8);
   if (!index.ok()) return index.status();
-  const uint64_t bytes = FoldsInto(*index, laid->index) ? (index->size() * 5 + 7) / 8 : index->size();
+  const uint64_t bytes = FoldsInto(*index, laid->index) ? (index->size() * bits + 7) / 8 : index->size();
   if (bytes > max_bytes) {
     return absl::InvalidArgumentError(Cat("it takes ", bytes, " bytes while it is built, more than ", max_bytes));
   }

@@ -45,8 +45,8 @@ class ProjectionTable {
                                               const uint8_t* bytes, uint64_t count);
   // The size of the index of `spec`'s projection (its entries), without building it:
   // INVALID_ARGUMENT as Build. SearchBytesOf: the bytes its build takes besides the table
-  // (with free pieces, those of the projection that tells them apart: five bits a state
-  // where its search folds, SearchFolded, a byte otherwise), INVALID_ARGUMENT past
+  // (with free pieces, those of the projection that tells them apart: three or four bits
+  // a state where its search folds, SearchFolded, a byte otherwise), INVALID_ARGUMENT past
   // max_bytes.
   static absl::StatusOr<uint64_t> EntriesOf(const Definition& definition,
                                             const ProjectionSpec& spec, uint64_t max_entries);
