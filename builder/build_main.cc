@@ -104,8 +104,9 @@ int BuildMain(int argc, char** argv) {
   app.add_option("--build-memory", build.build_memory,
                  "Bytes each of a definition's projections may take while it is searched, "
                  "besides the tables: a projection with free pieces (\"T 1-8 ~16\") is "
-                 "searched with them told apart, in more than its table (the fifteen's eight "
-                 "tiles: 1.6 GB for a table of 519 MB); the builder chooses none past it")
+                 "searched with them told apart, in more than its table (8 tiles of a 4x4 "
+                 "board and the blank: 1.6 GB for a table of 519 MB); the builder chooses "
+                 "none past it")
       ->transform(CLI::AsSizeValue(false))
       ->default_str("4G");
   app.add_option("--handover-timeout", build.handover_timeout_seconds,
