@@ -1106,19 +1106,27 @@ class Search {
 
   // Folded, bottom-up in outer number o: each unseen state looks for a costing move into
   // layer d.
+  // The unseen states are read a word of bits at a time, the words of seen states passed
+  // over at once (the last layers' few states are among billions seen): o's seen bits
+  // change during the pass only by this thread's own claims.
   void BottomUpBits(int d, uint64_t o, Worker* w) {
     bool stepped = false;
-    for (uint64_t i = 0; i < inner_; ++i) {
-      if (Seen(o, i)) continue;
-      if (!stepped) {
-        OuterSteps(o, w->state.data(), w->steps.data(), &w->cache);
-        stepped = true;
-      }
-      for (const Step& s : w->steps) {
-        if (s.block == kNoMove || s.free) continue;
-        if (Bit(layer_, BitOf(s.outer, InnerAfter(s, i, inner_table_, &w->cache)))) {
-          w->found += ClaimBit(o, i, d + 1) ? 1 : 0;
-          break;
+    const uint64_t tail = inner_ % 64;
+    for (uint64_t k = 0; k < stride_; ++k) {
+      uint64_t open = ~std::atomic_ref<uint64_t>(seen_[o * stride_ + k]).load(std::memory_order_relaxed);
+      if (k + 1 == stride_ && tail != 0) open &= (uint64_t{1} << tail) - 1;  // no state's bits
+      for (; open != 0; open &= open - 1) {
+        const uint64_t i = k * 64 + static_cast<uint64_t>(std::countr_zero(open));
+        if (!stepped) {
+          OuterSteps(o, w->state.data(), w->steps.data(), &w->cache);
+          stepped = true;
+        }
+        for (const Step& s : w->steps) {
+          if (s.block == kNoMove || s.free) continue;
+          if (Bit(layer_, BitOf(s.outer, InnerAfter(s, i, inner_table_, &w->cache)))) {
+            w->found += ClaimBit(o, i, d + 1) ? 1 : 0;
+            break;
+          }
         }
       }
     }
