@@ -376,7 +376,7 @@ class Search {
     std::atomic<bool> keeps{true};
     OverGroups(block_count_, [&](uint64_t g, Worker* w) {
       const uint64_t first = group_start_[g], n = group_start_[g + 1] - first;
-      std::vector<uint64_t>& parent = w->parent;
+      std::vector<uint64_t>& parent = w->scratch;
       parent.resize(n);
       for (uint64_t k = 0; k < n; ++k) parent[k] = k;
       auto root = [&parent](uint64_t k) {
@@ -419,7 +419,7 @@ class Search {
       bool any = false;
       for (uint64_t k = 0; k < n && !any; ++k) any = fresh_active_[group_outers_[first + k]] != 0;
       if (!any) return;
-      std::vector<uint64_t>& u = w->parent;  // the union, a component at a time
+      std::vector<uint64_t>& u = w->scratch;  // the union, a component at a time
       u.resize(stride_);
       for (uint64_t k = 0; k < n; ++k) {
         const uint64_t o = group_outers_[first + k];
@@ -459,22 +459,11 @@ class Search {
     });
   }
 
-  // fn(g, worker) for each group g (FreeGroups) on the search's threads.
+  // fn(g, worker) for each group g (FreeGroups) on the search's threads, as OverOuters
+  // (a group holds a few outer numbers).
   template <class Fn>
   uint64_t OverGroups(int ways, Fn&& fn) {
-    const uint64_t groups = group_start_.size() - 1;
-    std::atomic<uint64_t> next{0};
-    std::atomic<uint64_t> found{0};
-    auto worker = [&] {
-      const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{1} << 16) / (inner_ * 8));
-      Worker mine(*this, std::max(ways, 1));
-      for (uint64_t first; (first = next.fetch_add(chunk)) < groups;) {
-        for (uint64_t g = first; g < std::min(groups, first + chunk); ++g) fn(g, &mine);
-      }
-      found.fetch_add(mine.found);
-    };
-    RunThreads(worker);
-    return found.load();
+    return OverRuns(group_start_.size() - 1, std::max<uint64_t>(1, (uint64_t{1} << 16) / (inner_ * 8)), ways, fn);
   }
 
   // Folded: the closure's rounds over the outer numbers that have marks, each round's
@@ -970,13 +959,17 @@ class Search {
   // each with a Worker of its own for `ways` steps; returns what the workers found.
   template <class Fn>
   uint64_t OverOuters(int ways, Fn&& fn) {
+    return OverRuns(outer_, std::max<uint64_t>(1, (uint64_t{1} << 16) / inner_), ways, fn);
+  }
+  // The same for each k in [0, count), runs of `run` at a time.
+  template <class Fn>
+  uint64_t OverRuns(uint64_t count, uint64_t run, int ways, Fn&& fn) {
     std::atomic<uint64_t> next{0};
     std::atomic<uint64_t> found{0};
     auto worker = [&] {
-      const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{1} << 16) / inner_);
       Worker mine(*this, ways);
-      for (uint64_t first; (first = next.fetch_add(chunk)) < outer_;) {
-        for (uint64_t o = first; o < std::min(outer_, first + chunk); ++o) fn(o, &mine);
+      for (uint64_t first; (first = next.fetch_add(run)) < count;) {
+        for (uint64_t k = first; k < std::min(count, first + run); ++k) fn(k, &mine);
       }
       found.fetch_add(mine.found);
     };
@@ -992,7 +985,7 @@ class Search {
     std::vector<Step> steps;
     std::vector<uint32_t> bits;  // each step's tables of bits (ArrangementPermuter::Tables)
     std::vector<uint32_t> inner;  // the inner numbers of one outer number's states at hand
-    std::vector<uint64_t> parent;  // FreeGroups' components, ClosureGroups' union
+    std::vector<uint64_t> scratch;  // FreeGroups' parents of components, ClosureGroups' union
     MapCache cache;
     uint64_t found = 0;
   };
@@ -1105,10 +1098,9 @@ class Search {
   }
 
   // Folded, bottom-up in outer number o: each unseen state looks for a costing move into
-  // layer d.
-  // The unseen states are read a word of bits at a time, the words of seen states passed
-  // over at once (the last layers' few states are among billions seen): o's seen bits
-  // change during the pass only by this thread's own claims.
+  // layer d. The unseen states are read a word of bits at a time, the words of seen
+  // states passed over at once (the last layers' few states are among billions seen): o's
+  // seen bits change during the pass only by this thread's own claims.
   void BottomUpBits(int d, uint64_t o, Worker* w) {
     bool stepped = false;
     const uint64_t tail = inner_ % 64;
